@@ -1,0 +1,90 @@
+import type { ExitReason } from '../machine/context.js';
+import type { Usage } from '../model/types.js';
+import type { RunEvent, RunResult } from '../session/run.js';
+
+/** The `--output-format json` result, in the shape scripts already parse. */
+export interface JsonResult {
+  type: 'result';
+  subtype: 'success' | 'error_max_turns' | 'error_during_execution';
+  is_error: boolean;
+  result: string;
+  num_turns: number;
+  session_id: string;
+  usage: Usage;
+  duration_ms: number;
+  stop_reason: string | null;
+  exit_reason: ExitReason | null;
+  error?: string;
+}
+
+export function toJsonResult(run: RunResult): JsonResult {
+  const { context } = run;
+  const success = context.exitReason === 'completed';
+  return {
+    type: 'result',
+    subtype: success ? 'success' : context.exitReason === 'max_turns' ? 'error_max_turns' : 'error_during_execution',
+    is_error: !success,
+    result: run.text,
+    num_turns: context.turnCount,
+    session_id: run.sessionId,
+    usage: context.usage,
+    duration_ms: run.durationMs,
+    stop_reason: context.stopReason,
+    exit_reason: context.exitReason,
+    ...(context.error ? { error: describeError(run) } : {}),
+  };
+}
+
+/** One line on why a run did not complete, for stderr. */
+export function describeError(run: RunResult): string {
+  const { context } = run;
+  const error = context.error;
+  const api = error?.apiType ? `${error.apiType}: ` : '';
+  switch (context.exitReason) {
+    case 'prompt_too_long':
+      return `The conversation is too long for the model (${api}${error?.message ?? ''}).`;
+    case 'model_error':
+      return `The model call failed${context.retryAttempt > 1 ? ` after ${context.retryAttempt} attempts` : ''}: ${api}${error?.message ?? ''}`;
+    case 'tool_runner_error':
+      return `The tool runner failed: ${error?.message ?? ''}`;
+    case 'max_turns':
+      return `Stopped after ${context.turnCount} turns (--max-turns).`;
+    case 'max_tokens':
+      return 'Stopped: the reply was still cut by max_tokens after 3 continuations (raise --max-tokens).';
+    case 'refusal':
+      return 'The model declined to continue (stop_reason: refusal).';
+    case 'aborted':
+      return 'Interrupted.';
+    default:
+      return error ? `${api}${error.message}` : '';
+  }
+}
+
+export function exitCodeOf(run: RunResult): number {
+  return run.context.exitReason === 'completed' ? 0 : 1;
+}
+
+const PREVIEW_LINES = 5;
+
+/** `$ command` and the first lines of its output, as the CLI shows a tool call. */
+export function formatToolStart(event: Extract<RunEvent, { type: 'tool_start' }>): string {
+  const input = event.block.input as { command?: unknown } | null;
+  const what = typeof input?.command === 'string' ? input.command : JSON.stringify(event.block.input);
+  return event.block.name === 'bash' ? `$ ${what}` : `[${event.block.name}] ${what}`;
+}
+
+export function formatToolResult(event: Extract<RunEvent, { type: 'tool_result' }>): string {
+  const content = event.result.content;
+  const text = typeof content === 'string' ? content : JSON.stringify(content);
+  const lines = text.split('\n');
+  const head = lines.slice(0, PREVIEW_LINES).map((l) => `  ${l.length > 200 ? `${l.slice(0, 200)}…` : l}`);
+  if (lines.length > PREVIEW_LINES) head.push(`  … (${lines.length - PREVIEW_LINES} more lines)`);
+  return head.join('\n');
+}
+
+/** Colours for stderr, off with NO_COLOR or when stderr is not a terminal. */
+export function palette(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv) {
+  const on = stream.isTTY === true && !env.NO_COLOR;
+  const wrap = (code: string) => (s: string) => (on ? `\x1b[${code}m${s}\x1b[0m` : s);
+  return { dim: wrap('2'), bold: wrap('1'), red: wrap('31'), cyan: wrap('36') };
+}

@@ -1,0 +1,21 @@
+import type { ToolResultBlockParam, ToolUseBlock } from '../model/types.js';
+
+/** Events the agent machine accepts. */
+export type AgentEvent =
+  /** Stop the run: from the user (Ctrl-C, SIGTERM, an AbortSignal). */
+  | { type: 'ABORT' }
+  /** A tool_use block is complete in the stream (sent by the model actor). */
+  | { type: 'TOOL_USE_READY'; block: ToolUseBlock }
+  /** A tool began to run (sent by the tool runner). */
+  | { type: 'TOOL_STARTED'; block: ToolUseBlock }
+  /** A tool finished (sent by the tool runner). */
+  | { type: 'TOOL_RESULT'; block: ToolUseBlock; result: ToolResultBlockParam }
+  /** Every tool_use of the reply has its result (sent by the tool runner). */
+  | { type: 'TOOLS_DONE' };
+
+/** Commands the machine sends to the tool runner. */
+export type ToolRunnerCommand =
+  /** A complete tool_use from the stream: start it now if it is concurrency-safe. */
+  | { type: 'SUBMIT'; block: ToolUseBlock }
+  /** The stream ended: these are all the complete tool_use blocks, in order. */
+  | { type: 'FINISH'; blocks: ToolUseBlock[] };

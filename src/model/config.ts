@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseEnv } from 'node:util';
+
+/** How to reach the model, as read from the environment and `.env`. */
+export interface ModelSettings {
+  apiKey?: string;
+  authToken?: string;
+  baseURL?: string;
+  model?: string;
+}
+
+/** A setting the user must provide is missing: the message says what to set. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Reads `.env` in `cwd` if there is one; a missing file is no error. */
+export function readDotEnv(cwd: string): Record<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(join(cwd, '.env'), 'utf8');
+  } catch {
+    return {};
+  }
+  return parseEnv(text) as Record<string, string>;
+}
+
+/**
+ * Model settings from the environment, then `.env` in `cwd` (the environment wins), then
+ * `overrides` (command-line flags) over both.
+ */
+export function loadModelSettings(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  overrides: { model?: string | undefined } = {},
+): ModelSettings {
+  const merged = { ...readDotEnv(cwd), ...definedOnly(env) };
+  const settings: ModelSettings = {};
+  if (merged.ANTHROPIC_API_KEY) settings.apiKey = merged.ANTHROPIC_API_KEY;
+  if (merged.ANTHROPIC_AUTH_TOKEN) settings.authToken = merged.ANTHROPIC_AUTH_TOKEN;
+  if (merged.ANTHROPIC_BASE_URL) settings.baseURL = merged.ANTHROPIC_BASE_URL;
+  const model = overrides.model ?? merged.MODEL_ID;
+  if (model) settings.model = model;
+  return settings;
+}
+
+/** Throws a `ConfigError` naming what to set when no key or no model is configured. */
+export function requireModelSettings(settings: ModelSettings): Required<Pick<ModelSettings, 'model'>> & ModelSettings {
+  if (!settings.apiKey && !settings.authToken) {
+    throw new ConfigError(
+      'No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment or in .env, or run `agentloop --demo` to try it offline.',
+    );
+  }
+  if (!settings.model) {
+    throw new ConfigError('No model: set MODEL_ID in the environment or in .env, or pass --model (e.g. --model claude-sonnet-4-5).');
+  }
+  return { ...settings, model: settings.model };
+}
+
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
+}

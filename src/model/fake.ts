@@ -1,0 +1,98 @@
+import type { ContentBlock, ModelCall, ModelReply, ModelRequest, StopReason, Usage } from './types.js';
+import { ModelError, zeroUsage } from './types.js';
+
+/** One scripted reply: what the model "says", as the API would put it. */
+export interface ScriptedReply {
+  content: ContentBlock[];
+  stop_reason: StopReason;
+  usage?: Partial<Usage>;
+  /** Left out of `content` as if max_tokens cut it mid-input; reported as dropped. */
+  cutBlock?: ContentBlock;
+}
+
+/** A scripted failure of a model call. */
+export interface ScriptedError {
+  error: ModelError;
+}
+
+export type ScriptStep = ScriptedReply | ScriptedError | ((request: ModelRequest) => ScriptedReply | ScriptedError);
+
+export interface ScriptedModel {
+  call: ModelCall;
+  /** Every request the loop sent, in order (copies, safe to keep). */
+  requests: ModelRequest[];
+  /** Steps not used yet. */
+  readonly remaining: number;
+}
+
+export interface ScriptedModelOptions {
+  /** Pause before each reply, e.g. to abort a run mid-call in a test. */
+  delayMs?: number;
+}
+
+/**
+ * A model that plays a list of replies, in order: for tests and the offline demo. Each call takes
+ * the next step; a function step sees the request (to answer from a tool's real output). Tool_use
+ * blocks are announced through `onToolUse` as a stream would. Running out of steps fails the call.
+ */
+export function scriptedModel(steps: ScriptStep[], options: ScriptedModelOptions = {}): ScriptedModel {
+  const queue = [...steps];
+  const requests: ModelRequest[] = [];
+  const call: ModelCall = async ({ request, onToolUse, onText }, signal) => {
+    requests.push(structuredClone(request));
+    if (options.delayMs) await abortableDelay(options.delayMs, signal);
+    const next = queue.shift();
+    if (next === undefined) throw new ModelError('unknown', 'the scripted model has no reply left');
+    const step = typeof next === 'function' ? next(request) : next;
+    if ('error' in step) throw step.error;
+    for (const block of step.content) {
+      if (block.type === 'text') onText?.(block.text);
+      if (block.type === 'tool_use') onToolUse(block);
+    }
+    const reply: ModelReply = {
+      content: step.content,
+      stopReason: step.stop_reason,
+      usage: { ...zeroUsage(), ...step.usage },
+      droppedIncompleteBlock: step.cutBlock !== undefined,
+    };
+    return reply;
+  };
+  return {
+    call,
+    requests,
+    get remaining() {
+      return queue.length;
+    },
+  };
+}
+
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}
+
+/** Builders that keep scripts short. */
+export const reply = {
+  text(text: string, usage?: Partial<Usage>): ScriptedReply {
+    return { content: [{ type: 'text', text }], stop_reason: 'end_turn', ...(usage ? { usage } : {}) };
+  },
+  toolUse(calls: Array<{ id: string; name: string; input: unknown }>, text?: string): ScriptedReply {
+    return {
+      content: [
+        ...(text ? [{ type: 'text' as const, text }] : []),
+        ...calls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: c.input })),
+      ],
+      stop_reason: 'tool_use',
+    };
+  },
+};

@@ -1,0 +1,53 @@
+import { fromCallback, fromPromise } from 'xstate';
+import { agentMachine } from '../machine/agentMachine.js';
+import type { AgentEvent, ToolRunnerCommand } from '../machine/events.js';
+import type { ModelCall, ModelCallInput, ModelReply } from '../model/types.js';
+import { ToolExecutor } from '../tools/executor.js';
+import type { Tool } from '../tools/types.js';
+
+export interface AgentActorsOptions {
+  /** The model: `createAnthropicModel(...)` or `scriptedModel(...).call`. */
+  model: ModelCall;
+  tools: Tool[];
+  /** Working directory handed to every tool. */
+  cwd: string;
+  /** Concurrency-safe tools run at most this many at once (default 10). */
+  maxConcurrency?: number;
+  /** Receives text as the model streams it. */
+  onText?: (delta: string) => void;
+}
+
+/** The model call as an XState actor: aborted when `callingModel` is left. */
+export function modelActor(model: ModelCall, onText?: (delta: string) => void) {
+  return fromPromise<ModelReply, ModelCallInput>(({ input, signal }) =>
+    model(onText ? { ...input, onText } : input, signal),
+  );
+}
+
+/** The tool runner as an XState actor: lives for one turn; leaving the turn cancels its tools. */
+export function toolRunnerActor(tools: readonly Tool[], cwd: string, maxConcurrency?: number) {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  return fromCallback<ToolRunnerCommand>(({ sendBack, receive }) => {
+    const send = (event: AgentEvent) => sendBack(event);
+    const executor = new ToolExecutor(byName, { cwd, ...(maxConcurrency ? { maxConcurrency } : {}) }, {
+      onStart: (block) => send({ type: 'TOOL_STARTED', block }),
+      onResult: (result, block) => send({ type: 'TOOL_RESULT', block, result }),
+      onAllDone: () => send({ type: 'TOOLS_DONE' }),
+    });
+    receive((command) => {
+      if (command.type === 'SUBMIT') executor.submit(command.block);
+      else executor.finish(command.blocks);
+    });
+    return () => executor.cancel();
+  });
+}
+
+/** The agent machine with a model and tools plugged in. */
+export function createAgentMachine(options: AgentActorsOptions) {
+  return agentMachine.provide({
+    actors: {
+      callModel: modelActor(options.model, options.onText),
+      runTools: toolRunnerActor(options.tools, options.cwd, options.maxConcurrency),
+    },
+  });
+}

@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { createActor, toPromise, type InspectionEvent } from 'xstate';
+import { appendUserText, textOf } from '../history/messages.js';
+import type { AgentContext, RunConfig, TransitionReason } from '../machine/context.js';
+import { createAnthropicModel, type AnthropicModelOptions } from '../model/anthropic.js';
+import type { MessageParam, ModelCall, ToolResultBlockParam, ToolUseBlock } from '../model/types.js';
+import { createBashTool } from '../tools/bash.js';
+import { toolDefinition, type Tool } from '../tools/types.js';
+import { createAgentMachine } from './actors.js';
+
+/** What a run reports while it goes, in order. */
+export type RunEvent =
+  /** The machine settled in a new state (one macrostep). */
+  | { type: 'transition'; state: string; event: string; turnCount: number; transitionReason: TransitionReason | null }
+  /** A piece of the model's text, as it streams. */
+  | { type: 'text'; delta: string }
+  /** A message was written to the history. */
+  | { type: 'message'; message: MessageParam }
+  | { type: 'tool_start'; block: ToolUseBlock }
+  | { type: 'tool_result'; block: ToolUseBlock; result: ToolResultBlockParam }
+  | { type: 'retry'; attempt: number; delayMs: number; error: string };
+
+export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'model'>> {
+  /** Model id (e.g. from MODEL_ID). */
+  model: string;
+  /** The model call; default: the Anthropic API through the SDK, with `client` settings. */
+  modelCall?: ModelCall;
+  /** Key, token and base URL for the default model call. */
+  client?: AnthropicModelOptions;
+  /** Tools the model may use; default: the bash tool. */
+  tools?: Tool[];
+  /** Working directory of the tools; default: `process.cwd()`. */
+  cwd?: string;
+  /** The conversation so far; the prompt is added to it. */
+  messages?: MessageParam[];
+  signal?: AbortSignal;
+  onEvent?: (event: RunEvent) => void;
+  sessionId?: string;
+}
+
+export type FinalState = 'done' | 'failed' | 'aborted';
+
+export interface RunResult {
+  sessionId: string;
+  state: FinalState;
+  context: AgentContext;
+  /** The text of the last assistant message. */
+  text: string;
+  durationMs: number;
+}
+
+export function defaultSystemPrompt(cwd: string): string {
+  return `You are a coding agent working in ${cwd}. Use the tools to look and act; answer briefly when the task is done.`;
+}
+
+/** The leaf state of a snapshot value, e.g. `callingModel` for `{ turn: 'callingModel' }`. */
+export function leafState(value: unknown): string {
+  let current = value;
+  while (current && typeof current === 'object') current = Object.values(current)[0];
+  return String(current);
+}
+
+/**
+ * Runs the agent on `prompt` until the machine reaches a final state, and returns the final
+ * context. Aborting `signal` ends the run with a valid history (`exitReason: 'aborted'`).
+ */
+export async function runAgent(prompt: string, options: RunAgentOptions): Promise<RunResult> {
+  const started = Date.now();
+  const cwd = options.cwd ?? process.cwd();
+  const tools = options.tools ?? [createBashTool({ cwd })];
+  const emit = options.onEvent ?? (() => {});
+  const modelCall = options.modelCall ?? createAnthropicModel(options.client ?? {});
+  const { model, modelCall: _m, client: _c, tools: _t, cwd: _w, messages = [], signal, onEvent: _e, sessionId: _s, ...limits } =
+    options;
+
+  const machine = createAgentMachine({ model: modelCall, tools, cwd, onText: (delta) => emit({ type: 'text', delta }) });
+  const actor = createActor(machine, {
+    input: {
+      messages: appendUserText(messages, prompt),
+      config: { system: defaultSystemPrompt(cwd), ...limits, model, tools: tools.map(toolDefinition) },
+    },
+    inspect: (event) => observe(event),
+  });
+
+  let lastState = '';
+  let written = appendUserText(messages, prompt).length - 1;
+  function observe(event: InspectionEvent): void {
+    if (event.actorRef.sessionId !== event.rootId) return; // only the agent machine itself
+    if (event.type === '@xstate.event') {
+      const e = event.event;
+      if (e.type === 'TOOL_STARTED') emit({ type: 'tool_start', block: e.block });
+      if (e.type === 'TOOL_RESULT') emit({ type: 'tool_result', block: e.block, result: e.result });
+      return;
+    }
+    if (event.type !== '@xstate.snapshot') return;
+    const snapshot = event.snapshot as { value?: unknown; context?: AgentContext };
+    const context = snapshot.context;
+    if (!context) return;
+    for (; written < context.messages.length; written++) {
+      const message = context.messages[written];
+      if (message) emit({ type: 'message', message });
+    }
+    const state = leafState(snapshot.value);
+    if (state === lastState) return;
+    lastState = state;
+    if (state === 'waitingToRetry') {
+      emit({ type: 'retry', attempt: context.retryAttempt, delayMs: context.retryDelayMs, error: context.error?.message ?? '' });
+    }
+    emit({
+      type: 'transition',
+      state,
+      event: event.event.type,
+      turnCount: context.turnCount,
+      transitionReason: context.transitionReason,
+    });
+  }
+
+  const abort = () => actor.send({ type: 'ABORT' });
+  signal?.addEventListener('abort', abort, { once: true });
+  try {
+    actor.start();
+    if (signal?.aborted) abort();
+    const context = await toPromise(actor);
+    const state = leafState(actor.getSnapshot().value) as FinalState;
+    const lastAssistant = [...context.messages].reverse().find((m) => m.role === 'assistant');
+    return {
+      sessionId: options.sessionId ?? randomUUID(),
+      state,
+      context,
+      text: lastAssistant ? textOf(lastAssistant.content) : '',
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    signal?.removeEventListener('abort', abort);
+    actor.stop();
+  }
+}

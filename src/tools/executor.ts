@@ -1,0 +1,152 @@
+import type { ToolResultBlockParam, ToolUseBlock } from '../model/types.js';
+import type { Tool, ToolOutput } from './types.js';
+
+export interface ExecutorOptions {
+  cwd: string;
+  /** How many concurrency-safe tools may run at once. */
+  maxConcurrency?: number;
+}
+
+export interface ExecutorListener {
+  onStart(block: ToolUseBlock): void;
+  onResult(result: ToolResultBlockParam, block: ToolUseBlock): void;
+  /** Every tool_use given to `finish` has a result; `results` are in tool_use order. */
+  onAllDone(results: ToolResultBlockParam[]): void;
+}
+
+type Status = 'queued' | 'running' | 'done';
+
+interface Entry {
+  block: ToolUseBlock;
+  safe: boolean;
+  status: Status;
+  result?: ToolResultBlockParam;
+}
+
+/**
+ * Runs the tool_use blocks of one model reply.
+ *
+ * - `submit` hands over a block as soon as it is complete in the stream: a concurrency-safe one
+ *   starts at once (bounded by `maxConcurrency`); an unsafe one waits for the end of the stream.
+ * - `finish` gives the final list of complete blocks; from then on unsafe tools run too, each
+ *   alone, after everything before it has finished.
+ * - Results are reported in tool_use order by `onAllDone`, once, after `finish`.
+ * - `cancel` aborts every running tool; no callback fires after it.
+ */
+export class ToolExecutor {
+  private readonly entries: Entry[] = [];
+  private readonly controller = new AbortController();
+  private finished = false;
+  private cancelled = false;
+  private readonly maxConcurrency: number;
+
+  constructor(
+    private readonly tools: ReadonlyMap<string, Tool>,
+    private readonly options: ExecutorOptions,
+    private readonly listener: ExecutorListener,
+  ) {
+    this.maxConcurrency = options.maxConcurrency ?? 10;
+  }
+
+  submit(block: ToolUseBlock): void {
+    if (this.cancelled || this.finished || this.has(block.id)) return;
+    this.entries.push({ block, safe: this.isSafe(block), status: 'queued' });
+    this.schedule();
+  }
+
+  finish(blocks: readonly ToolUseBlock[]): void {
+    if (this.cancelled || this.finished) return;
+    for (const block of blocks) {
+      if (!this.has(block.id)) this.entries.push({ block, safe: this.isSafe(block), status: 'queued' });
+    }
+    // The final message decides the order and which blocks exist at all.
+    const order = new Map(blocks.map((b, i) => [b.id, i]));
+    const dropped = this.entries.filter((e) => !order.has(e.block.id));
+    for (const entry of dropped) this.entries.splice(this.entries.indexOf(entry), 1);
+    this.entries.sort((a, b) => (order.get(a.block.id) ?? 0) - (order.get(b.block.id) ?? 0));
+    this.finished = true;
+    this.schedule();
+  }
+
+  cancel(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.controller.abort(new Error('interrupted by user'));
+  }
+
+  private has(id: string): boolean {
+    return this.entries.some((e) => e.block.id === id);
+  }
+
+  private isSafe(block: ToolUseBlock): boolean {
+    const tool = this.tools.get(block.name);
+    try {
+      return tool?.isConcurrencySafe?.(block.input) ?? false;
+    } catch {
+      return false;
+    }
+  }
+
+  private schedule(): void {
+    if (this.cancelled) return;
+    let running = this.entries.filter((e) => e.status === 'running').length;
+    for (const entry of this.entries) {
+      if (entry.status === 'done') continue;
+      if (entry.status === 'running') {
+        if (!entry.safe) return; // an unsafe tool runs alone
+        continue;
+      }
+      if (entry.safe) {
+        if (running >= this.maxConcurrency) return;
+        this.start(entry);
+        running += 1;
+        continue;
+      }
+      // Unsafe: only after the stream ended and everything before it has finished.
+      if (this.finished && running === 0) this.start(entry);
+      return;
+    }
+    if (this.finished && this.entries.every((e) => e.status === 'done')) {
+      this.listener.onAllDone(this.entries.map((e) => e.result as ToolResultBlockParam));
+    }
+  }
+
+  private start(entry: Entry): void {
+    entry.status = 'running';
+    this.listener.onStart(entry.block);
+    void runOne(this.tools, entry.block, { cwd: this.options.cwd, signal: this.controller.signal }).then(
+      (output) => {
+        if (this.cancelled) return;
+        entry.status = 'done';
+        entry.result = toToolResult(entry.block.id, output);
+        this.listener.onResult(entry.result, entry.block);
+        this.schedule();
+      },
+    );
+  }
+}
+
+/** Runs one tool_use; never rejects: every failure becomes an is_error output. */
+export async function runOne(
+  tools: ReadonlyMap<string, Tool>,
+  block: ToolUseBlock,
+  context: { cwd: string; signal: AbortSignal },
+): Promise<ToolOutput> {
+  const tool = tools.get(block.name);
+  if (!tool) {
+    const known = [...tools.keys()].join(', ') || 'none';
+    return { isError: true, content: `Unknown tool "${block.name}". Available tools: ${known}.` };
+  }
+  try {
+    return await tool.run(block.input, context);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { isError: true, content: `Tool "${block.name}" failed: ${message}` };
+  }
+}
+
+export function toToolResult(toolUseId: string, output: ToolOutput): ToolResultBlockParam {
+  return output.isError
+    ? { type: 'tool_result', tool_use_id: toolUseId, content: output.content, is_error: true }
+    : { type: 'tool_result', tool_use_id: toolUseId, content: output.content };
+}

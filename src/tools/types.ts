@@ -1,0 +1,45 @@
+import type Anthropic from '@anthropic-ai/sdk';
+
+/** JSON Schema of a tool's input, as sent to the model in `tools[].input_schema`. */
+export type ToolInputSchema = Anthropic.Tool.InputSchema;
+
+/** What a tool gets besides its input. */
+export interface ToolContext {
+  /** Aborts when the run is aborted or the turn is discarded; a tool must stop promptly. */
+  signal: AbortSignal;
+  /** The working directory the tool acts in. */
+  cwd: string;
+}
+
+/** What a tool gives back: becomes the `content` and `is_error` of a tool_result block. */
+export interface ToolOutput {
+  content: string;
+  isError: boolean;
+}
+
+/**
+ * A tool the model may call. `run` receives the raw `input` of the tool_use block: it is
+ * unvalidated model output, so a tool checks it and answers a bad input with `isError: true`.
+ */
+export interface Tool {
+  name: string;
+  description: string;
+  inputSchema: ToolInputSchema;
+  /**
+   * Whether this call may run alongside others and start while the model is still streaming.
+   * Decide conservatively: when unsure, answer false. Absent means never safe.
+   */
+  isConcurrencySafe?(input: unknown): boolean;
+  run(input: unknown, context: ToolContext): Promise<ToolOutput>;
+}
+
+/** The part of a tool that goes into the request body. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  input_schema: ToolInputSchema;
+}
+
+export function toolDefinition(tool: Tool): ToolDefinition {
+  return { name: tool.name, description: tool.description, input_schema: tool.inputSchema };
+}
