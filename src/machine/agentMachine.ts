@@ -157,6 +157,7 @@ export const agentMachine = setup({
             src: 'callModel',
             input: ({ context, self }) => ({
               request: buildRequest(context),
+              turnCount: context.turnCount,
               onToolUse: (block) => self.send({ type: 'TOOL_USE_READY', block }),
             }),
             onDone: { target: 'checkingReply', actions: { type: 'recordReply', params: ({ event }) => event.output } },

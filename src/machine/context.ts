@@ -99,14 +99,17 @@ export interface AgentContext {
 }
 
 export interface AgentInput {
+  /** The conversation so far; it must end with the user message the model is to answer. */
   messages: MessageParam[];
+  /** Where a resumed run's turn count goes on from (default 1). */
+  turnCount?: number;
   config: Partial<RunConfig> & Pick<RunConfig, 'model'>;
 }
 
 export function initialContext(input: AgentInput): AgentContext {
   return {
     messages: input.messages,
-    turnCount: 1,
+    turnCount: input.turnCount ?? 1,
     transitionReason: null,
     config: { ...defaultRunConfig, tools: [], ...input.config },
     stopReason: null,

@@ -54,6 +54,8 @@ export interface ModelReply {
 /** What the machine hands the model actor for one call. */
 export interface ModelCallInput {
   request: ModelRequest;
+  /** Which model call of the run this is: for logs and observers, never sent to the model. */
+  turnCount: number;
   /** Called as soon as a tool_use block is complete in the stream (its content_block_stop). */
   onToolUse: (block: ToolUseBlock) => void;
   /** Called with each piece of text as it arrives; set by the session to show it live. */

@@ -3,7 +3,7 @@ import { createActor, toPromise, type InspectionEvent } from 'xstate';
 import { appendUserText, textOf } from '../history/messages.js';
 import type { AgentContext, RunConfig, TransitionReason } from '../machine/context.js';
 import { createAnthropicModel, type AnthropicModelOptions } from '../model/anthropic.js';
-import type { MessageParam, ModelCall, ToolResultBlockParam, ToolUseBlock } from '../model/types.js';
+import type { MessageParam, ModelCall, ModelRequest, ToolResultBlockParam, ToolUseBlock } from '../model/types.js';
 import { createBashTool } from '../tools/bash.js';
 import { toolDefinition, type Tool } from '../tools/types.js';
 import { createAgentMachine } from './actors.js';
@@ -18,7 +18,9 @@ export type RunEvent =
   | { type: 'message'; message: MessageParam }
   | { type: 'tool_start'; block: ToolUseBlock }
   | { type: 'tool_result'; block: ToolUseBlock; result: ToolResultBlockParam }
-  | { type: 'retry'; attempt: number; delayMs: number; error: string };
+  | { type: 'retry'; attempt: number; delayMs: number; error: string }
+  /** A request is about to be sent to the model: exactly the body the model gets. */
+  | { type: 'request'; turnCount: number; body: ModelRequest };
 
 export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'model'>> {
   /** Model id (e.g. from MODEL_ID). */
@@ -33,6 +35,8 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   cwd?: string;
   /** The conversation so far; the prompt is added to it. */
   messages?: MessageParam[];
+  /** Turn count to go on from when resuming a run (default 1). */
+  turnCount?: number;
   signal?: AbortSignal;
   onEvent?: (event: RunEvent) => void;
   sessionId?: string;
@@ -64,26 +68,36 @@ export function leafState(value: unknown): string {
  * Runs the agent on `prompt` until the machine reaches a final state, and returns the final
  * context. Aborting `signal` ends the run with a valid history (`exitReason: 'aborted'`).
  */
-export async function runAgent(prompt: string, options: RunAgentOptions): Promise<RunResult> {
+export async function runAgent(prompt: string | null, options: RunAgentOptions): Promise<RunResult> {
   const started = Date.now();
   const cwd = options.cwd ?? process.cwd();
   const tools = options.tools ?? [createBashTool({ cwd })];
   const emit = options.onEvent ?? (() => {});
   const modelCall = options.modelCall ?? createAnthropicModel(options.client ?? {});
-  const { model, modelCall: _m, client: _c, tools: _t, cwd: _w, messages = [], signal, onEvent: _e, sessionId: _s, ...limits } =
+  const { model, modelCall: _m, client: _c, tools: _t, cwd: _w, messages = [], signal, onEvent: _e, sessionId: _s, turnCount, ...limits } =
     options;
+  const startMessages = prompt ? appendUserText(messages, prompt) : messages;
+  if (startMessages[startMessages.length - 1]?.role !== 'user') {
+    throw new Error('runAgent needs a prompt, or a history that ends with a user message');
+  }
 
-  const machine = createAgentMachine({ model: modelCall, tools, cwd, onText: (delta) => emit({ type: 'text', delta }) });
+  const recordingModel: ModelCall = (input, callSignal) => {
+    emit({ type: 'request', turnCount: input.turnCount, body: input.request });
+    return modelCall(input, callSignal);
+  };
+  const machine = createAgentMachine({ model: recordingModel, tools, cwd, onText: (delta) => emit({ type: 'text', delta }) });
   const actor = createActor(machine, {
     input: {
-      messages: appendUserText(messages, prompt),
+      messages: startMessages,
+      ...(turnCount !== undefined ? { turnCount } : {}),
       config: { system: defaultSystemPrompt(cwd), ...limits, model, tools: tools.map(toolDefinition) },
     },
     inspect: (event) => observe(event),
   });
 
   let lastState = '';
-  let written = appendUserText(messages, prompt).length - 1;
+  // The new prompt (merged into the last user message or not) is reported as a message too.
+  let written = prompt ? startMessages.length - 1 : startMessages.length;
   function observe(event: InspectionEvent): void {
     if (event.actorRef.sessionId !== event.rootId) return; // only the agent machine itself
     if (event.type === '@xstate.event') {
@@ -122,7 +136,7 @@ export async function runAgent(prompt: string, options: RunAgentOptions): Promis
     if (signal?.aborted) abort();
     const context = await toPromise(actor);
     const state = leafState(actor.getSnapshot().value) as FinalState;
-    const lastAssistant = [...context.messages].reverse().find((m) => m.role === 'assistant');
+    const lastAssistant = context.messages.slice(startMessages.length).reverse().find((m) => m.role === 'assistant');
     return {
       sessionId: options.sessionId ?? randomUUID(),
       state,

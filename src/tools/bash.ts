@@ -1,0 +1,191 @@
+/**
+ * The `bash` tool: runs a command with `bash -c` in the working directory and answers with its
+ * output. See DESIGN.md section 5 and the modules under ./bash/ for each concern.
+ */
+import { realpath, stat } from 'node:fs/promises';
+import { commandEnv } from './bash/env.js';
+import { findDanger } from './bash/guard.js';
+import { OutputCollector, type CollectedOutput } from './bash/output.js';
+import { runInProcessGroup, type RunEnding } from './bash/process.js';
+import { isReadOnlyCommand } from './bash/readOnly.js';
+import { requireBwrap, sandboxArgv } from './bash/sandbox.js';
+import type { Tool, ToolContext, ToolOutput } from './types.js';
+
+export { SandboxUnavailableError } from './bash/sandbox.js';
+
+export interface BashToolOptions {
+  /** Only used to tell the model where it works; at run time `ToolContext.cwd` is used. */
+  cwd?: string;
+  /** Default timeout of a command, in ms (default 120_000). */
+  timeoutMs?: number;
+  /** Cap on the model's per-call `timeout`, in ms (default 600_000). */
+  maxTimeoutMs?: number;
+  /** At most this many characters of output are returned (default 50_000). */
+  maxOutputChars?: number;
+  /** Cap on the temporary file holding the full output of a long command (default 100 MiB). */
+  maxOutputFileBytes?: number;
+  /**
+   * Run every command under bubblewrap: read-only file system except the working directory,
+   * private /tmp, no network. `createBashTool` throws a SandboxUnavailableError when `bwrap` is
+   * not on the PATH of `env`.
+   */
+  sandbox?: boolean;
+  /** Names of credential variables (`*_API_KEY`, `*_TOKEN`, ...) the commands may see. */
+  allowEnv?: string[];
+  /** The environment commands start from (default `process.env`), minus credentials. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+interface BashInput {
+  command: string;
+  timeout?: number;
+}
+
+const DEFAULTS = {
+  timeoutMs: 120_000,
+  maxTimeoutMs: 600_000,
+  maxOutputChars: 50_000,
+  maxOutputFileBytes: 100 * 1024 * 1024,
+};
+
+export function createBashTool(options: BashToolOptions = {}): Tool {
+  const settings = { ...DEFAULTS, ...definedOnly(options) };
+  for (const key of ['timeoutMs', 'maxTimeoutMs', 'maxOutputChars', 'maxOutputFileBytes'] as const) {
+    const value = settings[key];
+    if (!Number.isFinite(value) || value <= 0) throw new RangeError(`createBashTool: ${key} must be a positive number`);
+  }
+  const baseEnv = options.env ?? process.env;
+  const bwrap = options.sandbox === true ? requireBwrap(baseEnv.PATH) : null;
+  const env = commandEnv(baseEnv, options.allowEnv);
+
+  return {
+    name: 'bash',
+    description: describe(options.cwd, settings, bwrap !== null),
+    inputSchema: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', description: 'The bash command to run, e.g. "ls -la src" or "npm test 2>&1 | tail -50".' },
+        timeout: {
+          type: 'number',
+          description: `Optional timeout in milliseconds (default ${settings.timeoutMs}, at most ${settings.maxTimeoutMs}).`,
+        },
+      },
+      required: ['command'],
+    },
+    isConcurrencySafe(input: unknown): boolean {
+      const parsed = parseInput(input);
+      return typeof parsed !== 'string' && findDanger(parsed.command) === null && isReadOnlyCommand(parsed.command);
+    },
+    async run(input: unknown, context: ToolContext): Promise<ToolOutput> {
+      const parsed = parseInput(input);
+      if (typeof parsed === 'string') return { isError: true, content: parsed };
+      const danger = findDanger(parsed.command);
+      if (danger !== null) {
+        return { isError: true, content: `Dangerous command blocked: ${danger}. The command was not run.` };
+      }
+      if (!(await isDirectory(context.cwd))) {
+        return { isError: true, content: `The working directory ${context.cwd} does not exist or is not a directory.` };
+      }
+      const timeoutMs =
+        parsed.timeout === undefined ? settings.timeoutMs : Math.min(parsed.timeout, settings.maxTimeoutMs);
+      const cwd = bwrap === null ? context.cwd : await realpath(context.cwd);
+      const output = new OutputCollector({
+        maxChars: settings.maxOutputChars,
+        maxFileBytes: settings.maxOutputFileBytes,
+      });
+      const ending = await runInProcessGroup({
+        argv: bwrap === null ? ['bash', '-c', parsed.command] : sandboxArgv(bwrap, cwd, parsed.command),
+        cwd,
+        env,
+        timeoutMs,
+        signal: context.signal,
+        onData: (chunk) => output.write(chunk),
+      });
+      return formatResult(output.finish(), ending, timeoutMs);
+    },
+  };
+}
+
+export const bashTool: Tool = createBashTool();
+
+/** The input, or a message saying what is wrong with it. */
+function parseInput(input: unknown): BashInput | string {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return 'Invalid input: expected an object like {"command": "ls -la"}.';
+  }
+  const { command, timeout } = input as Record<string, unknown>;
+  if (command === undefined) return 'Invalid input: "command" is required (the bash command to run).';
+  if (typeof command !== 'string') {
+    return `Invalid input: "command" must be a string, got ${command === null ? 'null' : typeof command}.`;
+  }
+  if (command.trim() === '') return 'Invalid input: "command" is empty.';
+  if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0)) {
+    return 'Invalid input: "timeout" must be a positive number of milliseconds.';
+  }
+  return timeout === undefined ? { command } : { command, timeout };
+}
+
+function formatResult(out: CollectedOutput, ending: RunEnding, timeoutMs: number): ToolOutput {
+  const notes: string[] = [];
+  if (out.truncated) {
+    const where =
+      out.file === undefined
+        ? `the full output could not be saved (${out.fileError ?? 'unknown error'})`
+        : out.file.complete
+          ? `the full output is in ${out.file.path}`
+          : `the first ${out.file.bytes} bytes are in ${out.file.path}`;
+    notes.push(`[output truncated: ${out.omittedBytes} of ${out.totalBytes} bytes omitted from the middle; ${where}]`);
+  }
+  if (out.invalidUtf8) notes.push('[output is not valid UTF-8: invalid bytes were replaced with U+FFFD]');
+  let isError = true;
+  switch (ending.kind) {
+    case 'exit':
+      if (ending.signal !== null) notes.push(`[killed by signal ${ending.signal}]`);
+      else if (ending.code !== 0) notes.push(`[exit code ${ending.code}]`);
+      else isError = false;
+      break;
+    case 'timeout':
+      notes.push(`[timed out after ${timeoutMs} ms: the command and its child processes were killed]`);
+      break;
+    case 'aborted':
+      notes.push(
+        ending.started
+          ? '[interrupted: the command and its child processes were killed]'
+          : '[interrupted: the command was not started]',
+      );
+      break;
+    case 'spawn-error':
+      notes.push(`[could not start the command: ${ending.message}]`);
+      break;
+  }
+  const body = out.text.replace(/\n+$/, '');
+  const shown = body === '' ? '(no output)' : body;
+  return { isError, content: notes.length === 0 ? shown : `${shown}\n\n${notes.join('\n')}` };
+}
+
+function describe(cwd: string | undefined, settings: typeof DEFAULTS, sandboxed: boolean): string {
+  const where = cwd === undefined ? 'the session working directory' : cwd;
+  const lines = [
+    `Run a bash command (bash -c) in ${where} and get its combined stdout and stderr.`,
+    `Each call starts a fresh shell in that directory: cd and variables do not carry over to the next call.`,
+    `Commands cannot be interactive: stdin is empty, there is no terminal, editors fail (use git commit -m) and pagers are cat.`,
+    `Background processes are killed when the command ends. Timeout: ${settings.timeoutMs} ms by default; pass "timeout" (ms, at most ${settings.maxTimeoutMs}) for longer commands.`,
+    `Output is cut to ${settings.maxOutputChars} characters (head and tail kept; the full output is saved to a file whose path is given).`,
+  ];
+  if (sandboxed) {
+    lines.push('Sandboxed: only the working directory is writable, /tmp is private and empty, and there is no network.');
+  }
+  return lines.join('\n');
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
