@@ -154,6 +154,7 @@ export const agentMachine = setup({
       states: {
         callingModel: {
           invoke: {
+            id: 'model',
             src: 'callModel',
             input: ({ context, self }) => ({
               request: buildRequest(context),

@@ -1,0 +1,9 @@
+/** `npm run diagrams`: writes diagrams/agent-loop.mmd from the machine definition. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { toMermaid } from '../src/diagram/mermaid.js';
+import { agentMachine } from '../src/machine/agentMachine.js';
+
+const out = new URL('../diagrams/agent-loop.mmd', import.meta.url);
+mkdirSync(new URL('../diagrams/', import.meta.url), { recursive: true });
+writeFileSync(out, toMermaid(agentMachine));
+console.log(`wrote ${out.pathname}`);

@@ -1,0 +1,63 @@
+import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { listTransitions, stateNodes, type TransitionInfo } from './transitions.js';
+
+const nodeName = (id: string) => id.split('.').pop() ?? id;
+
+/** A state with only eventless transitions and nothing else: drawn as a choice. */
+function isChoice(node: AnyStateNode): boolean {
+  return (
+    (node.always?.length ?? 0) > 0 && node.transitions.size === 0 && node.entry.length === 0 && node.invoke.length === 0
+  );
+}
+
+function label(t: TransitionInfo, siblings: TransitionInfo[]): string {
+  const guarded = siblings.some((s) => s.guard);
+  const condition = t.guard ? `[${t.guard}]` : guarded && t.event === 'always' ? '[else]' : '';
+  const event = t.event === 'always' ? '' : t.event;
+  const actions = t.actions.filter((a) => a !== 'inline');
+  return [event, condition].filter(Boolean).join(' ') + (actions.length ? ` / ${actions.join(', ')}` : '');
+}
+
+/**
+ * Mermaid `stateDiagram-v2` of a machine, derived from its definition: compound states become
+ * composite states, eventless decision states become choices, targetless handlers become notes.
+ */
+export function toMermaid(machine: AnyStateMachine): string {
+  const transitions = listTransitions(machine);
+  const lines = ['stateDiagram-v2'];
+  const declare = (node: AnyStateNode, indent: string) => {
+    const name = nodeName(node.id);
+    const children = Object.values(node.states);
+    if (children.length > 0) {
+      lines.push(`${indent}state ${name} {`);
+      const initial = node.initial?.target?.[0];
+      if (initial) lines.push(`${indent}  [*] --> ${nodeName(initial.id)}`);
+      for (const child of children) declare(child, `${indent}  `);
+      lines.push(`${indent}}`);
+    } else if (isChoice(node)) {
+      lines.push(`${indent}state ${name} <<choice>>`);
+    } else {
+      lines.push(`${indent}${name}`);
+    }
+  };
+  const root = machine.root;
+  const initial = root.initial?.target?.[0];
+  if (initial) lines.push(`  [*] --> ${nodeName(initial.id)}`);
+  for (const child of Object.values(root.states)) declare(child, '  ');
+
+  const notes = new Map<string, string[]>();
+  for (const t of transitions) {
+    const from = nodeName(t.source);
+    const siblings = transitions.filter((s) => s.source === t.source && s.event === t.event);
+    if (t.targets.length === 0) {
+      notes.set(from, [...(notes.get(from) ?? []), `on ${t.event} / ${t.actions.join(', ')}`]);
+      continue;
+    }
+    for (const target of t.targets) lines.push(`  ${from} --> ${nodeName(target)} : ${label(t, siblings)}`);
+  }
+  for (const [state, handlers] of notes) lines.push(`  note right of ${state} : ${handlers.join('<br/>')}`);
+  for (const node of stateNodes(machine)) {
+    if (node.type === 'final') lines.push(`  ${nodeName(node.id)} --> [*]`);
+  }
+  return `${lines.join('\n')}\n`;
+}

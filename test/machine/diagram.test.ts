@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { toMermaid } from '../../src/diagram/mermaid.js';
+import { listTransitions } from '../../src/diagram/transitions.js';
+import { agentMachine } from '../../src/machine/agentMachine.js';
+
+describe('diagrams/agent-loop.mmd', () => {
+  it('is what `npm run diagrams` generates from the machine definition (run it when this fails)', () => {
+    const committed = readFileSync(new URL('../../diagrams/agent-loop.mmd', import.meta.url), 'utf8');
+    expect(committed).toBe(toMermaid(agentMachine));
+  });
+
+  it('draws every transition of the machine', () => {
+    const diagram = toMermaid(agentMachine);
+    for (const t of listTransitions(agentMachine)) {
+      const from = t.source.split('.').pop();
+      const to = t.targets[0]?.split('.').pop();
+      if (to) expect(diagram).toContain(`${from} --> ${to} : `);
+      else expect(diagram).toMatch(new RegExp(`note right of ${from} : .*on ${t.event}`));
+    }
+    expect(diagram).toContain('state checkingReply <<choice>>');
+  });
+});
