@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import type { ToolResultBlockParam, ToolUseBlock } from '../../src/model/types.js';
+import { ToolExecutor } from '../../src/tools/executor.js';
+import type { Tool } from '../../src/tools/types.js';
+
+interface Trace {
+  log: string[];
+  done: Promise<ToolResultBlockParam[]>;
+  executor: ToolExecutor;
+}
+
+/** Tools whose runs the test resolves by hand, so ordering is checked without timing. */
+function controlledTools() {
+  const pending = new Map<string, () => void>();
+  const tool = (name: string, safe: boolean): Tool => ({
+    name,
+    description: name,
+    inputSchema: { type: 'object' },
+    isConcurrencySafe: () => safe,
+    run: (input) =>
+      new Promise((resolve) => {
+        const id = (input as { id: string }).id;
+        pending.set(id, () => resolve({ content: `${name}:${id}`, isError: false }));
+      }),
+  });
+  return { tools: [tool('read', true), tool('write', false)], finish: (id: string) => pending.get(id)?.() };
+}
+
+function start(tools: Tool[], maxConcurrency?: number): Trace {
+  const log: string[] = [];
+  let resolveDone: (r: ToolResultBlockParam[]) => void = () => {};
+  const done = new Promise<ToolResultBlockParam[]>((r) => (resolveDone = r));
+  const executor = new ToolExecutor(new Map(tools.map((t) => [t.name, t])), { cwd: '.', ...(maxConcurrency ? { maxConcurrency } : {}) }, {
+    onStart: (b) => log.push(`start ${b.id}`),
+    onResult: (r) => log.push(`result ${r.tool_use_id}`),
+    onAllDone: (results) => resolveDone(results),
+  });
+  return { log, done, executor };
+}
+
+const block = (id: string, name: 'read' | 'write'): ToolUseBlock => ({ type: 'tool_use', id, name, input: { id } });
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('ToolExecutor', () => {
+  it('starts safe tools while the stream goes on, holds unsafe ones until it ends', async () => {
+    const { tools, finish } = controlledTools();
+    const t = start(tools);
+    t.executor.submit(block('r1', 'read'));
+    t.executor.submit(block('w1', 'write'));
+    t.executor.submit(block('r2', 'read'));
+    expect(t.log).toEqual(['start r1']);
+    t.executor.finish([block('r1', 'read'), block('w1', 'write'), block('r2', 'read')]);
+    expect(t.log).toEqual(['start r1']); // w1 waits for r1
+    finish('r1');
+    await tick();
+    expect(t.log).toEqual(['start r1', 'result r1', 'start w1']); // r2 waits: w1 runs alone
+    finish('w1');
+    await tick();
+    expect(t.log.slice(3)).toEqual(['result w1', 'start r2']);
+    finish('r2');
+    const results = await t.done;
+    expect(results.map((r) => r.tool_use_id)).toEqual(['r1', 'w1', 'r2']);
+  });
+
+  it('runs safe tools in parallel up to the bound and reports results in tool_use order', async () => {
+    const { tools, finish } = controlledTools();
+    const t = start(tools, 2);
+    const blocks = ['a', 'b', 'c'].map((id) => block(id, 'read'));
+    t.executor.finish(blocks);
+    expect(t.log).toEqual(['start a', 'start b']);
+    finish('b');
+    await tick();
+    expect(t.log).toEqual(['start a', 'start b', 'result b', 'start c']);
+    finish('c');
+    finish('a');
+    expect((await t.done).map((r) => r.content)).toEqual(['read:a', 'read:b', 'read:c']);
+  });
+
+  it('aborts running tools on cancel and reports nothing after it', async () => {
+    let aborted = false;
+    const slow: Tool = {
+      name: 'read',
+      description: '',
+      inputSchema: { type: 'object' },
+      isConcurrencySafe: () => true,
+      run: (_input, { signal }) =>
+        new Promise((resolve) => {
+          signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve({ content: 'stopped', isError: true });
+          });
+        }),
+    };
+    const t = start([slow]);
+    t.executor.finish([block('a', 'read')]);
+    t.executor.cancel();
+    await tick();
+    expect(aborted).toBe(true);
+    expect(t.log).toEqual(['start a']);
+  });
+
+  it('treats a tool whose safety check throws as unsafe', async () => {
+    const odd: Tool = {
+      name: 'read',
+      description: '',
+      inputSchema: { type: 'object' },
+      isConcurrencySafe: () => {
+        throw new Error('bad input');
+      },
+      run: async () => ({ content: 'ran', isError: false }),
+    };
+    const t = start([odd]);
+    t.executor.submit(block('a', 'read'));
+    expect(t.log).toEqual([]);
+    t.executor.finish([block('a', 'read')]);
+    expect((await t.done)[0]?.content).toBe('ran');
+  });
+});
