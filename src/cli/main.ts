@@ -4,13 +4,16 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ConfigError, loadModelSettings, requireModelSettings } from '../model/config.js';
 import type { MessageParam, ModelCall } from '../model/types.js';
-import { runAgent, type RunEvent, type RunResult } from '../session/run.js';
+import type { RunEvent, RunResult } from '../session/run.js';
 import { parseCliArgs, USAGE, UsageError, type CliOptions } from './args.js';
 import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
 import { describeError, exitCodeOf, formatToolResult, formatToolStart, palette, toJsonResult } from './output.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
+
+/** The loop and its dependencies load only when a run starts: `--help` and `--version` stay fast. */
+const loadRunner = () => import('../session/run.js');
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -64,6 +67,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
 
   const format = options.outputFormat;
   const onEvent = format === 'stream-json' ? streamJsonPrinter() : format === 'text' ? progressPrinter() : undefined;
+  const { runAgent } = await loadRunner();
   let result: RunResult;
   try {
     result = await runAgent(options.prompt ?? DEMO_PROMPT, {
@@ -118,6 +122,7 @@ async function repl(options: CliOptions, cwd: string, choice: ModelChoice): Prom
   process.on('SIGINT', interrupt);
   stderr.write(colors.dim(`agentloop ${version()} · model ${choice.model} · ${cwd}\nq, exit or an empty line quits.\n`));
 
+  const { runAgent } = await loadRunner();
   rl.prompt();
   try {
     for await (const line of rl) {

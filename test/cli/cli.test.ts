@@ -1,0 +1,176 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { answerFromResults, bashUse, startCheckedServer } from '../support/agentServer.js';
+import { cliEnv, runCli } from '../support/cli.js';
+import type { MessagesServer } from '../support/messagesServer.js';
+
+let server: MessagesServer;
+let dir: string;
+let env: NodeJS.ProcessEnv;
+
+beforeEach(async () => {
+  server = await startCheckedServer();
+  dir = mkdtempSync(join(tmpdir(), 'agentloop-cli-'));
+  writeFileSync(join(dir, 'notes.txt'), 'n');
+  writeFileSync(join(dir, 'main.py'), 'print(1)');
+  env = cliEnv({
+    ANTHROPIC_API_KEY: 'sk-test',
+    ANTHROPIC_BASE_URL: server.url,
+    MODEL_ID: 'claude-test',
+    AGENTLOOP_HOME: join(dir, '.home'),
+  });
+});
+afterEach(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const twoTurn = () => server.enqueue({ content: [bashUse('toolu_1', 'ls')], stop_reason: 'tool_use' }, answerFromResults);
+
+describe('agentloop -p', () => {
+  it('--output-format json: finishes the two-turn bash example with the real file names', async () => {
+    twoTurn();
+    const run = await runCli(['-p', 'list the files', '--output-format', 'json'], { cwd: dir, env });
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result).toMatchObject({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      num_turns: 2,
+      stop_reason: 'end_turn',
+      exit_reason: 'completed',
+    });
+    expect(result.result).toContain('main.py');
+    expect(result.result).toContain('notes.txt');
+    expect(typeof result.session_id).toBe('string');
+    expect(result.usage.input_tokens).toBeGreaterThan(0);
+    expect(server.violations).toEqual([]);
+  });
+
+  it('text: only the answer on stdout, the tool call and its output on stderr', async () => {
+    twoTurn();
+    const run = await runCli(['-p', 'list the files'], { cwd: dir, env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('Results: main.py\nnotes.txt\n');
+    expect(run.stderr).toContain('$ ls');
+    expect(run.stderr).toContain('  main.py');
+  });
+
+  it('stream-json: one JSON object per line for transitions, messages, tool results, and the result last', async () => {
+    twoTurn();
+    const run = await runCli(['-p', 'list the files', '--output-format', 'stream-json'], { cwd: dir, env });
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; state?: string });
+    const types = lines.map((l) => l.type);
+    expect(types).toContain('transition');
+    expect(types).toContain('assistant');
+    expect(types).toContain('tool_result');
+    expect(types.at(-1)).toBe('result');
+    expect(lines.filter((l) => l.type === 'transition').map((l) => l.state)).toEqual([
+      'callingModel',
+      'executingTools',
+      'callingModel',
+      'done',
+    ]);
+  });
+
+  it('--max-turns stops with error_max_turns and exit code 1', async () => {
+    server.enqueue({ content: [bashUse('a', 'true')], stop_reason: 'tool_use' });
+    const run = await runCli(['-p', 'loop', '--max-turns', '1', '--output-format', 'json'], { cwd: dir, env });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ subtype: 'error_max_turns', is_error: true, num_turns: 1, exit_reason: 'max_turns' });
+  });
+
+  it('reads the key, base URL and model from .env in the working directory', async () => {
+    writeFileSync(join(dir, '.env'), `ANTHROPIC_API_KEY=sk-dotenv\nANTHROPIC_BASE_URL=${server.url}\nMODEL_ID=from-dotenv\n`);
+    server.enqueue({ content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn' });
+    const run = await runCli(['-p', 'hello', '--model', 'from-flag'], { cwd: dir, env: cliEnv({ AGENTLOOP_HOME: join(dir, '.home') }) });
+    expect(run.code).toBe(0);
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-dotenv');
+    expect(server.requests[0]?.body?.model).toBe('from-flag');
+  });
+
+  it('a failed run exits 1 with the API’s error on stderr', async () => {
+    server.enqueue({ error: { status: 403, type: 'permission_error', message: 'not allowed' } });
+    const run = await runCli(['-p', 'hello'], { cwd: dir, env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/permission_error: not allowed/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('bad usage and missing configuration', () => {
+  it.each([
+    [['--bogus'], /Unknown option '--bogus'/],
+    [['-p', 'x', '--max-turns', 'abc'], /--max-turns takes a whole number/],
+    [['-p', 'x', '--output-format', 'xml'], /--output-format must be text, json or stream-json/],
+    [['stray'], /unexpected argument "stray"/],
+  ])('%j prints usage and exits 2', async (args, message) => {
+    const run = await runCli(args, { cwd: dir, env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).toContain('Usage: agentloop');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('names the variable to set when no key is configured', async () => {
+    const run = await runCli(['-p', 'x'], { cwd: dir, env: cliEnv({ MODEL_ID: 'm' }) });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/ANTHROPIC_API_KEY/);
+  });
+
+  it('names the variable to set when no model is configured', async () => {
+    const run = await runCli(['-p', 'x'], { cwd: dir, env: cliEnv({ ANTHROPIC_AUTH_TOKEN: 't' }) });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/MODEL_ID/);
+  });
+
+  it('--version and --help', async () => {
+    const version = await runCli(['--version'], { cwd: dir, env });
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const help = await runCli(['--help'], { cwd: dir, env });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--output-format');
+  });
+});
+
+describe('agentloop --demo', () => {
+  it('runs the scripted two-turn example with the real bash tool, says it is scripted, needs no key', async () => {
+    const run = await runCli(['--demo', '--cwd', dir], { cwd: tmpdir(), env: cliEnv() });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/model is scripted/);
+    expect(run.stderr).toContain('$ ls -A');
+    expect(run.stdout).toContain('- main.py');
+    expect(run.stdout).toContain('- notes.txt');
+  });
+});
+
+describe('the REPL', () => {
+  it('keeps the conversation across questions and quits on q', async () => {
+    server.enqueue(
+      { content: [{ type: 'text', text: 'first answer' }], stop_reason: 'end_turn' },
+      { content: [{ type: 'text', text: 'second answer' }], stop_reason: 'end_turn' },
+    );
+    const run = await runCli([], { cwd: dir, env, input: 'first question\nsecond question\nq\n' });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('agentloop >> ');
+    expect(run.stdout).toContain('first answer');
+    expect(run.stdout).toContain('second answer');
+    const second = server.requests[1]?.body?.messages;
+    expect(second).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'first question' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'first answer' }] },
+      { role: 'user', content: [{ type: 'text', text: 'second question' }] },
+    ]);
+  });
+
+  it('quits on end of input (Ctrl-D) and on an empty line', async () => {
+    expect((await runCli([], { cwd: dir, env, input: '' })).code).toBe(0);
+    expect((await runCli([], { cwd: dir, env, input: '\nnever asked\n' })).code).toBe(0);
+    expect(server.requests).toHaveLength(0);
+  });
+});

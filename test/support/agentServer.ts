@@ -1,0 +1,33 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import { historyProblems } from '../../src/history/validate.js';
+import { startMessagesServer, type MessagesServer, type RequestBody, type ServerOptions, type Step } from './messagesServer.js';
+
+/** A local Messages API server that rejects (and records) every request with an invalid history. */
+export function startCheckedServer(options: Omit<ServerOptions, 'validate'> = {}): Promise<MessagesServer> {
+  return startMessagesServer({
+    ...options,
+    validate: (body) => {
+      const problems = historyProblems(body.messages);
+      if (problems.length > 0) throw new Error(problems.join('; '));
+    },
+  });
+}
+
+/** The tool_result blocks of the newest user message of a request. */
+export function lastToolResults(body: RequestBody): Anthropic.ToolResultBlockParam[] {
+  const last = body.messages[body.messages.length - 1];
+  if (!last || typeof last.content === 'string') return [];
+  return last.content.flatMap((b) => (b.type === 'tool_result' ? [b] : []));
+}
+
+export function resultText(result: Anthropic.ToolResultBlockParam): string {
+  return typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
+}
+
+/** A scripted final answer that quotes the tool results it was sent. */
+export const answerFromResults: Step = (body) => ({
+  content: [{ type: 'text', text: `Results: ${lastToolResults(body).map(resultText).join(' | ')}` }],
+  stop_reason: 'end_turn',
+});
+
+export const bashUse = (id: string, command: string) => ({ type: 'tool_use' as const, id, name: 'bash', input: { command } });

@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * An environment for the CLI under test: nothing of the developer's own configuration leaks in
+ * (keys, base URL, model, sessions home), only what the test sets.
+ */
+export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(ANTHROPIC_|MODEL_ID$|AGENTLOOP_)/.test(key)) continue;
+    env[key] = value;
+  }
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+/** Starts the CLI as a real process. */
+export function startCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string }) {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: options.env, stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  if (options.input !== undefined) child.stdin.end(options.input);
+  const done = new Promise<CliRun>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child: child as ChildProcess, done, output: () => ({ stdout, stderr }) };
+}
+
+export function runCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<CliRun> {
+  return startCli(args, { input: '', ...options }).done;
+}
