@@ -2,10 +2,17 @@ import type { ContentBlock, MessageParam, ToolResultBlockParam, ToolUseBlock } f
 
 type UserBlock = Exclude<MessageParam['content'], string>[number];
 
-/** Appends the model's reply; an empty reply adds nothing (an empty message is invalid). */
+/**
+ * Appends the model's reply; an empty reply adds nothing (an empty message is invalid). A reply
+ * that continues a paused turn (the history ends with the assistant's `pause_turn` reply) joins
+ * that message, as the API continues it.
+ */
 export function appendAssistant(messages: readonly MessageParam[], content: readonly ContentBlock[]): MessageParam[] {
   if (content.length === 0) return [...messages];
-  return [...messages, { role: 'assistant', content: [...content] }];
+  const last = messages[messages.length - 1];
+  if (last?.role !== 'assistant') return [...messages, { role: 'assistant', content: [...content] }];
+  const previous: ContentBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+  return [...messages.slice(0, -1), { role: 'assistant', content: [...previous, ...content] }];
 }
 
 /**

@@ -60,3 +60,12 @@ describe('appendUser', () => {
     expect(appendUser(history, [])).toEqual(history);
   });
 });
+
+describe('appendAssistant', () => {
+  it('joins a reply that continues a paused turn to that turn, so roles keep alternating', async () => {
+    const { appendAssistant } = await import('../../src/history/messages.js');
+    const paused = [user('q'), assistant([{ type: 'text', text: 'searching' }])];
+    const continued = appendAssistant(paused, [use('t')]);
+    expect(continued).toEqual([user('q'), assistant([{ type: 'text', text: 'searching' }, use('t')])]);
+  });
+});
