@@ -21,3 +21,10 @@ describe('diagrams/agent-loop.mmd', () => {
     expect(diagram).toContain('state checkingReply <<choice>>');
   });
 });
+
+describe('README.md', () => {
+  it('embeds the current diagram', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(readme).toContain(`\`\`\`mermaid\n${toMermaid(agentMachine)}\`\`\``);
+  });
+});
