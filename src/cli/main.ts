@@ -101,7 +101,9 @@ function limitsOf(options: CliOptions) {
 
 /** The REPL: one conversation across questions; Ctrl-C aborts a run, twice at the prompt quits. */
 async function repl(options: CliOptions, cwd: string, choice: ModelChoice): Promise<number> {
+  const { runAgent } = await loadRunner();
   const rl = createInterface({ input: process.stdin, output: stdout, prompt: 'agentloop >> ' });
+  const lines = rl[Symbol.asyncIterator](); // buffers lines from now on, also while a run goes
   let messages: MessageParam[] = [];
   let running: AbortController | undefined;
   let armedQuit = false;
@@ -122,10 +124,9 @@ async function repl(options: CliOptions, cwd: string, choice: ModelChoice): Prom
   process.on('SIGINT', interrupt);
   stderr.write(colors.dim(`agentloop ${version()} · model ${choice.model} · ${cwd}\nq, exit or an empty line quits.\n`));
 
-  const { runAgent } = await loadRunner();
   rl.prompt();
   try {
-    for await (const line of rl) {
+    for await (const line of lines) {
       const question = line.trim();
       if (question === '' || question === 'q' || question === 'exit') break;
       armedQuit = false;

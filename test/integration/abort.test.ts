@@ -1,0 +1,152 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { historyProblems } from '../../src/history/validate.js';
+import { createAnthropicModel } from '../../src/model/anthropic.js';
+import { runAgent, type RunAgentOptions, type RunEvent } from '../../src/session/run.js';
+import { createBashTool } from '../../src/tools/bash.js';
+import { answerFromResults, bashUse, lastToolResults, startCheckedServer } from '../support/agentServer.js';
+import { cliEnv, startCli } from '../support/cli.js';
+import type { MessagesServer } from '../support/messagesServer.js';
+
+let server: MessagesServer;
+let dir: string;
+
+beforeEach(async () => {
+  server = await startCheckedServer();
+  dir = mkdtempSync(join(tmpdir(), 'agentloop-abort-'));
+});
+afterEach(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A sleep whose command line is unique to this test, so `pgrep -f` finds only ours. */
+const uniqueSleep = () => `sleep 30.${Math.floor(Math.random() * 1e6)}`;
+function processesMatching(pattern: string): string {
+  try {
+    return execFileSync('pgrep', ['-f', pattern], { encoding: 'utf8' }).trim();
+  } catch {
+    return ''; // pgrep exits 1 when nothing matches
+  }
+}
+
+function options(extra: Partial<RunAgentOptions> = {}): RunAgentOptions {
+  return {
+    model: 'claude-test',
+    modelCall: createAnthropicModel({ apiKey: 'sk-test', baseURL: server.url }),
+    tools: [createBashTool({ cwd: dir })],
+    cwd: dir,
+    retryBaseMs: 1,
+    ...extra,
+  };
+}
+
+const untilEvent = (predicate: (e: RunEvent) => boolean) => {
+  let fire: () => void = () => {};
+  const seen = new Promise<void>((r) => (fire = r));
+  return { seen, onEvent: (e: RunEvent) => predicate(e) && fire() };
+};
+
+describe('concurrency-safe tools', () => {
+  it('run two 300 ms read-only commands in parallel: both done well under 600 ms', async () => {
+    server.enqueue(
+      { content: [bashUse('a', 'sleep 0.3; echo a'), bashUse('b', 'sleep 0.3; echo b')], stop_reason: 'tool_use' },
+      answerFromResults,
+    );
+    const times: Record<string, number> = {};
+    await runAgent('parallel', options({
+      onEvent: (e) => {
+        if (e.type === 'tool_start') times[`start ${e.block.id}`] ??= performance.now();
+        if (e.type === 'tool_result') times[`end ${e.block.id}`] = performance.now();
+      },
+    }));
+    // They overlap: the second started before the first ended (one after the other takes >= 600 ms).
+    expect(times['start b']!).toBeLessThan(times['end a']!);
+    const wall = Math.max(times['end a']!, times['end b']!) - Math.min(times['start a']!, times['start b']!);
+    expect(wall).toBeGreaterThanOrEqual(290);
+    expect(wall).toBeLessThan(600);
+    expect(lastToolResults(server.requests[1]!.body!).map((r) => r.content)).toEqual(['a', 'b']);
+  });
+});
+
+describe('abort', () => {
+  it('through an AbortSignal while a tool runs: killed within 1 s, answered "interrupted by user"', async () => {
+    const sleep = uniqueSleep();
+    server.enqueue({ content: [bashUse('s', sleep), bashUse('t', 'echo never')], stop_reason: 'tool_use' });
+    const controller = new AbortController();
+    const started = untilEvent((e) => e.type === 'tool_start');
+    const running = runAgent('sleep', options({ signal: controller.signal, onEvent: started.onEvent }));
+    await started.seen;
+    for (let i = 0; i < 200 && processesMatching(sleep) === ''; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(processesMatching(sleep)).not.toBe('');
+    const abortedAt = performance.now();
+    controller.abort();
+    const run = await running;
+    expect(performance.now() - abortedAt).toBeLessThan(1000);
+    expect(run.state).toBe('aborted');
+    expect(run.context.exitReason).toBe('aborted');
+    expect(run.context.messages.at(-1)).toEqual({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 's', content: 'interrupted by user', is_error: true },
+        { type: 'tool_result', tool_use_id: 't', content: 'interrupted by user', is_error: true },
+      ],
+    });
+    expect(historyProblems(run.context.messages)).toEqual([]);
+    expect(processesMatching(sleep)).toBe('');
+  });
+
+  it('a run aborted before it starts never calls the model', async () => {
+    const run = await runAgent('never', options({ signal: AbortSignal.abort() }));
+    expect(run.state).toBe('aborted');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)('-p ends on %s with exit code %i, the tool’s process group killed', async (signal, code) => {
+    const sleep = uniqueSleep();
+    server.enqueue({ content: [bashUse('s', sleep)], stop_reason: 'tool_use' });
+    const env = cliEnv({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'm', AGENTLOOP_HOME: join(dir, '.home') });
+    const cli = startCli(['-p', 'sleep', '--output-format', 'json'], { cwd: dir, env, input: '' });
+    for (let i = 0; i < 200 && processesMatching(sleep) === ''; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(processesMatching(sleep)).not.toBe('');
+    cli.child.kill(signal);
+    const run = await cli.done;
+    expect(run.code).toBe(code);
+    expect(JSON.parse(run.stdout)).toMatchObject({ exit_reason: 'aborted', is_error: true });
+    expect(processesMatching(sleep)).toBe('');
+  });
+
+  it('Ctrl-C in the REPL aborts the run, and the next question continues with a valid history', async () => {
+    const sleep = uniqueSleep();
+    server.enqueue(
+      { content: [bashUse('s', sleep)], stop_reason: 'tool_use' },
+      { content: [{ type: 'text', text: 'still here' }], stop_reason: 'end_turn' },
+    );
+    const env = cliEnv({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'm', AGENTLOOP_HOME: join(dir, '.home') });
+    const cli = startCli([], { cwd: dir, env });
+    cli.child.stdin?.write('first question\n');
+    for (let i = 0; i < 200 && processesMatching(sleep) === ''; i++) await new Promise((r) => setTimeout(r, 25));
+    cli.child.kill('SIGINT');
+    for (let i = 0; i < 200 && !cli.output().stderr.includes('Interrupted'); i++) await new Promise((r) => setTimeout(r, 25));
+    cli.child.stdin?.end('second question\nq\n');
+    const run = await cli.done;
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('still here');
+    expect(processesMatching(sleep)).toBe('');
+    const second = server.requests[1]?.body?.messages ?? [];
+    expect(historyProblems(second)).toEqual([]);
+    expect(second.at(-1)).toMatchObject({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 's', is_error: true, content: 'interrupted by user' },
+        { type: 'text', text: 'second question' },
+      ],
+    });
+  });
+});
