@@ -84,6 +84,26 @@ describe('agentloop -p', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ subtype: 'error_max_turns', is_error: true, num_turns: 1, exit_reason: 'max_turns' });
   });
 
+  it('shows retries on stderr, and --max-retries is the one retry policy (the SDK does not add its own)', async () => {
+    // retry-after-ms keeps the waits short; the machine honours it.
+    const overloaded = { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' }, headers: { 'retry-after-ms': '5' } };
+    server.enqueue(overloaded, { content: [{ type: 'text', text: 'made it' }], stop_reason: 'end_turn' });
+    const ok = await runCli(['-p', 'hi'], { cwd: dir, env });
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toBe('made it\n');
+    expect(ok.stderr).toMatch(/model call failed \(Overloaded\); retry 1 in 5 ms/);
+
+    server.enqueue(overloaded, overloaded, overloaded);
+    const failed = await runCli(['-p', 'hi', '--max-retries', '2', '--max-tokens', '99', '--output-format', 'json'], {
+      cwd: dir,
+      env,
+    });
+    expect(failed.code).toBe(1);
+    expect(server.requests).toHaveLength(2 + 3);
+    expect(server.requests[2]?.body?.max_tokens).toBe(99);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ exit_reason: 'model_error', error: expect.stringMatching(/overloaded_error: Overloaded/) });
+  });
+
   it('reads the key, base URL and model from .env in the working directory', async () => {
     writeFileSync(join(dir, '.env'), `ANTHROPIC_API_KEY=sk-dotenv\nANTHROPIC_BASE_URL=${server.url}\nMODEL_ID=from-dotenv\n`);
     server.enqueue({ content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn' });
