@@ -4,7 +4,7 @@ import { listTransitions } from '../../src/diagram/transitions.js';
 import { historyProblems } from '../../src/history/validate.js';
 import { agentMachine, CONTINUE_AFTER_MAX_TOKENS } from '../../src/machine/agentMachine.js';
 import { reply, scriptedModel, type ScriptedReply } from '../../src/model/fake.js';
-import { ModelError, type MessageParam } from '../../src/model/types.js';
+import { ModelError, zeroUsage, type MessageParam } from '../../src/model/types.js';
 import { createAgentMachine, modelActor } from '../../src/session/actors.js';
 import { drive, echoTool, requestProblems, takenTransitions } from '../support/drive.js';
 
@@ -68,6 +68,39 @@ describe('the agent machine, driven by a scripted model', () => {
     const run = await drive({ steps: [saysEndTurn, reply.text('done')], tools: [echoTool()] });
     expect(run.context.turnCount).toBe(2);
     expect(run.context.messages[2]?.content).toMatchObject([{ tool_use_id: 't1' }]);
+  });
+
+  it('knows a follow-up is needed as soon as a tool_use arrives in the stream, before the reply ends', async () => {
+    let finishStream: () => void = () => {};
+    const streamEnds = new Promise<void>((r) => (finishStream = r));
+    const block = { type: 'tool_use' as const, id: 't1', name: 'echo', input: {} };
+    const seenWhileStreaming: boolean[] = [];
+    let calls = 0;
+    const tools = [echoTool({ safe: true })];
+    const machine = createAgentMachine({
+      tools,
+      cwd: process.cwd(),
+      model: async ({ onToolUse }) => {
+        if (calls++ > 0) return { content: [{ type: 'text', text: 'done' }], stopReason: 'end_turn', usage: zeroUsage(), droppedIncompleteBlock: false };
+        onToolUse(block);
+        await streamEnds;
+        return { content: [block], stopReason: null, usage: zeroUsage(), droppedIncompleteBlock: false };
+      },
+    });
+    const run = await drive({
+      steps: [],
+      tools,
+      machine,
+      onStart: (actor) => {
+        actor.subscribe((s) => {
+          if (s.matches({ turn: 'callingModel' }) && s.context.turnCount === 1) seenWhileStreaming.push(s.context.needsFollowUp);
+          if (s.context.startedToolIds.includes('t1')) finishStream();
+        });
+      },
+    });
+    expect(seenWhileStreaming).toContain(true);
+    expect(run.context.turnCount).toBe(2);
+    expect(run.context.stopReason).toBe('end_turn');
   });
 
   it('ends with exit reason refusal on a refusal', async () => {
