@@ -5,6 +5,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { commandEnv } from './bash/env.js';
 import { findDanger } from './bash/guard.js';
+import { findInteractive } from './bash/interactive.js';
 import { OutputCollector, type CollectedOutput } from './bash/output.js';
 import { runInProcessGroup, type RunEnding } from './bash/process.js';
 import { isReadOnlyCommand } from './bash/readOnly.js';
@@ -54,9 +55,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
     const value = settings[key];
     if (!Number.isFinite(value) || value <= 0) throw new RangeError(`createBashTool: ${key} must be a positive number`);
   }
-  const baseEnv = options.env ?? process.env;
-  const bwrap = options.sandbox === true ? requireBwrap(baseEnv.PATH) : null;
-  const env = commandEnv(baseEnv, options.allowEnv);
+  const bwrap = options.sandbox === true ? requireBwrap((options.env ?? process.env).PATH) : null;
 
   return {
     name: 'bash',
@@ -83,6 +82,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       if (danger !== null) {
         return { isError: true, content: `Dangerous command blocked: ${danger}. The command was not run.` };
       }
+      const interactive = findInteractive(parsed.command);
+      if (interactive !== null) return { isError: true, content: interactiveMessage(interactive) };
       if (!(await isDirectory(context.cwd))) {
         return { isError: true, content: `The working directory ${context.cwd} does not exist or is not a directory.` };
       }
@@ -96,7 +97,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       const ending = await runInProcessGroup({
         argv: bwrap === null ? ['bash', '-c', parsed.command] : sandboxArgv(bwrap, cwd, parsed.command),
         cwd,
-        env,
+        // Read at each call: the caller may load more variables (a .env file) after creating the tool.
+        env: commandEnv(options.env ?? process.env, options.allowEnv),
         timeoutMs,
         signal: context.signal,
         onData: (chunk) => output.write(chunk),
@@ -161,6 +163,14 @@ function formatResult(out: CollectedOutput, ending: RunEnding, timeoutMs: number
   const body = out.text.replace(/\n+$/, '');
   const shown = body === '' ? '(no output)' : body;
   return { isError, content: notes.length === 0 ? shown : `${shown}\n\n${notes.join('\n')}` };
+}
+
+function interactiveMessage(name: string): string {
+  return (
+    `${name} is interactive and needs a terminal, which commands run here do not have: it would wait until the timeout. ` +
+    `The command was not run. Edit files with other commands (sed, cat > file <<'EOF', patch), ` +
+    `or script it: ${name} -es -c '%s/old/new/g' -c 'wq' FILE.`
+  );
 }
 
 function describe(cwd: string | undefined, settings: typeof DEFAULTS, sandboxed: boolean): string {

@@ -14,7 +14,7 @@
  *   ones (`/dev/null`, `/dev/stdout`, `/dev/stderr`, `/dev/tty`, `/dev/fd/N`, `/dev/shm/...`, ...);
  * - the classic fork bomb `:(){ :|:& };:`.
  */
-import { isAssignment, lex, simpleCommands, writesFile } from './shellWords.js';
+import { basename, commandWords, lex, simpleCommands, writesFile } from './shellWords.js';
 
 /** Returns why the command is blocked, or null when it may run. */
 export function findDanger(command: string): string | null {
@@ -40,49 +40,6 @@ function check(command: string, depth: number): string | null {
     if (reason !== null) return reason;
   }
   return null;
-}
-
-const RESERVED = new Set(['!', '{', '}', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'time', 'case', 'esac', 'function', 'in']);
-/** Commands that run their arguments as a command; value: options that take a separate argument. */
-const WRAPPERS: Record<string, string[]> = {
-  env: ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'],
-  command: [],
-  builtin: [],
-  exec: ['-a'],
-  nohup: [],
-  nice: ['-n', '--adjustment'],
-  time: ['-f', '--format', '-o', '--output'],
-  timeout: ['-s', '--signal', '-k', '--kill-after'],
-  stdbuf: ['-i', '-o', '-e'],
-  ionice: ['-c', '-n', '-p', '-t'],
-  xargs: ['-I', '-n', '-P', '-L', '-s', '-d', '-E', '-a', '--arg-file', '--delimiter'],
-  setsid: [],
-  unbuffer: [],
-};
-
-/** Drops assignments, reserved words and wrappers (`env`, `nohup`, `timeout 5`, ...). */
-function commandWords(words: string[]): string[] {
-  let i = 0;
-  while (i < words.length) {
-    const w = words[i] as string;
-    const name = basename(w);
-    if (RESERVED.has(w) || isAssignment(w)) {
-      i++;
-    } else if (name in WRAPPERS) {
-      const withArg = WRAPPERS[name] as string[];
-      i++;
-      while (i < words.length) {
-        const a = words[i] as string;
-        if (withArg.includes(a)) i += 2;
-        else if (a.startsWith('-') || isAssignment(a)) i++;
-        else break;
-      }
-      if (name === 'timeout' && i < words.length) i++; // the duration
-    } else {
-      break;
-    }
-  }
-  return words.slice(i);
 }
 
 const ESCALATION = new Set(['sudo', 'doas', 'pkexec', 'su']);
@@ -164,10 +121,6 @@ export function isDangerousDevice(path: string): boolean {
   const rest = p.slice('/dev/'.length);
   if (HARMLESS_DEVICES.has(rest)) return false;
   return !/^(fd|pts|shm|tcp|udp)\//.test(rest);
-}
-
-function basename(word: string): string {
-  return word.slice(word.lastIndexOf('/') + 1);
 }
 
 function firstIndex<T>(items: T[], pred: (item: T) => boolean): number {

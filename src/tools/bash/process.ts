@@ -1,21 +1,21 @@
 /**
  * Runs a command in its own process group and never waits for anything but the shell:
  *
- * - stdin is /dev/null; stdout and stderr share one pipe (`exec "$@" 2>&1`), so they interleave
- *   in write order;
+ * - stdin is /dev/null; stdout and stderr are one pipe (see pipe.ts), interleaved in write order;
  * - the child is detached (setsid): it leads a new session and process group with no controlling
  *   terminal, so nothing can prompt on the user's terminal, and the group can be killed whole;
  * - the end is the shell's 'exit' event, not the end of the pipe: when the shell exits, the group
  *   (background children included) is killed, the pipe drained, and the result returned;
  * - on timeout or abort the whole group gets SIGKILL at once.
  */
+import type { ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
-import { Socket } from 'node:net';
-import type { Readable } from 'node:stream';
+import { closeSync } from 'node:fs';
+import { openOutputPipe, type OutputPipe } from './pipe.js';
 
 export interface RunOptions {
   /** The program and its arguments, e.g. `['bash', '-c', command]`. */
-  argv: string[];
+  argv: [string, ...string[]];
   cwd: string;
   env: Record<string, string>;
   timeoutMs: number;
@@ -29,34 +29,54 @@ export type RunEnding =
   | { kind: 'aborted'; started: boolean }
   | { kind: 'spawn-error'; message: string };
 
-/** After the shell exits and its group is killed, how long the pipe may stay silent before we stop reading it. */
+/**
+ * After the shell exits and its group is killed, the pipe normally ends at once. A descendant
+ * that left the group (setsid, a daemon) may still hold it: we stop reading once the pipe has
+ * been silent for DRAIN_IDLE_MS, or at the latest DRAIN_MAX_MS after the exit.
+ */
 const DRAIN_IDLE_MS = 300;
+const DRAIN_MAX_MS = 2000;
+/** setTimeout's limit; a longer delay would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export function runInProcessGroup(options: RunOptions): Promise<RunEnding> {
+export async function runInProcessGroup(options: RunOptions): Promise<RunEnding> {
+  if (options.signal.aborted) return { kind: 'aborted', started: false };
+  let pipe: OutputPipe;
+  try {
+    pipe = await openOutputPipe();
+  } catch (err) {
+    return { kind: 'spawn-error', message: `could not create the output pipe: ${(err as Error).message}` };
+  }
+  if (options.signal.aborted) {
+    closeSync(pipe.writeFd);
+    pipe.reader.destroy();
+    return { kind: 'aborted', started: false };
+  }
+  return run(options, pipe);
+}
+
+function run(options: RunOptions, pipe: OutputPipe): Promise<RunEnding> {
   const { argv, cwd, env, timeoutMs, signal, onData } = options;
-  if (signal.aborted) return Promise.resolve({ kind: 'aborted', started: false });
-
+  const { reader, writeFd } = pipe;
   return new Promise((resolve) => {
-    const child = execa('/bin/sh', ['-c', 'exec "$@" 2>&1', 'sh', ...argv], {
-      cwd,
-      env,
-      extendEnv: false,
-      stdin: 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      buffer: false,
-      detached: true,
-      reject: false,
-      cleanup: false,
-    });
-    // With `reject: false` the promise does not reject; it settles once the pipes are closed.
-    void child.catch(() => undefined);
+    const [file, ...args] = argv;
+    let child: ChildProcess;
+    try {
+      child = spawnDetached(file, args, cwd, env, writeFd);
+    } catch (err) {
+      reader.destroy();
+      resolve({ kind: 'spawn-error', message: (err as Error).message });
+      return;
+    } finally {
+      // Only the child holds the write end now: the pipe ends when it and its descendants close it.
+      closeSync(writeFd);
+    }
     const pid = child.pid;
-    const streams = [child.stdout, child.stderr].filter((s): s is Readable => s !== null);
     let stop: 'timeout' | 'aborted' | null = null;
     let exited: { code: number | null; signal: string | null } | null = null;
-    let open = streams.length;
+    let pipeClosed = false;
     let drainTimer: NodeJS.Timeout | undefined;
+    let drainDeadline: NodeJS.Timeout | undefined;
     let done = false;
 
     const finish = (ending: RunEnding): void => {
@@ -64,47 +84,44 @@ export function runInProcessGroup(options: RunOptions): Promise<RunEnding> {
       done = true;
       clearTimeout(timer);
       clearTimeout(drainTimer);
+      clearTimeout(drainDeadline);
       signal.removeEventListener('abort', onAbort);
+      reader.destroy();
       if (pid !== undefined) liveGroups.delete(pid);
       resolve(ending);
     };
     const settle = (): void => {
-      if (exited === null || open > 0) return;
+      if (exited === null || !pipeClosed) return;
       if (stop === 'timeout') finish({ kind: 'timeout' });
       else if (stop === 'aborted') finish({ kind: 'aborted', started: true });
       else finish({ kind: 'exit', ...exited });
     };
     const armDrainTimer = (): void => {
       clearTimeout(drainTimer);
-      // A descendant that left the group (setsid, a daemon) may hold the pipe: stop reading.
-      drainTimer = setTimeout(() => streams.forEach((s) => s.destroy()), DRAIN_IDLE_MS);
+      drainTimer = setTimeout(() => reader.destroy(), DRAIN_IDLE_MS);
     };
     const kill = (reason: 'timeout' | 'aborted'): void => {
-      stop ??= reason;
+      if (exited === null) stop ??= reason;
       if (pid !== undefined) killGroup(pid);
     };
     const onAbort = (): void => kill('aborted');
-    const timer = setTimeout(() => kill('timeout'), timeoutMs);
+    const timer = setTimeout(() => kill('timeout'), Math.min(timeoutMs, MAX_TIMER_MS));
     signal.addEventListener('abort', onAbort, { once: true });
 
-    for (const s of streams) {
-      // Node's pipes are socket pairs, and a program that finds stdin at EOF may read from its
-      // stdout or stderr instead (vim does): shutting our writing side down gives it EOF there too.
-      if (s instanceof Socket) s.end();
-      s.on('data', (chunk: Buffer) => {
-        onData(chunk);
-        if (exited !== null) armDrainTimer();
-      });
-      s.once('close', () => {
-        open--;
-        settle();
-      });
-      s.on('error', () => undefined);
-    }
+    reader.on('data', (chunk: Buffer) => {
+      onData(chunk);
+      if (exited !== null) armDrainTimer();
+    });
+    reader.on('error', () => undefined);
+    reader.once('close', () => {
+      pipeClosed = true;
+      settle();
+    });
     child.once('exit', (code, sig) => {
       exited = { code, signal: sig };
       if (pid !== undefined) killGroup(pid);
       armDrainTimer();
+      drainDeadline = setTimeout(() => reader.destroy(), DRAIN_MAX_MS);
       settle();
     });
     child.once('error', (err) => {
@@ -112,6 +129,30 @@ export function runInProcessGroup(options: RunOptions): Promise<RunEnding> {
     });
     if (pid !== undefined) trackGroup(pid);
   });
+}
+
+/**
+ * Starts the shell with execa, detached, stdout and stderr both on the pipe's write end. Nothing
+ * is buffered (`buffer: false`): the caller reads the pipe with a bound, and watches the 'exit'
+ * event of the subprocess (a ChildProcess) rather than its promise.
+ */
+function spawnDetached(file: string, args: string[], cwd: string, env: Record<string, string>, outFd: number): ChildProcess {
+  // execa's types accept only descriptors 1-9 here, but it hands any descriptor to
+  // child_process.spawn as it is: the pipe's write end is a descriptor above 9.
+  const pipeFd = outFd as unknown as 1;
+  const subprocess = execa(file, args, {
+    cwd,
+    env,
+    extendEnv: false,
+    stdin: 'ignore',
+    stdout: pipeFd,
+    stderr: pipeFd,
+    detached: true,
+    buffer: false,
+    reject: false,
+  });
+  subprocess.catch(() => undefined); // failures arrive as the 'error' event
+  return subprocess;
 }
 
 /** SIGKILL to every process of the group; a group that is already gone is fine. */

@@ -36,7 +36,7 @@ export function findExecutable(name: string, pathVar: string | undefined): strin
 }
 
 /** The argv that runs `command` with bash inside the sandbox, working in `cwd`. */
-export function sandboxArgv(bwrap: string, cwd: string, command: string): string[] {
+export function sandboxArgv(bwrap: string, cwd: string, command: string): [string, ...string[]] {
   return [
     bwrap,
     '--ro-bind', '/', '/',

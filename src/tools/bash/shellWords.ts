@@ -307,3 +307,52 @@ export function writesFile(r: Redirect): boolean {
   if (r.op === '>&') return !/^(\d+|-)$/.test(r.target.value);
   return ['>', '>>', '>|', '&>', '&>>', '<>'].includes(r.op);
 }
+
+const RESERVED = new Set(['!', '{', '}', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'time', 'case', 'esac', 'function', 'in']);
+/** Commands that run their arguments as a command; value: options that take a separate argument. */
+const WRAPPERS: Record<string, string[]> = {
+  env: ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'],
+  command: [],
+  builtin: [],
+  exec: ['-a'],
+  nohup: [],
+  nice: ['-n', '--adjustment'],
+  time: ['-f', '--format', '-o', '--output'],
+  timeout: ['-s', '--signal', '-k', '--kill-after'],
+  stdbuf: ['-i', '-o', '-e'],
+  ionice: ['-c', '-n', '-p', '-t'],
+  xargs: ['-I', '-n', '-P', '-L', '-s', '-d', '-E', '-a', '--arg-file', '--delimiter'],
+  setsid: [],
+  unbuffer: [],
+};
+
+/** Drops assignments, reserved words and wrappers (`env`, `nohup`, `timeout 5`, ...). */
+export function commandWords(words: string[]): string[] {
+  let i = 0;
+  while (i < words.length) {
+    const w = words[i] as string;
+    const name = basename(w);
+    if (RESERVED.has(w) || isAssignment(w)) {
+      i++;
+    } else if (Object.hasOwn(WRAPPERS, name)) {
+      // `command -v NAME` only looks NAME up.
+      if (name === 'command' && /^-[pvV]*[vV]/.test(words[i + 1] ?? '')) return [];
+      const withArg = WRAPPERS[name] as string[];
+      i++;
+      while (i < words.length) {
+        const a = words[i] as string;
+        if (withArg.includes(a)) i += 2;
+        else if (a.startsWith('-') || isAssignment(a)) i++;
+        else break;
+      }
+      if (name === 'timeout' && i < words.length) i++; // the duration
+    } else {
+      break;
+    }
+  }
+  return words.slice(i);
+}
+
+export function basename(word: string): string {
+  return word.slice(word.lastIndexOf('/') + 1);
+}

@@ -1,0 +1,86 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ToolContext } from '../../src/tools/types.js';
+
+/** A fresh temporary directory, removed by the returned cleanup. */
+export function makeTempDir(prefix = 'agentloop-bash-test-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function context(cwd: string, signal: AbortSignal = new AbortController().signal): ToolContext {
+  return { cwd, signal };
+}
+
+interface ProcInfo {
+  pid: number;
+  state: string;
+  pgrp: number;
+  cmdline: string;
+}
+
+/** Every process visible in /proc (zombies included: they hold nothing but a pid). */
+export function processes(): ProcInfo[] {
+  const out: ProcInfo[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+      out.push({ pid: Number(name), state: fields[0] ?? '?', pgrp: Number(fields[2]), cmdline });
+    } catch {
+      // the process went away while we looked
+    }
+  }
+  return out;
+}
+
+/** Live (non-zombie) processes of a process group. */
+export function liveMembers(pgid: number): ProcInfo[] {
+  return processes().filter((p) => p.pgrp === pgid && p.state !== 'Z');
+}
+
+/** Live processes whose command line contains `marker`. */
+export function liveWithMarker(marker: string): ProcInfo[] {
+  return processes().filter((p) => p.cmdline.includes(marker) && p.state !== 'Z');
+}
+
+/**
+ * Waits until `check` returns an empty list; returns what is left at the deadline. SIGKILL is
+ * delivered asynchronously, so a dying process may be visible for a moment.
+ */
+export async function waitUntilEmpty<T>(check: () => T[], deadlineMs = 2000): Promise<T[]> {
+  const end = Date.now() + deadlineMs;
+  for (;;) {
+    const left = check();
+    if (left.length === 0 || Date.now() > end) return left;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Polls until `predicate` holds (for waiting on a file a command writes). */
+export async function waitFor(predicate: () => boolean, deadlineMs = 5000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!predicate()) {
+    if (Date.now() > end) throw new Error('waitFor: condition not met before the deadline');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A marker unique to one test, to find its processes by command line. */
+export function uniqueSleep(): string {
+  return `${1000 + Math.floor(Math.random() * 1000)}.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+}
+
+export function killMarked(marker: string): void {
+  for (const p of liveWithMarker(marker)) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createBashTool, SandboxUnavailableError } from '../../src/tools/bash.js';
+import { context, killMarked, liveWithMarker, makeTempDir, uniqueSleep, waitUntilEmpty } from './bashHelpers.js';
+
+// These tests need bubblewrap (Debian package `bubblewrap`); CI installs it.
+let dir: string;
+let cleanup: () => void;
+let server: Server;
+let port: number;
+let connections = 0;
+
+beforeAll(async () => {
+  server = createServer((socket) => {
+    connections++;
+    socket.end('hello from outside\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as { port: number }).port;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  ({ dir, cleanup } = makeTempDir());
+  connections = 0;
+});
+
+afterEach(() => cleanup());
+
+const sandboxed = createBashTool({ sandbox: true });
+const plain = createBashTool();
+// bash's /dev/tcp: connect, then read the greeting.
+const connect = (p: number): string => `exec 3<>/dev/tcp/127.0.0.1/${p} && head -n 1 <&3`;
+
+describe('bash tool: sandbox', () => {
+  it('says the sandbox is on in the description', () => {
+    expect(sandboxed.description).toMatch(/Sandboxed/);
+  });
+
+  it('does ordinary work in the working directory', async () => {
+    const r = await sandboxed.run({ command: 'echo hello > f.txt && cat f.txt && pwd' }, context(dir));
+    expect(r).toMatchObject({ isError: false, content: `hello\n${dir}` });
+    expect(readFileSync(join(dir, 'f.txt'), 'utf8')).toBe('hello\n');
+  });
+
+  it('cannot write outside the working directory', async () => {
+    const outside = `/var/tmp/agentloop-sandbox-${process.pid}-${Date.now()}`;
+    try {
+      const r = await sandboxed.run({ command: `echo x > ${outside}` }, context(dir));
+      expect(r.isError).toBe(true);
+      expect(r.content).toMatch(/Read-only file system/);
+      expect(existsSync(outside)).toBe(false);
+    } finally {
+      rmSync(outside, { force: true });
+    }
+  });
+
+  it('has a private /tmp: a sibling temporary directory is out of reach', async () => {
+    const sibling = makeTempDir();
+    try {
+      const r = await sandboxed.run({ command: `echo x > ${sibling.dir}/leak.txt` }, context(dir));
+      expect(r.isError).toBe(true);
+      expect(existsSync(join(sibling.dir, 'leak.txt'))).toBe(false);
+    } finally {
+      sibling.cleanup();
+    }
+  });
+
+  it('cannot connect to a server on the host loopback (which works without the sandbox)', async () => {
+    const control = await plain.run({ command: connect(port) }, context(dir));
+    expect(control).toMatchObject({ isError: false, content: 'hello from outside' });
+    expect(connections).toBe(1);
+
+    const r = await sandboxed.run({ command: connect(port) }, context(dir));
+    expect(r.isError).toBe(true);
+    expect(r.content).not.toContain('hello from outside');
+    expect(connections).toBe(1);
+  });
+
+  it('kills everything in the sandbox on timeout', async () => {
+    const marker = uniqueSleep();
+    try {
+      const r = await sandboxed.run({ command: `sleep ${marker} & sleep ${marker}`, timeout: 1000 }, context(dir));
+      expect(r.content).toContain('[timed out after 1000 ms');
+      expect(await waitUntilEmpty(() => liveWithMarker(marker))).toEqual([]);
+    } finally {
+      killMarked(marker);
+    }
+  });
+
+  it('kills background processes in the sandbox when the command ends', async () => {
+    const marker = uniqueSleep();
+    try {
+      const r = await sandboxed.run({ command: `echo hi; sleep ${marker} &` }, context(dir));
+      expect(r).toMatchObject({ isError: false, content: 'hi' });
+      expect(await waitUntilEmpty(() => liveWithMarker(marker))).toEqual([]);
+    } finally {
+      killMarked(marker);
+    }
+  });
+
+  it('fails at creation, naming the package, when bwrap is missing', () => {
+    const create = () => createBashTool({ sandbox: true, env: { PATH: '/nonexistent' } });
+    expect(create).toThrow(SandboxUnavailableError);
+    expect(create).toThrow(/bubblewrap/);
+  });
+});
