@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
 export interface CliOptions {
-  command: 'run' | 'help' | 'version';
+  /** `sessions` lists the saved sessions; `view` serves the step-through viewer. */
+  command: 'run' | 'help' | 'version' | 'sessions' | 'view';
   /** `-p` prompt; absent: the REPL (or the demo). */
   prompt?: string;
   demo: boolean;
@@ -13,6 +14,18 @@ export interface CliOptions {
   maxTokens?: number;
   maxRetries?: number;
   cwd?: string;
+  /** `--resume ID`: go on with that session (a unique prefix of the id is enough). */
+  resume?: string;
+  /** `--continue`: go on with the newest session of the working directory. */
+  continue?: boolean;
+  /** `--inspect`: connect the machine to the Stately inspector (the page needs the internet). */
+  inspect?: boolean;
+  /** `--view`: show the run live in the local step-through viewer. */
+  view?: boolean;
+  /** Port of the viewer or the inspector bridge (default: any free port). */
+  port?: number;
+  /** `view [ID]`: the session to open. */
+  sessionId?: string;
 }
 
 /** Bad command line: printed with the usage, exit code 2. */
@@ -23,6 +36,8 @@ export class UsageError extends Error {
 export const USAGE = `Usage: agentloop [options]            start a REPL (the conversation is kept across questions)
        agentloop -p "PROMPT" [options]  run once and print the result
        agentloop --demo [options]       offline demo with a scripted model and the real bash tool
+       agentloop sessions               list saved sessions (newest first)
+       agentloop view [ID] [--port N]   step through a session in the browser (default: the newest here)
 
 Options:
   -p, --print PROMPT          run PROMPT once and exit
@@ -33,11 +48,17 @@ Options:
       --max-retries N         retries of a failed model call (default 4)
       --cwd DIR               working directory of the tools (default: the current one)
       --demo                  play the two-turn example with a scripted model, no API key needed
+      --resume ID             go on with session ID (a unique prefix is enough); with -p, ask PROMPT next
+  -c, --continue              go on with the newest session of this directory
+      --view                  show the run live in the local step-through viewer (prints its URL)
+      --inspect               show the machine live in the Stately inspector (prints its URL; needs internet)
+      --port N                port of the viewer / inspector page (default: any free port)
   -h, --help                  show this help
   -v, --version               print the version
 
 Configuration (environment or .env in the working directory):
   ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, MODEL_ID, NO_COLOR
+  AGENTLOOP_HOME: where sessions are saved (default ~/.agentloop; transcripts in sessions/ID.jsonl)
 
 Exit codes: 0 success, 1 the run failed, 2 bad usage or configuration, 130/143 interrupted.`;
 
@@ -65,6 +86,11 @@ export function parseCliArgs(argv: string[]): CliOptions {
         'max-retries': { type: 'string' },
         cwd: { type: 'string' },
         demo: { type: 'boolean' },
+        resume: { type: 'string' },
+        continue: { type: 'boolean', short: 'c' },
+        inspect: { type: 'boolean' },
+        view: { type: 'boolean' },
+        port: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -75,6 +101,8 @@ export function parseCliArgs(argv: string[]): CliOptions {
   const { values, positionals } = parsed;
   if (values.help) return { command: 'help', demo: false, outputFormat: 'text' };
   if (values.version) return { command: 'version', demo: false, outputFormat: 'text' };
+  const [first, ...rest] = positionals;
+  if (first === 'sessions' || first === 'view') return parseSubcommand(first, rest, values);
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" (a prompt goes after -p)`);
 
   const format = values['output-format'] ?? 'text';
@@ -93,8 +121,48 @@ export function parseCliArgs(argv: string[]): CliOptions {
   if (maxTurns !== undefined) options.maxTurns = maxTurns;
   if (maxTokens !== undefined) options.maxTokens = maxTokens;
   if (maxRetries !== undefined) options.maxRetries = maxRetries;
-  if (format !== 'text' && options.prompt === undefined && !options.demo) {
-    throw new UsageError(`--output-format ${format} needs -p PROMPT (or --demo)`);
+  if (values.resume !== undefined) {
+    if (values.resume.trim() === '') throw new UsageError('--resume needs a session id (see: agentloop sessions)');
+    options.resume = values.resume.trim();
   }
+  if (values.continue) options.continue = true;
+  if (values.inspect) options.inspect = true;
+  if (values.view) options.view = true;
+  const port = portOf(values.port);
+  if (port !== undefined) options.port = port;
+  if (options.resume !== undefined && options.continue) throw new UsageError('--resume and --continue exclude each other');
+  if (options.demo && (options.resume !== undefined || options.continue)) {
+    throw new UsageError('--demo always starts a new session: it cannot be combined with --resume or --continue');
+  }
+  if (port !== undefined && !options.view && !options.inspect) throw new UsageError('--port goes with --view, --inspect or view');
+  if (options.view && options.inspect && port !== undefined) throw new UsageError('--port is ambiguous with both --view and --inspect');
+  const resuming = options.resume !== undefined || options.continue === true;
+  if (format !== 'text' && options.prompt === undefined && !options.demo && !resuming) {
+    throw new UsageError(`--output-format ${format} needs -p PROMPT (or --demo, --resume, --continue)`);
+  }
+  return options;
+}
+
+function portOf(value: string | undefined): number | undefined {
+  const port = positiveInt('--port', value, 0);
+  if (port !== undefined && port > 65535) throw new UsageError(`--port must be at most 65535, not ${port}`);
+  return port;
+}
+
+type ParsedValues = ReturnType<typeof parseArgs<{ options: Record<string, { type: 'string' | 'boolean' }> }>>['values'];
+
+/** `sessions` and `view [ID]`: they take only `--output-format` / `--port`. */
+function parseSubcommand(command: 'sessions' | 'view', rest: string[], values: ParsedValues): CliOptions {
+  const allowed = command === 'sessions' ? ['output-format'] : ['port'];
+  const stray = Object.keys(values).find((key) => !allowed.includes(key));
+  if (stray) throw new UsageError(`${command} does not take --${stray}`);
+  const maxPositionals = command === 'view' ? 1 : 0;
+  if (rest.length > maxPositionals) throw new UsageError(`unexpected argument "${rest[maxPositionals]}" after ${command}`);
+  const format = values['output-format'] ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new UsageError('sessions --output-format must be text or json');
+  const options: CliOptions = { command, demo: false, outputFormat: format };
+  const port = portOf(values.port as string | undefined);
+  if (port !== undefined) options.port = port;
+  if (rest[0] !== undefined) options.sessionId = rest[0];
   return options;
 }

@@ -3,29 +3,47 @@ import type { ContentBlock, MessageParam, ToolResultBlockParam, ToolUseBlock } f
 type UserBlock = Exclude<MessageParam['content'], string>[number];
 
 /**
- * Appends the model's reply; an empty reply adds nothing (an empty message is invalid). A reply
- * that continues a paused turn (the history ends with the assistant's `pause_turn` reply) joins
- * that message, as the API continues it.
+ * Appends the model's reply to `log` in place and returns it; an empty reply adds nothing (an
+ * empty message is invalid). A reply that continues a paused turn (the history ends with the
+ * assistant's `pause_turn` reply) joins that message, as the API continues it.
  */
-export function appendAssistant(messages: readonly MessageParam[], content: readonly ContentBlock[]): MessageParam[] {
-  if (content.length === 0) return [...messages];
-  const last = messages[messages.length - 1];
-  if (last?.role !== 'assistant') return [...messages, { role: 'assistant', content: [...content] }];
+export function pushAssistant(log: MessageParam[], content: readonly ContentBlock[]): MessageParam[] {
+  if (content.length === 0) return log;
+  const last = log[log.length - 1];
+  if (last?.role !== 'assistant') {
+    log.push({ role: 'assistant', content: [...content] });
+    return log;
+  }
   const previous: ContentBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
-  return [...messages.slice(0, -1), { role: 'assistant', content: [...previous, ...content] }];
+  log[log.length - 1] = { role: 'assistant', content: [...previous, ...content] };
+  return log;
 }
 
 /**
- * Appends user content. When the history already ends with a user message (a run that was
- * aborted before the model answered, say), the blocks join that message instead, so that roles
- * keep alternating.
+ * Appends user content to `log` in place and returns it. When the history already ends with a
+ * user message (a run that was aborted before the model answered, say), the blocks join that
+ * message instead, so that roles keep alternating.
  */
-export function appendUser(messages: readonly MessageParam[], blocks: readonly UserBlock[]): MessageParam[] {
-  if (blocks.length === 0) return [...messages];
-  const last = messages[messages.length - 1];
-  if (last?.role !== 'user') return [...messages, { role: 'user', content: [...blocks] }];
+export function pushUser(log: MessageParam[], blocks: readonly UserBlock[]): MessageParam[] {
+  if (blocks.length === 0) return log;
+  const last = log[log.length - 1];
+  if (last?.role !== 'user') {
+    log.push({ role: 'user', content: [...blocks] });
+    return log;
+  }
   const previous: UserBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
-  return [...messages.slice(0, -1), { role: 'user', content: [...previous, ...blocks] }];
+  log[log.length - 1] = { role: 'user', content: [...previous, ...blocks] };
+  return log;
+}
+
+/** `pushAssistant` on a copy: the given history is left as it is. */
+export function appendAssistant(messages: readonly MessageParam[], content: readonly ContentBlock[]): MessageParam[] {
+  return pushAssistant([...messages], content);
+}
+
+/** `pushUser` on a copy: the given history is left as it is. */
+export function appendUser(messages: readonly MessageParam[], blocks: readonly UserBlock[]): MessageParam[] {
+  return pushUser([...messages], blocks);
 }
 
 export function appendUserText(messages: readonly MessageParam[], text: string): MessageParam[] {

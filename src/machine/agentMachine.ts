@@ -1,5 +1,5 @@
 import { assign, fromCallback, fromPromise, sendTo, setup } from 'xstate';
-import { appendAssistant, appendUser, completeResults, toolUsesOf } from '../history/messages.js';
+import { completeResults, pushAssistant, pushUser, toolUsesOf } from '../history/messages.js';
 import type { ModelCallInput, ModelReply, ToolResultBlockParam } from '../model/types.js';
 import { addUsage } from '../model/types.js';
 import {
@@ -17,6 +17,17 @@ import type { AgentEvent, ToolRunnerCommand } from './events.js';
 /** The user message that asks the model to go on after a reply cut by max_tokens. */
 export const CONTINUE_AFTER_MAX_TOKENS =
   'Output token limit hit. Resume directly where you stopped: no apology, no recap. Break the remaining work into smaller pieces.';
+
+/**
+ * `messages` and `turnUsage` are append-only logs owned by one run: appends push in place, so a
+ * turn costs the same at 10,000 turns as at 10 (copying the arrays every turn made long runs
+ * quadratic, see BENCHMARKS.md). Snapshots of one run share these arrays: copy them
+ * (`slice()`) to keep the history as it was at a given snapshot.
+ */
+function pushed<T>(log: T[], item: T): T[] {
+  log.push(item);
+  return log;
+}
 
 function notProvided(name: string): never {
   throw new Error(`the "${name}" actor was not provided: use createAgentMachine() or machine.provide()`);
@@ -75,10 +86,10 @@ export const agentMachine = setup({
             ? 'max_tokens'
             : null;
       return {
-        messages: appendAssistant(context.messages, reply.content),
+        messages: pushAssistant(context.messages, reply.content),
         stopReason: reply.stopReason,
         usage: addUsage(context.usage, reply.usage),
-        turnUsage: [...context.turnUsage, reply.usage],
+        turnUsage: pushed(context.turnUsage, reply.usage),
         toolUses: toolUsesOf(reply.content),
         needsFollowUp: context.needsFollowUp || toolUsesOf(reply.content).length > 0,
         maxTokensStreak: streak,
@@ -102,7 +113,7 @@ export const agentMachine = setup({
     recordToolRunnerError: assign((_, params: { error: unknown }) => ({ error: toRunError(params.error) })),
     appendResults: assign({
       messages: ({ context }) =>
-        appendUser(context.messages, [
+        pushUser(context.messages, [
           ...completeResults(context.toolUses, context.toolResults, 'no result was produced'),
           ...(context.continuation === 'max_tokens' ? [{ type: 'text' as const, text: CONTINUE_AFTER_MAX_TOKENS }] : []),
         ]),
@@ -112,7 +123,7 @@ export const agentMachine = setup({
       const last = context.messages[context.messages.length - 1];
       if (context.toolUses.length === 0 || last?.role !== 'assistant') return {};
       const results: ToolResultBlockParam[] = completeResults(context.toolUses, context.toolResults, params.reason);
-      return { messages: appendUser(context.messages, results) };
+      return { messages: pushUser(context.messages, results) };
     }),
     startNextTurn: assign({
       turnCount: ({ context }) => context.turnCount + 1,

@@ -108,7 +108,8 @@ export interface AgentInput {
 
 export function initialContext(input: AgentInput): AgentContext {
   return {
-    messages: input.messages,
+    // The run's own copy: the machine appends to it in place (see agentMachine.ts).
+    messages: [...input.messages],
     turnCount: input.turnCount ?? 1,
     transitionReason: null,
     config: { ...defaultRunConfig, tools: [], ...input.config },
@@ -131,7 +132,9 @@ export function initialContext(input: AgentInput): AgentContext {
 /**
  * The request body of the next model call, derived from the state alone. Only `messages` and
  * the model settings go out: `turnCount`, `transitionReason` and the rest of the loop's
- * bookkeeping never reach the model.
+ * bookkeeping never reach the model. `messages` is the context's own log, not a copy: building a
+ * request costs the same at any history length. The model service adds the prompt-caching
+ * breakpoints (`withCacheBreakpoints`) to the body it sends.
  */
 export function buildRequest(context: Pick<AgentContext, 'messages' | 'config'>): ModelRequest {
   const { config } = context;

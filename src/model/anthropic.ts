@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { assertValidHistory, InvalidHistoryError } from '../history/validate.js';
+import { withCacheBreakpoints } from '../machine/cache.js';
 import { toModelError } from './errors.js';
-import type { ContentBlock, ModelCall, ModelReply, ToolUseBlock } from './types.js';
+import type { ContentBlock, ModelCall, ModelReply, ModelRequest, ToolUseBlock } from './types.js';
 import { ModelError } from './types.js';
 
 export interface AnthropicModelOptions {
@@ -15,6 +16,8 @@ export interface AnthropicModelOptions {
   timeoutMs?: number;
   /** A stream that sends nothing for this long is given up as broken (default 90 s). */
   idleTimeoutMs?: number;
+  /** Mark the stable prefix and the conversation so far for prompt caching (default true). */
+  promptCaching?: boolean;
 }
 
 /**
@@ -58,6 +61,7 @@ function toParam(block: Anthropic.ContentBlock): ContentBlock {
 export function createAnthropicModel(options: AnthropicModelOptions): ModelCall {
   const client = options.client ?? createClient(options);
   const idleTimeoutMs = options.idleTimeoutMs ?? 90_000;
+  const prepare = options.promptCaching === false ? (r: ModelRequest) => r : withCacheBreakpoints;
 
   return async ({ request, onToolUse, onText }, signal) => {
     try {
@@ -67,7 +71,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
       throw new ModelError('invalid_request', `agentloop refused to send an ${problems}`);
     }
 
-    const stream = client.messages.stream(request, { signal });
+    const stream = client.messages.stream(prepare(request), { signal });
     const completed = new Set<number>();
     let started = false;
     let idle: NodeJS.Timeout | undefined;

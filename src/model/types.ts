@@ -32,12 +32,16 @@ export function addUsage(a: Usage, b: Partial<Usage> | null | undefined): Usage 
   };
 }
 
-/** The body of one `POST /v1/messages`: derived from the machine's context by `buildRequest`. */
+/**
+ * The body of one `POST /v1/messages`: derived from the machine's context by `buildRequest`
+ * (the model service adds prompt-caching breakpoints when it sends it).
+ */
 export interface ModelRequest {
   model: string;
   max_tokens: number;
-  system?: string;
-  tools?: ToolDefinition[];
+  /** A string, or text blocks when it carries a `cache_control` breakpoint (machine/cache.ts). */
+  system?: string | Anthropic.TextBlockParam[];
+  tools?: Array<ToolDefinition & { cache_control?: Anthropic.CacheControlEphemeral }>;
   messages: MessageParam[];
 }
 

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createActor, toPromise, type InspectionEvent } from 'xstate';
+import { createActor, toPromise, type InspectionEvent, type Observer } from 'xstate';
 import { appendUserText, textOf } from '../history/messages.js';
 import type { AgentContext, RunConfig, TransitionReason } from '../machine/context.js';
+import { withCacheBreakpoints } from '../machine/cache.js';
 import { createAnthropicModel, type AnthropicModelOptions } from '../model/anthropic.js';
-import type { MessageParam, ModelCall, ModelRequest, ToolResultBlockParam, ToolUseBlock } from '../model/types.js';
+import type { MessageParam, ModelCall, ModelRequest, ToolResultBlockParam, ToolUseBlock, Usage } from '../model/types.js';
 import { createBashTool } from '../tools/bash.js';
 import { toolDefinition, type Tool } from '../tools/types.js';
 import { createAgentMachine } from './actors.js';
@@ -14,13 +15,18 @@ export type RunEvent =
   | { type: 'transition'; state: string; event: string; turnCount: number; transitionReason: TransitionReason | null }
   /** A piece of the model's text, as it streams. */
   | { type: 'text'; delta: string }
-  /** A message was written to the history. */
-  | { type: 'message'; message: MessageParam }
+  /**
+   * A message was written to the history at `index`. The same index again means the message was
+   * replaced (user content joined into the last user message).
+   */
+  | { type: 'message'; index: number; message: MessageParam }
   | { type: 'tool_start'; block: ToolUseBlock }
   | { type: 'tool_result'; block: ToolUseBlock; result: ToolResultBlockParam }
   | { type: 'retry'; attempt: number; delayMs: number; error: string }
   /** A request is about to be sent to the model: exactly the body the model gets. */
-  | { type: 'request'; turnCount: number; body: ModelRequest };
+  | { type: 'request'; turnCount: number; body: ModelRequest }
+  /** A model call finished: its token counts, and the run's total so far. */
+  | { type: 'usage'; turnCount: number; usage: Usage; total: Usage };
 
 export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'model'>> {
   /** Model id (e.g. from MODEL_ID). */
@@ -40,6 +46,8 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   signal?: AbortSignal;
   onEvent?: (event: RunEvent) => void;
   sessionId?: string;
+  /** Receives the machine's inspection events too, e.g. the Stately inspector's `inspect`. */
+  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
 
 export type FinalState = 'done' | 'failed' | 'aborted';
@@ -74,15 +82,19 @@ export async function runAgent(prompt: string | null, options: RunAgentOptions):
   const tools = options.tools ?? [createBashTool({ cwd })];
   const emit = options.onEvent ?? (() => {});
   const modelCall = options.modelCall ?? createAnthropicModel(options.client ?? {});
-  const { model, modelCall: _m, client: _c, tools: _t, cwd: _w, messages = [], signal, onEvent: _e, sessionId: _s, turnCount, ...limits } =
+  const { model, modelCall: _m, client: _c, tools: _t, cwd: _w, messages = [], signal, onEvent: _e, sessionId: _s, turnCount, inspect, ...limits } =
     options;
+  const inspector = typeof inspect === 'function' ? inspect : inspect?.next?.bind(inspect);
   const startMessages = prompt ? appendUserText(messages, prompt) : messages;
   if (startMessages[startMessages.length - 1]?.role !== 'user') {
     throw new Error('runAgent needs a prompt, or a history that ends with a user message');
   }
 
+  // The body as it goes out: the Anthropic service adds cache breakpoints; a model call of the
+  // caller's own gets the request as it is. Copied only when someone listens.
+  const sentBody = options.modelCall ? (request: ModelRequest) => ({ ...request, messages: request.messages.slice() }) : withCacheBreakpoints;
   const recordingModel: ModelCall = (input, callSignal) => {
-    emit({ type: 'request', turnCount: input.turnCount, body: input.request });
+    if (options.onEvent) emit({ type: 'request', turnCount: input.turnCount, body: sentBody(input.request) });
     return modelCall(input, callSignal);
   };
   const machine = createAgentMachine({ model: recordingModel, tools, cwd, onText: (delta) => emit({ type: 'text', delta }) });
@@ -92,17 +104,27 @@ export async function runAgent(prompt: string | null, options: RunAgentOptions):
       ...(turnCount !== undefined ? { turnCount } : {}),
       config: { system: defaultSystemPrompt(cwd), ...limits, model, tools: tools.map(toolDefinition) },
     },
-    inspect: (event) => observe(event),
+    inspect: (event) => {
+      observe(event);
+      inspector?.(event);
+    },
   });
 
   let lastState = '';
   // The new prompt (merged into the last user message or not) is reported as a message too.
   let written = prompt ? startMessages.length - 1 : startMessages.length;
+  let lastWritten: MessageParam | undefined = startMessages[written - 1];
+  let usageReported = 0;
+  // A tool start is reported with the snapshot that records it, so never before the message that
+  // asked for it (the inspection event of TOOL_STARTED comes before the snapshot of the step it
+  // is sent in).
+  const startedBlocks = new Map<string, ToolUseBlock>();
+  const startsReported = new Set<string>();
   function observe(event: InspectionEvent): void {
     if (event.actorRef.sessionId !== event.rootId) return; // only the agent machine itself
     if (event.type === '@xstate.event') {
       const e = event.event;
-      if (e.type === 'TOOL_STARTED') emit({ type: 'tool_start', block: e.block });
+      if (e.type === 'TOOL_STARTED') startedBlocks.set(e.block.id, e.block);
       if (e.type === 'TOOL_RESULT') emit({ type: 'tool_result', block: e.block, result: e.result });
       return;
     }
@@ -110,9 +132,22 @@ export async function runAgent(prompt: string | null, options: RunAgentOptions):
     const snapshot = event.snapshot as { value?: unknown; context?: AgentContext };
     const context = snapshot.context;
     if (!context) return;
+    // Messages are never changed in place: a new object at the last index means it was replaced.
+    if (written > 0 && context.messages[written - 1] !== lastWritten) written -= 1;
     for (; written < context.messages.length; written++) {
       const message = context.messages[written];
-      if (message) emit({ type: 'message', message });
+      if (message) emit({ type: 'message', index: written, message });
+      lastWritten = message;
+    }
+    for (const id of context.startedToolIds) {
+      const block = startedBlocks.get(id);
+      if (!block || startsReported.has(id)) continue;
+      startsReported.add(id);
+      emit({ type: 'tool_start', block });
+    }
+    for (; usageReported < context.turnUsage.length; usageReported++) {
+      const usage = context.turnUsage[usageReported];
+      if (usage) emit({ type: 'usage', turnCount: context.turnCount, usage, total: context.usage });
     }
     const state = leafState(snapshot.value);
     if (state === lastState) return;

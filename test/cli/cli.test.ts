@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { stripMessages } from '../../src/machine/cache.js';
 import { answerFromResults, bashUse, startCheckedServer } from '../support/agentServer.js';
 import { cliEnv, runCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
@@ -180,7 +181,7 @@ describe('the REPL', () => {
     expect(run.stdout).toContain('agentloop >> ');
     expect(run.stdout).toContain('first answer');
     expect(run.stdout).toContain('second answer');
-    const second = server.requests[1]?.body?.messages;
+    const second = stripMessages(server.requests[1]?.body?.messages ?? []);
     expect(second).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'first question' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'first answer' }] },

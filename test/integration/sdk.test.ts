@@ -48,7 +48,10 @@ describe('the loop with the real SDK against a local Messages API server', () =>
     expect(server.violations).toEqual([]);
     expect(server.requests.map((r) => r.streamed)).toEqual([true, true]);
     const second = server.requests[1]?.body;
-    expect(lastToolResults(second!)).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'alpha.txt\nbeta.md' }]);
+    // The request carries a prompt-caching breakpoint on its last block (the conversation so far).
+    expect(lastToolResults(second!)).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_1', content: 'alpha.txt\nbeta.md', cache_control: { type: 'ephemeral' } },
+    ]);
     expect(events.filter((e) => e.type === 'text').map((e) => (e as { delta: string }).delta).join('')).toContain('Listing.');
     expect(run.context.usage.input_tokens).toBeGreaterThan(0);
     expect(run.context.turnUsage).toHaveLength(2);

@@ -1,0 +1,147 @@
+/**
+ * The CLI's side of sessions: starting or resuming the transcript of a run, `agentloop sessions`,
+ * and the usage line printed after a text-mode run.
+ */
+import { randomUUID } from 'node:crypto';
+import type { MessageParam, Usage } from '../model/types.js';
+import { reopenSession, startSession, type SessionRecorder } from '../session/recorder.js';
+import { restoreConversation } from '../session/resume.js';
+import type { RunResult } from '../session/run.js';
+import { agentloopHome, findSession, listSessions, newestSessionFor, readTranscript, SessionNotFoundError, type SessionSummary } from '../session/store.js';
+import type { CliOptions } from './args.js';
+
+/** A session that cannot be resumed: the message says why (exit code 2). */
+export class SessionError extends Error {
+  override readonly name = 'SessionError';
+}
+
+export interface PreparedSession {
+  id: string;
+  /** Absent when the transcript could not be created (the run goes on, unrecorded). */
+  recorder: SessionRecorder | undefined;
+  /** The conversation so far (empty for a new session). */
+  messages: MessageParam[];
+  /** Where the turn count goes on from, when resuming. */
+  turnCount: number | undefined;
+  /** The history ends with a user message: the model can be asked without a new prompt. */
+  awaitsModel: boolean;
+  resumed: boolean;
+  /** Things to tell the user on stderr (unreadable lines, repairs, recording off). */
+  notices: string[];
+}
+
+export interface PrepareOptions {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  model: string;
+  /** Called if a transcript write fails later on. */
+  onRecordError: (error: Error) => void;
+}
+
+/** A new session, or the one `--resume ID` / `--continue` names, repaired and reopened. */
+export function prepareSession(options: CliOptions, prepare: PrepareOptions): PreparedSession {
+  const home = agentloopHome(prepare.env);
+  if (options.resume === undefined && !options.continue) {
+    const id = randomUUID();
+    try {
+      const recorder = startSession(home, { id, cwd: prepare.cwd, model: prepare.model }, { onError: prepare.onRecordError });
+      return { id, recorder, messages: [], turnCount: undefined, awaitsModel: false, resumed: false, notices: [] };
+    } catch (error) {
+      const notice = `this session is not saved (${error instanceof Error ? error.message : String(error)})`;
+      return { id, recorder: undefined, messages: [], turnCount: undefined, awaitsModel: false, resumed: false, notices: [notice] };
+    }
+  }
+
+  let path: string;
+  if (options.resume !== undefined) {
+    try {
+      path = findSession(home, options.resume);
+    } catch (error) {
+      if (error instanceof SessionNotFoundError) throw new SessionError(error.message);
+      throw error;
+    }
+  } else {
+    const newest = newestSessionFor(home, prepare.cwd);
+    if (!newest) throw new SessionError(`no session to continue in ${prepare.cwd} (see: agentloop sessions)`);
+    path = newest.path;
+  }
+  const transcript = readTranscript(path);
+  const notices = transcript.problems.map((p) => `${path}: ${p}`);
+  if (!transcript.header) throw new SessionError(`${path} is not a session transcript`);
+  const { id, cwd } = transcript.header;
+  const conversation = restoreConversation(transcript.records);
+  if (conversation.problems.length > 0) {
+    throw new SessionError(`session ${id} cannot be resumed: ${conversation.problems.join('; ')}`);
+  }
+  if (cwd !== prepare.cwd) notices.push(`session ${id} was recorded in ${cwd}; its tools now run in ${prepare.cwd}`);
+  notices.push(...conversation.repaired.map((r) => `resuming ${id}: ${r}`));
+  const recorder = reopenSession(id, path, { onError: prepare.onRecordError });
+  recorder.resumed(conversation);
+  return {
+    id,
+    recorder,
+    messages: conversation.messages,
+    turnCount: conversation.turnCount,
+    awaitsModel: conversation.awaitsModel,
+    resumed: true,
+    notices,
+  };
+}
+
+const number = (n: number) => n.toLocaleString('en-US');
+
+/** One line for stderr after a text-mode run: turns, tokens (with cache reads and writes), time. */
+export function usageSummary(result: RunResult): string {
+  const u: Usage = result.context.usage;
+  const cache =
+    u.cache_read_input_tokens || u.cache_creation_input_tokens
+      ? ` (+${number(u.cache_read_input_tokens)} cache read, +${number(u.cache_creation_input_tokens)} cache write)`
+      : '';
+  const turns = result.context.turnUsage.length;
+  const seconds = (result.durationMs / 1000).toFixed(1);
+  return `${turns} model call${turns === 1 ? '' : 's'} · ${number(u.input_tokens)} in${cache} · ${number(u.output_tokens)} out · ${seconds} s · session ${result.sessionId}`;
+}
+
+function localTime(iso: string): string {
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** The `agentloop sessions` table: short ids (a unique prefix is enough for `--resume`). */
+export function formatSessions(sessions: readonly SessionSummary[]): string {
+  if (sessions.length === 0) return 'No sessions yet.';
+  const rows = sessions.map((s) => [
+    s.id.slice(0, 8),
+    localTime(s.updatedAt),
+    String(s.turns),
+    s.exitReason ?? '-',
+    s.cwd,
+    oneLine(s.firstPrompt, 60) || '-',
+  ]);
+  const head = ['ID', 'UPDATED', 'TURNS', 'EXIT', 'CWD', 'FIRST PROMPT'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] as number))).join('  ');
+  return [line(head), ...rows.map(line)].join('\n');
+}
+
+export function sessionsCommand(
+  options: CliOptions,
+  env: NodeJS.ProcessEnv,
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+): number {
+  const sessions = listSessions(agentloopHome(env));
+  if (options.outputFormat === 'json') {
+    out.write(`${JSON.stringify(sessions)}\n`);
+    return 0;
+  }
+  out.write(`${formatSessions(sessions)}\n`);
+  for (const s of sessions) for (const problem of s.problems) err.write(`${s.path}: ${problem}\n`);
+  return 0;
+}

@@ -1,0 +1,147 @@
+/**
+ * `--inspect`: the running machine, live in the Stately inspector.
+ *
+ * `@statelyai/inspect`'s `createWebSocketInspector` sends the machine's inspection events over a
+ * WebSocket; this module serves the other end on 127.0.0.1: a page that embeds the Stately
+ * inspector (https://stately.ai/inspect, which needs the internet) and relays every event to it.
+ *
+ * The bridge is ours rather than the package's `createInspectorServer` because that one listens
+ * on every network interface (the conversation would be readable from the LAN), on a fixed port
+ * (8080 by default; its page has the port written in, so port 0 cannot work), and replays only
+ * the last 200 events to a page opened late (a run's first turns would be missing).
+ */
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createWebSocketInspector } from '@statelyai/inspect';
+import type { InspectionEvent, Observer } from 'xstate';
+import { WebSocket, WebSocketServer } from 'ws';
+
+export const STATELY_INSPECTOR_URL = 'https://stately.ai/inspect';
+
+export interface StatelyInspector {
+  /** The page to open in a browser. */
+  readonly url: string;
+  /** Pass as `runAgent`'s `inspect` option (or `createActor`'s). */
+  readonly inspect: Observer<InspectionEvent>;
+  /** Browsers connected now. */
+  readonly viewers: number;
+  close(): Promise<void>;
+}
+
+export interface StatelyInspectorOptions {
+  /** Default 0: any free port. */
+  port?: number;
+  /** The inspector page embedded (default https://stately.ai/inspect). */
+  inspectorUrl?: string;
+  /** Events kept for a page opened late (default 20,000; the oldest are dropped past that). */
+  maxReplay?: number;
+}
+
+function bridgePage(inspectorUrl: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>agentloop · Stately inspector</title>
+<style>
+  html, body { margin: 0; height: 100%; font: 14px system-ui, sans-serif; }
+  iframe { width: 100%; height: calc(100% - 28px); border: 0; display: block; }
+  p { margin: 0; height: 28px; line-height: 28px; padding: 0 12px; background: #101828; color: #d0d5dd; font-size: 12px; }
+</style>
+</head>
+<body>
+<p>agentloop: inspection events relayed from 127.0.0.1 to the Stately inspector below (it loads from ${inspectorUrl} and needs the internet).</p>
+<iframe id="inspector" src="${inspectorUrl}"></iframe>
+<script>
+  var frame = document.getElementById('inspector');
+  var ready = false;
+  var waiting = [];
+  window.addEventListener('message', function (e) {
+    if (e.data && e.data.type === '@statelyai.connected') {
+      ready = true;
+      waiting.forEach(function (event) { frame.contentWindow.postMessage(event, '*'); });
+      waiting = [];
+    }
+  });
+  var socket = new WebSocket('ws://' + location.host + '/?role=viewer');
+  socket.onmessage = function (message) {
+    var event = JSON.parse(message.data);
+    if (ready) frame.contentWindow.postMessage(event, '*');
+    else waiting.push(event);
+  };
+</script>
+</body>
+</html>`;
+}
+
+const isViewer = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://x').searchParams.get('role') === 'viewer';
+
+/** Starts the bridge on 127.0.0.1 and connects an inspector to it. */
+export async function startStatelyInspector(options: StatelyInspectorOptions = {}): Promise<StatelyInspector> {
+  const inspectorUrl = options.inspectorUrl ?? STATELY_INSPECTOR_URL;
+  const maxReplay = options.maxReplay ?? 20_000;
+  const replay: string[] = [];
+  const viewers = new Set<WebSocket>();
+  let port = 0;
+
+  const http = createServer((req, res) => {
+    const host = req.headers.host ?? '';
+    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
+      res.writeHead(403).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(bridgePage(inspectorUrl));
+  });
+  // Browsers let any site open a WebSocket to 127.0.0.1: only our own page (or a client that
+  // sends no Origin, the agent itself) may connect.
+  const wss = new WebSocketServer({
+    server: http,
+    verifyClient: ({ origin }: { origin?: string }) =>
+      origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`,
+  });
+  wss.on('connection', (socket, req) => {
+    if (isViewer(req)) {
+      viewers.add(socket);
+      for (const message of replay) socket.send(message);
+      socket.on('close', () => viewers.delete(socket));
+      return;
+    }
+    // The agent's side: everything it sends goes to every page, and is kept for late ones.
+    socket.on('message', (data) => {
+      const message = data.toString();
+      replay.push(message);
+      if (replay.length > maxReplay) replay.shift();
+      for (const viewer of viewers) if (viewer.readyState === WebSocket.OPEN) viewer.send(message);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, '127.0.0.1', () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  port = (http.address() as AddressInfo).port;
+
+  const inspector = createWebSocketInspector({ url: `ws://127.0.0.1:${port}`, maxDeferredEvents: maxReplay });
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    inspect: inspector.inspect,
+    get viewers() {
+      return viewers.size;
+    },
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        inspector.stop();
+        for (const client of wss.clients) client.terminate();
+        wss.close();
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * Writes a run to its session transcript as it goes. The recorder only consumes the `RunEvent`s
+ * of `runAgent` (pass `recorder.onEvent` as, or inside, `onEvent`): the machine knows nothing of it.
+ */
+import { randomUUID } from 'node:crypto';
+import { messageCacheMarks } from '../machine/cache.js';
+import type { MessageParam } from '../model/types.js';
+import type { RunEvent, RunResult } from './run.js';
+import { TRANSCRIPT_VERSION, type SessionRecord } from './records.js';
+import type { RestoredConversation } from './resume.js';
+import { TranscriptWriter } from './store.js';
+
+export interface SessionRecorder {
+  readonly id: string;
+  readonly path: string;
+  /** Set when a write failed: recording stopped there, the run went on. */
+  readonly failure: Error | undefined;
+  /** Records a question of the user, before its run starts. */
+  prompt(text: string): void;
+  /** Records what a resume found and the messages its repair added. */
+  resumed(conversation: RestoredConversation): void;
+  onEvent(event: RunEvent): void;
+  /** Records how a run ended (a REPL session has one per question). */
+  finish(result: RunResult): void;
+  close(): void;
+}
+
+export interface RecorderOptions {
+  /** Flush each tick's records to the disk with fsync (default true). */
+  durable?: boolean;
+  /** Called once when a write fails (disk full, file removed); recording stops. */
+  onError?: (error: Error) => void;
+  now?: () => Date;
+}
+
+/** Starts the transcript of a new session. */
+export function startSession(
+  home: string,
+  session: { cwd: string; model: string; id?: string },
+  options: RecorderOptions = {},
+): SessionRecorder {
+  const now = options.now ?? (() => new Date());
+  const id = session.id ?? randomUUID();
+  const writer = TranscriptWriter.create(
+    home,
+    { type: 'session', version: TRANSCRIPT_VERSION, id, cwd: session.cwd, createdAt: now().toISOString(), model: session.model },
+    options.durable === undefined ? {} : { durable: options.durable },
+  );
+  return createRecorder(id, writer, options);
+}
+
+/** Goes on appending to the transcript of an existing session (`--resume`). */
+export function reopenSession(id: string, path: string, options: RecorderOptions = {}): SessionRecorder {
+  const writer = TranscriptWriter.reopen(path, options.durable === undefined ? {} : { durable: options.durable });
+  return createRecorder(id, writer, options);
+}
+
+function createRecorder(id: string, writer: TranscriptWriter, options: RecorderOptions): SessionRecorder {
+  const now = options.now ?? (() => new Date());
+  let failure: Error | undefined;
+  const at = () => now().toISOString();
+
+  /** A record without its timestamp; `at` is added on write. */
+  type Draft = SessionRecord extends infer R ? (R extends { at: string } ? Omit<R, 'at'> : never) : never;
+  const write = (draft: Draft) => {
+    if (failure) return;
+    try {
+      writer.write({ ...draft, at: at() } as SessionRecord);
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      options.onError?.(failure);
+    }
+  };
+
+  const message = (index: number, value: MessageParam, synthetic = false) =>
+    write({ type: 'message', index, message: value, ...(synthetic ? { synthetic: true as const } : {}) });
+
+  return {
+    id,
+    path: writer.path,
+    get failure() {
+      return failure;
+    },
+    prompt: (text) => write({ type: 'prompt', text }),
+    resumed(conversation) {
+      write({ type: 'resume', turnCount: conversation.turnCount, repaired: conversation.repaired });
+      conversation.messages.slice(conversation.recordedCount).forEach((m, i) => message(conversation.recordedCount + i, m, true));
+    },
+    onEvent(event) {
+      switch (event.type) {
+        case 'transition':
+          return write({
+            type: 'transition',
+            state: event.state,
+            event: event.event,
+            turnCount: event.turnCount,
+            transitionReason: event.transitionReason,
+          });
+        case 'message':
+          return message(event.index, event.message);
+        case 'request': {
+          const { messages, ...body } = event.body;
+          return write({
+            type: 'request',
+            turnCount: event.turnCount,
+            messageCount: messages.length,
+            body,
+            messageCacheMarks: messageCacheMarks(messages),
+          });
+        }
+        case 'tool_start':
+          return write({ type: 'tool_start', block: event.block });
+        case 'tool_result':
+          return write({ type: 'tool_result', toolUseId: event.block.id, name: event.block.name, result: event.result });
+        case 'retry':
+          return write({ type: 'retry', attempt: event.attempt, delayMs: event.delayMs, error: event.error });
+        case 'usage':
+          return write({ type: 'usage', turnCount: event.turnCount, usage: event.usage, total: event.total });
+        case 'text':
+          return; // the text arrives whole in the assistant message
+      }
+    },
+    finish(result) {
+      const { context } = result;
+      write({
+        type: 'result',
+        state: result.state,
+        exitReason: context.exitReason,
+        stopReason: context.stopReason,
+        turnCount: context.turnCount,
+        usage: context.usage,
+        turnUsage: context.turnUsage,
+        durationMs: result.durationMs,
+        ...(context.error ? { error: context.error.message } : {}),
+      });
+    },
+    close() {
+      try {
+        writer.close();
+      } catch (error) {
+        if (!failure) options.onError?.(error instanceof Error ? error : new Error(String(error)));
+      }
+    },
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * The records of a session transcript: one JSON object per line of
+ * `$AGENTLOOP_HOME/sessions/<id>.jsonl`, appended in the order things happened.
+ *
+ * The transcript, not a machine snapshot, is the source of truth for `--resume`: the messages are
+ * rebuilt from `message` records, and a tool that was running when the process died is answered,
+ * never run again (see resume.ts).
+ */
+import type { ExitReason, TransitionReason } from '../machine/context.js';
+import type { MessageParam, ModelRequest, ToolResultBlockParam, ToolUseBlock, Usage } from '../model/types.js';
+
+export const TRANSCRIPT_VERSION = 1;
+
+/** First line of every transcript. */
+export interface SessionHeader {
+  type: 'session';
+  version: typeof TRANSCRIPT_VERSION;
+  id: string;
+  /** Working directory of the run: `--continue` picks the newest session of the current one. */
+  cwd: string;
+  createdAt: string;
+  model: string;
+}
+
+/** A question from the user (`-p`, the REPL, or the prompt given to `--resume`). */
+export interface PromptRecord {
+  type: 'prompt';
+  at: string;
+  text: string;
+}
+
+/** The machine settled in a new state. */
+export interface TransitionRecord {
+  type: 'transition';
+  at: string;
+  state: string;
+  event: string;
+  turnCount: number;
+  transitionReason: TransitionReason | null;
+}
+
+/**
+ * A message of the conversation at `index`. A later record with the same index replaces the
+ * earlier one (user content joined into the last user message).
+ */
+export interface MessageRecord {
+  type: 'message';
+  at: string;
+  index: number;
+  message: MessageParam;
+  /** Written by `--resume` to repair a history cut off while a tool ran; never from the model. */
+  synthetic?: true;
+}
+
+/** Where a request carried `cache_control`, as [message index, block index]. */
+export type CacheMark = [number, number];
+
+/**
+ * A request as sent, without its messages: they are the first `messageCount` messages of the
+ * conversation (each one is recorded once), so the transcript grows linearly with the run.
+ */
+export interface RequestRecord {
+  type: 'request';
+  at: string;
+  turnCount: number;
+  messageCount: number;
+  body: Omit<ModelRequest, 'messages'>;
+  /** The message blocks that carried a `cache_control` breakpoint in this request. */
+  messageCacheMarks: CacheMark[];
+}
+
+export interface ToolStartRecord {
+  type: 'tool_start';
+  at: string;
+  block: ToolUseBlock;
+}
+
+export interface ToolResultRecord {
+  type: 'tool_result';
+  at: string;
+  toolUseId: string;
+  name: string;
+  result: ToolResultBlockParam;
+}
+
+export interface RetryRecord {
+  type: 'retry';
+  at: string;
+  attempt: number;
+  delayMs: number;
+  error: string;
+}
+
+/** Token counts of one model call, and the run's total so far. */
+export interface UsageRecord {
+  type: 'usage';
+  at: string;
+  turnCount: number;
+  usage: Usage;
+  total: Usage;
+}
+
+/** A run ended (one per `-p` run or REPL question). */
+export interface ResultRecord {
+  type: 'result';
+  at: string;
+  state: string;
+  exitReason: ExitReason | null;
+  stopReason: string | null;
+  turnCount: number;
+  usage: Usage;
+  turnUsage: Usage[];
+  durationMs: number;
+  error?: string;
+}
+
+/** The session was picked up again by `--resume` / `--continue`. */
+export interface ResumeRecord {
+  type: 'resume';
+  at: string;
+  /** Turn count the resumed run goes on from. */
+  turnCount: number;
+  /** What had to be repaired, in words (empty when the history was whole). */
+  repaired: string[];
+}
+
+export type SessionRecord =
+  | SessionHeader
+  | PromptRecord
+  | TransitionRecord
+  | MessageRecord
+  | RequestRecord
+  | ToolStartRecord
+  | ToolResultRecord
+  | RetryRecord
+  | UsageRecord
+  | ResultRecord
+  | ResumeRecord;
+
+export type RecordType = SessionRecord['type'];

@@ -1,0 +1,134 @@
+/**
+ * Rebuilding a conversation from its transcript, for `--resume` / `--continue`.
+ *
+ * A run can die anywhere. What the transcript may end with, and what resuming makes of it:
+ * - a user message (the prompt, or tool results): the model is asked again from there. But if
+ *   tools of the reply being streamed had already started (a read-only tool starts as soon as
+ *   its tool_use block is complete), that reply is kept as those tool_use blocks alone, and they
+ *   are answered as below: the model learns they ran, rather than asking for them again;
+ * - an assistant message with tool_use blocks whose results were never appended (the process
+ *   died while the tools ran): each is answered with the result it produced, if its
+ *   `tool_result` record was written, or with an `is_error` result saying it was interrupted.
+ *   A tool is never run again: it may have had effects;
+ * - an assistant message without tool_use: the conversation is complete; it goes on only with
+ *   a new prompt.
+ */
+import { appendUser, toolUsesOf } from '../history/messages.js';
+import { historyProblems } from '../history/validate.js';
+import type { ContentBlock, MessageParam, ToolResultBlockParam, ToolUseBlock } from '../model/types.js';
+import type { SessionRecord } from './records.js';
+
+export const INTERRUPTED_TOOL_RESULT = 'interrupted: the session ended before this tool finished';
+
+export interface RestoredConversation {
+  /** The history, repaired so that it is valid for the API. */
+  messages: MessageParam[];
+  /** How many of `messages` are in the transcript already (the rest is the repair). */
+  recordedCount: number;
+  /** The turn count the next model call has. */
+  turnCount: number;
+  /** What the repair did, in words. */
+  repaired: string[];
+  /** Whether the model can be called without a new prompt (the history ends with a user message). */
+  awaitsModel: boolean;
+  /** Problems that remain after the repair; resuming is refused when there are any. */
+  problems: string[];
+}
+
+/** The messages as the transcript has them: later records for an index replace earlier ones. */
+export function recordedMessages(records: readonly SessionRecord[]): { messages: MessageParam[]; gaps: number[] } {
+  const byIndex: MessageParam[] = [];
+  for (const record of records) {
+    if (record.type === 'message') byIndex[record.index] = record.message;
+  }
+  const gaps: number[] = [];
+  for (let i = 0; i < byIndex.length; i++) if (byIndex[i] === undefined) gaps.push(i);
+  const end = gaps[0] ?? byIndex.length;
+  return { messages: byIndex.slice(0, end), gaps };
+}
+
+/**
+ * The turn count the resumed run starts from: the turn after the last model call that was
+ * answered, or the same turn again when the process died waiting for the answer.
+ */
+export function resumeTurnCount(records: readonly SessionRecord[], messages: readonly MessageParam[]): number {
+  let lastRequest: { turnCount: number; messageCount: number } | undefined;
+  let resumedAt = 1;
+  for (const record of records) {
+    if (record.type === 'request') lastRequest = record;
+    if (record.type === 'resume') {
+      // Nothing was asked since this resume (yet): it starts where the resume said.
+      lastRequest = undefined;
+      resumedAt = record.turnCount;
+    }
+  }
+  if (!lastRequest) return resumedAt;
+  const answered = messages[lastRequest.messageCount]?.role === 'assistant';
+  return answered ? lastRequest.turnCount + 1 : lastRequest.turnCount;
+}
+
+export function restoreConversation(records: readonly SessionRecord[]): RestoredConversation {
+  const { messages: recorded, gaps } = recordedMessages(records);
+  const repaired: string[] = [];
+  if (gaps.length > 0) repaired.push(`messages from index ${gaps[0]} on were unreadable and are left out`);
+  let messages = recorded;
+
+  const started = startedDuringLastCall(records, messages);
+  if (messages[messages.length - 1]?.role === 'user' && started.length > 0) {
+    messages = [...messages, { role: 'assistant', content: started }];
+    repaired.push(`the reply being streamed was cut off after ${started.length} tool(s) had started: kept their tool_use blocks`);
+  }
+
+  const last = messages[messages.length - 1];
+  if (last?.role === 'assistant' && typeof last.content !== 'string') {
+    const uses = toolUsesOf(last.content as ContentBlock[]);
+    if (uses.length > 0) {
+      const finished = finishedResults(records, uses.map((u) => u.id));
+      const results: ToolResultBlockParam[] = uses.map(
+        (use) => finished.get(use.id) ?? { type: 'tool_result', tool_use_id: use.id, content: INTERRUPTED_TOOL_RESULT, is_error: true },
+      );
+      const interrupted = uses.filter((u) => !finished.has(u.id));
+      messages = appendUser(messages, results);
+      if (interrupted.length > 0) {
+        repaired.push(`answered ${interrupted.map((u) => `${u.name} ${u.id}`).join(', ')} as interrupted (not run again)`);
+      }
+      if (finished.size > 0) repaired.push(`added the ${finished.size} tool result(s) that had finished`);
+    }
+  }
+
+  const problems = messages.length === 0 ? ['the transcript has no messages'] : historyProblems(messages);
+  return {
+    messages,
+    recordedCount: recorded.length,
+    turnCount: resumeTurnCount(records, messages),
+    repaired,
+    awaitsModel: messages[messages.length - 1]?.role === 'user',
+    problems,
+  };
+}
+
+/** tool_use blocks that started during the last model call and are in no recorded message. */
+function startedDuringLastCall(records: readonly SessionRecord[], messages: readonly MessageParam[]): ToolUseBlock[] {
+  const known = new Set(
+    messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])))),
+  );
+  let lastRequest = -1;
+  records.forEach((r, i) => {
+    if (r.type === 'request') lastRequest = i;
+  });
+  const started = new Map<string, ToolUseBlock>();
+  for (const record of records.slice(lastRequest + 1)) {
+    if (record.type === 'tool_start' && !known.has(record.block.id)) started.set(record.block.id, record.block);
+  }
+  return [...started.values()];
+}
+
+/** Results of the given tool_use ids that the transcript recorded as finished. */
+function finishedResults(records: readonly SessionRecord[], ids: readonly string[]): Map<string, ToolResultBlockParam> {
+  const wanted = new Set(ids);
+  const found = new Map<string, ToolResultBlockParam>();
+  for (const record of records) {
+    if (record.type === 'tool_result' && wanted.has(record.toolUseId)) found.set(record.toolUseId, record.result);
+  }
+  return found;
+}

@@ -1,0 +1,223 @@
+/**
+ * Session transcripts on disk: `$AGENTLOOP_HOME/sessions/<id>.jsonl` (default `~/.agentloop`).
+ *
+ * Each record is written with `writeSync` as soon as it is known, so a process killed with
+ * `kill -9` loses nothing already done (the bytes are in the kernel); an `fsync` follows within the
+ * same tick, so a power cut loses at most the records of that tick. A torn or corrupt line (the
+ * process died mid-write, the disk filled up) is reported and skipped when reading.
+ */
+import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { ExitReason } from '../machine/context.js';
+import type { ResultRecord, SessionHeader, SessionRecord } from './records.js';
+
+/** Where agentloop keeps its state: `$AGENTLOOP_HOME`, else `~/.agentloop`. */
+export function agentloopHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.AGENTLOOP_HOME && env.AGENTLOOP_HOME.trim() !== '' ? env.AGENTLOOP_HOME : join(homedir(), '.agentloop');
+}
+
+export function sessionsDir(home: string): string {
+  return join(home, 'sessions');
+}
+
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+export function transcriptPath(home: string, id: string): string {
+  if (!ID_PATTERN.test(id)) throw new Error(`not a session id: "${id}"`);
+  return join(sessionsDir(home), `${id}.jsonl`);
+}
+
+/** Appends records to one transcript file. Not thread-safe: one writer per file. */
+export class TranscriptWriter {
+  private fd: number | null;
+  private syncScheduled = false;
+
+  private constructor(
+    readonly path: string,
+    fd: number,
+    private readonly durable: boolean,
+  ) {
+    this.fd = fd;
+  }
+
+  /** Creates the transcript of a new session and writes its header. */
+  static create(home: string, header: SessionHeader, options: { durable?: boolean } = {}): TranscriptWriter {
+    mkdirSync(sessionsDir(home), { recursive: true, mode: 0o700 });
+    const path = transcriptPath(home, header.id);
+    const writer = new TranscriptWriter(path, openSync(path, 'wx', 0o600), options.durable ?? true);
+    writer.write(header);
+    return writer;
+  }
+
+  /** Opens an existing transcript to go on appending (`--resume`). */
+  static reopen(path: string, options: { durable?: boolean } = {}): TranscriptWriter {
+    const fd = openSync(path, 'a+', 0o600);
+    const writer = new TranscriptWriter(path, fd, options.durable ?? true);
+    // A line torn by a crash must not swallow the next record: start on a fresh line.
+    if (!endsWithNewline(fd)) writeSync(fd, '\n');
+    return writer;
+  }
+
+  write(record: SessionRecord): void {
+    if (this.fd === null) throw new Error(`transcript ${this.path} is closed`);
+    writeSync(this.fd, `${JSON.stringify(record)}\n`);
+    this.scheduleSync();
+  }
+
+  /** Flushes to the disk and closes the file; writing afterwards throws. */
+  close(): void {
+    if (this.fd === null) return;
+    if (this.durable) fsyncSync(this.fd);
+    closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private scheduleSync(): void {
+    if (!this.durable || this.syncScheduled) return;
+    this.syncScheduled = true;
+    setImmediate(() => {
+      this.syncScheduled = false;
+      if (this.fd !== null) fsyncSync(this.fd);
+    }).unref();
+  }
+}
+
+function endsWithNewline(fd: number): boolean {
+  const size = fstatSync(fd).size;
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] === 0x0a;
+}
+
+export interface Transcript {
+  path: string;
+  header: SessionHeader | undefined;
+  records: SessionRecord[];
+  /** Lines that could not be read, e.g. `line 12: not valid JSON (cut off?)`; they are skipped. */
+  problems: string[];
+}
+
+/** Parses transcript text; bad lines become `problems` and are skipped. */
+export function parseTranscript(text: string, path = '<text>'): Transcript {
+  const records: SessionRecord[] = [];
+  const problems: string[] = [];
+  const lines = text.split('\n');
+  const last = lines.length - 1;
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    const where = i === last ? `line ${i + 1} (the last, unfinished)` : `line ${i + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      problems.push(`${where}: not valid JSON (cut off by a crash?): skipped`);
+      return;
+    }
+    if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
+      problems.push(`${where}: not a transcript record: skipped`);
+      return;
+    }
+    records.push(value as SessionRecord);
+  });
+  const first = records[0];
+  const header = first?.type === 'session' ? first : undefined;
+  if (!header) problems.unshift('the transcript does not start with a session header');
+  return { path, header, records, problems };
+}
+
+export function readTranscript(path: string): Transcript {
+  return parseTranscript(readFileSync(path, 'utf8'), path);
+}
+
+/** A session as `agentloop sessions` lists it. */
+export interface SessionSummary {
+  id: string;
+  path: string;
+  cwd: string;
+  model: string;
+  createdAt: string;
+  /** Last write to the transcript. */
+  updatedAt: string;
+  firstPrompt: string;
+  /** Highest turn count reached. */
+  turns: number;
+  /** How the last run ended; `interrupted` when the process died before it ended. */
+  exitReason: ExitReason | 'interrupted' | null;
+  problems: string[];
+}
+
+export function summarize(transcript: Transcript, updatedAt: Date): SessionSummary | undefined {
+  const { header, records } = transcript;
+  if (!header) return undefined;
+  let firstPrompt = '';
+  let turns = 0;
+  let exitReason: SessionSummary['exitReason'] = null;
+  let open = false;
+  for (const record of records) {
+    if (record.type === 'prompt') {
+      if (firstPrompt === '') firstPrompt = record.text;
+      open = true;
+    }
+    if (record.type === 'resume' || record.type === 'transition') open = true;
+    if (record.type === 'transition') turns = Math.max(turns, record.turnCount);
+    if (record.type === 'result') {
+      exitReason = (record as ResultRecord).exitReason;
+      turns = Math.max(turns, record.turnCount);
+      open = false;
+    }
+  }
+  if (open) exitReason = 'interrupted';
+  return {
+    id: header.id,
+    path: transcript.path,
+    cwd: header.cwd,
+    model: header.model,
+    createdAt: header.createdAt,
+    updatedAt: updatedAt.toISOString(),
+    firstPrompt,
+    turns,
+    exitReason,
+    problems: transcript.problems,
+  };
+}
+
+/** Every session under `home`, the most recently updated first. */
+export function listSessions(home: string): SessionSummary[] {
+  const dir = sessionsDir(home);
+  if (!existsSync(dir)) return [];
+  const summaries: SessionSummary[] = [];
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.jsonl')) continue;
+    const path = join(dir, name);
+    try {
+      const summary = summarize(readTranscript(path), statSync(path).mtime);
+      if (summary) summaries.push(summary);
+    } catch {
+      // unreadable file (removed meanwhile, permissions): not a session we can list
+    }
+  }
+  return summaries.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || b.createdAt.localeCompare(a.createdAt));
+}
+
+export class SessionNotFoundError extends Error {
+  override readonly name = 'SessionNotFoundError';
+}
+
+/** The path of session `id`; a unique prefix of an id is enough. */
+export function findSession(home: string, id: string): string {
+  if (!ID_PATTERN.test(id)) throw new SessionNotFoundError(`not a session id: "${id}"`);
+  const exact = transcriptPath(home, id);
+  if (existsSync(exact)) return exact;
+  const dir = sessionsDir(home);
+  const matches = existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith(id) && n.endsWith('.jsonl')) : [];
+  if (matches.length === 1) return join(dir, matches[0] as string);
+  if (matches.length > 1) throw new SessionNotFoundError(`session id "${id}" is ambiguous: ${matches.length} sessions start with it`);
+  throw new SessionNotFoundError(`no session "${id}" in ${dir}`);
+}
+
+/** The most recently updated session whose working directory is `cwd`. */
+export function newestSessionFor(home: string, cwd: string): SessionSummary | undefined {
+  return listSessions(home).find((s) => s.cwd === cwd);
+}

@@ -1,0 +1,107 @@
+/**
+ * A Mermaid sequence diagram of a run, written from its `RunEvent`s: who talks to whom (user,
+ * agent loop, machine state, model, tool) and how `messages`, `turnCount` and `transitionReason`
+ * change on the way. `npm run diagrams` draws the two-turn example with it from a real run.
+ */
+import type { MessageParam } from '../model/types.js';
+import type { RunEvent } from '../session/run.js';
+
+export interface SequenceOptions {
+  prompt: string;
+  /** The final answer shown to the user (default: the last assistant text). */
+  answer?: string;
+  /** Longest text shown in one arrow label. */
+  maxLabel?: number;
+}
+
+/** Mermaid sequence labels cannot hold `;`, `#` or line breaks as they are. */
+function label(text: string, max: number): string {
+  const flat = text.replace(/\s*\n\s*/g, ' ⏎ ').replace(/\s+/g, ' ').trim();
+  const cut = flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return cut.replace(/[#;]/g, (c) => (c === '#' ? '#35;' : '#59;'));
+}
+
+function describeMessage(message: MessageParam): string {
+  if (typeof message.content === 'string') return `${message.role}: text`;
+  const parts = message.content.map((b) => {
+    if (b.type === 'tool_use') return `tool_use ${b.name}`;
+    if (b.type === 'tool_result') return `tool_result${b.is_error ? ' (error)' : ''}`;
+    return b.type;
+  });
+  return `${message.role}: ${parts.join(' + ')}`;
+}
+
+function textOf(message: MessageParam): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(' ');
+}
+
+export function sequenceDiagram(events: readonly RunEvent[], options: SequenceOptions): string {
+  const max = options.maxLabel ?? 60;
+  const lines = [
+    'sequenceDiagram',
+    '  autonumber',
+    // Short ids: `loop`, `end`, `note`... are keywords of the sequence syntax.
+    '  actor US as User',
+    '  participant AL as Agent loop (runAgent)',
+    '  participant ST as Machine state',
+    '  participant MD as Model',
+    '  participant TL as Tool (bash)',
+    `  US->>AL: ${label(options.prompt, max)}`,
+  ];
+  let held: string[] = [];
+  let lastAnswer = '';
+  let state = '';
+  for (const event of events) {
+    switch (event.type) {
+      case 'message': {
+        const { message, index } = event;
+        if (message.role === 'assistant') {
+          const text = textOf(message);
+          if (text) lastAnswer = text;
+          const uses = typeof message.content === 'string' ? [] : message.content.filter((b) => b.type === 'tool_use');
+          const what = uses.length
+            ? uses.map((u) => `tool_use ${u.name} ${label(JSON.stringify(u.input), 30)}`).join(', ')
+            : `"${label(text, max - 10)}"`;
+          lines.push(`  MD-->>AL: ${what}`);
+        }
+        lines.push(`  AL->>ST: messages[${index}] = ${label(describeMessage(message), max)}`);
+        break;
+      }
+      case 'transition':
+        lines.push(
+          `  Note over ST: ${event.state} · turnCount ${event.turnCount} · transitionReason ${event.transitionReason ?? 'null'}`,
+        );
+        lines.push(...held);
+        held = [];
+        state = event.state;
+        break;
+      case 'request':
+        held.push(
+          `  AL->>MD: POST /v1/messages · turn ${event.turnCount} · ${event.body.messages.length} message${event.body.messages.length === 1 ? '' : 's'}`,
+        );
+        break;
+      case 'tool_start': {
+        const input = event.block.input as { command?: unknown };
+        if (state === 'callingModel') lines.push('  Note over AL,TL: read-only: starts while the reply still streams');
+        lines.push(`  AL->>TL: ${label(typeof input.command === 'string' ? input.command : JSON.stringify(input), max)}`);
+        break;
+      }
+      case 'tool_result': {
+        const content = event.result.content;
+        const text = typeof content === 'string' ? content : JSON.stringify(content);
+        lines.push(`  TL-->>AL: ${label(text, max)}`);
+        break;
+      }
+      case 'retry':
+        lines.push(`  Note over AL: retry ${event.attempt} in ${event.delayMs} ms`);
+        break;
+      case 'text':
+      case 'usage':
+        break;
+    }
+  }
+  lines.push(...held);
+  lines.push(`  AL-->>US: ${label(options.answer ?? lastAnswer, max)}`);
+  return `${lines.join('\n')}\n`;
+}
