@@ -14,6 +14,10 @@ export interface CliOptions {
   maxTokens?: number;
   maxRetries?: number;
   cwd?: string;
+  /** Run bash commands under bubblewrap. */
+  sandbox?: boolean;
+  /** Credential variables the commands may see. */
+  allowEnv?: string[];
   /** `--resume ID`: go on with that session (a unique prefix of the id is enough). */
   resume?: string;
   /** `--continue`: go on with the newest session of the working directory. */
@@ -47,6 +51,8 @@ Options:
       --max-tokens N          max_tokens of each request (default 8000)
       --max-retries N         retries of a failed model call (default 4)
       --cwd DIR               working directory of the tools (default: the current one)
+      --sandbox               run bash commands under bubblewrap: read-only system, no network
+      --allow-env NAME        pass this credential variable (*_API_KEY, *_TOKEN, ...) to commands
       --demo                  play the two-turn example with a scripted model, no API key needed
       --resume ID             go on with session ID (a unique prefix is enough); with -p, ask PROMPT next
   -c, --continue              go on with the newest session of this directory
@@ -85,6 +91,8 @@ export function parseCliArgs(argv: string[]): CliOptions {
         'max-tokens': { type: 'string' },
         'max-retries': { type: 'string' },
         cwd: { type: 'string' },
+        sandbox: { type: 'boolean' },
+        'allow-env': { type: 'string', multiple: true },
         demo: { type: 'boolean' },
         resume: { type: 'string' },
         continue: { type: 'boolean', short: 'c' },
@@ -115,6 +123,11 @@ export function parseCliArgs(argv: string[]): CliOptions {
   if (values.print !== undefined) options.prompt = values.print;
   if (values.model !== undefined) options.model = values.model;
   if (values.cwd !== undefined) options.cwd = values.cwd;
+  if (values.sandbox) options.sandbox = true;
+  for (const name of values['allow-env'] ?? []) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--allow-env takes a variable name, not "${name}"`);
+  }
+  if (values['allow-env']) options.allowEnv = values['allow-env'];
   const maxTurns = positiveInt('--max-turns', values['max-turns']);
   const maxTokens = positiveInt('--max-tokens', values['max-tokens']);
   const maxRetries = positiveInt('--max-retries', values['max-retries'], 0);
@@ -149,7 +162,7 @@ function portOf(value: string | undefined): number | undefined {
   return port;
 }
 
-type ParsedValues = ReturnType<typeof parseArgs<{ options: Record<string, { type: 'string' | 'boolean' }> }>>['values'];
+type ParsedValues = Record<string, string | boolean | string[] | undefined>;
 
 /** `sessions` and `view [ID]`: they take only `--output-format` / `--port`. */
 function parseSubcommand(command: 'sessions' | 'view', rest: string[], values: ParsedValues): CliOptions {

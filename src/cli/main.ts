@@ -157,12 +157,14 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
 }
 
 /**
- * The run's limits from the flags. A resumed run starts at turn `startTurn`: `--max-turns` counts
+ * The run's tool settings and limits from the flags. A resumed run starts at turn `startTurn`: `--max-turns` counts
  * the model calls of this invocation, so the machine's limit is moved on by the turns already done.
  */
 function limitsOf(options: CliOptions, startTurn?: number) {
   const maxTurns = startTurn !== undefined && startTurn > 1 ? (options.maxTurns ?? defaultRunConfig.maxTurns) + startTurn - 1 : options.maxTurns;
   return {
+    ...(options.sandbox ? { sandbox: true } : {}),
+    ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}),
     ...(maxTurns !== undefined ? { maxTurns } : {}),
     ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
@@ -308,7 +310,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await (oneShot ? runOnce(options, cwd, choice) : repl(options, cwd, choice));
   } catch (error) {
-    if (!(error instanceof Error && error.name === 'SessionError')) throw error;
+    if (!(error instanceof Error && (error.name === 'SessionError' || error.name === 'SandboxUnavailableError'))) throw error;
     stderr.write(`agentloop: ${error.message}\n`);
     return 2;
   }

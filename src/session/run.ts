@@ -37,6 +37,10 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   client?: AnthropicModelOptions;
   /** Tools the model may use; default: the bash tool. */
   tools?: Tool[];
+  /** For the default bash tool: run commands under bubblewrap (see createBashTool). */
+  sandbox?: boolean;
+  /** For the default bash tool: credential variables the commands may see. */
+  allowEnv?: string[];
   /** Working directory of the tools; default: `process.cwd()`. */
   cwd?: string;
   /** The conversation so far; the prompt is added to it. */
@@ -79,10 +83,12 @@ export function leafState(value: unknown): string {
 export async function runAgent(prompt: string | null, options: RunAgentOptions): Promise<RunResult> {
   const started = Date.now();
   const cwd = options.cwd ?? process.cwd();
-  const tools = options.tools ?? [createBashTool({ cwd })];
+  const tools = options.tools ?? [
+    createBashTool({ cwd, ...(options.sandbox ? { sandbox: true } : {}), ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}) }),
+  ];
   const emit = options.onEvent ?? (() => {});
   const modelCall = options.modelCall ?? createAnthropicModel(options.client ?? {});
-  const { model, modelCall: _m, client: _c, tools: _t, cwd: _w, messages = [], signal, onEvent: _e, sessionId: _s, turnCount, inspect, ...limits } =
+  const { model, modelCall: _m, client: _c, tools: _t, cwd: _w, messages = [], signal, onEvent: _e, sessionId: _s, turnCount, inspect, sandbox: _x, allowEnv: _a, ...limits } =
     options;
   const inspector = typeof inspect === 'function' ? inspect : inspect?.next?.bind(inspect);
   const startMessages = prompt ? appendUserText(messages, prompt) : messages;

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -120,6 +120,39 @@ describe('agentloop -p', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/permission_error: not allowed/);
     expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('bash tool flags', () => {
+  it('--sandbox runs commands under bubblewrap: writes outside the working directory fail', async () => {
+    const outside = `/var/tmp/agentloop-sandbox-${process.pid}-${Date.now()}`;
+    server.enqueue(
+      { content: [bashUse('w', `touch ${outside}; echo inside > here.txt; cat here.txt`)], stop_reason: 'tool_use' },
+      answerFromResults,
+    );
+    const run = await runCli(['-p', 'write', '--sandbox'], { cwd: dir, env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Read-only file system/);
+    expect(run.stdout).toContain('inside');
+    expect(existsSync(outside)).toBe(false);
+  });
+
+  it('--sandbox without bwrap names the package to install and exits 2', async () => {
+    const run = await runCli(['-p', 'x', '--sandbox'], { cwd: dir, env: { ...env, PATH: '/nonexistent' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/bubblewrap/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('withholds credential variables from commands unless --allow-env names them', async () => {
+    const secretEnv = { ...env, MY_SERVICE_API_KEY: 'hunter2' };
+    const ask = () => server.enqueue({ content: [bashUse('e', 'echo "key=${MY_SERVICE_API_KEY:-unset} anthropic=${ANTHROPIC_API_KEY:-unset}"')], stop_reason: 'tool_use' }, answerFromResults);
+    ask();
+    const hidden = await runCli(['-p', 'env'], { cwd: dir, env: secretEnv });
+    expect(hidden.stdout).toContain('key=unset anthropic=unset');
+    ask();
+    const allowed = await runCli(['-p', 'env', '--allow-env', 'MY_SERVICE_API_KEY'], { cwd: dir, env: secretEnv });
+    expect(allowed.stdout).toContain('key=hunter2 anthropic=unset');
   });
 });
 
