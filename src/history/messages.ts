@@ -1,39 +1,34 @@
 import type { ContentBlock, MessageParam, ToolResultBlockParam, ToolUseBlock } from '../model/types.js';
 
-type UserBlock = Exclude<MessageParam['content'], string>[number];
+type Block = Exclude<MessageParam['content'], string>[number];
 
 /**
- * Appends the model's reply to `log` in place and returns it; an empty reply adds nothing (an
- * empty message is invalid). A reply that continues a paused turn (the history ends with the
- * assistant's `pause_turn` reply) joins that message, as the API continues it.
+ * Appends blocks as a message of `role` to `log` in place and returns it; no blocks add nothing
+ * (an empty message is invalid). When the history already ends with a message of that role, the
+ * blocks join it, so that roles keep alternating: user content after a run that was aborted
+ * before the model answered, or a reply that continues a paused (`pause_turn`) assistant turn, as
+ * the API continues it.
  */
-export function pushAssistant(log: MessageParam[], content: readonly ContentBlock[]): MessageParam[] {
-  if (content.length === 0) return log;
+function pushContent(log: MessageParam[], role: 'user' | 'assistant', blocks: readonly Block[]): MessageParam[] {
+  if (blocks.length === 0) return log;
   const last = log[log.length - 1];
-  if (last?.role !== 'assistant') {
-    log.push({ role: 'assistant', content: [...content] });
+  if (last?.role !== role) {
+    log.push({ role, content: [...blocks] });
     return log;
   }
-  const previous: ContentBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
-  log[log.length - 1] = { role: 'assistant', content: [...previous, ...content] };
+  const previous: Block[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+  log[log.length - 1] = { role, content: [...previous, ...blocks] };
   return log;
 }
 
-/**
- * Appends user content to `log` in place and returns it. When the history already ends with a
- * user message (a run that was aborted before the model answered, say), the blocks join that
- * message instead, so that roles keep alternating.
- */
-export function pushUser(log: MessageParam[], blocks: readonly UserBlock[]): MessageParam[] {
-  if (blocks.length === 0) return log;
-  const last = log[log.length - 1];
-  if (last?.role !== 'user') {
-    log.push({ role: 'user', content: [...blocks] });
-    return log;
-  }
-  const previous: UserBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
-  log[log.length - 1] = { role: 'user', content: [...previous, ...blocks] };
-  return log;
+/** Appends the model's reply in place (see `pushContent`). */
+export function pushAssistant(log: MessageParam[], content: readonly ContentBlock[]): MessageParam[] {
+  return pushContent(log, 'assistant', content);
+}
+
+/** Appends user content in place (see `pushContent`). */
+export function pushUser(log: MessageParam[], blocks: readonly Block[]): MessageParam[] {
+  return pushContent(log, 'user', blocks);
 }
 
 /** `pushAssistant` on a copy: the given history is left as it is. */
@@ -42,7 +37,7 @@ export function appendAssistant(messages: readonly MessageParam[], content: read
 }
 
 /** `pushUser` on a copy: the given history is left as it is. */
-export function appendUser(messages: readonly MessageParam[], blocks: readonly UserBlock[]): MessageParam[] {
+export function appendUser(messages: readonly MessageParam[], blocks: readonly Block[]): MessageParam[] {
   return pushUser([...messages], blocks);
 }
 
