@@ -1,0 +1,62 @@
+/**
+ * The tutorial's plain agent loop, in TypeScript: call the model, append its reply, run every
+ * tool_use, append the results, repeat until the model stops asking for tools. No states, no
+ * retries, no streaming tools, no validation: the baseline agentloop's overhead is measured
+ * against.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Tool } from '../src/tools/types.js';
+
+export interface PlainLoopOptions {
+  client: Anthropic;
+  model: string;
+  system: string;
+  maxTokens: number;
+  tools: Tool[];
+  cwd: string;
+  /** `messages.stream(...).finalMessage()` instead of the tutorial's `messages.create(...)`. */
+  stream?: boolean;
+  /** Told how long each model call took (ms), for the benchmark's breakdown. */
+  onModelCall?: (ms: number) => void;
+}
+
+export interface PlainLoopResult {
+  messages: Anthropic.MessageParam[];
+  turns: number;
+  text: string;
+}
+
+export async function plainLoop(prompt: string, options: PlainLoopOptions): Promise<PlainLoopResult> {
+  const { client, model, system, maxTokens, tools, cwd } = options;
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const definitions = tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+  const signal = new AbortController().signal;
+  const messages: Anthropic.MessageParam[] = [{ role: 'user', content: prompt }];
+  let turns = 0;
+
+  while (true) {
+    const params = { model, max_tokens: maxTokens, system, tools: definitions, messages };
+    const callStart = performance.now();
+    const response = options.stream
+      ? await client.messages.stream(params).finalMessage()
+      : await client.messages.create(params);
+    options.onModelCall?.(performance.now() - callStart);
+    turns += 1;
+    messages.push({ role: 'assistant', content: response.content });
+
+    const results: Anthropic.ToolResultBlockParam[] = [];
+    for (const block of response.content) {
+      if (block.type !== 'tool_use') continue;
+      const tool = byName.get(block.name);
+      const output = tool
+        ? await tool.run(block.input, { cwd, signal })
+        : { content: `Unknown tool ${block.name}`, isError: true };
+      results.push({ type: 'tool_result', tool_use_id: block.id, content: output.content, is_error: output.isError });
+    }
+    if (results.length === 0) {
+      const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+      return { messages, turns, text };
+    }
+    messages.push({ role: 'user', content: results });
+  }
+}

@@ -1,0 +1,319 @@
+/**
+ * `npm run bench`: runs every benchmark side by side and writes BENCHMARKS.md at the project
+ * root. Each figure is a ratio (or a figure with its floor) measured in this one run, from
+ * medians of repeated, interleaved runs.
+ *
+ *   npm run bench                       all benchmarks, writes BENCHMARKS.md
+ *   npm run bench -- --only=growth,bash  some of them, printed only (add --out=FILE to write)
+ *   npm run bench -- --quick             fewer repetitions (a smoke run)
+ */
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { benchBashCommands, benchBashRss, type BashCommandFigures, type BashRssFigures } from './bashTool.js';
+import { benchGrowth, type GrowthFigures } from './growth.js';
+import { describeMachine, type MachineInfo } from './machine.js';
+import { benchOverhead, type OverheadFigures } from './overhead.js';
+import { benchParallel, benchStreaming, type ParallelFigures, type StreamingFigures } from './parallel.js';
+import { benchStartup, type StartupFigures } from './startup.js';
+import { fmt } from './stats.js';
+
+const ALL = ['overhead', 'growth', 'bash', 'parallel', 'startup'] as const;
+type Name = (typeof ALL)[number];
+
+const args = process.argv.slice(2);
+const flag = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+const only = (flag('only')?.split(',') as Name[] | undefined) ?? [...ALL];
+const quick = args.includes('--quick');
+const out = flag('out') ?? (only.length === ALL.length && !quick ? fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url)) : undefined);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+interface Results {
+  machine: MachineInfo;
+  machineAfter?: MachineInfo;
+  overhead?: OverheadFigures;
+  growth?: GrowthFigures;
+  bash?: BashCommandFigures[];
+  bashRss?: BashRssFigures;
+  parallel?: ParallelFigures;
+  streaming?: StreamingFigures;
+  startup?: StartupFigures;
+  seconds: number;
+}
+
+const started = Date.now();
+const results: Results = { machine: describeMachine(), seconds: 0 };
+log(`agentloop benchmarks on ${results.machine.cpuCount} × ${results.machine.cpuModel}, node ${results.machine.node}`);
+
+if (only.includes('startup')) {
+  log('startup: building dist/ and timing `node dist/cli/main.js --version` ...');
+  results.startup = benchStartup(quick ? 5 : 20);
+}
+if (only.includes('overhead')) results.overhead = await benchOverhead(quick ? 3 : 15, log);
+if (only.includes('growth')) {
+  results.growth = await benchGrowth(quick ? [100, 1_000] : [100, 1_000, 10_000], log, {
+    // When the target is missed, show whether the copying of `messages` is the cause.
+    diagnose: !quick,
+  });
+}
+if (only.includes('bash')) {
+  results.bash = await benchBashCommands(quick ? 5 : 40, log);
+  log('bash: 1 GB through the tool in a fresh process ...');
+  results.bashRss = benchBashRss();
+  log(`bash: peak RSS ${results.bashRss.peakMb} MB (baseline ${results.bashRss.baselineMb} MB)`);
+}
+if (only.includes('parallel')) {
+  results.parallel = await benchParallel(quick ? 2 : 5, log);
+  results.streaming = await benchStreaming(quick ? 3 : 10, log);
+}
+results.machineAfter = describeMachine();
+results.seconds = Math.round((Date.now() - started) / 1000);
+
+const report = render(results);
+if (out) {
+  writeFileSync(out, report);
+  log(`wrote ${out}`);
+}
+process.stdout.write(report);
+
+// ---------------------------------------------------------------------------------------------
+
+function verdict(pass: boolean): string {
+  return pass ? '**pass**' : '**FAIL**';
+}
+
+function render(r: Results): string {
+  const m = r.machine;
+  const rows: string[] = [];
+  const row = (n: string, figure: string, measured: string, target: string, pass: boolean) =>
+    rows.push(`| ${n} | ${figure} | ${measured} | ${target} | ${verdict(pass)} |`);
+
+  if (r.overhead) {
+    const o = r.overhead;
+    row('1', 'Loop overhead: time per turn, agentloop ÷ the plain loop (`messages.create`, as the tutorial writes it)', fmt(o.ratio), '≤ 1.10', o.ratio <= 1.1);
+    row('1b', 'Loop overhead: agentloop ÷ the same plain loop streaming (`messages.stream`, as agentloop does)', fmt(o.ratioStreamed), '≤ 1.10', o.ratioStreamed <= 1.1);
+  }
+  if (r.growth) {
+    const g = r.growth;
+    if (Number.isFinite(g.ratio10kTo1k)) {
+      row('2', 'Growth: µs per turn at 10,000 turns ÷ at 1,000 turns', fmt(g.ratio10kTo1k), '≤ 1.5', g.ratio10kTo1k <= 1.5);
+    }
+  }
+  if (r.bash) {
+    for (const [i, b] of r.bash.entries()) {
+      row(`3${'abc'[i] ?? ''}`, `Bash tool per command, tool ÷ raw \`spawn('bash', ['-c', …])\`: \`${b.command}\``, fmt(b.ratio), '≤ 1.3', b.ratio <= 1.3);
+    }
+  }
+  if (r.bashRss) {
+    row('3m', `Peak RSS of the process while \`${r.bashRss.command}\` prints ${fmt(r.bashRss.totalBytes / 2 ** 30, 1)} GiB through the bash tool`, `${r.bashRss.peakMb} MB`, '< 150 MB', r.bashRss.peakMb < 150);
+  }
+  if (r.parallel) {
+    row('4', 'Four `sleep 0.5` tools in one reply: run wall time ÷ the same four one after another', fmt(r.parallel.ratio), '≤ 0.35', r.parallel.ratio <= 0.35);
+  }
+  if (r.streaming) {
+    const s = r.streaming;
+    row('4s', "tool_use block's `content_block_stop` → its process starts, while the reply keeps streaming (median)", `${fmt(s.toProcessStartMs, 1)} ms`, '< 20 ms', s.toProcessStartMs < 20);
+  }
+  if (r.startup) {
+    row('5', '`node dist/cli/main.js --version`, fresh process, median', `${fmt(r.startup.medianMs, 0)} ms`, '< 200 ms', r.startup.medianMs < 200);
+  }
+
+  const sections: string[] = [];
+  if (r.overhead) sections.push(overheadSection(r.overhead, r.growth));
+  if (r.growth) sections.push(growthSection(r.growth));
+  if (r.bash || r.bashRss) sections.push(bashSection(r.bash, r.bashRss));
+  if (r.parallel || r.streaming) sections.push(parallelSection(r.parallel, r.streaming));
+  if (r.startup) sections.push(startupSection(r.startup));
+
+  return `# agentloop benchmarks
+
+Generated by \`npm run bench\` (\`tsx bench/run.ts\`); the code is in [bench/](bench/). Every figure
+comes from this one run: each side of a ratio was measured in the same process, interleaved with
+the other, and each number is a median of repeated runs. Re-run the command to reproduce.
+
+## Machine
+
+| | |
+|---|---|
+| Date | ${m.date} |
+| CPU | ${m.cpuCount} × ${m.cpuModel}${m.cpuMhz ? ` (${m.cpuMhz} MHz)` : ''} |
+| Memory | ${m.memoryGb} GiB (${m.freeMemoryGb} GiB free at start) |
+| Node | ${m.node} |
+| OS | ${m.platform} |
+| Load average (1, 5, 15 min) | ${m.loadAverage.join(', ')} at start; ${r.machineAfter?.loadAverage.join(', ') ?? '?'} at the end |
+| Commit | ${m.commit}${m.dirtyFiles ? ` + ${m.dirtyFiles} changed files` : ''} |
+| Duration | ${r.seconds} s |
+
+A load average above the CPU count means other work shared the machine: absolute times then
+rise, while the side-by-side ratios stay meaningful.
+
+## Summary
+
+| # | Figure | Measured | Target | Result |
+|---|---|---|---|---|
+${rows.join('\n')}
+
+${sections.join('\n\n')}
+`;
+}
+
+function overheadSection(o: OverheadFigures, g: GrowthFigures | undefined): string {
+  const ms = o.msPerTurn;
+  return `## 1. Loop overhead against the plain loop
+
+The same SDK client (\`createClient\`, retries off) against the same local Messages API server
+(test/support/messagesServer.ts, run in a child process so that answering costs the measured
+process nothing, replies sent with no delay), the same scripted 50-turn conversation (49 replies
+with a text block and a tool_use, then a final text) and the same no-op \`echo\` tool. The plain
+loop is [bench/plainLoop.ts](bench/plainLoop.ts): \`while (true)\` call the model, push the reply,
+run the tools, push the results. ${o.rounds} rounds, each running the three sides in rotating order.
+
+| Side | ms per turn (median) | inside the model call | outside it (the loop, the tool) |
+|---|---|---|---|
+| agentloop \`runAgent\` (streaming, machine, history check before each send) | ${fmt(ms.agentloop, 3)} | ${fmt(o.split.agentloop.inCall, 3)} | ${fmt(o.split.agentloop.outside, 3)} |
+| plain loop, \`messages.create\` | ${fmt(ms.plain, 3)} | ${fmt(o.split.plain.inCall, 3)} | ${fmt(o.split.plain.outside, 3)} |
+| plain loop, \`messages.stream().finalMessage()\` | ${fmt(ms.plainStreamed, 3)} | ${fmt(o.split.plainStreamed.inCall, 3)} | ${fmt(o.split.plainStreamed.outside, 3)} |
+
+"Inside the model call" is agentloop's \`ModelCall\` (\`createAnthropicModel\`: history check,
+SDK stream, listeners; the machine's handling of \`TOOL_USE_READY\` runs synchronously inside it)
+and the plain loop's SDK call; "outside" is everything else a turn does.
+
+Ratios of the medians: agentloop ÷ plain = **${fmt(o.ratio)}**, agentloop ÷ plain streamed =
+**${fmt(o.ratioStreamed)}** (medians of the per-round ratios: ${fmt(o.ratioPaired)} and
+${fmt(o.ratioStreamedPaired)}). With a zero-latency server a turn is nothing but client work, so
+this is the harshest form of the comparison: agentloop's extra ${fmt((ms.agentloop - ms.plain) * 1000, 0)} µs
+a turn (${fmt((ms.agentloop - ms.plainStreamed) * 1000, 0)} µs against the streamed loop) is what it adds to
+each model call: against a model that takes 1 s a turn that would be a ratio of
+${fmt(1 + (ms.agentloop - ms.plain) / 1000, 4)}.
+
+Where agentloop's extra time goes, measured in this run:
+- outside the model call: ${fmt((o.split.agentloop.outside - o.split.plainStreamed.outside) * 1000, 0)} µs a turn more than the plain loop:
+  the machine's transitions, the tool executor, runAgent's observer;
+- inside it: ${fmt((o.split.agentloop.inCall - o.split.plainStreamed.inCall) * 1000, 0)} µs more than the plain streamed call, of which
+  the history check before each send (\`assertValidHistory\`, O(messages)) is ${fmt(o.historyCheckUsPerTurn, 1)} µs
+  on average over this conversation; the rest is the machine handling \`TOOL_USE_READY\` during the
+  stream, the cache breakpoints and the stream listeners;
+${g?.usPerTurn[100] !== undefined ? `- for scale, the machine and runAgent with an in-process zero-latency model (benchmark 2, 100 turns)
+  cost ${fmt(g.usPerTurn[100], 0)} µs a turn;
+` : ''}- streaming itself (the SDK's \`MessageStream\` against \`messages.create\`) is the difference
+  between the two plain rows: ${fmt((ms.plainStreamed - ms.plain) * 1000, 0)} µs a turn.`;
+}
+
+function growthSection(g: GrowthFigures): string {
+  const sizes = Object.keys(g.usPerTurn).map(Number);
+  const table = sizes.map((s) => `| ${s.toLocaleString('en')} | ${fmt(g.usPerTurn[s] ?? NaN, 1)} | ${g.samples[s]?.length ?? 0} |`).join('\n');
+  const inPlace = g.inPlace
+    ? `
+
+**Diagnosis.** The same machine with the two actions that append to \`messages\` and
+\`turnUsage\` (\`recordReply\`, \`appendResults\`) replaced by versions that push in place instead
+of copying the array ([bench/growth.ts](bench/growth.ts), \`growthRunInPlace\`; not agentloop as
+shipped), run alternately with the runs above:
+
+| Turns | µs per turn, in-place appends |
+|---|---|
+${sizes.map((s) => `| ${s.toLocaleString('en')} | ${fmt(g.inPlace?.usPerTurn[s] ?? NaN, 1)} |`).join('\n')}
+
+Ratio 10,000 ÷ 1,000 with in-place appends: **${fmt(g.inPlace.ratio10kTo1k)}**. When runAgent grows
+and this variant does not, the appends' copying is the cause; when both grow, something else a
+turn does is O(history) too (a copy of \`messages\` when the request is built, say).
+${
+  g.copyUs
+    ? `
+One copy of the history as the appends make it (\`[...messages, message]\`), measured alone:
+${fmt(g.copyUs.at1k, 1)} µs at 1,000 turns (2,001 messages), ${fmt(g.copyUs.at10k, 0)} µs at 10,000 turns
+(20,001 messages). Past roughly 10–16k elements a copy is no longer a cheap young-generation
+allocation and its cost jumps by two orders of magnitude (the cliff DESIGN.md §3 notes).`
+    : ''
+}`
+    : '';
+  return `## 2. Growth
+
+\`runAgent\` with an in-process zero-latency model (a \`ModelCall\` that answers a tool_use at once,
+without copying the request) and a no-op tool, for 100, 1,000 and 10,000 turns; a full garbage
+collection (not timed) before each run.
+
+| Turns | µs per turn (median) | Runs |
+|---|---|---|
+${table}
+
+Per-turn cost at 10,000 turns ÷ at 1,000 turns: **${fmt(g.ratio10kTo1k)}** (target ≤ 1.5).${inPlace}`;
+}
+
+function bashSection(b: BashCommandFigures[] | undefined, rss: BashRssFigures | undefined): string {
+  const table = (b ?? [])
+    .map((x) => `| \`${x.command}\` | ${fmt(x.toolMs)} | ${fmt(x.rawMs)} | ${fmt(x.ratio)} | ${fmt(x.ratioPaired)} |`)
+    .join('\n');
+  const rssText = rss
+    ? `
+
+**Memory.** A fresh process ([bench/bashRss.ts](bench/bashRss.ts)) loads the tool, runs \`true\`,
+then runs \`${rss.command}\` through \`createBashTool().run\`; \`VmHWM\` from /proc/self/status:
+${rss.baselineMb} MB before the command (Node, tsx and the modules), **${rss.peakMb} MB** peak
+after it (sampled RSS peak every 20 ms: ${rss.sampledPeakMb} MB). ${fmt(rss.totalBytes / 2 ** 20, 0)} MiB went through
+in ${fmt(rss.ms / 1000, 1)} s (a raw spawn that discards the same output: ${fmt(rss.rawMs / 1000, 1)} s).`
+    : '';
+  return `## 3. Bash tool overhead
+
+Per command, \`createBashTool().run\` against a raw \`child_process.spawn('bash', ['-c', cmd])\`
+that collects stdout and stderr, in the same process, alternating which goes first.
+
+| Command | tool ms | raw spawn ms | ratio of medians | median of paired ratios |
+|---|---|---|---|---|
+${table}${rssText}`;
+}
+
+function parallelSection(p: ParallelFigures | undefined, s: StreamingFigures | undefined): string {
+  const parts: string[] = ['## 4. Parallel and streaming tools'];
+  if (p) {
+    parts.push(`Through \`runAgent\`, the SDK and the local server: one reply with four bash tool_use blocks,
+each \`sleep 0.5\` (concurrency-safe), then a final text. Sequential side: the same run with the
+same tool marked not concurrency-safe, so the executor runs the four one after another.
+${p.runs} runs each, interleaved.
+
+| | four at once | one after another | ratio |
+|---|---|---|---|
+| whole run, ms | ${fmt(p.parallelMs, 0)} | ${fmt(p.sequentialMs, 0)} | **${fmt(p.ratio)}** |
+| tool phase (first tool_start → last tool_result), ms | ${fmt(p.parallelToolPhaseMs, 0)} | ${fmt(p.sequentialToolPhaseMs, 0)} | ${fmt(p.toolPhaseRatio)} |`);
+  }
+  if (s) {
+    parts.push(`**Streaming.** The server streams a reply whose first block is a bash tool_use (\`echo
+streamed\`), followed by two text blocks, pausing 40 ms between SSE frames, so the reply goes on
+streaming for ${fmt(s.streamAfterBlockMs, 0)} ms after the tool_use block ends. Times from the
+moment the model call sees the block's \`content_block_stop\` (medians over ${s.runs} runs):
+
+| Step | ms |
+|---|---|
+| RunEvent \`tool_start\` | ${fmt(s.toToolStartEventMs, 2)} |
+| the tool's \`run\` is called | ${fmt(s.toRunMs, 2)} (max ${fmt(s.toRunMaxMs, 2)}) |
+| the tool calls spawn for the command's bash | ${fmt(s.toSpawnCalledMs, 1)} |
+| **the process runs** (spawn returned; libuv returns after the exec) | **${fmt(s.toProcessStartMs, 1)}** (max ${fmt(s.toProcessStartMaxMs, 1)}) |
+| of which spawn() itself (fork + exec of bash from this process) | ${fmt(s.spawnCallMs, 1)} |
+| the echo's result is back | ${fmt(s.toEchoDoneMs, 1)} |
+
+Processes spawned per command: ${s.spawnsPerCommand}${s.helpers.length > 0 ? `: bash, and ${s.helpers.map((h) => `\`${h}\``).join(', ')}` : ''}; recorded by wrapping
+\`ChildProcess.prototype.spawn\` ([bench/spawnProbe.ts](bench/spawnProbe.ts)). The command
+finished before the stream ended in ${s.finishedWhileStreaming} of ${s.runs} runs.`);
+  }
+  return parts.join('\n\n');
+}
+
+function startupSection(s: StartupFigures): string {
+  const build = s.built
+    ? 'dist/ was rebuilt first (`tsc -p tsconfig.build.json`).'
+    : s.buildError
+      ? `The build failed, so the dist/ already there was timed: \`${s.buildError.split('\n')[0]}\``
+      : 'dist/ was not rebuilt.';
+  return `## 5. Start-up
+
+\`node dist/cli/main.js --version\` (prints ${s.version}), a fresh process each time, wall time
+from spawn to exit. ${build} ${s.runs} runs, interleaved with \`node -e 0\`, Node's own start-up on
+this machine.
+
+| | ms |
+|---|---|
+| first run after the build | ${fmt(s.firstMs, 0)} |
+| **median** | **${fmt(s.medianMs, 0)}** |
+| slowest | ${fmt(s.maxMs, 0)} |
+| \`node -e 0\` median (the floor) | ${fmt(s.nodeFloorMs, 0)} |
+| agentloop's own share (median − floor) | ${fmt(s.medianMs - s.nodeFloorMs, 0)} |`;
+}
