@@ -151,4 +151,17 @@ describe('abort', () => {
       ],
     });
   });
+
+  it('a second Ctrl-C at an idle REPL prompt quits', async () => {
+    const env = cliEnv({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'm', AGENTLOOP_HOME: join(dir, '.home') });
+    const cli = startCli([], { cwd: dir, env });
+    for (let i = 0; i < 200 && !cli.output().stdout.includes('agentloop >> '); i++) await new Promise((r) => setTimeout(r, 25));
+    cli.child.kill('SIGINT');
+    for (let i = 0; i < 200 && !cli.output().stderr.includes('Ctrl-C again'); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(cli.output().stderr).toContain('press Ctrl-C again to quit');
+    cli.child.kill('SIGINT');
+    const run = await cli.done;
+    expect(run.code).toBe(0);
+    expect(server.requests).toHaveLength(0);
+  });
 });
