@@ -5,7 +5,7 @@
  * near where it started.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent, type RunResult } from '../../src/session/run.js';
 import { bashUse, lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
 import type { MessagesServer, RequestBody, Step } from '../support/messagesServer.js';
+import { processes, type ProcInfo } from '../support/processes.js';
 
 const SESSIONS = 200;
 /** Heap growth allowed once every session has ended and the garbage is collected. */
@@ -27,31 +28,7 @@ function heapUsedMb(): number {
   return process.memoryUsage().heapUsed / 2 ** 20;
 }
 
-interface Proc {
-  pid: number;
-  ppid: number;
-  state: string;
-  cmdline: string;
-}
-
-function processes(): Proc[] {
-  const list: Proc[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
-      list.push({ pid: Number(name), state: fields[0] ?? '?', ppid: Number(fields[1]), cmdline });
-    } catch {
-      // gone while we looked
-    }
-  }
-  return list;
-}
-
-/** Children of this process, and any process (wherever it was reparented) running a command of this test. */
-function leftovers(runTag: string): Proc[] {
+function leftovers(runTag: string): ProcInfo[] {
   return processes().filter((p) => p.pid !== process.pid && (p.ppid === process.pid || p.cmdline.includes(runTag)));
 }
 

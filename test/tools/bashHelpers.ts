@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolContext } from '../../src/tools/types.js';
@@ -13,30 +13,8 @@ export function context(cwd: string, signal: AbortSignal = new AbortController()
   return { cwd, signal };
 }
 
-interface ProcInfo {
-  pid: number;
-  state: string;
-  pgrp: number;
-  cmdline: string;
-}
-
-/** Every process visible in /proc (zombies included: they hold nothing but a pid). */
-export function processes(): ProcInfo[] {
-  const out: ProcInfo[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
-      out.push({ pid: Number(name), state: fields[0] ?? '?', pgrp: Number(fields[2]), cmdline });
-    } catch {
-      // the process went away while we looked
-    }
-  }
-  return out;
-}
+export { processes, type ProcInfo } from '../support/processes.js';
+import { processes, type ProcInfo } from '../support/processes.js';
 
 /** Live (non-zombie) processes of a process group. */
 export function liveMembers(pgid: number): ProcInfo[] {
