@@ -11,10 +11,10 @@
  * the last 200 events to a page opened late (a run's first turns would be missing).
  */
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createWebSocketInspector } from '@statelyai/inspect';
 import type { InspectionEvent, Observer } from 'xstate';
 import { WebSocket, WebSocketServer } from 'ws';
+import { listenOnLoopback } from '../view/listen.js';
 
 export const STATELY_INSPECTOR_URL = 'https://stately.ai/inspect';
 
@@ -116,14 +116,7 @@ export async function startStatelyInspector(options: StatelyInspectorOptions = {
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? 0, '127.0.0.1', () => {
-      http.off('error', reject);
-      resolve();
-    });
-  });
-  port = (http.address() as AddressInfo).port;
+  port = await listenOnLoopback(http, options.port ?? 0);
 
   const inspector = createWebSocketInspector({ url: `ws://127.0.0.1:${port}`, maxDeferredEvents: maxReplay });
   let closed: Promise<void> | undefined;

@@ -8,12 +8,12 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { agentMachine } from '../machine/agentMachine.js';
 import { findSession, listSessions, readTranscript, SessionNotFoundError } from '../session/store.js';
 import { machineGraph, type MachineGraph } from './graph.js';
 import { viewerPage } from './page.js';
 import { buildTimeline, type Timeline } from './timeline.js';
+import { listenOnLoopback } from './listen.js';
 
 export interface ViewerOptions {
   /** `$AGENTLOOP_HOME`. */
@@ -135,14 +135,7 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
       else res.destroy();
     }
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  port = (server.address() as AddressInfo).port;
+  port = await listenOnLoopback(server, options.port ?? 0);
   const query = options.sessionId ? `?session=${encodeURIComponent(options.sessionId)}` : '';
   let closed: Promise<void> | undefined;
   return {
