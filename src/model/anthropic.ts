@@ -1,8 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { assertValidHistory, InvalidHistoryError } from '../history/validate.js';
 import { withCacheBreakpoints } from '../machine/cache.js';
-import { toModelError } from './errors.js';
-import type { ContentBlock, ModelCall, ModelReply, ModelRequest, ToolUseBlock } from './types.js';
+import { causeOf, toModelError } from './errors.js';
+import { ReplyBuilder } from './reply.js';
+import type { ModelCall, ModelReply, ModelRequest } from './types.js';
 import { ModelError } from './types.js';
 
 export interface AnthropicModelOptions {
@@ -35,23 +36,6 @@ export function createClient(options: AnthropicModelOptions): Anthropic {
   });
 }
 
-/** A reply block in the shape the API takes back in `messages`. */
-function toParam(block: Anthropic.ContentBlock): ContentBlock {
-  switch (block.type) {
-    case 'text':
-      return { type: 'text', text: block.text };
-    case 'tool_use':
-      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
-    case 'thinking':
-      return { type: 'thinking', thinking: block.thinking, signature: block.signature };
-    case 'redacted_thinking':
-      return { type: 'redacted_thinking', data: block.data };
-    default:
-      // Server-side tool blocks are sent back exactly as they came.
-      return block as unknown as ContentBlock;
-  }
-}
-
 /**
  * The Messages API through `@anthropic-ai/sdk`, streaming. Text is handed to `onText` as it
  * arrives; each tool_use is handed to `onToolUse` as soon as its `content_block_stop` arrives. A
@@ -71,53 +55,60 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
       throw new ModelError('invalid_request', `agentloop refused to send an ${problems}`);
     }
 
-    const stream = client.messages.stream(prepare(request), { signal });
-    const completed = new Set<number>();
-    let started = false;
+    // Raw events (`stream: true`) rather than the SDK's MessageStream: the reply is built here
+    // once, without a snapshot per event or partial JSON parsing of tool input on every delta.
+    const local = new AbortController();
+    const forward = () => local.abort(signal.reason);
+    signal.addEventListener('abort', forward, { once: true });
+    const reply = new ReplyBuilder();
     let idle: NodeJS.Timeout | undefined;
     let stalled = false;
+    let reading = false;
     const armIdleTimer = () => {
       clearTimeout(idle);
       idle = setTimeout(() => {
         stalled = true;
-        stream.abort();
+        local.abort(new Error('stalled'));
       }, idleTimeoutMs);
     };
 
-    stream.on('streamEvent', (event, snapshot) => {
-      armIdleTimer();
-      if (event.type === 'content_block_start') started = true;
-      if (event.type !== 'content_block_stop') return;
-      completed.add(event.index);
-      const block = snapshot.content[event.index];
-      if (block?.type === 'tool_use') onToolUse(toParam(block) as ToolUseBlock);
-    });
-    if (onText) stream.on('text', (delta) => onText(delta));
-
     try {
       armIdleTimer();
-      const message = await stream.finalMessage();
-      const content = message.content.flatMap((block, i) => (completed.has(i) ? [toParam(block)] : []));
-      const reply: ModelReply = {
+      const stream = await client.messages.create({ ...prepare(request), stream: true }, { signal: local.signal });
+      reading = true;
+      for await (const event of stream) {
+        armIdleTimer();
+        const out = reply.add(event);
+        if (out === undefined) continue;
+        if (typeof out === 'string') onText?.(out);
+        else onToolUse(out);
+      }
+      // The SDK ends the iteration quietly when the request is aborted.
+      if (local.signal.aborted) throw local.signal.reason;
+      if (!reply.stopped) {
+        throw new ModelError('connection', 'the API stream broke off: it ended before message_stop', { midStream: reply.started });
+      }
+      const content = reply.content();
+      return {
         content,
-        stopReason: message.stop_reason,
-        usage: {
-          input_tokens: message.usage.input_tokens,
-          output_tokens: message.usage.output_tokens,
-          cache_creation_input_tokens: message.usage.cache_creation_input_tokens ?? 0,
-          cache_read_input_tokens: message.usage.cache_read_input_tokens ?? 0,
-        },
-        droppedIncompleteBlock: content.length < message.content.length,
-      };
-      return reply;
+        stopReason: reply.stopReason,
+        usage: reply.usage,
+        droppedIncompleteBlock: reply.droppedIncompleteBlock(),
+      } satisfies ModelReply;
     } catch (error) {
       if (stalled) {
-        throw new ModelError('timeout', `the API stream sent nothing for ${idleTimeoutMs} ms`, { midStream: started });
+        throw new ModelError('timeout', `the API stream sent nothing for ${idleTimeoutMs} ms`, { midStream: reply.started });
       }
       if (signal.aborted) throw error;
-      throw toModelError(error, started);
+      if (reading && !(error instanceof ModelError) && !(error instanceof Anthropic.APIError)) {
+        // Cut off ("terminated"), garbled (not JSON) or out of protocol: a broken connection.
+        const message = error instanceof Error ? causeOf(error) : String(error);
+        throw new ModelError('connection', `the API stream broke off: ${message}`, { midStream: reply.started });
+      }
+      throw toModelError(error, reply.started);
     } finally {
       clearTimeout(idle);
+      signal.removeEventListener('abort', forward);
     }
   };
 }

@@ -70,7 +70,7 @@ export function toModelError(error: unknown, midStream: boolean): ModelError {
   return new ModelError('unknown', error instanceof Error ? error.message : String(error), { midStream });
 }
 
-function causeOf(error: Error): string {
+export function causeOf(error: Error): string {
   const cause = error.cause instanceof Error ? error.cause.message : undefined;
   return cause && cause !== error.message ? `${error.message} (${cause})` : error.message;
 }

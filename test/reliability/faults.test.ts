@@ -244,6 +244,18 @@ describe('faults in the middle of a stream', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('a stream that ends cleanly before message_stop: not taken as a reply, retried, completes', async () => {
+    const outcome = await runWith([
+      toolTurn,
+      { fault: 'end-mid-stream', content: [text('Half an answer'), echoUse('toolu_cut', 'cut')], afterBlocks: 1, midBlock: true },
+      finalAnswer,
+    ]);
+    expectCompleted(outcome);
+    expect(outcome.retries).toHaveLength(1);
+    expect(outcome.retries[0]?.error).toMatch(/ended before message_stop/);
+    expect(JSON.stringify(outcome.result.context.messages)).not.toContain('Half an answer');
+  });
+
   it('malformed SSE: retried, completes', async () => {
     const outcome = await runWith([toolTurn, { fault: 'malformed-sse', content: [text('fine so far')] }, finalAnswer]);
     expectCompleted(outcome);

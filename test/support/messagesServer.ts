@@ -56,13 +56,15 @@ export interface ErrorStep {
   headers?: Record<string, string>;
 }
 
-export type FaultKind = 'error-event-mid-stream' | 'reset-mid-stream' | 'malformed-sse' | 'stall';
+export type FaultKind = 'error-event-mid-stream' | 'reset-mid-stream' | 'end-mid-stream' | 'malformed-sse' | 'stall';
 
 /**
  * A stream that goes wrong: `message_start`, `ping` and the first `afterBlocks` blocks of
  * `content` are streamed, then the fault happens (no `message_delta` / `message_stop`).
  *
- * On a non-streamed request: `reset-mid-stream` destroys the socket before any response,
+ * `end-mid-stream` closes the response cleanly, as a proxy that gives up might.
+ *
+ * On a non-streamed request: `reset-mid-stream` and `end-mid-stream` destroy the socket before any response,
  * `stall` never answers, `malformed-sse` answers a cut-off JSON body, and
  * `error-event-mid-stream` answers 500 api_error saying it needs a streamed request.
  */
@@ -103,6 +105,12 @@ export interface RecordedRequest {
 export interface ServerOptions {
   /** Pause between SSE frames in ms (default 0). A step's `delayMs` overrides it. */
   eventDelayMs?: number;
+  /**
+   * With no pause between frames, send a whole streamed reply in one write, as a model that had
+   * the reply ready at once would (default false: one write per SSE event, which makes the
+   * client read each event separately).
+   */
+  oneWritePerReply?: boolean;
   /**
    * Called on every `POST /v1/messages` body before answering. If it throws, the message is
    * recorded in `violations` and the request is answered 400 invalid_request_error with that
@@ -319,6 +327,7 @@ interface AnswerContext {
   model: string;
   inputTokens: number;
   delayMs: number;
+  oneWrite: boolean;
 }
 
 function answerStep(
@@ -335,6 +344,7 @@ function answerStep(
     model: step.model ?? body.model ?? 'claude-test',
     inputTokens: (options.inputTokens ?? defaultInputTokens)(body),
     delayMs: step.delayMs ?? options.eventDelayMs ?? 0,
+    oneWrite: options.oneWritePerReply === true,
   };
   const streamed = body.stream === true;
   if (isFaultStep(step)) return streamed ? streamFault(res, step, ctx) : answerFaultWithoutStream(res, step, ctx);
@@ -513,8 +523,16 @@ function startSse(res: ServerResponse): void {
   res.flushHeaders();
 }
 
-/** Writes the frames, pausing `delayMs` between them; resolves once the last one is flushed. */
-async function writeFrames(res: ServerResponse, frames: SseFrame[], delayMs: number): Promise<void> {
+/**
+ * Writes the frames, pausing `delayMs` between them (or all in one write when there is no pause
+ * and `oneWrite` is set); resolves once the last one is flushed.
+ */
+async function writeFrames(res: ServerResponse, frames: SseFrame[], delayMs: number, oneWrite = false): Promise<void> {
+  if (oneWrite && delayMs <= 0) {
+    if (res.destroyed) return;
+    await new Promise<void>((resolve) => res.write(frames.map(encodeSseFrame).join(''), () => resolve()));
+    return;
+  }
   for (const [i, frame] of frames.entries()) {
     if (i > 0 && delayMs > 0) await sleep(delayMs);
     if (res.destroyed) return;
@@ -528,7 +546,7 @@ function sleep(ms: number): Promise<void> {
 
 async function streamReply(res: ServerResponse, reply: ReplyStep, ctx: AnswerContext): Promise<void> {
   startSse(res);
-  await writeFrames(res, replyToSseFrames(reply, ctx), ctx.delayMs);
+  await writeFrames(res, replyToSseFrames(reply, ctx), ctx.delayMs, ctx.oneWrite);
   res.end();
 }
 
@@ -542,6 +560,8 @@ async function streamFault(res: ServerResponse, fault: FaultStep, ctx: AnswerCon
       return sendErrorEvent(res, fault);
     case 'reset-mid-stream':
       return resetConnection(res);
+    case 'end-mid-stream':
+      return void res.end();
     case 'malformed-sse':
       return sendMalformedFrame(res);
     case 'stall':
@@ -584,6 +604,7 @@ function stall(): void {}
 function answerFaultWithoutStream(res: ServerResponse, fault: FaultStep, ctx: AnswerContext): void {
   switch (fault.fault) {
     case 'reset-mid-stream':
+    case 'end-mid-stream':
       return resetConnection(res);
     case 'stall':
       return stall();
