@@ -46,9 +46,18 @@ export function toMermaid(machine: AnyStateMachine): string {
   for (const child of Object.values(root.states)) declare(child, '  ');
 
   const notes = new Map<string, string[]>();
+  const rootSource = nodeName(root.id);
   for (const t of transitions) {
     const from = nodeName(t.source);
     const siblings = transitions.filter((s) => s.source === t.source && s.event === t.event);
+    if (t.source === rootSource) {
+      // A transition of the machine itself can be taken from any state: a note on its target.
+      for (const target of t.targets) {
+        const name = nodeName(target);
+        notes.set(name, [...(notes.get(name) ?? []), `from any state on ${label(t, siblings)}`]);
+      }
+      continue;
+    }
     if (t.targets.length === 0) {
       notes.set(from, [...(notes.get(from) ?? []), `on ${t.event} / ${t.actions.join(', ')}`]);
       continue;

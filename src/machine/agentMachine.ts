@@ -1,4 +1,4 @@
-import { assign, fromCallback, fromPromise, sendTo, setup } from 'xstate';
+import { assign, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import { completeResults, pushAssistant, pushUser, toolUsesOf } from '../history/messages.js';
 import type { ModelCallInput, ModelReply, ToolResultBlockParam } from '../model/types.js';
 import { addUsage } from '../model/types.js';
@@ -68,6 +68,12 @@ export const agentMachine = setup({
     }),
     markFollowUpNeeded: assign({ needsFollowUp: true }),
     finishToolUses: sendTo('tools', ({ context }) => ({ type: 'FINISH', blocks: context.toolUses }) satisfies ToolRunnerCommand),
+    // Not to a runner that crashed (its error is what ends the turn then).
+    cancelTools: enqueueActions(({ enqueue, self }) => {
+      if (self.getSnapshot().children.tools?.getSnapshot().status === 'active') {
+        enqueue.sendTo('tools', { type: 'CANCEL' } satisfies ToolRunnerCommand);
+      }
+    }),
     recordToolStarted: assign({
       startedToolIds: ({ context, event }) =>
         event.type === 'TOOL_STARTED' ? [...context.startedToolIds, event.block.id] : context.startedToolIds,
@@ -141,22 +147,25 @@ export const agentMachine = setup({
   id: 'agent',
   context: ({ input }) => initialContext(input),
   output: ({ context }) => context,
+  // One tool runner for the whole run; each turn's tools are cancelled when the turn is left.
+  invoke: {
+    id: 'tools',
+    src: 'runTools',
+    onError: {
+      target: '.failed',
+      actions: [
+        { type: 'recordToolRunnerError', params: ({ event }) => ({ error: event.error }) },
+        { type: 'answerOpenToolUses', params: { reason: 'not run: the tool runner failed' } },
+        { type: 'exit', params: 'tool_runner_error' },
+      ],
+    },
+  },
   initial: 'turn',
   states: {
     turn: {
       entry: 'startTurn',
-      invoke: {
-        id: 'tools',
-        src: 'runTools',
-        onError: {
-          target: 'failed',
-          actions: [
-            { type: 'recordToolRunnerError', params: ({ event }) => ({ error: event.error }) },
-            { type: 'answerOpenToolUses', params: { reason: 'not run: the tool runner failed' } },
-            { type: 'exit', params: 'tool_runner_error' },
-          ],
-        },
-      },
+      // Leaving the turn (done, retry, abort) stops the tools it started.
+      exit: 'cancelTools',
       on: {
         TOOL_STARTED: { actions: 'recordToolStarted' },
         TOOL_RESULT: { actions: 'recordToolResult' },

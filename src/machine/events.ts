@@ -18,4 +18,6 @@ export type ToolRunnerCommand =
   /** A complete tool_use from the stream: start it now if it is concurrency-safe. */
   | { type: 'SUBMIT'; block: ToolUseBlock }
   /** The stream ended: these are all the complete tool_use blocks, in order. */
-  | { type: 'FINISH'; blocks: ToolUseBlock[] };
+  | { type: 'FINISH'; blocks: ToolUseBlock[] }
+  /** The turn is over (done, retried or aborted): stop whatever still runs; the next SUBMIT starts afresh. */
+  | { type: 'CANCEL' };

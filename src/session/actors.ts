@@ -1,7 +1,7 @@
 import { fromCallback, fromPromise } from 'xstate';
 import { agentMachine } from '../machine/agentMachine.js';
 import type { AgentEvent, ToolRunnerCommand } from '../machine/events.js';
-import type { ModelCall, ModelCallInput, ModelReply } from '../model/types.js';
+import type { ModelCall, ModelCallInput, ModelReply, ToolResultBlockParam, ToolUseBlock } from '../model/types.js';
 import { ToolExecutor } from '../tools/executor.js';
 import type { Tool } from '../tools/types.js';
 
@@ -24,21 +24,30 @@ export function modelActor(model: ModelCall, onText?: (delta: string) => void) {
   );
 }
 
-/** The tool runner as an XState actor: lives for one turn; leaving the turn cancels its tools. */
+/**
+ * The tool runner as an XState actor: one for the whole run, with an executor per turn. `CANCEL`
+ * (sent when a turn is left) stops that turn's tools; stopping the actor stops them too.
+ */
 export function toolRunnerActor(tools: readonly Tool[], cwd: string, maxConcurrency?: number) {
   const byName = new Map(tools.map((t) => [t.name, t]));
   return fromCallback<ToolRunnerCommand>(({ sendBack, receive }) => {
     const send = (event: AgentEvent) => sendBack(event);
-    const executor = new ToolExecutor(byName, { cwd, ...(maxConcurrency ? { maxConcurrency } : {}) }, {
-      onStart: (block) => send({ type: 'TOOL_STARTED', block }),
-      onResult: (result, block) => send({ type: 'TOOL_RESULT', block, result }),
+    const listener = {
+      onStart: (block: ToolUseBlock) => send({ type: 'TOOL_STARTED', block }),
+      onResult: (result: ToolResultBlockParam, block: ToolUseBlock) => send({ type: 'TOOL_RESULT', block, result }),
       onAllDone: () => send({ type: 'TOOLS_DONE' }),
-    });
+    };
+    let executor: ToolExecutor | undefined;
+    const current = () => (executor ??= new ToolExecutor(byName, { cwd, ...(maxConcurrency ? { maxConcurrency } : {}) }, listener));
     receive((command) => {
-      if (command.type === 'SUBMIT') executor.submit(command.block);
-      else executor.finish(command.blocks);
+      if (command.type === 'SUBMIT') current().submit(command.block);
+      else if (command.type === 'FINISH') current().finish(command.blocks);
+      else {
+        executor?.cancel();
+        executor = undefined;
+      }
     });
-    return () => executor.cancel();
+    return () => executor?.cancel();
   });
 }
 

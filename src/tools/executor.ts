@@ -35,7 +35,8 @@ interface Entry {
  */
 export class ToolExecutor {
   private readonly entries: Entry[] = [];
-  private readonly controller = new AbortController();
+  /** Made when the first tool starts: most turns run one tool, or none. */
+  private controller: AbortController | undefined;
   private finished = false;
   private cancelled = false;
   private readonly maxConcurrency: number;
@@ -71,7 +72,7 @@ export class ToolExecutor {
   cancel(): void {
     if (this.cancelled) return;
     this.cancelled = true;
-    this.controller.abort(new Error('interrupted by user'));
+    if (this.entries.some((e) => e.status === 'running')) this.controller?.abort(new Error('interrupted by user'));
   }
 
   private has(id: string): boolean {
@@ -114,6 +115,7 @@ export class ToolExecutor {
   private start(entry: Entry): void {
     entry.status = 'running';
     this.listener.onStart(entry.block);
+    this.controller ??= new AbortController();
     void runOne(this.tools, entry.block, { cwd: this.options.cwd, signal: this.controller.signal }).then(
       (output) => {
         if (this.cancelled) return;

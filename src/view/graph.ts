@@ -112,7 +112,12 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
     return node ? shortId(node) : id;
   };
 
-  const transitions = listTransitions(machine).filter((t) => t.targets.length > 0 && t.source !== '');
+  // A transition of the machine itself can be taken in any state: drawn from each top-level state.
+  const rootId = shortId(machine.root) || machine.root.id;
+  const topLevel = Object.values(machine.root.states).filter((n) => n.type !== 'final').map(shortId);
+  const transitions = listTransitions(machine)
+    .filter((t) => t.targets.length > 0 && t.source !== '')
+    .flatMap((t) => (t.source === rootId ? topLevel.map((source) => ({ ...t, source })) : [t]));
   // One edge per (source, target): guards leading to the same state share a line.
   const grouped = new Map<string, { source: string; target: string; labels: string[] }>();
   for (const t of transitions) {

@@ -103,6 +103,50 @@ describe('the agent machine, driven by a scripted model', () => {
     expect(run.context.stopReason).toBe('end_turn');
   });
 
+  it('stops a tool started while the model streams when the turn is left: aborted, or failed mid-stream', async () => {
+    for (const ending of ['abort', 'error'] as const) {
+      const block = { type: 'tool_use' as const, id: 't1', name: 'slow', input: {} };
+      let toolSignal: AbortSignal | undefined;
+      let started: () => void = () => {};
+      const toolStarted = new Promise<void>((r) => (started = r));
+      const slow = {
+        name: 'slow',
+        description: 'waits until aborted',
+        inputSchema: { type: 'object' as const, properties: {} },
+        isConcurrencySafe: () => true,
+        run: (_input: unknown, context: { signal: AbortSignal }) => {
+          toolSignal = context.signal;
+          started();
+          return new Promise<{ content: string; isError: boolean }>((resolve) =>
+            context.signal.addEventListener('abort', () => resolve({ content: 'stopped', isError: true })),
+          );
+        },
+      };
+      const machine = createAgentMachine({
+        tools: [slow],
+        cwd: process.cwd(),
+        model: async ({ onToolUse }, signal) => {
+          onToolUse(block);
+          await toolStarted;
+          if (ending === 'error') throw new ModelError('connection', 'reset', { midStream: true });
+          await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+          throw new Error('unreachable');
+        },
+      });
+      const run = await drive({
+        steps: [],
+        tools: [slow],
+        machine,
+        onStart: (actor) => {
+          if (ending === 'abort') void toolStarted.then(() => actor.send({ type: 'ABORT' }));
+        },
+      });
+      expect(run.finalState, ending).toBe(ending === 'abort' ? 'aborted' : 'failed');
+      expect(toolSignal?.aborted, ending).toBe(true);
+      expect(historyProblems(run.context.messages), ending).toEqual([]);
+    }
+  });
+
   it('ends with exit reason refusal on a refusal', async () => {
     const run = await drive({ steps: [{ content: [{ type: 'text', text: 'No.' }], stop_reason: 'refusal' }] });
     expect(run.finalState).toBe('done');
