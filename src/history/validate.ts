@@ -24,51 +24,63 @@ export function historyProblems(messages: readonly MessageParam[]): string[] {
   if (messages.length === 0) return ['messages is empty'];
   if (messages[0]?.role !== 'user') problems.push('messages[0] must be a user message');
   const seenToolUseIds = new Set<string>();
+  // The tool_use ids of the assistant message just before, in order (empty after a user message).
+  let asked: string[] = [];
 
-  messages.forEach((message, i) => {
-    const where = `messages[${i}] (${message.role})`;
-    if (i > 0 && messages[i - 1]?.role === message.role) problems.push(`${where} has the same role as the message before it`);
-    if (isEmpty(message)) problems.push(`${where} is empty`);
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i] as MessageParam;
+    const where = () => `messages[${i}] (${message.role})`;
+    if (i > 0 && messages[i - 1]?.role === message.role) problems.push(`${where()} has the same role as the message before it`);
+    if (isEmpty(message)) problems.push(`${where()} is empty`);
     const blocks = blocksOf(message);
 
     if (message.role === 'assistant') {
-      const toolUses = blocks.filter((b) => b.type === 'tool_use');
-      for (const use of toolUses) {
-        if (seenToolUseIds.has(use.id)) problems.push(`${where} repeats tool_use id ${use.id}`);
-        seenToolUseIds.add(use.id);
-        if (typeof use.input !== 'object' || use.input === null || Array.isArray(use.input)) {
-          problems.push(`${where} tool_use ${use.id} has an input that is not an object`);
+      asked = [];
+      for (const block of blocks) {
+        if (block.type !== 'tool_use') continue;
+        if (seenToolUseIds.has(block.id)) problems.push(`${where()} repeats tool_use id ${block.id}`);
+        seenToolUseIds.add(block.id);
+        asked.push(block.id);
+        if (typeof block.input !== 'object' || block.input === null || Array.isArray(block.input)) {
+          problems.push(`${where()} tool_use ${block.id} has an input that is not an object`);
         }
       }
-      if (toolUses.length === 0) return;
+      if (asked.length === 0) continue;
       const next = messages[i + 1];
-      const answered = new Set(
-        next?.role === 'user' ? blocksOf(next).flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])) : [],
-      );
-      for (const use of toolUses) {
-        if (!answered.has(use.id)) {
-          problems.push(`${where} tool_use ${use.id} has no tool_result in the next message`);
+      const nextBlocks = next?.role === 'user' ? blocksOf(next) : [];
+      for (const id of asked) {
+        if (!nextBlocks.some((b) => b.type === 'tool_result' && b.tool_use_id === id)) {
+          problems.push(`${where()} tool_use ${id} has no tool_result in the next message`);
         }
       }
-      return;
+      continue;
     }
 
-    const results = blocks.filter((b) => b.type === 'tool_result');
-    if (results.length === 0) return;
-    const firstOther = blocks.findIndex((b) => b.type !== 'tool_result');
-    const lastResult = blocks.map((b) => b.type).lastIndexOf('tool_result');
-    if (firstOther !== -1 && firstOther < lastResult) problems.push(`${where} has tool_result blocks after other blocks`);
-    const previous = messages[i - 1];
-    const asked = new Set(
-      previous?.role === 'assistant' ? blocksOf(previous).flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])) : [],
-    );
-    const seen = new Set<string>();
-    for (const result of results) {
-      if (!asked.has(result.tool_use_id)) problems.push(`${where} has a tool_result for unexpected tool_use_id ${result.tool_use_id}`);
-      if (seen.has(result.tool_use_id)) problems.push(`${where} answers tool_use_id ${result.tool_use_id} twice`);
-      seen.add(result.tool_use_id);
+    // A user message: tool_result blocks first, each answering a tool_use of the message before, once.
+    let results = 0;
+    let otherSeen = false;
+    let resultAfterOther = false;
+    for (let j = 0; j < blocks.length; j++) {
+      const block = blocks[j] as Block;
+      if (block.type !== 'tool_result') {
+        otherSeen = true;
+        continue;
+      }
+      results += 1;
+      if (otherSeen) resultAfterOther = true;
+      const id = block.tool_use_id;
+      if (!asked.includes(id)) problems.push(`${where()} has a tool_result for unexpected tool_use_id ${id}`);
+      for (let k = 0; k < j; k++) {
+        const earlier = blocks[k] as Block;
+        if (earlier.type === 'tool_result' && earlier.tool_use_id === id) {
+          problems.push(`${where()} answers tool_use_id ${id} twice`);
+          break;
+        }
+      }
     }
-  });
+    if (results > 0 && resultAfterOther) problems.push(`${where()} has tool_result blocks after other blocks`);
+    asked = [];
+  }
   return problems;
 }
 

@@ -103,17 +103,27 @@ export async function runAgent(prompt: string | null, options: RunAgentOptions):
     if (options.onEvent) emit({ type: 'request', turnCount: input.turnCount, body: sentBody(input.request) });
     return modelCall(input, callSignal);
   };
-  const machine = createAgentMachine({ model: recordingModel, tools, cwd, onText: (delta) => emit({ type: 'text', delta }) });
+  const machine = createAgentMachine({
+    model: options.onEvent ? recordingModel : modelCall,
+    tools,
+    cwd,
+    ...(options.onEvent ? { onText: (delta: string) => emit({ type: 'text', delta }) } : {}),
+  });
   const actor = createActor(machine, {
     input: {
       messages: startMessages,
       ...(turnCount !== undefined ? { turnCount } : {}),
       config: { system: defaultSystemPrompt(cwd), ...limits, model, tools: tools.map(toolDefinition) },
     },
-    inspect: (event) => {
-      observe(event);
-      inspector?.(event);
-    },
+    // Observed only when someone listens: inspection events cost the machine work on every step.
+    ...(options.onEvent || inspector
+      ? {
+          inspect: (event: InspectionEvent) => {
+            if (options.onEvent) observe(event);
+            inspector?.(event);
+          },
+        }
+      : {}),
   });
 
   let lastState = '';
