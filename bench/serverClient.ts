@@ -14,10 +14,14 @@ export interface RemoteServer {
   close(): Promise<void>;
 }
 
-export async function startRemoteServer(options: { eventDelayMs?: number } = {}): Promise<RemoteServer> {
+export async function startRemoteServer(options: { eventDelayMs?: number; oneWritePerReply?: boolean } = {}): Promise<RemoteServer> {
   const child: ChildProcess = fork(fileURLToPath(new URL('./serverProcess.ts', import.meta.url)), [], {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, BENCH_EVENT_DELAY_MS: String(options.eventDelayMs ?? 0) },
+    env: {
+      ...process.env,
+      BENCH_EVENT_DELAY_MS: String(options.eventDelayMs ?? 0),
+      BENCH_ONE_WRITE: options.oneWritePerReply ? '1' : '',
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const url = await new Promise<string>((resolve, reject) => {

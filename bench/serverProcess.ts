@@ -21,7 +21,7 @@ export interface ServerAnswer {
 }
 
 const eventDelayMs = Number(process.env.BENCH_EVENT_DELAY_MS ?? 0);
-const server = await startMessagesServer({ eventDelayMs });
+const server = await startMessagesServer({ eventDelayMs, oneWritePerReply: process.env.BENCH_ONE_WRITE === '1' });
 process.send?.({ type: 'ready', url: server.url });
 
 process.on('message', (command: ServerCommand) => {
