@@ -64,7 +64,8 @@ export function toMermaid(machine: AnyStateMachine): string {
     }
     for (const target of t.targets) lines.push(`  ${from} --> ${nodeName(target)} : ${label(t, siblings)}`);
   }
-  for (const [state, handlers] of notes) lines.push(`  note right of ${state} : ${handlers.join('<br/>')}`);
+  // The block form: a one-line note may not hold a second colon (`error: tools`).
+  for (const [state, handlers] of notes) lines.push(`  note right of ${state}`, ...handlers.map((h) => `    ${h}`), '  end note');
   for (const node of stateNodes(machine)) {
     if (node.type === 'final') lines.push(`  ${nodeName(node.id)} --> [*]`);
   }

@@ -79,8 +79,10 @@ export const agentMachine = setup({
         event.type === 'TOOL_STARTED' ? [...context.startedToolIds, event.block.id] : context.startedToolIds,
     }),
     recordToolResult: assign({
-      toolResults: ({ context, event }) =>
-        event.type === 'TOOL_RESULT' ? { ...context.toolResults, [event.block.id]: event.result } : context.toolResults,
+      toolResults: ({ context, event }) => {
+        const done = event.type === 'TOOL_RESULT' ? event : event.type === 'TOOLS_DONE' ? event.last : undefined;
+        return done ? { ...context.toolResults, [done.block.id]: done.result } : context.toolResults;
+      },
     }),
     recordReply: assign(({ context }, reply: ModelReply) => {
       const cut = reply.stopReason === 'max_tokens';
@@ -208,7 +210,7 @@ export const agentMachine = setup({
         executingTools: {
           entry: 'finishToolUses',
           on: {
-            TOOLS_DONE: { target: '#agent.appendingResults' },
+            TOOLS_DONE: { target: '#agent.appendingResults', actions: 'recordToolResult' },
             ABORT: {
               target: '#agent.aborted',
               actions: [

@@ -10,8 +10,11 @@ export type AgentEvent =
   | { type: 'TOOL_STARTED'; block: ToolUseBlock }
   /** A tool finished (sent by the tool runner). */
   | { type: 'TOOL_RESULT'; block: ToolUseBlock; result: ToolResultBlockParam }
-  /** Every tool_use of the reply has its result (sent by the tool runner). */
-  | { type: 'TOOLS_DONE' };
+  /**
+   * Every tool_use of the reply has its result (sent by the tool runner). The result that
+   * completed the set comes with it rather than in a TOOL_RESULT of its own: one step less a turn.
+   */
+  | { type: 'TOOLS_DONE'; last?: { block: ToolUseBlock; result: ToolResultBlockParam } };
 
 /** Commands the machine sends to the tool runner. */
 export type ToolRunnerCommand =

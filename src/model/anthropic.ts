@@ -61,23 +61,28 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
     const forward = () => local.abort(signal.reason);
     signal.addEventListener('abort', forward, { once: true });
     const reply = new ReplyBuilder();
-    let idle: NodeJS.Timeout | undefined;
+    // The idle timer is set once; each event only notes the time, and the timer, when it fires,
+    // waits again for what is left (re-arming a timer on every event costs more than the event).
+    let lastEventAt = performance.now();
     let stalled = false;
     let reading = false;
-    const armIdleTimer = () => {
-      clearTimeout(idle);
-      idle = setTimeout(() => {
-        stalled = true;
-        local.abort(new Error('stalled'));
-      }, idleTimeoutMs);
+    let idle: NodeJS.Timeout | undefined;
+    const checkIdle = () => {
+      const quiet = performance.now() - lastEventAt;
+      if (quiet < idleTimeoutMs) {
+        idle = setTimeout(checkIdle, idleTimeoutMs - quiet);
+        return;
+      }
+      stalled = true;
+      local.abort(new Error('stalled'));
     };
 
     try {
-      armIdleTimer();
+      idle = setTimeout(checkIdle, idleTimeoutMs);
       const stream = await client.messages.create({ ...prepare(request), stream: true }, { signal: local.signal });
       reading = true;
       for await (const event of stream) {
-        armIdleTimer();
+        lastEventAt = performance.now();
         const out = reply.add(event);
         if (out === undefined) continue;
         if (typeof out === 'string') onText?.(out);

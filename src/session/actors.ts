@@ -2,7 +2,7 @@ import { fromCallback, fromPromise } from 'xstate';
 import { agentMachine } from '../machine/agentMachine.js';
 import type { AgentEvent, ToolRunnerCommand } from '../machine/events.js';
 import type { ModelCall, ModelCallInput, ModelReply, ToolResultBlockParam, ToolUseBlock } from '../model/types.js';
-import { ToolExecutor } from '../tools/executor.js';
+import { ToolExecutor, type ExecutorListener } from '../tools/executor.js';
 import type { Tool } from '../tools/types.js';
 
 export interface AgentActorsOptions {
@@ -32,10 +32,19 @@ export function toolRunnerActor(tools: readonly Tool[], cwd: string, maxConcurre
   const byName = new Map(tools.map((t) => [t.name, t]));
   return fromCallback<ToolRunnerCommand>(({ sendBack, receive }) => {
     const send = (event: AgentEvent) => sendBack(event);
-    const listener = {
-      onStart: (block: ToolUseBlock) => send({ type: 'TOOL_STARTED', block }),
-      onResult: (result: ToolResultBlockParam, block: ToolUseBlock) => send({ type: 'TOOL_RESULT', block, result }),
-      onAllDone: () => send({ type: 'TOOLS_DONE' }),
+    // The result that completes the set goes out with TOOLS_DONE, in the same step.
+    let last: { block: ToolUseBlock; result: ToolResultBlockParam } | undefined;
+    const listener: ExecutorListener = {
+      onStart: (block) => send({ type: 'TOOL_STARTED', block }),
+      onResult: (result, block, completesAll) => {
+        if (completesAll) last = { block, result };
+        else send({ type: 'TOOL_RESULT', block, result });
+      },
+      onAllDone: () => {
+        const event: AgentEvent = last ? { type: 'TOOLS_DONE', last } : { type: 'TOOLS_DONE' };
+        last = undefined;
+        send(event);
+      },
     };
     let executor: ToolExecutor | undefined;
     const current = () => (executor ??= new ToolExecutor(byName, { cwd, ...(maxConcurrency ? { maxConcurrency } : {}) }, listener));

@@ -142,6 +142,7 @@ export async function runAgent(prompt: string | null, options: RunAgentOptions):
       const e = event.event;
       if (e.type === 'TOOL_STARTED') startedBlocks.set(e.block.id, e.block);
       if (e.type === 'TOOL_RESULT') emit({ type: 'tool_result', block: e.block, result: e.result });
+      if (e.type === 'TOOLS_DONE' && e.last) emit({ type: 'tool_result', block: e.last.block, result: e.last.result });
       return;
     }
     if (event.type !== '@xstate.snapshot') return;

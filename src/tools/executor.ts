@@ -9,7 +9,8 @@ export interface ExecutorOptions {
 
 export interface ExecutorListener {
   onStart(block: ToolUseBlock): void;
-  onResult(result: ToolResultBlockParam, block: ToolUseBlock): void;
+  /** `completesAll`: this is the last result, and `onAllDone` follows at once. */
+  onResult(result: ToolResultBlockParam, block: ToolUseBlock, completesAll: boolean): void;
   /** Every tool_use given to `finish` has a result; `results` are in tool_use order. */
   onAllDone(results: ToolResultBlockParam[]): void;
 }
@@ -121,7 +122,8 @@ export class ToolExecutor {
         if (this.cancelled) return;
         entry.status = 'done';
         entry.result = toToolResult(entry.block.id, output);
-        this.listener.onResult(entry.result, entry.block);
+        const completesAll = this.finished && this.entries.every((e) => e.status === 'done');
+        this.listener.onResult(entry.result, entry.block, completesAll);
         this.schedule();
       },
     );

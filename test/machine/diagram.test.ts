@@ -15,9 +15,9 @@ describe('diagrams/agent-loop.mmd', () => {
     for (const t of listTransitions(agentMachine)) {
       const from = t.source.split('.').pop();
       const to = t.targets[0]?.split('.').pop();
-      if (t.source === agentMachine.id) expect(diagram).toMatch(new RegExp(`note right of ${to} : .*from any state on ${t.event}`));
+      if (t.source === agentMachine.id) expect(diagram).toMatch(new RegExp(`note right of ${to}\\n(    .*\\n)*    from any state on ${t.event}`));
       else if (to) expect(diagram).toContain(`${from} --> ${to} : `);
-      else expect(diagram).toMatch(new RegExp(`note right of ${from} : .*on ${t.event}`));
+      else expect(diagram).toMatch(new RegExp(`note right of ${from}\\n(    .*\\n)*    on ${t.event} `));
     }
     expect(diagram).toContain('state checkingReply <<choice>>');
   });

@@ -32,7 +32,7 @@ function start(tools: Tool[], maxConcurrency?: number): Trace {
   const done = new Promise<ToolResultBlockParam[]>((r) => (resolveDone = r));
   const executor = new ToolExecutor(new Map(tools.map((t) => [t.name, t])), { cwd: '.', ...(maxConcurrency ? { maxConcurrency } : {}) }, {
     onStart: (b) => log.push(`start ${b.id}`),
-    onResult: (r) => log.push(`result ${r.tool_use_id}`),
+    onResult: (r, _b, completesAll) => log.push(`result ${r.tool_use_id}${completesAll ? ' (last)' : ''}`),
     onAllDone: (results) => resolveDone(results),
   });
   return { log, done, executor };
@@ -60,6 +60,8 @@ describe('ToolExecutor', () => {
     finish('r2');
     const results = await t.done;
     expect(results.map((r) => r.tool_use_id)).toEqual(['r1', 'w1', 'r2']);
+    // Only the result that completes the set says so (it then travels with TOOLS_DONE).
+    expect(t.log.at(-1)).toBe('result r2 (last)');
   });
 
   it('runs safe tools in parallel up to the bound and reports results in tool_use order', async () => {

@@ -67,6 +67,16 @@ describe('the Anthropic model call builds the reply from the raw stream', () => 
     expect(ready).toEqual([]);
   });
 
+  it('a slow stream that keeps sending is not taken for a stalled one, however long it lasts in all', async () => {
+    // Frames 60 ms apart against a 150 ms idle timeout: the whole reply takes far longer than that.
+    server.enqueue({ content: [{ type: 'text', text: 'slow but steady, piece by piece' }], stop_reason: 'end_turn', delayMs: 60 });
+    const model = createAnthropicModel({ apiKey: 'sk-test', baseURL: server.url, idleTimeoutMs: 150 });
+    const started = performance.now();
+    const reply = await model({ request, turnCount: 1, onToolUse: () => {} }, new AbortController().signal);
+    expect(performance.now() - started).toBeGreaterThan(300);
+    expect(reply.content).toEqual([{ type: 'text', text: 'slow but steady, piece by piece' }]);
+  });
+
   it('rejects with the AbortSignal’s reason when aborted mid-stream, not with a reply', async () => {
     server.enqueue({ content: [{ type: 'text', text: 'a long answer '.repeat(20) }], stop_reason: 'end_turn', delayMs: 30 });
     const controller = new AbortController();
