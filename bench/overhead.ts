@@ -2,6 +2,11 @@
  * Benchmark 1: loop overhead. agentloop's runAgent and the plain loop drive the same SDK client
  * against the same local server (in its own process) through the same 50-turn conversation with
  * the same echo tool. Runs are interleaved in rotating order so that drift hits every side alike.
+ *
+ * Two servers answer, identical but for how a streamed reply goes out: all of it in one write
+ * (a zero-latency model has the whole reply at once), or one write per SSE event (the client
+ * then reads every event separately, as it does from the real API, where events come apart in
+ * time). A `messages.create` reply is one write either way.
  */
 import { createAnthropicModel, createClient } from '../src/model/anthropic.js';
 import type { ModelCall } from '../src/model/types.js';
@@ -11,31 +16,42 @@ import { defaultRunConfig } from '../src/machine/context.js';
 import type { MessageParam } from '../src/model/types.js';
 import { TURNS, conversationStep, echoTool } from './conversation.js';
 import { plainLoop } from './plainLoop.js';
-import { startRemoteServer } from './serverClient.js';
+import { startRemoteServer, type RemoteServer } from './serverClient.js';
 import { median, now } from './stats.js';
 
 const MODEL = 'claude-bench';
 const PROMPT = 'Run the tool 49 times, then say done.';
 
-export type OverheadSide = 'agentloop' | 'plain' | 'plainStreamed';
+export const SIDES = ['agentloop', 'agentloopObserved', 'plain', 'plainStreamed', 'plainEvents'] as const;
+export type OverheadSide = (typeof SIDES)[number];
+export const SERVER_MODES = ['perReply', 'perEvent'] as const;
+export type ServerMode = (typeof SERVER_MODES)[number];
+
+export interface SideFigures {
+  /** Median wall ms per turn. */
+  ms: number;
+  /** Median CPU ms per turn of this process (user + system): the client's own work. */
+  cpuMs: number;
+  /** Median ms per turn inside the model call (agentloop sides only; the plain loops' is all of it). */
+  inCallMs: number;
+  samples: number[];
+}
+
+export interface ModeFigures {
+  sides: Record<OverheadSide, SideFigures>;
+  /** agentloop ÷ plain (messages.create): ratio of the medians, and median of the per-round ratios. */
+  ratio: number;
+  ratioPaired: number;
+  /** agentloop ÷ plain streamed (MessageStream). */
+  ratioStreamed: number;
+  ratioStreamedPaired: number;
+  /** The bare event loop ÷ plain: what streaming alone costs through the SDK, with no harness. */
+  floorRatio: number;
+}
 
 export interface OverheadFigures {
   rounds: number;
-  /** Median ms per turn of each side. */
-  msPerTurn: Record<OverheadSide, number>;
-  samples: Record<OverheadSide, number[]>;
-  /** agentloop ÷ plain (messages.create), ratio of the medians. */
-  ratio: number;
-  /** agentloop ÷ plain streamed (messages.stream), ratio of the medians. */
-  ratioStreamed: number;
-  /** Median of the per-round ratios, as a cross-check. */
-  ratioPaired: number;
-  ratioStreamedPaired: number;
-  /**
-   * Median ms per turn spent inside the model call (agentloop: its ModelCall, history check and
-   * stream included; plain: the SDK call) and outside it (the loop itself, the tool included).
-   */
-  split: Record<OverheadSide, { inCall: number; outside: number }>;
+  modes: Record<ServerMode, ModeFigures>;
   /** µs a turn spends, on average over the conversation, checking the history before it is sent. */
   historyCheckUsPerTurn: number;
 }
@@ -60,124 +76,143 @@ export function historyCheckUsPerTurn(): number {
   return ((now() - start) * 1000) / (repeat * histories.length);
 }
 
+type Runner = () => Promise<void>;
+
+/** The five sides against one server; `addCall` is told the ms of each agentloop model call. */
+function sidesFor(server: RemoteServer, addCall: (ms: number) => void): Record<OverheadSide, Runner> {
+  const client = createClient({ apiKey: 'test', baseURL: server.url });
+  const cwd = process.cwd();
+  const anthropic = createAnthropicModel({ client });
+  const timedModel: ModelCall = async (input, signal) => {
+    const start = now();
+    try {
+      return await anthropic(input, signal);
+    } finally {
+      addCall(now() - start);
+    }
+  };
+  const agent = (observed: boolean): Runner => async () => {
+    const result = await runAgent(PROMPT, {
+      model: MODEL,
+      modelCall: timedModel,
+      tools: [echoTool],
+      cwd,
+      maxTurns: TURNS + 10,
+      // What the CLI pays: every step reported to a listener (which here does nothing with it).
+      ...(observed ? { onEvent: () => {} } : {}),
+    });
+    if (result.state !== 'done' || result.context.turnCount !== TURNS) {
+      throw new Error(`agentloop run ended ${result.state} after ${result.context.turnCount} turns: ${result.context.error?.message}`);
+    }
+  };
+  const plain = (stream: boolean | 'events'): Runner => async () => {
+    const result = await plainLoop(PROMPT, {
+      client,
+      model: MODEL,
+      system: defaultSystemPrompt(cwd),
+      maxTokens: defaultRunConfig.maxTokens,
+      tools: [echoTool],
+      cwd,
+      stream,
+    });
+    if (result.turns !== TURNS) throw new Error(`plain loop (stream: ${stream}) ran ${result.turns} turns`);
+  };
+  return {
+    agentloop: agent(false),
+    agentloopObserved: agent(true),
+    plain: plain(false),
+    plainStreamed: plain(true),
+    plainEvents: plain('events'),
+  };
+}
 
 export async function benchOverhead(rounds = 15, log: (line: string) => void = () => {}): Promise<OverheadFigures> {
-  const server = await startRemoteServer();
+  const servers = {
+    perReply: await startRemoteServer({ oneWritePerReply: true }),
+    perEvent: await startRemoteServer(),
+  } satisfies Record<ServerMode, RemoteServer>;
   try {
-    const client = createClient({ apiKey: 'test', baseURL: server.url });
-    const cwd = process.cwd();
-    const system = defaultSystemPrompt(cwd);
-
-    // Time spent inside model calls during the current run, for the in-call / outside split.
     let inCallMs = 0;
     const addCall = (ms: number) => {
       inCallMs += ms;
     };
-    const anthropic = createAnthropicModel({ client });
-    const timedModel: ModelCall = async (input, signal) => {
-      const start = now();
-      try {
-        return await anthropic(input, signal);
-      } finally {
-        addCall(now() - start);
-      }
+    const runners = {
+      perReply: sidesFor(servers.perReply, addCall),
+      perEvent: sidesFor(servers.perEvent, addCall),
     };
+    type Series = Record<ServerMode, Record<OverheadSide, number[]>>;
+    const series = (): Series =>
+      Object.fromEntries(SERVER_MODES.map((m) => [m, Object.fromEntries(SIDES.map((s) => [s, [] as number[]]))])) as Series;
+    const wall = series();
+    const cpu = series();
+    const inCall = series();
 
-    const sides: Record<OverheadSide, () => Promise<number>> = {
-      agentloop: async () => {
-        const result = await runAgent(PROMPT, {
-          model: MODEL,
-          modelCall: timedModel,
-          tools: [echoTool],
-          cwd,
-          maxTurns: TURNS + 10,
-        });
-        if (result.state !== 'done' || result.context.turnCount !== TURNS) {
-          throw new Error(`agentloop run ended ${result.state} after ${result.context.turnCount} turns: ${result.context.error?.message}`);
-        }
-        return TURNS;
-      },
-      plain: async () => {
-        const result = await plainLoop(PROMPT, {
-          client,
-          model: MODEL,
-          system,
-          maxTokens: defaultRunConfig.maxTokens,
-          tools: [echoTool],
-          cwd,
-          onModelCall: addCall,
-        });
-        if (result.turns !== TURNS) throw new Error(`plain loop ran ${result.turns} turns`);
-        return TURNS;
-      },
-      plainStreamed: async () => {
-        const result = await plainLoop(PROMPT, {
-          client,
-          model: MODEL,
-          system,
-          maxTokens: defaultRunConfig.maxTokens,
-          tools: [echoTool],
-          cwd,
-          stream: true,
-          onModelCall: addCall,
-        });
-        if (result.turns !== TURNS) throw new Error(`plain streamed loop ran ${result.turns} turns`);
-        return TURNS;
-      },
-    };
-    const order: OverheadSide[] = ['agentloop', 'plain', 'plainStreamed'];
-    const samples: Record<OverheadSide, number[]> = { agentloop: [], plain: [], plainStreamed: [] };
-    const inCall: Record<OverheadSide, number[]> = { agentloop: [], plain: [], plainStreamed: [] };
-
-    const once = async (side: OverheadSide): Promise<number> => {
-      await server.conversation(TURNS);
+    const once = async (mode: ServerMode, side: OverheadSide, record: boolean) => {
+      await servers[mode].conversation(TURNS);
       inCallMs = 0;
+      const cpuStart = process.cpuUsage();
       const start = now();
-      const turns = await sides[side]();
+      await runners[mode][side]();
       const ms = now() - start;
-      await server.clear();
-      inCall[side].push(inCallMs / turns);
-      return ms / turns;
+      const used = process.cpuUsage(cpuStart);
+      await servers[mode].clear();
+      if (!record) return;
+      wall[mode][side].push(ms / TURNS);
+      cpu[mode][side].push((used.user + used.system) / 1000 / TURNS);
+      inCall[mode][side].push(inCallMs / TURNS);
     };
-    for (let i = 0; i < 3; i++) for (const side of order) await once(side); // warm-up
-    for (const side of order) inCall[side].splice(0);
+    const runs = SERVER_MODES.flatMap((mode) => SIDES.map((side) => [mode, side] as const));
+    for (let i = 0; i < 3; i++) for (const [mode, side] of runs) await once(mode, side, false); // warm-up
     for (let round = 0; round < rounds; round++) {
-      // Rotate the order each round: A B C, B C A, C A B, ...
-      const rotated = order.map((_, i) => order[(i + round) % order.length] as OverheadSide);
-      for (const side of rotated) samples[side].push(await once(side));
+      // Rotate the order each round, so no side always follows the same one.
+      for (let i = 0; i < runs.length; i++) {
+        const [mode, side] = runs[(i + round) % runs.length] as (typeof runs)[number];
+        await once(mode, side, true);
+      }
       log(
         `overhead round ${round + 1}/${rounds}: ` +
-          order.map((s) => `${s} ${samples[s].at(-1)?.toFixed(3)} ms/turn`).join(', '),
+          SIDES.map((s) => `${s} ${wall.perReply[s].at(-1)?.toFixed(3)}/${wall.perEvent[s].at(-1)?.toFixed(3)}`).join(', ') +
+          ' ms/turn (one write per reply / per event)',
       );
     }
-    const msPerTurn = {
-      agentloop: median(samples.agentloop),
-      plain: median(samples.plain),
-      plainStreamed: median(samples.plainStreamed),
+
+    const figures = (mode: ServerMode): ModeFigures => {
+      const sides = Object.fromEntries(
+        SIDES.map((s) => [
+          s,
+          { ms: median(wall[mode][s]), cpuMs: median(cpu[mode][s]), inCallMs: median(inCall[mode][s]), samples: wall[mode][s] },
+        ]),
+      ) as Record<OverheadSide, SideFigures>;
+      const paired = (other: OverheadSide) =>
+        median(wall[mode].agentloop.map((a, i) => a / (wall[mode][other][i] as number)));
+      return {
+        sides,
+        ratio: sides.agentloop.ms / sides.plain.ms,
+        ratioPaired: paired('plain'),
+        ratioStreamed: sides.agentloop.ms / sides.plainStreamed.ms,
+        ratioStreamedPaired: paired('plainStreamed'),
+        floorRatio: sides.plainEvents.ms / sides.plain.ms,
+      };
     };
-    const paired = (other: OverheadSide) => median(samples.agentloop.map((a, i) => a / (samples[other][i] as number)));
     return {
       rounds,
-      msPerTurn,
-      samples,
-      ratio: msPerTurn.agentloop / msPerTurn.plain,
-      ratioStreamed: msPerTurn.agentloop / msPerTurn.plainStreamed,
-      ratioPaired: paired('plain'),
-      ratioStreamedPaired: paired('plainStreamed'),
-      split: Object.fromEntries(
-        order.map((side) => {
-          const inside = median(inCall[side]);
-          return [side, { inCall: inside, outside: median(samples[side].map((t, i) => t - (inCall[side][i] as number))) }];
-        }),
-      ) as OverheadFigures['split'],
+      modes: { perReply: figures('perReply'), perEvent: figures('perEvent') },
       historyCheckUsPerTurn: historyCheckUsPerTurn(),
     };
   } finally {
-    await server.close();
+    await Promise.all(Object.values(servers).map((s) => s.close()));
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const figures = await benchOverhead(Number(process.argv[2] ?? 8), console.log);
-  console.log(figures.msPerTurn, figures.split, figures.ratio, figures.ratioStreamed, figures.historyCheckUsPerTurn);
+  for (const mode of SERVER_MODES) {
+    const f = figures.modes[mode];
+    console.log(mode, `÷ create ${f.ratio.toFixed(2)}, ÷ stream ${f.ratioStreamed.toFixed(2)}, floor ${f.floorRatio.toFixed(2)}`);
+    for (const side of SIDES) {
+      const s = f.sides[side];
+      console.log(`  ${side.padEnd(18)} ${s.ms.toFixed(3)} ms/turn, cpu ${s.cpuMs.toFixed(3)}, in call ${s.inCallMs.toFixed(3)}`);
+    }
+  }
+  console.log('history check µs/turn', figures.historyCheckUsPerTurn.toFixed(1));
 }

@@ -14,8 +14,12 @@ export interface PlainLoopOptions {
   maxTokens: number;
   tools: Tool[];
   cwd: string;
-  /** `messages.stream(...).finalMessage()` instead of the tutorial's `messages.create(...)`. */
-  stream?: boolean;
+  /**
+   * `true`: `messages.stream(...).finalMessage()` (the SDK's MessageStream) instead of the
+   * tutorial's `messages.create(...)`; `'events'`: `messages.create({ stream: true })`, the raw
+   * events put together by hand, the least a streaming loop can do with the SDK.
+   */
+  stream?: boolean | 'events';
   /** Told how long each model call took (ms), for the benchmark's breakdown. */
   onModelCall?: (ms: number) => void;
 }
@@ -37,9 +41,12 @@ export async function plainLoop(prompt: string, options: PlainLoopOptions): Prom
   while (true) {
     const params = { model, max_tokens: maxTokens, system, tools: definitions, messages };
     const callStart = performance.now();
-    const response = options.stream
-      ? await client.messages.stream(params).finalMessage()
-      : await client.messages.create(params);
+    const response =
+      options.stream === 'events'
+        ? await fromEvents(await client.messages.create({ ...params, stream: true }))
+        : options.stream
+          ? await client.messages.stream(params).finalMessage()
+          : await client.messages.create(params);
     options.onModelCall?.(performance.now() - callStart);
     turns += 1;
     messages.push({ role: 'assistant', content: response.content });
@@ -59,4 +66,24 @@ export async function plainLoop(prompt: string, options: PlainLoopOptions): Prom
     }
     messages.push({ role: 'user', content: results });
   }
+}
+
+/** The reply of a raw event stream: blocks opened, deltas appended, tool input parsed at the end. */
+async function fromEvents(events: AsyncIterable<Anthropic.RawMessageStreamEvent>): Promise<{ content: Anthropic.ContentBlock[] }> {
+  const content: Anthropic.ContentBlock[] = [];
+  const json: string[] = [];
+  for await (const event of events) {
+    if (event.type === 'content_block_start') {
+      content[event.index] = { ...event.content_block };
+      json[event.index] = '';
+    } else if (event.type === 'content_block_delta') {
+      const block = content[event.index];
+      if (event.delta.type === 'text_delta' && block?.type === 'text') block.text += event.delta.text;
+      if (event.delta.type === 'input_json_delta') json[event.index] += event.delta.partial_json;
+    } else if (event.type === 'content_block_stop') {
+      const block = content[event.index];
+      if (block?.type === 'tool_use' && json[event.index]) block.input = JSON.parse(json[event.index] as string);
+    }
+  }
+  return { content };
 }
