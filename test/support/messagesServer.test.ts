@@ -212,6 +212,27 @@ describe('replies', () => {
     expect(server.requests[0]?.path).toBe('/v1/messages?beta=true');
   });
 
+  it('oneWritePerReply: the same bytes on the wire, all of them in one chunk', async () => {
+    const reply = { content: [text('Hi there'), bashCall], stop_reason: 'tool_use' as const, usage: { input_tokens: 7, output_tokens: 9 } };
+    const bodies: string[] = [];
+    for (const oneWritePerReply of [false, true]) {
+      const { server } = await setup({ oneWritePerReply });
+      server.enqueue(reply);
+      const response = await fetch(`${server.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': 'test', 'content-type': 'application/json' },
+        body: JSON.stringify({ ...request, stream: true }),
+      });
+      const chunks: string[] = [];
+      const decoder = new TextDecoder();
+      for await (const chunk of response.body as AsyncIterable<Uint8Array>) chunks.push(decoder.decode(chunk, { stream: true }));
+      if (oneWritePerReply) expect(chunks).toHaveLength(1);
+      bodies.push(chunks.join('').replace(/msg_[\w-]+/g, 'msg_X'));
+      await server.close();
+    }
+    expect(bodies[1]).toBe(bodies[0]);
+  });
+
   it('pauses eventDelayMs between frames', async () => {
     const { server, client } = await setup({ eventDelayMs: 3 });
     server.enqueue({ content: [text('abc')], stop_reason: 'end_turn' });
