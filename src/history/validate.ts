@@ -20,14 +20,21 @@ function isEmpty(message: MessageParam): boolean {
  * - tool_use ids are unique and every tool_use input is an object.
  */
 export function historyProblems(messages: readonly MessageParam[]): string[] {
+  return problemsFrom(messages, 0, new Set());
+}
+
+/**
+ * The problems of `messages[from..]`, given that `messages[..from]` was found valid and ends with
+ * a user message, and that `seenToolUseIds` holds its tool_use ids (the set is added to).
+ */
+function problemsFrom(messages: readonly MessageParam[], from: number, seenToolUseIds: Set<string>): string[] {
   const problems: string[] = [];
   if (messages.length === 0) return ['messages is empty'];
-  if (messages[0]?.role !== 'user') problems.push('messages[0] must be a user message');
-  const seenToolUseIds = new Set<string>();
+  if (from === 0 && messages[0]?.role !== 'user') problems.push('messages[0] must be a user message');
   // The tool_use ids of the assistant message just before, in order (empty after a user message).
   let asked: string[] = [];
 
-  for (let i = 0; i < messages.length; i++) {
+  for (let i = from; i < messages.length; i++) {
     const message = messages[i] as MessageParam;
     const where = () => `messages[${i}] (${message.role})`;
     if (i > 0 && messages[i - 1]?.role === message.role) problems.push(`${where()} has the same role as the message before it`);
@@ -91,8 +98,36 @@ export class InvalidHistoryError extends Error {
   }
 }
 
-/** Throws an `InvalidHistoryError` listing every violation; used before every send. */
+interface Checked {
+  length: number;
+  /** The last message then: the same object at the same index means the prefix is unchanged. */
+  last: MessageParam;
+  toolUseIds: Set<string>;
+}
+
+/** Histories found valid, by array: a run's history only grows, so each send checks what is new. */
+const checked = new WeakMap<readonly MessageParam[], Checked>();
+
+/**
+ * Throws an `InvalidHistoryError` listing every violation; used before every send.
+ *
+ * The loop's history is an append-only log (messages are never changed in place; the last one
+ * may be replaced by a new object), so when the same array comes back longer, with the same
+ * object where the last checked message was, only the messages after it are checked. Anything
+ * else is checked whole.
+ */
 export function assertValidHistory(messages: readonly MessageParam[]): void {
-  const problems = historyProblems(messages);
-  if (problems.length > 0) throw new InvalidHistoryError(problems);
+  const before = checked.get(messages);
+  const grown =
+    before !== undefined && messages.length >= before.length && messages[before.length - 1] === before.last;
+  const toolUseIds = grown ? before.toolUseIds : new Set<string>();
+  const problems = problemsFrom(messages, grown ? before.length : 0, toolUseIds);
+  if (problems.length > 0) {
+    checked.delete(messages);
+    throw new InvalidHistoryError(problems);
+  }
+  const last = messages[messages.length - 1];
+  // Only a history that ends with a user message is a prefix the next check can start after.
+  if (last?.role === 'user') checked.set(messages, { length: messages.length, last, toolUseIds });
+  else checked.delete(messages);
 }

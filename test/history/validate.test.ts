@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { appendUser, appendUserText } from '../../src/history/messages.js';
-import { historyProblems } from '../../src/history/validate.js';
+import fc from 'fast-check';
+import { assertValidHistory, historyProblems, InvalidHistoryError } from '../../src/history/validate.js';
 import type { MessageParam } from '../../src/model/types.js';
 
 const use = (id: string) => ({ type: 'tool_use' as const, id, name: 'bash', input: { command: 'ls' } });
@@ -67,5 +68,52 @@ describe('appendAssistant', () => {
     const paused = [user('q'), assistant([{ type: 'text', text: 'searching' }])];
     const continued = appendAssistant(paused, [use('t')]);
     expect(continued).toEqual([user('q'), assistant([{ type: 'text', text: 'searching' }, use('t')])]);
+  });
+});
+
+describe('assertValidHistory on a history that grows', () => {
+  it('checks what was appended since the last check, and the whole history when the prefix changed', () => {
+    const log: MessageParam[] = [user('hi')];
+    assertValidHistory(log);
+    log.push(assistant([use('a')]), user([result('a')]));
+    assertValidHistory(log);
+    // A tool_use id used earlier is still known to the incremental check.
+    log.push(assistant([use('a')]), user([result('a')]));
+    expect(() => assertValidHistory(log)).toThrow(/repeats tool_use id a/);
+    log.splice(3);
+    log.push(assistant('done'), user([result('zz')]));
+    expect(() => assertValidHistory(log)).toThrow(/unexpected tool_use_id zz/);
+    log.splice(3);
+    assertValidHistory(log); // after a failure the whole history is checked again: fine
+    // The last checked message replaced by another object: checked whole, so a fault earlier is found.
+    log[1] = assistant([use('b')]);
+    log[2] = user([result('b')]);
+    log[0] = assistant('no user first');
+    expect(() => assertValidHistory(log)).toThrow(/messages\[0\] must be a user message/);
+  });
+
+  it('agrees with historyProblems on histories grown at random, one message at a time', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ role: fc.constantFrom('user', 'assistant'), kind: fc.constantFrom('text', 'use', 'result', 'empty'), id: fc.constantFrom('a', 'b', 'c', 'd') }), { maxLength: 14 }),
+        (steps) => {
+          const log: MessageParam[] = [user('go')];
+          for (const step of steps) {
+            const block = step.kind === 'use' ? use(step.id) : step.kind === 'result' ? result(step.id) : { type: 'text' as const, text: step.kind === 'empty' ? '' : 'x' };
+            log.push({ role: step.role, content: step.kind === 'empty' ? [] : [block] } as MessageParam);
+            const expected = historyProblems(log);
+            let thrown: unknown;
+            try {
+              assertValidHistory(log);
+            } catch (error) {
+              thrown = error;
+            }
+            expect(thrown === undefined, JSON.stringify(log)).toBe(expected.length === 0);
+            if (thrown) expect((thrown as InvalidHistoryError).problems).toEqual(expected);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
