@@ -84,9 +84,9 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       }
       const interactive = findInteractive(parsed.command);
       if (interactive !== null) return { isError: true, content: interactiveMessage(interactive) };
-      if (!(await isDirectory(context.cwd))) {
-        return { isError: true, content: `The working directory ${context.cwd} does not exist or is not a directory.` };
-      }
+      // Without the sandbox the working directory is only checked when the spawn fails: a stat
+      // before each command would cost a round trip to the thread pool.
+      if (bwrap !== null && !(await isDirectory(context.cwd))) return noDirectory(context.cwd);
       const timeoutMs =
         parsed.timeout === undefined ? settings.timeoutMs : Math.min(parsed.timeout, settings.maxTimeoutMs);
       const cwd = bwrap === null ? context.cwd : await realpath(context.cwd);
@@ -103,6 +103,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         signal: context.signal,
         onData: (chunk) => output.write(chunk),
       });
+      if (ending.kind === 'spawn-error' && !(await isDirectory(cwd))) return noDirectory(context.cwd);
       return formatResult(output.finish(), ending, timeoutMs);
     },
   };
@@ -163,6 +164,10 @@ function formatResult(out: CollectedOutput, ending: RunEnding, timeoutMs: number
   const body = out.text.replace(/\n+$/, '');
   const shown = body === '' ? '(no output)' : body;
   return { isError, content: notes.length === 0 ? shown : `${shown}\n\n${notes.join('\n')}` };
+}
+
+function noDirectory(cwd: string): ToolOutput {
+  return { isError: true, content: `The working directory ${cwd} does not exist or is not a directory.` };
 }
 
 function interactiveMessage(name: string): string {

@@ -7,10 +7,11 @@
  * at once: the child gets the write end as fd 1 and fd 2 (one open file, so the two streams
  * interleave in write order) and we read the other end.
  *
- * `mkfifo` is a process to start (~15 ms here, and starting it blocks the event loop), so FIFOs
- * are made in batches: one `mkfifo` call makes the next BATCH of them in a private directory
- * (mode 0700), ahead of time; each command opens one and unlinks it at once. The directory is
- * removed when the batch is used up, and at exit; batches of processes that were killed are
+ * `mkfifo` is a process to start, and starting a process costs as much as the command itself
+ * (fork + exec, blocking the event loop). So one `mkfifo` call makes BATCH FIFOs in a private
+ * directory (mode 0700) ahead of time; each command opens one and unlinks it at once. The next
+ * batch is made while LOW_WATER are still unused, so a command rarely waits for one. A directory
+ * is removed when its batch is used up, and at exit; batches of processes that were killed are
  * swept away by the next process that makes one.
  */
 import { execFile } from 'node:child_process';
@@ -24,22 +25,33 @@ import { promisify } from 'node:util';
 const execFileAsync = promisify(execFile);
 
 /** FIFOs made per `mkfifo` call. */
-const BATCH = 16;
+const BATCH = 64;
+/** The next batch is started when this many unused FIFOs are left (more than run in parallel). */
+const LOW_WATER = 16;
 
 export interface OutputPipe {
-  /** The read end, as a stream. */
-  reader: Socket;
+  /** The read end, non-blocking: wrap it with `pipeReader` (after the spawn, which matters more). */
+  readFd: number;
   /** The write end, to give the child; close it in the parent once the child is spawned. */
   writeFd: number;
 }
 
 interface Batch {
   dir: string;
-  paths: string[];
+  /** FIFOs of the batch not opened yet; the directory goes when it reaches 0. */
+  unused: number;
 }
 
-let current: Promise<Batch> | undefined;
-let next: Promise<Batch> | undefined;
+interface Fifo {
+  path: string;
+  batch: Batch;
+}
+
+/** Made and not yet taken, oldest batch first (so that batches are used up in turn). */
+const ready: Fifo[] = [];
+/** The batch being made, if any: there is at most one `mkfifo` at a time. */
+let making: Promise<void> | undefined;
+
 const liveDirs = new Set<string>();
 process.once('exit', () => {
   for (const dir of liveDirs) rmSync(dir, { recursive: true, force: true });
@@ -65,7 +77,7 @@ function isAlive(pid: number): boolean {
 
 let swept = false;
 
-async function makeBatch(): Promise<Batch> {
+async function makeBatch(): Promise<void> {
   if (!swept) {
     swept = true;
     sweepDeadBatches();
@@ -79,7 +91,16 @@ async function makeBatch(): Promise<Batch> {
     dropDir(dir);
     throw err;
   }
-  return { dir, paths };
+  const batch: Batch = { dir, unused: BATCH };
+  for (const path of paths) ready.push({ path, batch });
+}
+
+/** Starts making a batch unless one is on its way; resolves when it is ready. */
+function refill(): Promise<void> {
+  making ??= makeBatch().finally(() => {
+    making = undefined;
+  });
+  return making;
 }
 
 function dropDir(dir: string): void {
@@ -87,41 +108,22 @@ function dropDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/**
- * An unused FIFO of a batch; the next batch is started while this one still has some left.
- * `last` says it was the batch's last one: whoever opens it removes the batch's directory.
- */
-async function takeFifo(): Promise<{ path: string; dir: string; last: boolean }> {
-  for (;;) {
-    current ??= next ?? makeBatch();
-    next = undefined;
-    const batch = current;
-    let taken: Batch;
-    try {
-      taken = await batch;
-    } catch (err) {
-      if (current === batch) current = undefined; // try again with a fresh batch next time
-      throw err;
-    }
-    const path = taken.paths.shift();
-    if (taken.paths.length < BATCH / 2 && next === undefined && current === batch) {
-      next = makeBatch();
-      next.catch(() => undefined); // reported when used
-    }
-    const last = taken.paths.length === 0;
-    if (last && current === batch) current = undefined;
-    if (path !== undefined) return { path, dir: taken.dir, last };
-  }
+async function takeFifo(): Promise<Fifo> {
+  // Several commands may wait for the same batch; whoever finds it used up waits for another.
+  while (ready.length === 0) await refill();
+  const fifo = ready.shift() as Fifo;
+  if (ready.length < LOW_WATER) refill().catch(() => undefined); // a failure is reported to whoever waits next
+  return fifo;
 }
 
 export async function openOutputPipe(): Promise<OutputPipe> {
-  const { path, dir, last } = await takeFifo();
+  const { path, batch } = await takeFifo();
   try {
     // Non-blocking, or the open would wait for a writer; the write end then opens at once.
     // The write end stays blocking: the child must not see EAGAIN when the pipe is full.
     const readFd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      return { reader: new Socket({ fd: readFd, readable: true, writable: false }), writeFd: openSync(path, constants.O_WRONLY) };
+      return { readFd, writeFd: openSync(path, constants.O_WRONLY) };
     } catch (err) {
       closeSync(readFd);
       throw err;
@@ -129,6 +131,11 @@ export async function openOutputPipe(): Promise<OutputPipe> {
   } finally {
     // Open file descriptors only from here on: nothing of this pipe is left on disk.
     unlinkSync(path);
-    if (last) dropDir(dir);
+    if (--batch.unused === 0) dropDir(batch.dir);
   }
+}
+
+/** The read end as a stream; destroying it closes the descriptor. */
+export function pipeReader(readFd: number): Socket {
+  return new Socket({ fd: readFd, readable: true, writable: false });
 }

@@ -11,7 +11,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
 import { closeSync } from 'node:fs';
-import { openOutputPipe, type OutputPipe } from './pipe.js';
+import { openOutputPipe, pipeReader, type OutputPipe } from './pipe.js';
 
 export interface RunOptions {
   /** The program and its arguments, e.g. `['bash', '-c', command]`. */
@@ -49,7 +49,7 @@ export async function runInProcessGroup(options: RunOptions): Promise<RunEnding>
   }
   if (options.signal.aborted) {
     closeSync(pipe.writeFd);
-    pipe.reader.destroy();
+    closeSync(pipe.readFd);
     return { kind: 'aborted', started: false };
   }
   return run(options, pipe);
@@ -57,21 +57,34 @@ export async function runInProcessGroup(options: RunOptions): Promise<RunEnding>
 
 function run(options: RunOptions, pipe: OutputPipe): Promise<RunEnding> {
   const { argv, cwd, env, timeoutMs, signal, onData } = options;
-  const { reader, writeFd } = pipe;
+  const { readFd, writeFd } = pipe;
   return new Promise((resolve) => {
     const [file, ...args] = argv;
-    let child: ChildProcess;
+    let shell: Shell;
     try {
-      child = spawnDetached(file, args, cwd, env, writeFd);
+      shell = spawnDetached(file, args, cwd, env, writeFd);
     } catch (err) {
-      reader.destroy();
+      closeSync(readFd); // execa refused the options; a failed spawn itself is in its result
       resolve({ kind: 'spawn-error', message: (err as Error).message });
       return;
     } finally {
       // Only the child holds the write end now: the pipe ends when it and its descendants close it.
       closeSync(writeFd);
     }
+    const { child, result } = shell;
     const pid = child.pid;
+    if (pid === undefined) {
+      // Not started (no bash on the PATH, a bad cwd). Some spawn failures come as an 'error'
+      // event, others make execa return a stand-in that emits nothing: its result says why.
+      closeSync(readFd);
+      result.then(
+        (r) => resolve({ kind: 'spawn-error', message: startError(r) }),
+        (err: unknown) => resolve({ kind: 'spawn-error', message: String(err) }),
+      );
+      return;
+    }
+    // Everything from here on runs while the command starts; what it writes waits in the pipe.
+    const reader = pipeReader(readFd);
     let stop: 'timeout' | 'aborted' | null = null;
     let exited: { code: number | null; signal: string | null } | null = null;
     let pipeClosed = false;
@@ -87,7 +100,7 @@ function run(options: RunOptions, pipe: OutputPipe): Promise<RunEnding> {
       clearTimeout(drainDeadline);
       signal.removeEventListener('abort', onAbort);
       reader.destroy();
-      if (pid !== undefined) liveGroups.delete(pid);
+      liveGroups.delete(pid);
       resolve(ending);
     };
     const settle = (): void => {
@@ -102,7 +115,7 @@ function run(options: RunOptions, pipe: OutputPipe): Promise<RunEnding> {
     };
     const kill = (reason: 'timeout' | 'aborted'): void => {
       if (exited === null) stop ??= reason;
-      if (pid !== undefined) killGroup(pid);
+      killGroup(pid);
     };
     const onAbort = (): void => kill('aborted');
     const timer = setTimeout(() => kill('timeout'), Math.min(timeoutMs, MAX_TIMER_MS));
@@ -117,26 +130,44 @@ function run(options: RunOptions, pipe: OutputPipe): Promise<RunEnding> {
       pipeClosed = true;
       settle();
     });
-    child.once('exit', (code, sig) => {
+    // Before execa's own listeners: the result is not kept waiting for execa's bookkeeping.
+    child.prependOnceListener('exit', (code, sig) => {
       exited = { code, signal: sig };
-      if (pid !== undefined) killGroup(pid);
+      killGroup(pid);
+      if (pipeClosed) {
+        settle(); // the usual case: the pipe ended before the exit was reported
+        return;
+      }
       armDrainTimer();
       drainDeadline = setTimeout(() => reader.destroy(), DRAIN_MAX_MS);
-      settle();
     });
-    child.once('error', (err) => {
-      if (pid === undefined) finish({ kind: 'spawn-error', message: err.message });
-    });
-    if (pid !== undefined) trackGroup(pid);
+    child.on('error', () => undefined); // after a successful spawn (a failed kill): nothing to do
+    trackGroup(pid);
   });
+}
+
+/** What is read of execa's result: only why a spawn failed. */
+interface ShellResult {
+  cause?: unknown;
+  shortMessage?: string;
+}
+
+/** The started shell (execa's subprocess is both), and execa's promise of its result. */
+interface Shell {
+  child: ChildProcess;
+  result: Promise<ShellResult>;
+}
+
+function startError(result: ShellResult): string {
+  return result.cause instanceof Error ? result.cause.message : (result.shortMessage ?? 'unknown error');
 }
 
 /**
  * Starts the shell with execa, detached, stdout and stderr both on the pipe's write end. Nothing
  * is buffered (`buffer: false`): the caller reads the pipe with a bound, and watches the 'exit'
- * event of the subprocess (a ChildProcess) rather than its promise.
+ * event of the subprocess (a ChildProcess) rather than its promise, which settles later.
  */
-function spawnDetached(file: string, args: string[], cwd: string, env: Record<string, string>, outFd: number): ChildProcess {
+function spawnDetached(file: string, args: string[], cwd: string, env: Record<string, string>, outFd: number): Shell {
   // execa's types accept only descriptors 1-9 here, but it hands any descriptor to
   // child_process.spawn as it is: the pipe's write end is a descriptor above 9.
   const pipeFd = outFd as unknown as 1;
@@ -149,10 +180,11 @@ function spawnDetached(file: string, args: string[], cwd: string, env: Record<st
     stderr: pipeFd,
     detached: true,
     buffer: false,
-    reject: false,
+    reject: false, // failures are in the result, never a rejection
   });
-  subprocess.catch(() => undefined); // failures arrive as the 'error' event
-  return subprocess;
+  const result: Promise<ShellResult> = subprocess;
+  result.catch(() => undefined); // not expected with `reject: false`; never an unhandled rejection
+  return { child: subprocess, result };
 }
 
 /** SIGKILL to every process of the group; a group that is already gone is fine. */
