@@ -1,319 +1,81 @@
 #!/usr/bin/env node
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { ConfigError, loadModelSettings, requireModelSettings } from '../model/config.js';
-import type { MessageParam, ModelCall } from '../model/types.js';
-import { defaultRunConfig } from '../machine/context.js';
-import type { RunEvent, RunResult } from '../session/run.js';
-import { parseCliArgs, USAGE, UsageError, type CliOptions } from './args.js';
-import type { PreparedSession } from './sessions.js';
-import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
-import { describeError, exitCodeOf, formatToolResult, formatToolStart, palette, toJsonResult } from './output.js';
+/**
+ * The entry point. It loads only what the command line needs: `--version` is answered by this module alone, `--help`
+ * loads the usage text (./usage.js), a bad command line the parser as well (./args.js), and ./run.js (with the loop,
+ * the SDK, XState and execa behind it) loads only for a command that does something.
+ */
+import { readFileSync, writeSync } from 'node:fs';
+import type { CliOptions } from './args.js';
 
-const { stdout, stderr, env } = process;
-const colors = palette(stderr, env);
-
-/** The loop and its dependencies load only when a run starts: `--help` and `--version` stay fast. */
-const loadRunner = () => import('../session/run.js');
-const loadSessions = () => import('./sessions.js');
-const loadPages = () => import('./view.js');
-
-/** The session of this run: a new transcript, or the one --resume / --continue names. */
-async function openSession(options: CliOptions, cwd: string, model: string): Promise<PreparedSession> {
-  const { prepareSession } = await loadSessions();
-  let warned = false;
-  const session = prepareSession(options, {
-    env,
-    cwd,
-    model,
-    onRecordError: (error) => {
-      if (warned) return;
-      warned = true;
-      stderr.write(colors.red(`agentloop: the transcript stopped being saved: ${error.message}\n`));
-    },
-  });
-  for (const notice of session.notices) stderr.write(colors.dim(`${notice}\n`));
-  return session;
-}
-
-/** Both observers, in order; either may be absent. */
-function both(a: ((event: RunEvent) => void) | undefined, b: ((event: RunEvent) => void) | undefined) {
-  if (!a || !b) return a ?? b;
-  return (event: RunEvent) => {
-    a(event);
-    b(event);
-  };
-}
-
-/** With --view or --inspect, the pages stay up after a one-shot run until Ctrl-C. */
-async function keepServing(pages: { serving: boolean; close(): Promise<void> }): Promise<void> {
-  if (pages.serving) {
-    stderr.write(colors.dim('The run is over; the page stays up until Ctrl-C.\n'));
-    await (await loadPages()).waitForInterrupt();
-  }
-  await pages.close();
-}
-
+/** The package's version, from its package.json (two directories up, from dist/cli/ as from src/cli/). */
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 
-/** How to reach the model: the scripted demo, or the API from env/.env/flags. */
-interface ModelChoice {
-  model: string;
-  modelCall?: ModelCall;
-  client?: { apiKey?: string; authToken?: string; baseURL?: string };
-}
-
-function chooseModel(options: CliOptions, cwd: string): ModelChoice {
-  if (options.demo) return { model: DEMO_MODEL_ID, modelCall: demoModel().call };
-  const settings = requireModelSettings(loadModelSettings(env, cwd, { model: options.model }));
-  const { model, ...client } = settings;
-  return { model, client };
-}
-
-/** Shows a run's progress on stderr: tool calls with the start of their output, retries. */
-function progressPrinter(): (event: RunEvent) => void {
-  return (event) => {
-    if (event.type === 'tool_start') stderr.write(`${colors.cyan(formatToolStart(event))}\n`);
-    if (event.type === 'tool_result') stderr.write(`${colors.dim(formatToolResult(event))}\n`);
-    if (event.type === 'retry') {
-      stderr.write(colors.dim(`model call failed (${event.error}); retry ${event.attempt} in ${event.delayMs} ms\n`));
-    }
-  };
-}
-
-function streamJsonPrinter(): (event: RunEvent) => void {
-  return (event) => {
-    if (event.type === 'text') return;
-    if (event.type === 'message') stdout.write(`${JSON.stringify({ type: event.message.role, message: event.message })}\n`);
-    else stdout.write(`${JSON.stringify(event)}\n`);
-  };
-}
-
-async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): Promise<number> {
-  const session = await openSession(options, cwd, choice.model);
-  const prompt = options.prompt ?? (options.demo ? DEMO_PROMPT : null);
-  if (prompt === null && !session.awaitsModel) {
-    session.recorder?.close();
-    stderr.write(`agentloop: session ${session.id} ended with the model's answer: ask the next question with -p "..."\n`);
-    return 2;
-  }
-  const pages = await (options.view || options.inspect
-    ? (await loadPages()).startLivePages(options, { id: session.id, recorded: session.recorder !== undefined }, { env, cwd, stdout, stderr })
-    : Promise.resolve({ inspect: undefined, serving: false, close: async () => {} }));
-
-  const controller = new AbortController();
-  let signalExit = 0;
-  const onSignal = (code: number) => () => {
-    signalExit = code;
-    controller.abort();
-  };
-  const onInt = onSignal(130);
-  const onTerm = onSignal(143);
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onTerm);
-
-  const format = options.outputFormat;
-  const printer = format === 'stream-json' ? streamJsonPrinter() : format === 'text' ? progressPrinter() : undefined;
-  const onEvent = both(printer, session.recorder?.onEvent);
-  const { runAgent } = await loadRunner();
-  let result: RunResult;
+/**
+ * Writes `text` to stdout (1) or stderr (2) at once, without setting up a stream for a process that prints one thing
+ * and exits. A reader that is gone (EPIPE) is no error; a pipe that is full (EAGAIN) gets the rest through the stream.
+ */
+function print(fd: 1 | 2, text: string): void {
+  const bytes = Buffer.from(text);
+  let written = 0;
   try {
-    if (prompt !== null) session.recorder?.prompt(prompt);
-    result = await runAgent(prompt, {
-      ...choice,
-      cwd,
-      signal: controller.signal,
-      sessionId: session.id,
-      messages: session.messages,
-      ...(session.turnCount !== undefined ? { turnCount: session.turnCount } : {}),
-      ...(onEvent ? { onEvent } : {}),
-      ...(pages.inspect ? { inspect: pages.inspect } : {}),
-      ...limitsOf(options, session.turnCount),
-    });
-    session.recorder?.finish(result);
+    while (written < bytes.length) written += writeSync(fd, bytes, written);
   } catch (error) {
-    await pages.close();
-    throw error;
-  } finally {
-    session.recorder?.close();
-    process.off('SIGINT', onInt);
-    process.off('SIGTERM', onTerm);
+    if ((error as NodeJS.ErrnoException).code === 'EPIPE') return;
+    (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(written));
   }
+}
 
-  if (format === 'text') {
-    if (result.text) stdout.write(`${result.text}\n`);
-    if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(describeError(result))}\n`);
-    stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
-  } else {
-    stdout.write(`${JSON.stringify(toJsonResult(result))}\n`);
-  }
-  if (!signalExit) await keepServing(pages);
-  else await pages.close();
-  return signalExit || exitCodeOf(result);
+/** `--version`, `-v`, `--help` or `-h` alone: the answer needs no parser (the parser gives the same one). */
+function alone(argv: string[]): CliOptions | undefined {
+  if (argv.length !== 1) return undefined;
+  const [flag] = argv;
+  if (flag === '--version' || flag === '-v') return { command: 'version', demo: false, outputFormat: 'text' };
+  if (flag === '--help' || flag === '-h') return { command: 'help', demo: false, outputFormat: 'text' };
+  return undefined;
 }
 
 /**
- * The run's tool settings and limits from the flags. A resumed run starts at turn `startTurn`: `--max-turns` counts
- * the model calls of this invocation, so the machine's limit is moved on by the turns already done.
+ * Node 22.1+ keeps the bytecode of the modules it compiles in a cache (NODE_COMPILE_CACHE, or node-compile-cache in
+ * the temp directory), so the next run starts faster. Node 20 has no such cache; a cache that cannot be written is
+ * skipped by Node itself.
  */
-function limitsOf(options: CliOptions, startTurn?: number) {
-  const maxTurns = startTurn !== undefined && startTurn > 1 ? (options.maxTurns ?? defaultRunConfig.maxTurns) + startTurn - 1 : options.maxTurns;
-  return {
-    ...(options.sandbox ? { sandbox: true } : {}),
-    ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}),
-    ...(maxTurns !== undefined ? { maxTurns } : {}),
-    ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
-    ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
-  };
-}
-
-/** The REPL: one conversation across questions; Ctrl-C aborts a run, twice at the prompt quits. */
-async function repl(options: CliOptions, cwd: string, choice: ModelChoice): Promise<number> {
-  const { runAgent } = await loadRunner();
-  const rl = createInterface({ input: process.stdin, output: stdout, prompt: 'agentloop >> ' });
-  const lines = rl[Symbol.asyncIterator](); // buffers lines from now on, also while a run goes
-  // A new session's transcript is created at the first question (or now, for a page to show it).
-  const eager = options.resume !== undefined || options.continue === true || options.view === true;
-  let session: PreparedSession | undefined = eager ? await openSession(options, cwd, choice.model) : undefined;
-  const pages =
-    options.view || options.inspect
-      ? await (await loadPages()).startLivePages(
-          options,
-          { id: session?.id ?? '', recorded: session?.recorder !== undefined },
-          { env, cwd, stdout, stderr },
-        )
-      : undefined;
-  let messages: MessageParam[] = session?.messages ?? [];
-  let running: AbortController | undefined;
-  let armedQuit = false;
-  const interrupt = () => {
-    if (running) {
-      running.abort();
-      return;
-    }
-    if (armedQuit) {
-      rl.close();
-      return;
-    }
-    armedQuit = true;
-    stderr.write('\n(press Ctrl-C again to quit)\n');
-    rl.prompt();
-  };
-  rl.on('SIGINT', interrupt);
-  process.on('SIGINT', interrupt);
-  stderr.write(colors.dim(`agentloop ${version()} · model ${choice.model} · ${cwd}\nq, exit or an empty line quits.\n`));
-
-  /** One run of the loop: on a question, or on the history alone (`null`) to finish a cut-off turn. */
-  const ask = async (question: string | null) => {
-    session ??= await openSession(options, cwd, choice.model);
-    running = new AbortController();
-    const printProgress = progressPrinter();
-    let streamed = false; // a line of streamed text is open
-    let shown = false; // some of the answer was streamed
-    const resumeAt = session.turnCount;
-    session.turnCount = undefined; // only the first run after a resume goes on counting
-    if (question !== null) session.recorder?.prompt(question);
-    const result = await runAgent(question, {
-      ...choice,
-      ...limitsOf(options, resumeAt),
-      ...(resumeAt !== undefined ? { turnCount: resumeAt } : {}),
-      ...(pages?.inspect ? { inspect: pages.inspect } : {}),
-      cwd,
-      messages,
-      sessionId: session.id,
-      signal: running.signal,
-      onEvent: (event) => {
-        session?.recorder?.onEvent(event);
-        if (event.type === 'text') {
-          stdout.write(event.delta);
-          streamed = true;
-          shown = true;
-        } else {
-          if (streamed && (event.type === 'tool_start' || event.type === 'message')) {
-            stdout.write('\n');
-            streamed = false;
-          }
-          printProgress(event);
-        }
-      },
-    });
-    session.recorder?.finish(result);
-    running = undefined;
-    messages = result.context.messages;
-    if (streamed) stdout.write('\n');
-    else if (!shown && result.text && result.context.exitReason === 'completed') stdout.write(`${result.text}\n`);
-    if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(describeError(result))}\n`);
-    stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
-  };
-
+async function enableCompileCache(): Promise<void> {
   try {
-    if (session?.awaitsModel) {
-      stderr.write(colors.dim(`Finishing the interrupted turn of session ${session.id}.\n`));
-      await ask(null);
-    }
-    rl.prompt();
-    for await (const line of lines) {
-      const question = line.trim();
-      if (question === '' || question === 'q' || question === 'exit') break;
-      armedQuit = false;
-      await ask(question);
-      rl.prompt();
-    }
-  } finally {
-    process.off('SIGINT', interrupt);
-    rl.close();
-    session?.recorder?.close();
-    await pages?.close();
+    const { default: nodeModule } = await import('node:module');
+    (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+  } catch {
+    // The cache is only a speed-up.
   }
-  return 0;
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let options: CliOptions;
-  try {
-    options = parseCliArgs(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    stderr.write(`agentloop: ${error.message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  if (options.command === 'help') {
-    stdout.write(`${USAGE}\n`);
-    return 0;
+  let options = alone(argv);
+  if (!options) {
+    const { parseCliArgs, UsageError } = await import('./args.js');
+    try {
+      options = parseCliArgs(argv);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      const { USAGE } = await import('./usage.js');
+      print(2, `agentloop: ${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
   }
   if (options.command === 'version') {
-    stdout.write(`${version()}\n`);
+    print(1, `${version()}\n`);
     return 0;
   }
-  const cwd = resolve(options.cwd ?? process.cwd());
-  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
-    stderr.write(`agentloop: --cwd ${cwd} is not a directory\n`);
-    return 2;
+  if (options.command === 'help') {
+    const { USAGE } = await import('./usage.js');
+    print(1, `${USAGE}\n`);
+    return 0;
   }
-  if (options.command === 'sessions') return (await loadSessions()).sessionsCommand(options, env, stdout, stderr);
-  if (options.command === 'view') return (await loadPages()).viewCommand(options, { env, cwd, stdout, stderr });
-  let choice: ModelChoice;
-  try {
-    choice = chooseModel(options, cwd);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    stderr.write(`agentloop: ${error.message}\n`);
-    return 2;
-  }
-  if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);
-  // Without -p, --resume/--continue open the REPL, unless a machine-readable result is wanted.
-  const oneShot = options.prompt !== undefined || options.demo || options.outputFormat !== 'text';
-  try {
-    return await (oneShot ? runOnce(options, cwd, choice) : repl(options, cwd, choice));
-  } catch (error) {
-    if (!(error instanceof Error && (error.name === 'SessionError' || error.name === 'SandboxUnavailableError'))) throw error;
-    stderr.write(`agentloop: ${error.message}\n`);
-    return 2;
-  }
+  await enableCompileCache();
+  const { run } = await import('./run.js');
+  return run(options, version);
 }
 
 main(process.argv.slice(2)).then(
@@ -321,7 +83,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    stderr.write(`agentloop: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(`agentloop: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;
   },
 );

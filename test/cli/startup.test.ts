@@ -1,0 +1,103 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, cliEnv } from '../support/cli.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'agentloop-startup-'));
+  // A module hook that notes every module the CLI resolves (it runs on the loader's thread: it appends to a file).
+  writeFileSync(
+    join(dir, 'hooks.mjs'),
+    `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(process.env.MODULE_LOG, result.url + '\\n');
+  return result;
+}
+`,
+  );
+  writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the CLI and lists the project's files it loaded (relative to the root), each once, in order. */
+function loaded(args: string[]) {
+  const log = join(dir, `modules-${args.join('_')}.log`);
+  writeFileSync(log, '');
+  const run = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, CLI, ...args], {
+    cwd: dir,
+    env: { ...cliEnv(), MODULE_LOG: log },
+    encoding: 'utf8',
+  });
+  const urls = readFileSync(log, 'utf8').split('\n');
+  const files = [...new Set(urls)]
+    .filter((url) => url.startsWith('file:') && !url.startsWith(pathToFileURL(dir).href))
+    .map((url) => relative(root, fileURLToPath(url)));
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr, files };
+}
+
+describe('start-up: what the quick answers load', () => {
+  it.each([['--version'], ['-v']])('%s loads the entry point alone', (flag) => {
+    const run = loaded([flag]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${version}\n`);
+    expect(run.files).toEqual(['dist/cli/main.js']);
+  });
+
+  it.each([['--help'], ['-h']])('%s loads only the entry point and the usage module', (flag) => {
+    const run = loaded([flag]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: agentloop/);
+    expect(run.stdout).toContain('--output-format');
+    expect(run.files).toEqual(['dist/cli/main.js', 'dist/cli/usage.js']);
+  });
+
+  it('a bad flag loads the parser as well, nothing of the loop', () => {
+    const run = loaded(['--bogus']);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^agentloop: Unknown option '--bogus'/);
+    expect(run.stderr).toContain('Usage: agentloop');
+    expect([...run.files].sort()).toEqual(['dist/cli/args.js', 'dist/cli/main.js', 'dist/cli/usage.js']);
+  });
+
+  it('a run loads the runner (the quick path is only for the flags alone)', () => {
+    const run = loaded(['-p', 'x']); // no key configured: exits 2 after loading the runner
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/ANTHROPIC_API_KEY/);
+    expect(run.files).toContain('dist/cli/run.js');
+  });
+});
+
+describe('start-up: the quick answers agree with the parser', () => {
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: dir, env: cliEnv(), encoding: 'utf8' });
+
+  it('--version with other flags still goes through the parser', () => {
+    expect(cli(['-p', 'x', '--version']).stdout).toBe(`${version}\n`);
+    const bad = cli(['--version', '--bogus']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/Unknown option '--bogus'/);
+  });
+
+  it('--help with a prompt prints the usage and runs nothing', () => {
+    const run = cli(['-p', 'x', '--help']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: agentloop/);
+  });
+
+  it('a reader that is gone is no error', () => {
+    const run = spawnSync('sh', ['-c', `"${process.execPath}" "${CLI}" --help | true`], {
+      cwd: dir,
+      env: cliEnv(),
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toBe('');
+  });
+});
