@@ -3,7 +3,7 @@ import { createActor, toPromise, type InspectionEvent, type Observer } from 'xst
 import { appendUserText, textOf } from '../history/messages.js';
 import type { AgentContext, RunConfig, TransitionReason } from '../machine/context.js';
 import { withCacheBreakpoints } from '../machine/cache.js';
-import { createAnthropicModel, type AnthropicModelOptions } from '../model/anthropic.js';
+import type { AnthropicModelOptions } from '../model/anthropic.js';
 import type { MessageParam, ModelCall, ModelRequest, ToolResultBlockParam, ToolUseBlock, Usage } from '../model/types.js';
 import { createBashTool } from '../tools/bash.js';
 import { toolDefinition, type Tool } from '../tools/types.js';
@@ -87,7 +87,8 @@ export async function runAgent(prompt: string | null, options: RunAgentOptions):
     createBashTool({ cwd, ...(options.sandbox ? { sandbox: true } : {}), ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}) }),
   ];
   const emit = options.onEvent ?? (() => {});
-  const modelCall = options.modelCall ?? createAnthropicModel(options.client ?? {});
+  // The SDK is loaded only for a run that uses it (not for a scripted model, nor the demo).
+  const modelCall = options.modelCall ?? (await import('../model/anthropic.js')).createAnthropicModel(options.client ?? {});
   const { model, modelCall: _m, client: _c, tools: _t, cwd: _w, messages = [], signal, onEvent: _e, sessionId: _s, turnCount, inspect, sandbox: _x, allowEnv: _a, ...limits } =
     options;
   const inspector = typeof inspect === 'function' ? inspect : inspect?.next?.bind(inspect);
