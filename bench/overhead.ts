@@ -16,13 +16,14 @@ import { defaultRunConfig } from '../src/machine/context.js';
 import type { MessageParam } from '../src/model/types.js';
 import { TURNS, conversationStep, echoTool } from './conversation.js';
 import { plainLoop } from './plainLoop.js';
+import { xstateLoop } from './xstateLoop.js';
 import { startRemoteServer, type RemoteServer } from './serverClient.js';
 import { median, now } from './stats.js';
 
 const MODEL = 'claude-bench';
 const PROMPT = 'Run the tool 49 times, then say done.';
 
-export const SIDES = ['agentloop', 'agentloopObserved', 'plain', 'plainStreamed', 'plainEvents'] as const;
+export const SIDES = ['agentloop', 'agentloopObserved', 'plain', 'plainStreamed', 'plainEvents', 'xstateMinimal'] as const;
 export type OverheadSide = (typeof SIDES)[number];
 export const SERVER_MODES = ['perReply', 'perEvent'] as const;
 export type ServerMode = (typeof SERVER_MODES)[number];
@@ -47,6 +48,8 @@ export interface ModeFigures {
   ratioStreamedPaired: number;
   /** The bare event loop ÷ plain: what streaming alone costs through the SDK, with no harness. */
   floorRatio: number;
+  /** The same event loop as a minimal XState machine ÷ plain: the floor of a loop built as a machine. */
+  machineFloorRatio: number;
 }
 
 export interface OverheadFigures {
@@ -92,7 +95,7 @@ export function historyCheckUsPerTurn(): number {
 
 type Runner = () => Promise<void>;
 
-/** The five sides against one server; `addCall` is told the ms of each agentloop model call. */
+/** The sides against one server; `addCall` is told the ms of each agentloop model call. */
 function sidesFor(server: RemoteServer, addCall: (ms: number) => void): Record<OverheadSide, Runner> {
   const client = createClient({ apiKey: 'test', baseURL: server.url });
   const cwd = process.cwd();
@@ -119,8 +122,8 @@ function sidesFor(server: RemoteServer, addCall: (ms: number) => void): Record<O
       throw new Error(`agentloop run ended ${result.state} after ${result.context.turnCount} turns: ${result.context.error?.message}`);
     }
   };
-  const plain = (stream: boolean | 'events'): Runner => async () => {
-    const result = await plainLoop(PROMPT, {
+  const plain = (stream: boolean | 'events', loop = plainLoop): Runner => async () => {
+    const result = await loop(PROMPT, {
       client,
       model: MODEL,
       system: defaultSystemPrompt(cwd),
@@ -137,6 +140,7 @@ function sidesFor(server: RemoteServer, addCall: (ms: number) => void): Record<O
     plain: plain(false),
     plainStreamed: plain(true),
     plainEvents: plain('events'),
+    xstateMinimal: plain('events', xstateLoop),
   };
 }
 
@@ -206,6 +210,7 @@ export async function benchOverhead(rounds = 15, log: (line: string) => void = (
         ratioStreamed: sides.agentloop.ms / sides.plainStreamed.ms,
         ratioStreamedPaired: paired('plainStreamed'),
         floorRatio: sides.plainEvents.ms / sides.plain.ms,
+        machineFloorRatio: sides.xstateMinimal.ms / sides.plain.ms,
       };
     };
     return {
@@ -222,7 +227,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const figures = await benchOverhead(Number(process.argv[2] ?? 8), console.log);
   for (const mode of SERVER_MODES) {
     const f = figures.modes[mode];
-    console.log(mode, `÷ create ${f.ratio.toFixed(2)}, ÷ stream ${f.ratioStreamed.toFixed(2)}, floor ${f.floorRatio.toFixed(2)}`);
+    console.log(mode, `÷ create ${f.ratio.toFixed(2)}, ÷ stream ${f.ratioStreamed.toFixed(2)}, floor ${f.floorRatio.toFixed(2)}, machine floor ${f.machineFloorRatio.toFixed(2)}`);
     for (const side of SIDES) {
       const s = f.sides[side];
       console.log(`  ${side.padEnd(18)} ${s.ms.toFixed(3)} ms/turn, cpu ${s.cpuMs.toFixed(3)}, in call ${s.inCallMs.toFixed(3)}`);

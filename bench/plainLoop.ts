@@ -30,38 +30,53 @@ export interface PlainLoopResult {
   text: string;
 }
 
-export async function plainLoop(prompt: string, options: PlainLoopOptions): Promise<PlainLoopResult> {
+/** One model call and one round of tools, as the plain loop does them (shared with xstateLoop.ts). */
+export function plainLoopStep(options: PlainLoopOptions) {
   const { client, model, system, maxTokens, tools, cwd } = options;
   const byName = new Map(tools.map((t) => [t.name, t]));
   const definitions = tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
   const signal = new AbortController().signal;
+  return {
+    async call(messages: Anthropic.MessageParam[]): Promise<Anthropic.ContentBlock[]> {
+      const params = { model, max_tokens: maxTokens, system, tools: definitions, messages };
+      const callStart = performance.now();
+      const response =
+        options.stream === 'events'
+          ? await fromEvents(await client.messages.create({ ...params, stream: true }))
+          : options.stream
+            ? await client.messages.stream(params).finalMessage()
+            : await client.messages.create(params);
+      options.onModelCall?.(performance.now() - callStart);
+      return response.content;
+    },
+    /** The results of the reply's tool_use blocks, in order; none when it has none. */
+    async runTools(content: Anthropic.ContentBlock[]): Promise<Anthropic.ToolResultBlockParam[]> {
+      const results: Anthropic.ToolResultBlockParam[] = [];
+      for (const block of content) {
+        if (block.type !== 'tool_use') continue;
+        const tool = byName.get(block.name);
+        const output = tool
+          ? await tool.run(block.input, { cwd, signal })
+          : { content: `Unknown tool ${block.name}`, isError: true };
+        results.push({ type: 'tool_result', tool_use_id: block.id, content: output.content, is_error: output.isError });
+      }
+      return results;
+    },
+  };
+}
+
+export async function plainLoop(prompt: string, options: PlainLoopOptions): Promise<PlainLoopResult> {
+  const step = plainLoopStep(options);
   const messages: Anthropic.MessageParam[] = [{ role: 'user', content: prompt }];
   let turns = 0;
 
   while (true) {
-    const params = { model, max_tokens: maxTokens, system, tools: definitions, messages };
-    const callStart = performance.now();
-    const response =
-      options.stream === 'events'
-        ? await fromEvents(await client.messages.create({ ...params, stream: true }))
-        : options.stream
-          ? await client.messages.stream(params).finalMessage()
-          : await client.messages.create(params);
-    options.onModelCall?.(performance.now() - callStart);
+    const content = await step.call(messages);
     turns += 1;
-    messages.push({ role: 'assistant', content: response.content });
-
-    const results: Anthropic.ToolResultBlockParam[] = [];
-    for (const block of response.content) {
-      if (block.type !== 'tool_use') continue;
-      const tool = byName.get(block.name);
-      const output = tool
-        ? await tool.run(block.input, { cwd, signal })
-        : { content: `Unknown tool ${block.name}`, isError: true };
-      results.push({ type: 'tool_result', tool_use_id: block.id, content: output.content, is_error: output.isError });
-    }
+    messages.push({ role: 'assistant', content });
+    const results = await step.runTools(content);
     if (results.length === 0) {
-      const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+      const text = content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
       return { messages, turns, text };
     }
     messages.push({ role: 'user', content: results });

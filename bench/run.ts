@@ -165,6 +165,7 @@ function overheadSection(o: OverheadFigures, g: GrowthFigures | undefined): stri
     plain: 'plain loop, `messages.create` (the tutorial)',
     plainStreamed: 'plain loop, `messages.stream().finalMessage()`',
     plainEvents: 'plain loop, `messages.create({ stream: true })` events put together by hand',
+    xstateMinimal: 'the same event loop as the smallest XState machine with invoked actors ([bench/xstateLoop.ts](bench/xstateLoop.ts))',
   };
   const table = (mode: ServerMode) => {
     const f = o.modes[mode];
@@ -221,6 +222,15 @@ What the figures say:
       : ''
   } agentloop streams because its tools start while the reply is still streaming (benchmark 4s)
   and text shows as it comes.
+- The same event loop written as the smallest XState v5 machine with the model call and the tools
+  as invoked actors (no retries, no streaming tool start, no checks, no observers) is
+  ${fmt(r.machineFloorRatio)} × the plain loop with one write per reply and ${fmt(e.machineFloorRatio)} × with one
+  per event: ${fmt((r.sides.xstateMinimal.ms - r.sides.plainEvents.ms) * 1000, 0)} µs a turn is the machine alone.${
+    r.machineFloorRatio > 1.1 || e.machineFloorRatio > 1.1
+      ? ` A loop built as the brief asks (an XState machine with invoked actors) starts above 1.10
+  before it does any of agentloop's work.`
+      : ''
+  }
 - agentloop adds ${extraUs(r, 'plainEvents')} µs a turn to that floor with one write per reply
   (${extraUs(e, 'plainEvents')} µs with one per event): the machine's steps, the tool runner, the
   history check (${fmt(o.historyCheckUsPerTurn, 1)} µs a turn on average over this conversation), the
