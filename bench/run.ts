@@ -48,7 +48,7 @@ if (only.includes('startup')) {
   log('startup: building dist/ and timing `node dist/cli/main.js --version` ...');
   results.startup = benchStartup(quick ? 5 : 20);
 }
-if (only.includes('overhead')) results.overhead = await benchOverhead(quick ? 3 : 15, log);
+if (only.includes('overhead')) results.overhead = await benchOverhead(quick ? 3 : 25, log);
 if (only.includes('growth')) {
   results.growth = await benchGrowth(quick ? [100, 1_000] : [100, 1_000, 10_000], log, {
     // When the target is missed, show whether the copying of `messages` is the cause.

@@ -59,7 +59,8 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
     // once, without a snapshot per event or partial JSON parsing of tool input on every delta.
     const local = new AbortController();
     const forward = () => local.abort(signal.reason);
-    signal.addEventListener('abort', forward, { once: true });
+    if (signal.aborted) forward();
+    else signal.addEventListener('abort', forward, { once: true });
     const reply = new ReplyBuilder();
     // The idle timer is set once; each event only notes the time, and the timer, when it fires,
     // waits again for what is left (re-arming a timer on every event costs more than the event).
@@ -93,9 +94,8 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
       if (!reply.stopped) {
         throw new ModelError('connection', 'the API stream broke off: it ended before message_stop', { midStream: reply.started });
       }
-      const content = reply.content();
       return {
-        content,
+        content: reply.content(),
         stopReason: reply.stopReason,
         usage: reply.usage,
         droppedIncompleteBlock: reply.droppedIncompleteBlock(),

@@ -77,6 +77,13 @@ describe('the Anthropic model call builds the reply from the raw stream', () => 
     expect(reply.content).toEqual([{ type: 'text', text: 'slow but steady, piece by piece' }]);
   });
 
+  it('sends nothing when the signal is already aborted', async () => {
+    server.enqueue({ content: [{ type: 'text', text: 'never' }], stop_reason: 'end_turn' });
+    const model = createAnthropicModel({ apiKey: 'sk-test', baseURL: server.url });
+    await expect(model({ request, turnCount: 1, onToolUse: () => {} }, AbortSignal.abort())).rejects.toThrow();
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('rejects with the AbortSignal’s reason when aborted mid-stream, not with a reply', async () => {
     server.enqueue({ content: [{ type: 'text', text: 'a long answer '.repeat(20) }], stop_reason: 'end_turn', delayMs: 30 });
     const controller = new AbortController();
