@@ -76,14 +76,20 @@ describe('concurrency-safe tools', () => {
 
 describe('abort', () => {
   it('through an AbortSignal while a tool runs: killed within 1 s, answered "interrupted by user"', async () => {
+    // Two sleeps: both read-only, so both run at once, and neither can finish before the abort
+    // (a quick second command could, and would then rightly be answered with its output).
     const sleep = uniqueSleep();
-    server.enqueue({ content: [bashUse('s', sleep), bashUse('t', 'echo never')], stop_reason: 'tool_use' });
+    const other = uniqueSleep();
+    server.enqueue({ content: [bashUse('s', sleep), bashUse('t', other)], stop_reason: 'tool_use' });
     const controller = new AbortController();
     const started = untilEvent((e) => e.type === 'tool_start');
     const running = runAgent('sleep', options({ signal: controller.signal, onEvent: started.onEvent }));
     await started.seen;
-    for (let i = 0; i < 200 && processesMatching(sleep) === ''; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (processesMatching(sleep) === '' || processesMatching(other) === ''); i++) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
     expect(processesMatching(sleep)).not.toBe('');
+    expect(processesMatching(other)).not.toBe('');
     const abortedAt = performance.now();
     controller.abort();
     const run = await running;
@@ -99,6 +105,7 @@ describe('abort', () => {
     });
     expect(historyProblems(run.context.messages)).toEqual([]);
     expect(processesMatching(sleep)).toBe('');
+    expect(processesMatching(other)).toBe('');
   });
 
   it('a run aborted before it starts never calls the model', async () => {
