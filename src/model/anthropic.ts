@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { assertValidHistory, InvalidHistoryError } from '../history/validate.js';
 import { withCacheBreakpoints } from '../machine/cache.js';
-import { causeOf, toModelError } from './errors.js';
+import { toModelError } from './errors.js';
 import { ReplyBuilder } from './reply.js';
 import type { ModelCall, ModelReply, ModelRequest } from './types.js';
 import { ModelError } from './types.js';
@@ -105,12 +105,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
         throw new ModelError('timeout', `the API stream sent nothing for ${idleTimeoutMs} ms`, { midStream: reply.started });
       }
       if (signal.aborted) throw error;
-      if (reading && !(error instanceof ModelError) && !(error instanceof Anthropic.APIError)) {
-        // Cut off ("terminated"), garbled (not JSON) or out of protocol: a broken connection.
-        const message = error instanceof Error ? causeOf(error) : String(error);
-        throw new ModelError('connection', `the API stream broke off: ${message}`, { midStream: reply.started });
-      }
-      throw toModelError(error, reply.started);
+      throw toModelError(error, reply.started, reading);
     } finally {
       clearTimeout(idle);
       signal.removeEventListener('abort', forward);

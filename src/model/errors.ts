@@ -38,9 +38,10 @@ export function retryAfterMs(headers: Headers | undefined, now = Date.now()): nu
 
 /**
  * Turns whatever the SDK threw into a `ModelError` the machine can reason about. `midStream`
- * says whether the reply had started to arrive.
+ * says whether the reply had started to arrive; `reading`, whether the response was being read
+ * (its headers were in).
  */
-export function toModelError(error: unknown, midStream: boolean): ModelError {
+export function toModelError(error: unknown, midStream: boolean, reading = false): ModelError {
   if (error instanceof ModelError) return error;
   if (error instanceof Anthropic.APIConnectionTimeoutError) {
     return new ModelError('timeout', 'the request to the API timed out', { midStream });
@@ -63,14 +64,16 @@ export function toModelError(error: unknown, midStream: boolean): ModelError {
       midStream,
     });
   }
-  // A stream cut off ("terminated") or garbled (a JSON SyntaxError) is a broken connection.
-  if (error instanceof Anthropic.AnthropicError || error instanceof SyntaxError) {
-    return new ModelError('connection', `the API stream broke off: ${causeOf(error)}`, { midStream });
+  // A stream cut off ("terminated"), garbled (a JSON SyntaxError) or out of protocol is a broken
+  // connection; while the response is read, anything but an API error is.
+  if (reading || error instanceof Anthropic.AnthropicError || error instanceof SyntaxError) {
+    const message = error instanceof Error ? causeOf(error) : String(error);
+    return new ModelError('connection', `the API stream broke off: ${message}`, { midStream });
   }
   return new ModelError('unknown', error instanceof Error ? error.message : String(error), { midStream });
 }
 
-export function causeOf(error: Error): string {
+function causeOf(error: Error): string {
   const cause = error.cause instanceof Error ? error.cause.message : undefined;
   return cause && cause !== error.message ? `${error.message} (${cause})` : error.message;
 }

@@ -101,7 +101,7 @@ export async function runAgent(prompt: string | null, options: RunAgentOptions):
   // caller's own gets the request as it is. Copied only when someone listens.
   const sentBody = options.modelCall ? (request: ModelRequest) => ({ ...request, messages: request.messages.slice() }) : withCacheBreakpoints;
   const recordingModel: ModelCall = (input, callSignal) => {
-    if (options.onEvent) emit({ type: 'request', turnCount: input.turnCount, body: sentBody(input.request) });
+    emit({ type: 'request', turnCount: input.turnCount, body: sentBody(input.request) });
     return modelCall(input, callSignal);
   };
   const machine = createAgentMachine({

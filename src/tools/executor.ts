@@ -76,6 +76,11 @@ export class ToolExecutor {
     if (this.entries.some((e) => e.status === 'running')) this.controller?.abort(new Error('interrupted by user'));
   }
 
+  /** The stream has ended and every tool_use of it has its result. */
+  private allDone(): boolean {
+    return this.finished && this.entries.every((e) => e.status === 'done');
+  }
+
   private has(id: string): boolean {
     return this.entries.some((e) => e.block.id === id);
   }
@@ -108,7 +113,7 @@ export class ToolExecutor {
       if (this.finished && running === 0) this.start(entry);
       return;
     }
-    if (this.finished && this.entries.every((e) => e.status === 'done')) {
+    if (this.allDone()) {
       this.listener.onAllDone(this.entries.map((e) => e.result as ToolResultBlockParam));
     }
   }
@@ -122,8 +127,7 @@ export class ToolExecutor {
         if (this.cancelled) return;
         entry.status = 'done';
         entry.result = toToolResult(entry.block.id, output);
-        const completesAll = this.finished && this.entries.every((e) => e.status === 'done');
-        this.listener.onResult(entry.result, entry.block, completesAll);
+        this.listener.onResult(entry.result, entry.block, this.allDone());
         this.schedule();
       },
     );
