@@ -50,10 +50,7 @@ if (only.includes('startup')) {
 }
 if (only.includes('overhead')) results.overhead = await benchOverhead(quick ? 3 : 25, log);
 if (only.includes('growth')) {
-  results.growth = await benchGrowth(quick ? [100, 1_000] : [100, 1_000, 10_000], log, {
-    // When the target is missed, show whether the copying of `messages` is the cause.
-    diagnose: !quick,
-  });
+  results.growth = await benchGrowth(quick ? [100, 1_000] : [100, 1_000, 10_000], log, { copyCost: !quick });
 }
 if (only.includes('bash')) {
   results.bash = await benchBashCommands(quick ? 5 : 40, log);
@@ -245,30 +242,16 @@ ${g?.usPerTurn[100] !== undefined ? `- For scale, the machine and runAgent with 
 function growthSection(g: GrowthFigures): string {
   const sizes = Object.keys(g.usPerTurn).map(Number);
   const table = sizes.map((s) => `| ${s.toLocaleString('en')} | ${fmt(g.usPerTurn[s] ?? NaN, 1)} | ${g.samples[s]?.length ?? 0} |`).join('\n');
-  const inPlace = g.inPlace
+  const copies = g.copyUs
     ? `
 
-**Diagnosis.** The same machine with the two actions that append to \`messages\` and
-\`turnUsage\` (\`recordReply\`, \`appendResults\`) replaced by versions that push in place instead
-of copying the array ([bench/growth.ts](bench/growth.ts), \`growthRunInPlace\`; not agentloop as
-shipped), run alternately with the runs above:
-
-| Turns | µs per turn, in-place appends |
-|---|---|
-${sizes.map((s) => `| ${s.toLocaleString('en')} | ${fmt(g.inPlace?.usPerTurn[s] ?? NaN, 1)} |`).join('\n')}
-
-Ratio 10,000 ÷ 1,000 with in-place appends: **${fmt(g.inPlace.ratio10kTo1k)}**. When runAgent grows
-and this variant does not, the appends' copying is the cause; when both grow, something else a
-turn does is O(history) too (a copy of \`messages\` when the request is built, say).
-${
-  g.copyUs
-    ? `
-One copy of the history as the appends make it (\`[...messages, message]\`), measured alone:
-${fmt(g.copyUs.at1k, 1)} µs at 1,000 turns (2,001 messages), ${fmt(g.copyUs.at10k, 0)} µs at 10,000 turns
-(20,001 messages). Past roughly 10–16k elements a copy is no longer a cheap young-generation
-allocation and its cost jumps by two orders of magnitude (the cliff DESIGN.md §3 notes).`
-    : ''
-}`
+**Why the history is an append-only log.** \`messages\` and \`turnUsage\` are pushed in place
+(src/machine/agentMachine.ts, \`pushed\`); an immutable context would copy the history on every
+append (\`[...messages, message]\`). One such copy, measured alone: ${fmt(g.copyUs.at1k, 1)} µs at
+1,000 turns (2,001 messages), ${fmt(g.copyUs.at10k, 0)} µs at 10,000 turns (20,001 messages). Past
+roughly 10–16k elements a copy is no longer a cheap young-generation allocation and its cost jumps
+by orders of magnitude (the cliff DESIGN.md §3 notes); copying made this ratio 7.49 before the
+change.`
     : '';
   return `## 2. Growth
 
@@ -280,7 +263,7 @@ collection (not timed) before each run.
 |---|---|---|
 ${table}
 
-Per-turn cost at 10,000 turns ÷ at 1,000 turns: **${fmt(g.ratio10kTo1k)}** (target ≤ 1.5).${inPlace}`;
+Per-turn cost at 10,000 turns ÷ at 1,000 turns: **${fmt(g.ratio10kTo1k)}** (target ≤ 1.5).${copies}`;
 }
 
 function bashSection(b: BashCommandFigures[] | undefined, rss: BashRssFigures | undefined): string {
