@@ -250,8 +250,8 @@ function growthSection(g: GrowthFigures): string {
 append (\`[...messages, message]\`). One such copy, measured alone: ${fmt(g.copyUs.at1k, 1)} µs at
 1,000 turns (2,001 messages), ${fmt(g.copyUs.at10k, 0)} µs at 10,000 turns (20,001 messages). Past
 roughly 10–16k elements a copy is no longer a cheap young-generation allocation and its cost jumps
-by orders of magnitude (the cliff DESIGN.md §3 notes); copying made this ratio 7.49 before the
-change.`
+by orders of magnitude (the cliff DESIGN.md §3 notes); an earlier agentloop that copied on
+every append measured 7.49 for this ratio.`
     : '';
   return `## 2. Growth
 
