@@ -298,6 +298,17 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
   };
 
   const drawn: GraphEdge[] = [];
+  const draw = (e: { source: string; target: string; labels: string[] }, path: string, labelAt: GraphEdge['labelAt'], back: boolean) =>
+    drawn.push({
+      source: e.source,
+      target: e.target,
+      sourceKeys: leafKeysOf(e.source),
+      targetKey: keyOf(leafOf(e.target)),
+      labels: e.labels,
+      path,
+      labelAt,
+      back,
+    });
   let lane = 0;
   for (const e of edges) {
     const source = node(e.source);
@@ -320,16 +331,7 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
         [tx, ty - d],
         [tx, ty],
       ];
-      drawn.push({
-        source: e.source,
-        target: e.target,
-        sourceKeys: leafKeysOf(e.source),
-        targetKey: keyOf(leafOf(e.target)),
-        labels: e.labels,
-        path: roundedPath(points),
-        labelAt: { x: x - 4, y: (sy + ty) / 2, rotate: true },
-        back: true,
-      });
+      draw(e, roundedPath(points), { x: x - 4, y: (sy + ty) / 2, rotate: true }, true);
       continue;
     }
     if (source.kind === 'compound') {
@@ -342,16 +344,7 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
         [tx, y],
         [tx, target.y],
       ];
-      drawn.push({
-        source: e.source,
-        target: e.target,
-        sourceKeys: leafKeysOf(e.source),
-        targetKey: keyOf(leafOf(e.target)),
-        labels: e.labels,
-        path: roundedPath(points),
-        labelAt: { x: sx + 4, y: y - 5, rotate: false },
-        back: false,
-      });
+      draw(e, roundedPath(points), { x: sx + 4, y: y - 5, rotate: false }, false);
       continue;
     }
     const chain = (chains.get(`${e.source}->${e.target}`) ?? [e.source, leafOf(e.target)]).map((id) => layout.get(id) as LayoutNode);
@@ -364,16 +357,7 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
       else points.push([cx, top], [cx, top + l.h]);
     });
     const [a, b] = [points[0] as [number, number], points[1] as [number, number]];
-    drawn.push({
-      source: e.source,
-      target: e.target,
-      sourceKeys: leafKeysOf(e.source),
-      targetKey: keyOf(leafOf(e.target)),
-      labels: e.labels,
-      path: smoothPath(points),
-      labelAt: { x: (a[0] + b[0]) / 2 + 5, y: a[1] + 16, rotate: false },
-      back: false,
-    });
+    draw(e, smoothPath(points), { x: (a[0] + b[0]) / 2 + 5, y: a[1] + 16, rotate: false }, false);
   }
   // Lanes and arrows may reach above the first box: move everything into view.
   const ys = [...nodes.map((n) => n.y), ...drawn.flatMap((e) => pathYs(e.path))];
