@@ -68,13 +68,15 @@ describe('the Anthropic model call builds the reply from the raw stream', () => 
   });
 
   it('a slow stream that keeps sending is not taken for a stalled one, however long it lasts in all', async () => {
-    // Frames 60 ms apart against a 150 ms idle timeout: the whole reply takes far longer than that.
-    server.enqueue({ content: [{ type: 'text', text: 'slow but steady, piece by piece' }], stop_reason: 'end_turn', delayMs: 60 });
-    const model = createAnthropicModel({ apiKey: 'sk-test', baseURL: server.url, idleTimeoutMs: 150 });
+    // 19 frames 80 ms apart against a 1 s idle timeout: each gap is a twelfth of the timeout (room
+    // for a loaded machine), the whole reply lasts longer than the timeout.
+    const pieces = ['slow but ', 'steady, ', 'piece by piece'];
+    server.enqueue({ content: pieces.map((text) => ({ type: 'text' as const, text })), stop_reason: 'end_turn', delayMs: 80 });
+    const model = createAnthropicModel({ apiKey: 'sk-test', baseURL: server.url, idleTimeoutMs: 1000 });
     const started = performance.now();
     const reply = await model({ request, turnCount: 1, onToolUse: () => {} }, new AbortController().signal);
-    expect(performance.now() - started).toBeGreaterThan(300);
-    expect(reply.content).toEqual([{ type: 'text', text: 'slow but steady, piece by piece' }]);
+    expect(performance.now() - started).toBeGreaterThan(1000);
+    expect(reply.content).toEqual(pieces.map((text) => ({ type: 'text', text })));
   });
 
   it('sends nothing when the signal is already aborted', async () => {
