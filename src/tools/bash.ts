@@ -10,7 +10,9 @@ import { OutputCollector, type CollectedOutput } from './bash/output.js';
 import { runInProcessGroup, type RunEnding } from './bash/process.js';
 import { isReadOnlyCommand } from './bash/readOnly.js';
 import { requireBwrap, sandboxArgv } from './bash/sandbox.js';
-import type { Tool, ToolContext, ToolOutput } from '../core/tool.js';
+import type { Tool, ToolOutput } from '../core/tool.js';
+import { defineTool } from './define.js';
+import { s } from './schema.js';
 
 export { SandboxUnavailableError } from './bash/sandbox.js';
 
@@ -37,11 +39,6 @@ export interface BashToolOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-interface BashInput {
-  command: string;
-  timeout?: number;
-}
-
 const DEFAULTS = {
   timeoutMs: 120_000,
   maxTimeoutMs: 600_000,
@@ -57,27 +54,21 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
   }
   const bwrap = options.sandbox === true ? requireBwrap((options.env ?? process.env).PATH) : null;
 
-  return {
+  return defineTool({
     name: 'bash',
     description: describe(options.cwd, settings, bwrap !== null),
-    inputSchema: {
-      type: 'object',
-      properties: {
-        command: { type: 'string', description: 'The bash command to run, e.g. "ls -la src" or "npm test 2>&1 | tail -50".' },
-        timeout: {
-          type: 'number',
+    input: s.object({
+      command: s.string({ description: 'The bash command to run, e.g. "ls -la src" or "npm test 2>&1 | tail -50".' }),
+      timeout: s.optional(
+        s.number({
+          exclusiveMinimum: 0,
           description: `Optional timeout in milliseconds (default ${settings.timeoutMs}, at most ${settings.maxTimeoutMs}).`,
-        },
-      },
-      required: ['command'],
-    },
-    isConcurrencySafe(input: unknown): boolean {
-      const parsed = parseInput(input);
-      return typeof parsed !== 'string' && findDanger(parsed.command) === null && isReadOnlyCommand(parsed.command);
-    },
-    async run(input: unknown, context: ToolContext): Promise<ToolOutput> {
-      const parsed = parseInput(input);
-      if (typeof parsed === 'string') return { isError: true, content: parsed };
+        }),
+      ),
+    }),
+    isConcurrencySafe: ({ command }) => findDanger(command) === null && isReadOnlyCommand(command),
+    async run(parsed, context) {
+      if (parsed.command.trim() === '') return { isError: true, content: 'Invalid input for bash: "command" is empty.' };
       const danger = findDanger(parsed.command);
       if (danger !== null) {
         return { isError: true, content: `Dangerous command blocked: ${danger}. The command was not run.` };
@@ -106,27 +97,10 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       if (ending.kind === 'spawn-error' && !(await isDirectory(cwd))) return noDirectory(context.cwd);
       return formatResult(output.finish(), ending, timeoutMs);
     },
-  };
+  });
 }
 
 export const bashTool: Tool = createBashTool();
-
-/** The input, or a message saying what is wrong with it. */
-function parseInput(input: unknown): BashInput | string {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return 'Invalid input: expected an object like {"command": "ls -la"}.';
-  }
-  const { command, timeout } = input as Record<string, unknown>;
-  if (command === undefined) return 'Invalid input: "command" is required (the bash command to run).';
-  if (typeof command !== 'string') {
-    return `Invalid input: "command" must be a string, got ${command === null ? 'null' : typeof command}.`;
-  }
-  if (command.trim() === '') return 'Invalid input: "command" is empty.';
-  if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0)) {
-    return 'Invalid input: "timeout" must be a positive number of milliseconds.';
-  }
-  return timeout === undefined ? { command } : { command, timeout };
-}
 
 function formatResult(out: CollectedOutput, ending: RunEnding, timeoutMs: number): ToolOutput {
   const notes: string[] = [];

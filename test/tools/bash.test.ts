@@ -76,17 +76,17 @@ describe('bash tool: definition', () => {
   });
 
   it.each([
-    [undefined, /expected an object/],
-    [null, /expected an object/],
-    ['ls', /expected an object/],
-    [['ls'], /expected an object/],
+    [undefined, /the input must be an object, got nothing/],
+    [null, /the input must be an object, got null/],
+    ['ls', /the input must be an object, got a string/],
+    [['ls'], /the input must be an object, got an array/],
     [{}, /"command" is required/],
-    [{ command: 42 }, /"command" must be a string, got number/],
+    [{ command: 42 }, /"command" must be a string, got a number/],
     [{ command: null }, /"command" must be a string, got null/],
-    [{ command: { ls: true } }, /"command" must be a string, got object/],
+    [{ command: { ls: true } }, /"command" must be a string, got an object/],
     [{ command: '   ' }, /"command" is empty/],
-    [{ command: 'ls', timeout: '5' }, /"timeout" must be a positive number/],
-    [{ command: 'ls', timeout: -1 }, /"timeout" must be a positive number/],
+    [{ command: 'ls', timeout: '5' }, /"timeout" must be a number, got a string/],
+    [{ command: 'ls', timeout: -1 }, /"timeout" must be more than 0, got -1/],
   ])('answers a bad input %j with an error saying what is wrong', async (input, message) => {
     const result = await tool.run(input, context(dir));
     expect(result.isError).toBe(true);
