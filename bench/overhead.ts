@@ -10,7 +10,8 @@
  */
 import { createAnthropicModel, createClient } from '../src/anthropic/call.js';
 import type { ModelCall } from '../src/core/model.js';
-import { defaultSystemPrompt, runAgent } from '../src/session/run.js';
+import { defaultSystemPrompt } from '../src/core/prompts.js';
+import { runAgent } from '../src/session/run.js';
 import { assertValidHistory } from '../src/history/validate.js';
 import { defaultRunConfig } from '../src/core/config.js';
 import type { MessageParam } from '../src/core/messages.js';

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '@mermaid-js/mermaid-cli';
 import { DEMO_PROMPT, demoModel } from '../src/cli/demo.js';
-import { runAgent, type RunEvent } from '../src/session/run.js';
+import { runAgent } from '../src/session/run.js';
+import { type RunEvent } from '../src/core/events.js';
 import { sequenceDiagram } from '../src/view/sequence.js';
 
 /** Runs the two-turn example and writes its sequence diagram to `dir/two-turn.mmd`. */

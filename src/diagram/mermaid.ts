@@ -11,8 +11,9 @@ function isChoice(node: AnyStateNode): boolean {
 }
 
 function label(t: TransitionInfo, siblings: TransitionInfo[]): string {
-  const guarded = siblings.some((s) => s.guard);
-  const condition = t.guard ? `[${t.guard}]` : guarded && t.event === 'always' ? '[else]' : '';
+  // An unguarded branch beside guarded ones of the same event is their `else`.
+  const guarded = siblings.some((s) => s.guard && s.event === t.event);
+  const condition = t.guard ? `[${t.guard}]` : guarded ? '[else]' : '';
   const event = t.event === 'always' ? '' : t.event;
   const actions = t.actions.filter((a) => a !== 'inline');
   return [event, condition].filter(Boolean).join(' ') + (actions.length ? ` / ${actions.join(', ')}` : '');
@@ -59,7 +60,7 @@ export function toMermaid(machine: AnyStateMachine): string {
       continue;
     }
     if (t.targets.length === 0) {
-      notes.set(from, [...(notes.get(from) ?? []), `on ${t.event} / ${t.actions.join(', ')}`]);
+      notes.set(from, [...(notes.get(from) ?? []), `on ${t.event}${t.guard ? ` [${t.guard}]` : ''} / ${t.actions.join(', ')}`]);
       continue;
     }
     for (const target of t.targets) lines.push(`  ${from} --> ${nodeName(target)} : ${label(t, siblings)}`);

@@ -14,7 +14,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { createWebSocketInspector } from '@statelyai/inspect';
 import type { InspectionEvent, Observer } from 'xstate';
 import { WebSocket, WebSocketServer } from 'ws';
-import { listenOnLoopback } from '../view/listen.js';
+import { listenOnLoopback } from '../loopback/listen.js';
 
 export const STATELY_INSPECTOR_URL = 'https://stately.ai/inspect';
 

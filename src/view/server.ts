@@ -13,7 +13,7 @@ import { findSession, listSessions, readTranscript, SessionNotFoundError } from 
 import { machineGraph, type MachineGraph } from './graph.js';
 import { viewerPage } from './page.js';
 import { buildTimeline, type Timeline } from './timeline.js';
-import { listenOnLoopback } from './listen.js';
+import { listenOnLoopback } from '../loopback/listen.js';
 
 export interface ViewerOptions {
   /** `$AGENTLOOP_HOME`. */

@@ -66,6 +66,17 @@ export interface Timeline {
   problems: string[];
 }
 
+/**
+ * The step a request belongs to: the `callingModel` step that made it (transcripts record the
+ * request after entering the state), or, in transcripts written before that, the next step.
+ */
+function requestStep(timeline: Timeline): number {
+  const last = timeline.steps.length - 1;
+  const step = timeline.steps[last];
+  const taken = timeline.requests.some((r) => r.step === last);
+  return step?.state === 'callingModel' && !taken ? last : timeline.steps.length;
+}
+
 export function buildTimeline(records: readonly SessionRecord[], problems: string[] = []): Timeline {
   const timeline: Timeline = {
     header: undefined,
@@ -115,7 +126,7 @@ export function buildTimeline(records: readonly SessionRecord[], problems: strin
         break;
       case 'request':
         timeline.requests.push({
-          step: next(),
+          step: requestStep(timeline),
           turnCount: record.turnCount,
           messageCount: record.messageCount,
           body: record.body,

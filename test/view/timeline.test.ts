@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import type { SessionRecord } from '../../src/session/records.js';
-import { runAgent, type RunEvent } from '../../src/session/run.js';
+import { runAgent } from '../../src/session/run.js';
+import { type RunEvent } from '../../src/core/events.js';
 import { sequenceDiagram } from '../../src/view/sequence.js';
 import { buildTimeline } from '../../src/view/timeline.js';
 import { echoTool } from '../support/drive.js';
