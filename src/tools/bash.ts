@@ -10,7 +10,7 @@ import { OutputCollector, type CollectedOutput } from './bash/output.js';
 import { runInProcessGroup, type RunEnding } from './bash/process.js';
 import { isReadOnlyCommand } from './bash/readOnly.js';
 import { requireBwrap, sandboxArgv } from './bash/sandbox.js';
-import type { Tool, ToolContext, ToolOutput } from './types.js';
+import type { Tool, ToolContext, ToolOutput } from '../core/tool.js';
 
 export { SandboxUnavailableError } from './bash/sandbox.js';
 
