@@ -8,12 +8,12 @@
  * then reads every event separately, as it does from the real API, where events come apart in
  * time). A `messages.create` reply is one write either way.
  */
-import { createAnthropicModel, createClient } from '../src/model/anthropic.js';
-import type { ModelCall } from '../src/model/types.js';
+import { createAnthropicModel, createClient } from '../src/anthropic/call.js';
+import type { ModelCall } from '../src/core/model.js';
 import { defaultSystemPrompt, runAgent } from '../src/session/run.js';
 import { assertValidHistory } from '../src/history/validate.js';
-import { defaultRunConfig } from '../src/machine/context.js';
-import type { MessageParam } from '../src/model/types.js';
+import { defaultRunConfig } from '../src/core/config.js';
+import type { MessageParam } from '../src/core/messages.js';
 import { TURNS, conversationStep, echoTool } from './conversation.js';
 import { plainLoop } from './plainLoop.js';
 import { xstateLoop } from './xstateLoop.js';

@@ -12,7 +12,7 @@ import { runInProcessGroup, type RunEnding } from './bash/process.js';
 import { isReadOnlyCommand } from './bash/readOnly.js';
 import { commandArgv } from './bash/argv.js';
 import { requireBwrap } from './bash/sandbox.js';
-import type { Tool, ToolContext, ToolOutput } from './types.js';
+import type { Tool, ToolContext, ToolOutput } from '../core/tool.js';
 
 export { SandboxUnavailableError } from './bash/sandbox.js';
 

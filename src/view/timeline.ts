@@ -8,8 +8,9 @@
  *   current step; so do retries and the result of a run;
  * - a prompt or a resume opens the next step.
  */
-import type { TransitionReason } from '../machine/context.js';
-import type { MessageParam, ToolResultBlockParam, Usage } from '../model/types.js';
+import type { TransitionReason } from '../core/run.js';
+import type { MessageParam, ToolResultBlockParam } from '../core/messages.js';
+import type { Usage } from '../core/usage.js';
 import type { CacheMark, RequestRecord, ResultRecord, SessionHeader, SessionRecord } from '../session/records.js';
 
 export interface TimelineStep {

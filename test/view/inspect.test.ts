@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startStatelyInspector, STATELY_INSPECTOR_URL, type StatelyInspector } from '../../src/inspect/stately.js';
-import { reply, scriptedModel } from '../../src/model/fake.js';
+import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { runAgent } from '../../src/session/run.js';
 import { startCheckedServer } from '../support/agentServer.js';
 import { cliEnv, startCli } from '../support/cli.js';

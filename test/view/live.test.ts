@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { reply, scriptedModel } from '../../src/model/fake.js';
+import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { startSession } from '../../src/session/recorder.js';
 import { runAgent } from '../../src/session/run.js';
 import type { Timeline } from '../../src/view/timeline.js';

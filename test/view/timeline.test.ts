@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reply, scriptedModel } from '../../src/model/fake.js';
+import { reply, scriptedModel } from '../../src/scripted/model.js';
 import type { SessionRecord } from '../../src/session/records.js';
 import { runAgent, type RunEvent } from '../../src/session/run.js';
 import { sequenceDiagram } from '../../src/view/sequence.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reply, scriptedModel } from '../../src/model/fake.js';
+import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { startSession } from '../../src/session/recorder.js';
 import { runAgent } from '../../src/session/run.js';
 import { createBashTool } from '../../src/tools/bash.js';
