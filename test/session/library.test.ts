@@ -7,6 +7,8 @@ import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { restoreConversation } from '../../src/session/resume.js';
 import { runAgent } from '../../src/session/run.js';
 import { findSession, listSessions, readTranscript } from '../../src/session/store.js';
+import { agentMachine } from '../../src/machine/agentMachine.js';
+import { graphOf } from '../../src/view/assets.js';
 import { buildTimeline } from '../../src/view/timeline.js';
 import { echoTool } from '../support/drive.js';
 
@@ -24,7 +26,7 @@ describe('runAgent({ session: { home } })', () => {
     const restored = restoreConversation(transcript.records);
     expect(restored.messages).toEqual(result.context.messages);
     expect(restored.turnCount).toBe(3);
-    const timeline = buildTimeline(transcript.records);
+    const timeline = buildTimeline(transcript.records, graphOf(agentMachine));
     expect(timeline.steps.filter((s) => s.state === 'callingModel')).toHaveLength(2);
   });
 
