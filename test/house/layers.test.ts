@@ -27,8 +27,6 @@ const MAX_LINES = 300;
  */
 const BEING_REPLACED: Record<string, string> = {
   'tools/bash/shellWords.ts': 'issue 12: the guard on a real shell parser',
-  'view/graph.ts': 'issue 13: the diagram laid out by elkjs',
-  'view/page.ts': 'issue 13: the viewer as typed client files',
 };
 
 const rank = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder));
