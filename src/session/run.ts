@@ -88,7 +88,13 @@ export async function runAgent(prompt: string | null, options: RunAgentOptions):
   const started = Date.now();
   const cwd = options.cwd ?? process.cwd();
   const tools = options.tools ?? [
-    createBashTool({ cwd, ...(options.sandbox ? { sandbox: true } : {}), ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}) }),
+    createBashTool({
+      cwd,
+      ...(options.sandbox ? { sandbox: true } : {}),
+      ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}),
+      // The key may come from a .env file, not the environment: it is never shown either.
+      secrets: clientSecrets(options.client),
+    }),
   ];
   const emit = options.onEvent ?? (() => {});
   // The SDK is loaded only for a run that uses it (not for a scripted model, nor the demo).
@@ -205,4 +211,12 @@ export async function runAgent(prompt: string | null, options: RunAgentOptions):
     signal?.removeEventListener('abort', abort);
     actor.stop();
   }
+}
+
+/** The client's credentials, as values a tool result must never show. */
+function clientSecrets(client: RunAgentOptions['client']): { name: string; value: string }[] {
+  const out: { name: string; value: string }[] = [];
+  if (client?.apiKey) out.push({ name: 'ANTHROPIC_API_KEY', value: client.apiKey });
+  if (client?.authToken) out.push({ name: 'ANTHROPIC_AUTH_TOKEN', value: client.authToken });
+  return out;
 }
