@@ -86,7 +86,14 @@ export function leafState(value: unknown): string {
 export async function runAgent(prompt: string | null, options: RunAgentOptions): Promise<RunResult> {
   const started = Date.now();
   const cwd = options.cwd ?? process.cwd();
-  const tools = options.tools ?? [createBashTool({ cwd, ...pick(options, 'sandbox', 'allowEnv') })];
+  const tools = options.tools ?? [
+    createBashTool({
+      cwd,
+      ...pick(options, 'sandbox', 'allowEnv'),
+      // The key may come from a .env file, not the environment: it is never shown either.
+      secrets: clientSecrets(options.client),
+    }),
+  ];
   const startMessages = prompt ? appendUserText(options.messages ?? [], prompt) : [...(options.messages ?? [])];
   if (startMessages[startMessages.length - 1]?.role !== 'user') {
     throw new Error('runAgent needs a prompt, or a history that ends with a user message');
@@ -179,5 +186,13 @@ function configOf(options: RunAgentOptions): Partial<RunConfig> {
 function pick<T extends object, K extends keyof T>(value: T, ...keys: K[]): { [P in K]?: Exclude<T[P], undefined> } {
   const out: { [P in K]?: Exclude<T[P], undefined> } = {};
   for (const key of keys) if (value[key] !== undefined) out[key] = value[key] as Exclude<T[K], undefined>;
+  return out;
+}
+
+/** The client's credentials, as values a tool result must never show. */
+function clientSecrets(client: RunAgentOptions['client']): { name: string; value: string }[] {
+  const out: { name: string; value: string }[] = [];
+  if (client?.apiKey) out.push({ name: 'ANTHROPIC_API_KEY', value: client.apiKey });
+  if (client?.authToken) out.push({ name: 'ANTHROPIC_AUTH_TOKEN', value: client.authToken });
   return out;
 }

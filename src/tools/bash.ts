@@ -10,6 +10,7 @@ import { findInteractive } from './bash/interactive.js';
 import { OutputCollector, type CollectedOutput } from './bash/output.js';
 import { runInProcessGroup, type RunEnding } from './bash/process.js';
 import { isReadOnlyCommand } from './bash/readOnly.js';
+import { redact, secretValues } from './bash/secrets.js';
 import { commandArgv } from './bash/argv.js';
 import { requireBwrap } from './bash/sandbox.js';
 import type { Tool, ToolOutput } from '../core/tool.js';
@@ -39,6 +40,11 @@ export interface BashToolOptions {
   allowEnv?: string[];
   /** The environment commands start from (default `process.env`), minus credentials. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Values never shown in a result, besides the credentials of `env` (which are cut out too):
+   * e.g. the API key when it was read from a .env file. Each is shown as `[redacted NAME]`.
+   */
+  secrets?: { name: string; value: string }[];
   /**
    * Run every command in a PID namespace of its own (bubblewrap), so that nothing it starts
    * outlives it or the agent, and it cannot see the agent's process (default true). Without a
@@ -89,6 +95,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       const timeoutMs =
         parsed.timeout === undefined ? settings.timeoutMs : Math.min(parsed.timeout, settings.maxTimeoutMs);
       const cwd = bwrap === null ? context.cwd : await realpath(context.cwd);
+      const base = options.env ?? process.env;
       const output = new OutputCollector({
         maxChars: settings.maxOutputChars,
         maxFileBytes: settings.maxOutputFileBytes,
@@ -105,13 +112,14 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         argv,
         cwd,
         // Read at each call: the caller may load more variables (a .env file) after creating the tool.
-        env: commandEnv(options.env ?? process.env, options.allowEnv),
+        env: commandEnv(base, options.allowEnv),
         timeoutMs,
         signal: context.signal,
         onData: (chunk) => output.write(chunk),
       });
       if (ending.kind === 'spawn-error' && !(await isDirectory(cwd))) return noDirectory(context.cwd);
-      return formatResult(output.finish(), ending, timeoutMs);
+      const result = formatResult(output.finish(), ending, timeoutMs);
+      return { ...result, content: redact(result.content, secretValues(base, options.secrets)) };
     },
   });
 }

@@ -352,11 +352,13 @@ describe('bash tool: environment', () => {
       },
       allowEnv: ['DEPLOY_TOKEN'],
     });
-    const r = await run('env', {}, t);
+    const r = await run('env; echo "deploy token: ${#DEPLOY_TOKEN} characters"', {}, t);
     for (const secret of ['sk-1', 'tok-1', 'sk-2', 'gh-1', 'npm-1', 'sec-1', 'aws-1', 'pw-1']) {
       expect(r.content).not.toContain(secret);
     }
-    expect(r.content).toContain('DEPLOY_TOKEN=allowed-1');
+    // Allowed: the command has it; the result still does not show it.
+    expect(r.content).toContain('deploy token: 9 characters');
+    expect(r.content).toContain('DEPLOY_TOKEN=[redacted DEPLOY_TOKEN]');
     expect(r.content).toContain('PLAIN_SETTING=plain-1');
     expect(r.content).toContain('TOKENIZER_PATH=plain-2');
   });
