@@ -271,6 +271,23 @@ describe('replies', () => {
       if (w.event === 'content_block_delta' && i > 0) expect(w.at - writes[i - 1]!.at).toBeGreaterThanOrEqual(4);
     });
   });
+
+  it('framePause holds a non-streamed reply until it would have streamed whole; onFrame reports its frames at that write', async () => {
+    const writes: Array<{ event: string; at: number }> = [];
+    const { server, client } = await setup({
+      framePause: (frame) => (frame.event === 'content_block_delta' ? 10 : 0),
+      onFrame: (_request, frame, at) => writes.push({ event: frame.event, at }),
+    });
+    server.enqueue({ content: [text('abc')], stop_reason: 'end_turn' });
+
+    const message = await client.messages.create(request);
+
+    expect(message.content).toEqual([text('abc')]);
+    // Three text deltas of 10 ms each before the JSON goes out.
+    expect(writes[0]!.at - server.requests[0]!.receivedAt).toBeGreaterThanOrEqual(28);
+    expect(writes.map((w) => w.event)).toContain('content_block_stop');
+    expect(new Set(writes.map((w) => w.at)).size).toBe(1);
+  });
 });
 
 describe('HTTP errors', () => {

@@ -134,9 +134,13 @@ export interface ServerOptions {
   /**
    * The pause in ms before each frame of a streamed reply, the first one included (e.g. a model's time to first token,
    * then a pace in tokens per second). Overrides `eventDelayMs` and a step's `delayMs`; every frame is its own write.
+   * A non-streamed reply is answered after the sum of its frames' pauses.
    */
   framePause?: (frame: SseFrame, position: number) => number;
-  /** Called right before each frame of a streamed reply is written; `request` is its index in `requests`. */
+  /**
+   * Called right before each frame of a streamed reply is written; `request` is its index in `requests`. For a
+   * non-streamed reply, every frame of the same reply is reported at the moment its JSON is written.
+   */
   onFrame?: (request: number, frame: SseFrame, at: number) => void;
   /** Text and tool-input deltas of at most this many characters (default: a text in 3 pieces, a tool input in 4). */
   deltaChars?: number;
@@ -380,7 +384,23 @@ function answerStep(
   };
   const streamed = body.stream === true;
   if (isFaultStep(step)) return streamed ? streamFault(res, step, ctx) : answerFaultWithoutStream(res, step, ctx);
-  return streamed ? streamReply(res, step, ctx) : sendJson(res, 200, replyToMessage(step, ctx));
+  return streamed ? streamReply(res, step, ctx) : answerJson(res, step, ctx);
+}
+
+/**
+ * A non-streamed reply. With `framePause`, it comes once the whole reply would have streamed (the sum of its frames'
+ * pauses), as the API answers when the message is complete; `onFrame` then reports every frame at the one write.
+ */
+async function answerJson(res: ServerResponse, reply: ReplyStep, ctx: AnswerContext): Promise<void> {
+  if (ctx.framePause || ctx.onFrame) {
+    const frames = replyToSseFrames(reply, ctx);
+    const total = ctx.framePause ? frames.reduce((sum, frame, i) => sum + (ctx.framePause?.(frame, i) ?? 0), 0) : 0;
+    if (total > 0) await sleep(total);
+    if (res.destroyed) return;
+    const at = performance.now();
+    for (const frame of frames) ctx.onFrame?.(ctx.request, frame, at);
+  }
+  sendJson(res, 200, replyToMessage(reply, ctx));
 }
 
 function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
