@@ -9,6 +9,8 @@ import { runSide, type Bench, type ProcessRun, type SideName } from './peersSide
 import { median } from './stats.js';
 
 export interface RunFigures {
+  /** The counted round it ran in (0-based). */
+  round: number;
   wallMs: number;
   cpuMs: number;
   peakRssMb: number;
@@ -33,7 +35,7 @@ export interface SideResult {
 }
 
 /** The figures of one run, from what the server saw and what the process and its commands reported. */
-export function figuresOf(spec: ScenarioSpec, run: ProcessRun, log: RunLog): RunFigures {
+export function figuresOf(spec: ScenarioSpec, run: ProcessRun, log: RunLog, round = 0): RunFigures {
   const task = log.requests.filter((r) => r.task);
   if (task.length !== spec.turns) throw new Error(`${task.length} task requests, expected ${spec.turns}`);
   const starts = new Map<string, number>();
@@ -64,6 +66,7 @@ export function figuresOf(spec: ScenarioSpec, run: ProcessRun, log: RunLog): Run
     if (end !== undefined && stop + (starts.get(id) ?? Number.NaN) < end) midStream += 1;
   }
   return {
+    round,
     wallMs: run.wallMs,
     cpuMs: run.cpuMs,
     peakRssMb: run.peakRssMb,
@@ -102,7 +105,7 @@ export async function measureScenario(
         let figures: RunFigures | undefined;
         if (!failure) {
           try {
-            figures = figuresOf(spec, run, log);
+            figures = figuresOf(spec, run, log, round);
           } catch (error) {
             failure = (error as Error).message;
           }
@@ -174,4 +177,45 @@ export async function clockCheck(): Promise<{ earlyMs: number; lateMs: number }>
   const after = performance.now();
   const at = fromEpoch(Number(out) * 1000);
   return { earlyMs: at - before, lateMs: after - at };
+}
+
+/** How long the (b) commands take on their own, through bash: over the nine replies, one after another and at once. */
+export async function commandTimes(
+  workspace: string,
+  commandsOf: (turn: number) => string[],
+  repeats = 3,
+): Promise<{ sequentialMs: number; parallelMs: number; perCommandMs: Record<string, number> }> {
+  const { spawn } = await import('node:child_process');
+  const once = (command: string) =>
+    new Promise<number>((resolve, reject) => {
+      const start = performance.now();
+      const child = spawn('bash', ['-c', command], { cwd: workspace, stdio: 'ignore' });
+      child.on('error', reject);
+      child.on('exit', () => resolve(performance.now() - start));
+    });
+  const sequential: number[] = [];
+  const parallel: number[] = [];
+  const each = new Map<string, number[]>();
+  for (let r = 0; r < repeats; r++) {
+    let seq = 0;
+    let par = 0;
+    for (let turn = 0; turn < 9; turn++) {
+      for (const command of commandsOf(turn)) {
+        const ms = await once(command);
+        seq += ms;
+        const key = command.replace(/\d+/g, 'N');
+        each.set(key, [...(each.get(key) ?? []), ms]);
+      }
+      const start = performance.now();
+      await Promise.all(commandsOf(turn).map(once));
+      par += performance.now() - start;
+    }
+    sequential.push(seq);
+    parallel.push(par);
+  }
+  return {
+    sequentialMs: median(sequential),
+    parallelMs: median(parallel),
+    perCommandMs: Object.fromEntries([...each].map(([k, v]) => [k, median(v)])),
+  };
 }

@@ -195,3 +195,16 @@ export async function startTaskServer(spec: ScenarioSpec): Promise<TaskServer> {
     close: () => server?.close() ?? Promise.resolve(),
   };
 }
+
+/** How long the server takes to stream all the task's replies of `spec` at its pace, ms (no tool or client time). */
+export function pacedStreamMs(spec: ScenarioSpec): number {
+  if (!spec.framePause) return 0;
+  let ms = 0;
+  for (let turn = 0; turn < spec.turns; turn++) {
+    const chars = spec
+      .reply(turn, 'bash', 0)
+      .content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : b.type === 'tool_use' ? JSON.stringify(b.input).length : 0), 0);
+    ms += TIME_TO_FIRST_TOKEN_MS + ((chars / 4) * 1000) / TOKENS_PER_SECOND;
+  }
+  return ms;
+}
