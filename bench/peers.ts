@@ -17,7 +17,7 @@ import { clockCheck, commandTimes, measureScenario, summarize, type SideResult }
 import { renderPeers, replaceSection } from './peersReport.js';
 import { PEERS_DIR, prepareBench, SIDE_NAMES, type SideName } from './peersSides.js';
 import { commandsOf, makeWorkspace, scenarioA, scenarioB } from './peersTask.js';
-import { build } from './startup.js';
+import { build } from './build.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];

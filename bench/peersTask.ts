@@ -21,7 +21,7 @@ export const MARKER = 'BENCH-TASK';
 export const DONE = 'BENCH-DONE';
 
 export interface ScenarioSpec {
-  name: 'a' | 'b';
+  name: string;
   title: string;
   prompt: string;
   /** Model calls of the task (the last one answers text). */
