@@ -3,7 +3,7 @@
  * same replies from the same server, the same echo tool, the same system prompt and limits.
  */
 import type { ReplyStep, RequestBody, Step } from '../test/support/messagesServer.js';
-import type { Tool } from '../src/tools/types.js';
+import type { Tool } from '../src/core/tool.js';
 
 /** Model calls in one conversation: 49 that ask for the tool, then a final answer. */
 export const TURNS = 50;

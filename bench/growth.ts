@@ -11,11 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import type { ModelCall, ModelReply, ToolUseBlock } from '../src/model/types.js';
-import { zeroUsage } from '../src/model/types.js';
+import type { ModelCall, ModelReply } from '../src/core/model.js';
+import type { ToolUseBlock } from '../src/core/messages.js';
+import { zeroUsage } from '../src/core/usage.js';
 import { startSession } from '../src/session/recorder.js';
 import { runAgent } from '../src/session/run.js';
-import type { Tool } from '../src/tools/types.js';
+import type { Tool } from '../src/core/tool.js';
 import { fmt, median, now } from './stats.js';
 
 export const noopTool: Tool = {

@@ -11,13 +11,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAnthropicModel, createClient } from '../src/model/anthropic.js';
+import { createAnthropicModel, createClient } from '../src/anthropic/call.js';
 import { startSession } from '../src/session/recorder.js';
-import type { ModelCall } from '../src/model/types.js';
+import type { ModelCall } from '../src/core/model.js';
 import { defaultSystemPrompt, runAgent } from '../src/session/run.js';
 import { assertValidHistory } from '../src/history/validate.js';
-import { defaultRunConfig } from '../src/machine/context.js';
-import type { MessageParam } from '../src/model/types.js';
+import { defaultRunConfig } from '../src/core/config.js';
+import type { MessageParam } from '../src/core/messages.js';
 import { TURNS, conversationStep, echoTool } from './conversation.js';
 import { plainLoop } from './plainLoop.js';
 import { xstateLoop } from './xstateLoop.js';

@@ -10,12 +10,12 @@
  *   an `echo` through the bash tool (an upper bound on its process start), while the reply is
  *   still streaming.
  */
-import { createClient } from '../src/model/anthropic.js';
-import { createAnthropicModel } from '../src/model/anthropic.js';
-import type { ModelCall } from '../src/model/types.js';
+import { createClient } from '../src/anthropic/call.js';
+import { createAnthropicModel } from '../src/anthropic/call.js';
+import type { ModelCall } from '../src/core/model.js';
 import { runAgent, type RunEvent } from '../src/session/run.js';
 import { createBashTool } from '../src/tools/bash.js';
-import type { Tool } from '../src/tools/types.js';
+import type { Tool } from '../src/core/tool.js';
 import type { ScriptedBlock } from '../test/support/messagesServer.js';
 import { startRemoteServer } from './serverClient.js';
 import { installSpawnProbe, spawns } from './spawnProbe.js';

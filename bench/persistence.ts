@@ -12,7 +12,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createClient } from '../src/model/anthropic.js';
+import { createClient } from '../src/anthropic/call.js';
 import { startSession } from '../src/session/recorder.js';
 import { runAgent } from '../src/session/run.js';
 import { TURNS, echoTool } from './conversation.js';

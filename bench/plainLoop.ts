@@ -5,7 +5,7 @@
  * against.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Tool } from '../src/tools/types.js';
+import type { Tool } from '../src/core/tool.js';
 
 export interface PlainLoopOptions {
   client: Anthropic;

@@ -7,16 +7,9 @@
  * - `scriptedModel([...])` is a model that plays a list of replies, for tests and demos.
  */
 export { agentMachine, CONTINUE_AFTER_MAX_TOKENS, type AgentMachine } from './machine/agentMachine.js';
-export {
-  buildRequest,
-  defaultRunConfig,
-  type AgentContext,
-  type AgentInput,
-  type ExitReason,
-  type RunConfig,
-  type RunError,
-  type TransitionReason,
-} from './machine/context.js';
+export { buildRequest, type AgentContext, type AgentInput } from './machine/context.js';
+export { defaultRunConfig, type RunConfig } from './core/config.js';
+export { type ExitReason, type RunError, type TransitionReason } from './core/run.js';
 export type { AgentEvent, ToolRunnerCommand } from './machine/events.js';
 export { createAgentMachine, modelActor, toolRunnerActor, type AgentActorsOptions } from './session/actors.js';
 export {
@@ -27,24 +20,17 @@ export {
   type RunEvent,
   type RunResult,
 } from './session/run.js';
-export { createAnthropicModel, createClient, type AnthropicModelOptions } from './model/anthropic.js';
-export { toModelError } from './model/errors.js';
-export { reply, scriptedModel, type ScriptedModel, type ScriptedReply, type ScriptStep } from './model/fake.js';
-export { ConfigError, loadModelSettings, requireModelSettings, type ModelSettings } from './model/config.js';
-export {
-  ModelError,
-  type ContentBlock,
-  type MessageParam,
-  type ModelCall,
-  type ModelCallInput,
-  type ModelReply,
-  type ModelRequest,
-  type Usage,
-} from './model/types.js';
+export { createAnthropicModel, createClient, type AnthropicModelOptions } from './anthropic/call.js';
+export { toModelError } from './anthropic/errors.js';
+export { reply, scriptedModel, type ScriptedModel, type ScriptedReply, type ScriptStep } from './scripted/model.js';
+export { ConfigError, loadModelSettings, requireModelSettings, type ModelSettings } from './anthropic/settings.js';
+export { ModelError, type ModelCall, type ModelCallInput, type ModelReply, type ModelRequest } from './core/model.js';
+export { type ContentBlock, type MessageParam } from './core/messages.js';
+export { type Usage } from './core/usage.js';
 export { createBashTool, type BashToolOptions } from './tools/bash.js';
 export { ToolExecutor } from './tools/executor.js';
-export { toolDefinition, type Tool, type ToolContext, type ToolOutput } from './tools/types.js';
+export { toolDefinition, type Tool, type ToolContext, type ToolOutput } from './core/tool.js';
 export { assertValidHistory, historyProblems, InvalidHistoryError } from './history/validate.js';
 export { appendUserText, textOf } from './history/messages.js';
-export { toMermaid } from './diagram/mermaid.js';
+export { machineDiagramSvg, machineGraph, machineLayout, machineSvg, type MachineGraph, type MachineLayout } from './diagram/index.js';
 export { listTransitions } from './diagram/transitions.js';

@@ -1,5 +1,5 @@
-import { scriptedModel, reply, type ScriptedModel } from '../model/fake.js';
-import type { ModelRequest } from '../model/types.js';
+import { scriptedModel, reply, type ScriptedModel } from '../scripted/model.js';
+import type { ModelRequest } from '../core/model.js';
 
 export const DEMO_PROMPT = 'List the files in the working directory.';
 export const DEMO_MODEL_ID = 'scripted-demo';

@@ -1,5 +1,5 @@
-import type { ExitReason } from '../machine/context.js';
-import type { Usage } from '../model/types.js';
+import type { ExitReason } from '../core/run.js';
+import type { Usage } from '../core/usage.js';
 import type { RunEvent, RunResult } from '../session/run.js';
 
 /** The `--output-format json` result, in the shape scripts already parse. */

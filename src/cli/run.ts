@@ -5,9 +5,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { ConfigError, loadModelSettings, requireModelSettings } from '../model/config.js';
-import type { MessageParam, ModelCall } from '../model/types.js';
-import { defaultRunConfig } from '../machine/context.js';
+import { ConfigError, loadModelSettings, requireModelSettings } from '../anthropic/settings.js';
+import type { MessageParam } from '../core/messages.js';
+import type { ModelCall } from '../core/model.js';
+import { defaultRunConfig } from '../core/config.js';
 import type { RunEvent, RunResult } from '../session/run.js';
 import type { CliOptions } from './args.js';
 import type { PreparedSession } from './sessions.js';

@@ -3,7 +3,8 @@
  * and the usage line printed after a text-mode run.
  */
 import { randomUUID } from 'node:crypto';
-import type { MessageParam, Usage } from '../model/types.js';
+import type { MessageParam } from '../core/messages.js';
+import type { Usage } from '../core/usage.js';
 import { reopenSession, startSession, type SessionRecorder } from '../session/recorder.js';
 import { restoreConversation } from '../session/resume.js';
 import type { RunResult } from '../session/run.js';

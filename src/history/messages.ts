@@ -1,4 +1,4 @@
-import type { ContentBlock, MessageParam, ToolResultBlockParam, ToolUseBlock } from '../model/types.js';
+import type { ContentBlock, MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 
 type Block = Exclude<MessageParam['content'], string>[number];
 

@@ -1,4 +1,4 @@
-import type { MessageParam } from '../model/types.js';
+import type { MessageParam } from '../core/messages.js';
 
 type Block = Exclude<MessageParam['content'], string>[number];
 

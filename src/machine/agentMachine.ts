@@ -1,17 +1,10 @@
 import { assign, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import { completeResults, pushAssistant, pushUser, toolUsesOf } from '../history/messages.js';
-import type { ModelCallInput, ModelReply, ToolResultBlockParam } from '../model/types.js';
-import { addUsage } from '../model/types.js';
-import {
-  buildRequest,
-  initialContext,
-  isModelError,
-  retryDelayMs,
-  toRunError,
-  type AgentContext,
-  type AgentInput,
-  type ExitReason,
-} from './context.js';
+import type { ModelCallInput, ModelReply } from '../core/model.js';
+import type { ToolResultBlockParam } from '../core/messages.js';
+import { addUsage } from '../core/usage.js';
+import { buildRequest, initialContext, retryDelayMs, type AgentContext, type AgentInput } from './context.js';
+import { isModelError, toRunError, type ExitReason } from '../core/run.js';
 import type { AgentEvent, ToolRunnerCommand } from './events.js';
 
 /** The user message that asks the model to go on after a reply cut by max_tokens. */

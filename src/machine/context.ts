@@ -1,69 +1,10 @@
-import type { ModelError } from '../model/types.js';
-import type {
-  MessageParam,
-  ModelRequest,
-  StopReason,
-  ToolResultBlockParam,
-  ToolUseBlock,
-  Usage,
-} from '../model/types.js';
-import { zeroUsage } from '../model/types.js';
-import type { ToolDefinition } from '../tools/types.js';
-
-/** Why the loop goes on after a state: `null` when it stops. */
-export type TransitionReason = 'tool_result' | 'max_tokens_continuation' | 'pause_turn' | 'retry';
-
-/** How a run ended. */
-export type ExitReason =
-  | 'completed'
-  | 'max_turns'
-  | 'max_tokens'
-  | 'refusal'
-  | 'prompt_too_long'
-  | 'model_error'
-  | 'tool_runner_error'
-  | 'aborted';
-
-/** Settings of a run: the request's model settings and the loop's limits. */
-export interface RunConfig {
-  /** Model id sent in every request. */
-  model: string;
-  /** The request's `max_tokens`. */
-  maxTokens: number;
-  /** System prompt; omitted from the request when empty. */
-  system?: string;
-  /** Tool definitions sent with every request. */
-  tools: ToolDefinition[];
-  /** Stop after this many model calls (retries not counted). */
-  maxTurns: number;
-  /** Retries of a failed model call before the run fails. */
-  maxRetries: number;
-  /** First retry wait; doubles each attempt, with jitter. */
-  retryBaseMs: number;
-  /** Longest wait between retries (a longer `retry-after` is capped to this). */
-  retryMaxMs: number;
-  /** Continuations asked for in a row after replies cut by max_tokens. */
-  maxTokensContinuations: number;
-}
-
-export const defaultRunConfig: Omit<RunConfig, 'model' | 'tools'> = {
-  maxTokens: 8000,
-  maxTurns: 50,
-  maxRetries: 4,
-  retryBaseMs: 500,
-  retryMaxMs: 32_000,
-  maxTokensContinuations: 3,
-};
-
-/** The error that ended or is delaying a run, as plain data. */
-export interface RunError {
-  kind: string;
-  message: string;
-  status?: number;
-  apiType?: string;
-  /** Whether waiting and calling again may fix it. */
-  retryable: boolean;
-}
+import type { RunConfig } from '../core/config.js';
+import { defaultRunConfig } from '../core/config.js';
+import type { MessageParam, StopReason, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
+import type { ModelRequest } from '../core/model.js';
+import type { ExitReason, RunError, TransitionReason } from '../core/run.js';
+import type { Usage } from '../core/usage.js';
+import { zeroUsage } from '../core/usage.js';
 
 export interface AgentContext {
   /** The model's whole working memory: sent in full with every call. */
@@ -145,23 +86,6 @@ export function buildRequest(context: Pick<AgentContext, 'messages' | 'config'>)
     ...(config.tools.length > 0 ? { tools: config.tools } : {}),
     messages: context.messages,
   };
-}
-
-export function toRunError(error: unknown, retryable = false): RunError {
-  if (isModelError(error)) {
-    return {
-      kind: error.kind,
-      message: error.message,
-      retryable,
-      ...(error.details.status !== undefined ? { status: error.details.status } : {}),
-      ...(error.details.apiType !== undefined ? { apiType: error.details.apiType } : {}),
-    };
-  }
-  return { kind: 'unknown', message: error instanceof Error ? error.message : String(error), retryable };
-}
-
-export function isModelError(error: unknown): error is ModelError {
-  return error instanceof Error && error.name === 'ModelError' && 'kind' in error && 'details' in error;
 }
 
 /** Exponential backoff with jitter; a `retry-after` from the API wins when it is given. */

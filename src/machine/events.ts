@@ -1,4 +1,4 @@
-import type { ToolResultBlockParam, ToolUseBlock } from '../model/types.js';
+import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 
 /** Events the agent machine accepts. */
 export type AgentEvent =

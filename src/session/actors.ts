@@ -1,9 +1,10 @@
 import { fromCallback, fromPromise } from 'xstate';
 import { agentMachine } from '../machine/agentMachine.js';
 import type { AgentEvent, ToolRunnerCommand } from '../machine/events.js';
-import type { ModelCall, ModelCallInput, ModelReply, ToolResultBlockParam, ToolUseBlock } from '../model/types.js';
+import type { ModelCall, ModelCallInput, ModelReply } from '../core/model.js';
+import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import { ToolExecutor, type ExecutorListener } from '../tools/executor.js';
-import type { Tool } from '../tools/types.js';
+import type { Tool } from '../core/tool.js';
 
 export interface AgentActorsOptions {
   /** The model: `createAnthropicModel(...)` or `scriptedModel(...).call`. */

@@ -3,8 +3,8 @@
  * of `runAgent` (pass `recorder.onEvent` as, or inside, `onEvent`): the machine knows nothing of it.
  */
 import { randomUUID } from 'node:crypto';
-import { messageCacheMarks } from '../machine/cache.js';
-import type { MessageParam } from '../model/types.js';
+import { messageCacheMarks } from '../anthropic/cache.js';
+import type { MessageParam } from '../core/messages.js';
 import type { RunEvent, RunResult } from './run.js';
 import { TRANSCRIPT_VERSION, type SessionRecord } from './records.js';
 import type { RestoredConversation } from './resume.js';

@@ -6,8 +6,10 @@
  * rebuilt from `message` records, and a tool that was running when the process died is answered,
  * never run again (see resume.ts).
  */
-import type { ExitReason, TransitionReason } from '../machine/context.js';
-import type { MessageParam, ModelRequest, ToolResultBlockParam, ToolUseBlock, Usage } from '../model/types.js';
+import type { ExitReason, TransitionReason } from '../core/run.js';
+import type { MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
+import type { ModelRequest } from '../core/model.js';
+import type { Usage } from '../core/usage.js';
 
 export const TRANSCRIPT_VERSION = 1;
 

@@ -15,7 +15,7 @@
  */
 import { appendUser, toolUsesOf } from '../history/messages.js';
 import { historyProblems } from '../history/validate.js';
-import type { ContentBlock, MessageParam, ToolResultBlockParam, ToolUseBlock } from '../model/types.js';
+import type { ContentBlock, MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { SessionRecord } from './records.js';
 
 export const INTERRUPTED_TOOL_RESULT = 'interrupted: the session ended before this tool finished';

@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { createActor, toPromise, type InspectionEvent, type Observer } from 'xstate';
 import { appendUserText, textOf } from '../history/messages.js';
-import type { AgentContext, RunConfig, TransitionReason } from '../machine/context.js';
-import { withCacheBreakpoints } from '../machine/cache.js';
-import type { AnthropicModelOptions } from '../model/anthropic.js';
-import type { MessageParam, ModelCall, ModelRequest, ToolResultBlockParam, ToolUseBlock, Usage } from '../model/types.js';
+import type { AgentContext } from '../machine/context.js';
+import type { RunConfig } from '../core/config.js';
+import type { TransitionReason } from '../core/run.js';
+import { withCacheBreakpoints } from '../anthropic/cache.js';
+import type { AnthropicModelOptions } from '../anthropic/call.js';
+import type { MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
+import type { ModelCall, ModelRequest } from '../core/model.js';
+import type { Usage } from '../core/usage.js';
 import { createBashTool } from '../tools/bash.js';
-import { toolDefinition, type Tool } from '../tools/types.js';
+import { toolDefinition, type Tool } from '../core/tool.js';
 import { createAgentMachine } from './actors.js';
 
 /** What a run reports while it goes, in order. */
@@ -84,11 +88,17 @@ export async function runAgent(prompt: string | null, options: RunAgentOptions):
   const started = Date.now();
   const cwd = options.cwd ?? process.cwd();
   const tools = options.tools ?? [
-    createBashTool({ cwd, ...(options.sandbox ? { sandbox: true } : {}), ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}) }),
+    createBashTool({
+      cwd,
+      ...(options.sandbox ? { sandbox: true } : {}),
+      ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}),
+      // The key may come from a .env file, not the environment: it is never shown either.
+      secrets: clientSecrets(options.client),
+    }),
   ];
   const emit = options.onEvent ?? (() => {});
   // The SDK is loaded only for a run that uses it (not for a scripted model, nor the demo).
-  const modelCall = options.modelCall ?? (await import('../model/anthropic.js')).createAnthropicModel(options.client ?? {});
+  const modelCall = options.modelCall ?? (await import('../anthropic/call.js')).createAnthropicModel(options.client ?? {});
   const { model, modelCall: _m, client: _c, tools: _t, cwd: _w, messages = [], signal, onEvent: _e, sessionId: _s, turnCount, inspect, sandbox: _x, allowEnv: _a, ...limits } =
     options;
   const inspector = typeof inspect === 'function' ? inspect : inspect?.next?.bind(inspect);
@@ -201,4 +211,12 @@ export async function runAgent(prompt: string | null, options: RunAgentOptions):
     signal?.removeEventListener('abort', abort);
     actor.stop();
   }
+}
+
+/** The client's credentials, as values a tool result must never show. */
+function clientSecrets(client: RunAgentOptions['client']): { name: string; value: string }[] {
+  const out: { name: string; value: string }[] = [];
+  if (client?.apiKey) out.push({ name: 'ANTHROPIC_API_KEY', value: client.apiKey });
+  if (client?.authToken) out.push({ name: 'ANTHROPIC_AUTH_TOKEN', value: client.authToken });
+  return out;
 }

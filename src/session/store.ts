@@ -9,7 +9,7 @@
 import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { ExitReason } from '../machine/context.js';
+import type { ExitReason } from '../core/run.js';
 import type { ResultRecord, SessionHeader, SessionRecord } from './records.js';
 
 /** Where agentloop keeps its state: `$AGENTLOOP_HOME`, else `~/.agentloop`. */

@@ -1,5 +1,5 @@
-import type { ToolResultBlockParam, ToolUseBlock } from '../model/types.js';
-import type { Tool, ToolOutput } from './types.js';
+import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
+import type { Tool, ToolOutput } from '../core/tool.js';
 
 export interface ExecutorOptions {
   cwd: string;

@@ -3,7 +3,7 @@
  * agent loop, machine state, model, tool) and how `messages`, `turnCount` and `transitionReason`
  * change on the way. `npm run diagrams` draws the two-turn example with it from a real run.
  */
-import type { MessageParam } from '../model/types.js';
+import type { MessageParam } from '../core/messages.js';
 import type { RunEvent } from '../session/run.js';
 
 export interface SequenceOptions {

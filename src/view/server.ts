@@ -10,10 +10,10 @@ import { existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { agentMachine } from '../machine/agentMachine.js';
 import { findSession, listSessions, readTranscript, SessionNotFoundError } from '../session/store.js';
-import { machineGraph, type MachineGraph } from './graph.js';
-import { viewerPage } from './page.js';
+import { CLIENT_FILES, clientFile, graphOf, machineView, viewerPage } from './assets.js';
 import { buildTimeline, type Timeline } from './timeline.js';
 import { listenOnLoopback } from './listen.js';
+import { checkToken, newToken, tokenCookie, tokenCookieName } from './auth.js';
 
 export interface ViewerOptions {
   /** `$AGENTLOOP_HOME`. */
@@ -30,15 +30,17 @@ export interface ViewerOptions {
 }
 
 export interface Viewer {
-  /** `http://127.0.0.1:PORT/` (with `?session=ID` when a session was given). */
+  /** `http://127.0.0.1:PORT/?token=TOKEN` (and `&session=ID` when a session was given). */
   readonly url: string;
+  /** Asked of every request (see auth.ts); new at each start. */
+  readonly token: string;
   readonly port: number;
   close(): Promise<void>;
 }
 
 export function sessionTimeline(home: string, id: string): Timeline {
   const transcript = readTranscript(findSession(home, id));
-  return buildTimeline(transcript.records, transcript.problems);
+  return buildTimeline(transcript.records, graphOf(agentMachine), transcript.problems);
 }
 
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
@@ -50,9 +52,9 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   const { home } = options;
   const pollMs = options.pollMs ?? 150;
-  let graph: MachineGraph | undefined;
   const streams = new Set<ServerResponse>();
   let port = 0;
+  const token = newToken();
 
   const defaultSession = (): string | null => {
     if (options.sessionId) return options.sessionId;
@@ -67,8 +69,16 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     if (req.method !== 'GET') return sendJson(res, 405, { error: 'GET only' });
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
     const path = url.pathname;
+    const cookie = tokenCookieName('view', port);
+    const auth = checkToken(req, url, cookie, token);
+    if (!auth.ok) return sendJson(res, auth.status, { error: auth.error });
     if (path === '/') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+        'set-cookie': tokenCookie(cookie, token),
+      });
       res.end(viewerPage({ defaultSession: defaultSession(), startAtEnd: options.live === true }));
       return;
     }
@@ -77,9 +87,18 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
       res.end();
       return;
     }
+    const client = /^\/client\/([a-z.]+)$/.exec(path)?.[1];
+    if (client && CLIENT_FILES[client]) {
+      res.writeHead(200, { 'content-type': CLIENT_FILES[client], 'cache-control': 'no-store' });
+      res.end(clientFile(client));
+      return;
+    }
     if (path === '/api/machine') {
-      graph ??= machineGraph(agentMachine);
-      return sendJson(res, 200, graph);
+      machineView(agentMachine).then(
+        (view) => sendJson(res, 200, view),
+        (error: unknown) => sendJson(res, 500, { error: String(error) }),
+      );
+      return;
     }
     if (path === '/api/sessions') return sendJson(res, 200, listSessions(home));
     const match = /^\/api\/sessions\/([A-Za-z0-9_-]+)(\/events)?$/.exec(path);
@@ -109,7 +128,7 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
       if (version === seen) return;
       seen = version;
       const transcript = readTranscript(path);
-      res.write(`event: timeline\ndata: ${JSON.stringify(buildTimeline(transcript.records, transcript.problems))}\n\n`);
+      res.write(`event: timeline\ndata: ${JSON.stringify(buildTimeline(transcript.records, graphOf(agentMachine), transcript.problems))}\n\n`);
     };
     push();
     const timer = setInterval(() => {
@@ -136,10 +155,11 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     }
   });
   port = await listenOnLoopback(server, options.port ?? 0);
-  const query = options.sessionId ? `?session=${encodeURIComponent(options.sessionId)}` : '';
+  const query = options.sessionId ? `&session=${encodeURIComponent(options.sessionId)}` : '';
   let closed: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${port}/${query}`,
+    url: `http://127.0.0.1:${port}/?token=${token}${query}`,
+    token,
     port,
     close() {
       closed ??= new Promise<void>((resolve) => {

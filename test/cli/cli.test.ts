@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { stripMessages } from '../../src/machine/cache.js';
+import { stripMessages } from '../../src/anthropic/cache.js';
 import { answerFromResults, bashUse, startCheckedServer } from '../support/agentServer.js';
 import { cliEnv, runCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { appendUser, appendUserText } from '../../src/history/messages.js';
 import fc from 'fast-check';
 import { assertValidHistory, historyProblems, InvalidHistoryError } from '../../src/history/validate.js';
-import type { MessageParam } from '../../src/model/types.js';
+import type { MessageParam } from '../../src/core/messages.js';
 
 const use = (id: string) => ({ type: 'tool_use' as const, id, name: 'bash', input: { command: 'ls' } });
 const result = (id: string) => ({ type: 'tool_result' as const, tool_use_id: id, content: 'ok' });

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAnthropicModel } from '../../src/model/anthropic.js';
+import { createAnthropicModel } from '../../src/anthropic/call.js';
 import { runAgent, type RunAgentOptions, type RunEvent } from '../../src/session/run.js';
 import { createBashTool } from '../../src/tools/bash.js';
 import { answerFromResults, bashUse, lastToolResults, startCheckedServer } from '../support/agentServer.js';

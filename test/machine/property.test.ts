@@ -2,10 +2,12 @@ import fc from 'fast-check';
 import { createActor, toPromise } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
-import type { ContentBlock, ModelCall, ModelReply, StopReason, ToolUseBlock } from '../../src/model/types.js';
-import { ModelError, zeroUsage } from '../../src/model/types.js';
+import type { ContentBlock, StopReason, ToolUseBlock } from '../../src/core/messages.js';
+import type { ModelCall, ModelReply } from '../../src/core/model.js';
+import { ModelError } from '../../src/core/model.js';
+import { zeroUsage } from '../../src/core/usage.js';
 import { createAgentMachine } from '../../src/session/actors.js';
-import { toolDefinition, type Tool } from '../../src/tools/types.js';
+import { toolDefinition, type Tool } from '../../src/core/tool.js';
 
 type ToolKind = 'safe' | 'unsafe' | 'failing' | 'unknown';
 

@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { listTransitions } from '../../src/diagram/transitions.js';
 import { historyProblems } from '../../src/history/validate.js';
 import { agentMachine, CONTINUE_AFTER_MAX_TOKENS } from '../../src/machine/agentMachine.js';
-import { reply, scriptedModel, type ScriptedReply } from '../../src/model/fake.js';
-import { ModelError, zeroUsage, type MessageParam } from '../../src/model/types.js';
+import { reply, scriptedModel, type ScriptedReply } from '../../src/scripted/model.js';
+import { ModelError } from '../../src/core/model.js';
+import { zeroUsage } from '../../src/core/usage.js';
+import { type MessageParam } from '../../src/core/messages.js';
 import { createAgentMachine, modelActor } from '../../src/session/actors.js';
 import { drive, echoTool, requestProblems, takenTransitions } from '../support/drive.js';
 

@@ -6,10 +6,11 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
-import { createAnthropicModel } from '../../src/model/anthropic.js';
-import type { MessageParam, ModelCall } from '../../src/model/types.js';
+import { createAnthropicModel } from '../../src/anthropic/call.js';
+import type { MessageParam } from '../../src/core/messages.js';
+import type { ModelCall } from '../../src/core/model.js';
 import { runAgent, type RunEvent, type RunResult } from '../../src/session/run.js';
-import type { Tool } from '../../src/tools/types.js';
+import type { Tool } from '../../src/core/tool.js';
 import { answerFromResults, startCheckedServer } from '../support/agentServer.js';
 import type { MessagesServer, ScriptedBlock, Step } from '../support/messagesServer.js';
 

@@ -1,11 +1,12 @@
 import { createActor, toPromise, type Actor } from 'xstate';
 import { describeTransition, type TransitionLike } from '../../src/diagram/transitions.js';
 import { historyProblems } from '../../src/history/validate.js';
-import type { RunConfig } from '../../src/machine/context.js';
-import { scriptedModel, type ScriptStep } from '../../src/model/fake.js';
-import type { MessageParam, ModelRequest } from '../../src/model/types.js';
+import type { RunConfig } from '../../src/core/config.js';
+import { scriptedModel, type ScriptStep } from '../../src/scripted/model.js';
+import type { MessageParam } from '../../src/core/messages.js';
+import type { ModelRequest } from '../../src/core/model.js';
 import { createAgentMachine } from '../../src/session/actors.js';
-import { toolDefinition, type Tool } from '../../src/tools/types.js';
+import { toolDefinition, type Tool } from '../../src/core/tool.js';
 
 /** Transition keys taken by any machine driven through `drive`, for the coverage test. */
 export const takenTransitions = new Set<string>();

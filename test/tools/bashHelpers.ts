@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ToolContext } from '../../src/tools/types.js';
+import type { ToolContext } from '../../src/core/tool.js';
 
 /** A fresh temporary directory, removed by the returned cleanup. */
 export function makeTempDir(prefix = 'agentloop-bash-test-'): { dir: string; cleanup: () => void } {

@@ -1,9 +1,10 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAnthropicModel } from '../../src/model/anthropic.js';
-import { ReplyBuilder, StreamProtocolError } from '../../src/model/reply.js';
-import type { ModelRequest, ToolUseBlock } from '../../src/model/types.js';
-import { ModelError } from '../../src/model/types.js';
+import { createAnthropicModel } from '../../src/anthropic/call.js';
+import { ReplyBuilder, StreamProtocolError } from '../../src/anthropic/stream.js';
+import type { ModelRequest } from '../../src/core/model.js';
+import type { ToolUseBlock } from '../../src/core/messages.js';
+import { ModelError } from '../../src/core/model.js';
 import { startCheckedServer } from '../support/agentServer.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 

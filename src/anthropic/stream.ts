@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlock, StopReason, ToolUseBlock, Usage } from './types.js';
+import type { ContentBlock, StopReason, ToolUseBlock } from '../core/messages.js';
+import type { Usage } from '../core/usage.js';
 
 /** A block being streamed: the block so far and, for tool input, the JSON text so far. */
 interface OpenBlock {

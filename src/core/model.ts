@@ -1,36 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ToolDefinition } from '../tools/types.js';
-
-export type MessageParam = Anthropic.MessageParam;
-/** A block of a reply, in the shape it is sent back to the API in `messages`. */
-export type ContentBlock = Anthropic.ContentBlockParam;
-export type ToolUseBlock = Anthropic.ToolUseBlockParam;
-export type ToolResultBlockParam = Anthropic.ToolResultBlockParam;
-export type StopReason = Anthropic.StopReason;
-
-/** Token counts of one model call, or summed over a run. */
-export interface Usage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_creation_input_tokens: number;
-  cache_read_input_tokens: number;
-}
-
-export const zeroUsage = (): Usage => ({
-  input_tokens: 0,
-  output_tokens: 0,
-  cache_creation_input_tokens: 0,
-  cache_read_input_tokens: 0,
-});
-
-export function addUsage(a: Usage, b: Partial<Usage> | null | undefined): Usage {
-  return {
-    input_tokens: a.input_tokens + (b?.input_tokens ?? 0),
-    output_tokens: a.output_tokens + (b?.output_tokens ?? 0),
-    cache_creation_input_tokens: a.cache_creation_input_tokens + (b?.cache_creation_input_tokens ?? 0),
-    cache_read_input_tokens: a.cache_read_input_tokens + (b?.cache_read_input_tokens ?? 0),
-  };
-}
+import type { ContentBlock, MessageParam, StopReason, ToolUseBlock } from './messages.js';
+import type { ToolDefinition } from './tool.js';
+import type { Usage } from './usage.js';
 
 /**
  * The body of one `POST /v1/messages`: derived from the machine's context by `buildRequest`
@@ -39,7 +10,7 @@ export function addUsage(a: Usage, b: Partial<Usage> | null | undefined): Usage 
 export interface ModelRequest {
   model: string;
   max_tokens: number;
-  /** A string, or text blocks when it carries a `cache_control` breakpoint (machine/cache.ts). */
+  /** A string, or text blocks when it carries a `cache_control` breakpoint (anthropic/cache.ts). */
   system?: string | Anthropic.TextBlockParam[];
   tools?: Array<ToolDefinition & { cache_control?: Anthropic.CacheControlEphemeral }>;
   messages: MessageParam[];

@@ -17,7 +17,8 @@
  * copied, and `stripCacheControl` gives back exactly the request without breakpoints.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { MessageParam, ModelRequest } from '../model/types.js';
+import type { MessageParam } from '../core/messages.js';
+import type { ModelRequest } from '../core/model.js';
 
 export const MAX_CACHE_BREAKPOINTS = 4;
 

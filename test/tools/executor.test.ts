@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolResultBlockParam, ToolUseBlock } from '../../src/model/types.js';
+import type { ToolResultBlockParam, ToolUseBlock } from '../../src/core/messages.js';
 import { ToolExecutor } from '../../src/tools/executor.js';
-import type { Tool } from '../../src/tools/types.js';
+import type { Tool } from '../../src/core/tool.js';
 
 interface Trace {
   log: string[];

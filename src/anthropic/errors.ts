@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { ModelError, type ModelErrorKind } from './types.js';
+import { ModelError, type ModelErrorKind } from '../core/model.js';
 
 const kindByApiType: Record<string, ModelErrorKind> = {
   rate_limit_error: 'rate_limit',

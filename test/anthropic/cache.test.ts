@@ -3,16 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
-import {
-  cachedMessageIndexes,
-  countCacheBreakpoints,
-  MAX_CACHE_BREAKPOINTS,
-  messageCacheMarks,
-  stripCacheControl,
-  withCacheBreakpoints,
-} from '../../src/machine/cache.js';
+import { cachedMessageIndexes, countCacheBreakpoints, MAX_CACHE_BREAKPOINTS, messageCacheMarks, stripCacheControl, withCacheBreakpoints } from '../../src/anthropic/cache.js';
 import { buildRequest, initialContext } from '../../src/machine/context.js';
-import type { MessageParam, ModelRequest } from '../../src/model/types.js';
+import type { MessageParam } from '../../src/core/messages.js';
+import type { ModelRequest } from '../../src/core/model.js';
 import { startSession } from '../../src/session/recorder.js';
 import { runAgent } from '../../src/session/run.js';
 import { findSession, readTranscript } from '../../src/session/store.js';

@@ -1,5 +1,8 @@
-import type { ContentBlock, ModelCall, ModelReply, ModelRequest, StopReason, Usage } from './types.js';
-import { ModelError, zeroUsage } from './types.js';
+import type { ContentBlock, StopReason } from '../core/messages.js';
+import type { ModelCall, ModelReply, ModelRequest } from '../core/model.js';
+import type { Usage } from '../core/usage.js';
+import { ModelError } from '../core/model.js';
+import { zeroUsage } from '../core/usage.js';
 
 /** One scripted reply: what the model "says", as the API would put it. */
 export interface ScriptedReply {

@@ -1,10 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { assertValidHistory, InvalidHistoryError } from '../history/validate.js';
-import { withCacheBreakpoints } from '../machine/cache.js';
+import { withCacheBreakpoints } from './cache.js';
 import { toModelError } from './errors.js';
-import { ReplyBuilder } from './reply.js';
-import type { ModelCall, ModelReply, ModelRequest } from './types.js';
-import { ModelError } from './types.js';
+import { ReplyBuilder } from './stream.js';
+import type { ModelCall, ModelReply, ModelRequest } from '../core/model.js';
+import { ModelError } from '../core/model.js';
 
 export interface AnthropicModelOptions {
   /** A ready client; otherwise one is built from `apiKey` / `authToken` / `baseURL`. */
