@@ -47,7 +47,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
   const idleTimeoutMs = options.idleTimeoutMs ?? 90_000;
   const prepare = options.promptCaching === false ? (r: ModelRequest) => r : withCacheBreakpoints;
 
-  return async ({ request, onToolUse, onText, onRequest, onStreamEvent }, signal) => {
+  return async ({ request, onToolUse, onText, onRequest, onStreamEvent, onResponse }, signal) => {
     try {
       assertValidHistory(request.messages);
     } catch (error) {
@@ -84,6 +84,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
       onRequest?.(body);
       const stream = await client.messages.create({ ...body, stream: true }, { signal: local.signal });
       reading = true;
+      onResponse?.();
       for await (const event of stream) {
         lastEventAt = performance.now();
         onStreamEvent?.(event);

@@ -43,6 +43,8 @@ export interface ModelCallInput {
   onRequest?: (body: ModelRequest) => void;
   /** Called with each raw event of the API stream, when set. Must not throw. */
   onStreamEvent?: (event: unknown) => void;
+  /** Called once the response has begun (the request is sent, the model is working). Must not throw. */
+  onResponse?: () => void;
 }
 
 /** Implemented by the Anthropic service and by the scripted fake. */

@@ -32,6 +32,12 @@ export interface Tool {
    */
   isConcurrencySafe?(input: unknown): boolean;
   run(input: unknown, context: ToolContext): Promise<ToolOutput>;
+  /**
+   * Called once a run while its first model call is under way (the request is sent and the model
+   * is working): the moment to load what `run` needs, so the first call starts as fast as later
+   * ones. Must not throw or block; a tool must work without it being called.
+   */
+  prepare?(): void;
 }
 
 /** The part of a tool that goes into the request body. */

@@ -46,8 +46,9 @@ export interface ScriptedModelOptions {
 export function scriptedModel(steps: ScriptStep[], options: ScriptedModelOptions = {}): ScriptedModel {
   const queue = [...steps];
   const requests: ModelRequest[] = [];
-  const call: ModelCall = async ({ request, onToolUse, onText, onRequest }, signal) => {
+  const call: ModelCall = async ({ request, onToolUse, onText, onRequest, onResponse }, signal) => {
     onRequest?.(request);
+    onResponse?.();
     requests.push(asSent(request));
     if (options.delayMs) await abortableDelay(options.delayMs, signal);
     const next = queue.shift();

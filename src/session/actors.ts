@@ -26,11 +26,23 @@ export interface AgentActorsOptions {
   /** Report the raw stream events too (`stream_event`). */
   includeStreamEvents?: boolean;
   hooks?: RunHooks;
+  /** Called once, when the first model call's response begins (see `Tool.prepare`). */
+  onFirstResponse?: () => void;
 }
 
 /** The model call as an XState actor: aborted when `callingModel` is left. */
-export function modelActor(model: ModelCall, options: Pick<AgentActorsOptions, 'onCallEvent' | 'includeStreamEvents' | 'hooks'> = {}) {
+export function modelActor(
+  model: ModelCall,
+  options: Pick<AgentActorsOptions, 'onCallEvent' | 'includeStreamEvents' | 'hooks' | 'onFirstResponse'> = {},
+) {
   const { onCallEvent: report, includeStreamEvents, hooks } = options;
+  let first = options.onFirstResponse;
+  const onResponse = first
+    ? () => {
+        first?.();
+        first = undefined;
+      }
+    : undefined;
   return fromPromise<ModelReply, ModelCallInput>(async ({ input, signal }) => {
     // XState starts the first state's invoked actors before it delivers that state's emitted
     // events: one microtask keeps `transition` before `request` in the first turn as in the others.
@@ -40,6 +52,7 @@ export function modelActor(model: ModelCall, options: Pick<AgentActorsOptions, '
       const messages = await hooks.transformContext(input.request.messages, { turnCount: input.turnCount });
       call = { ...call, request: { ...call.request, messages } };
     }
+    if (onResponse && first) call = { ...call, onResponse };
     if (report) {
       const { turnCount } = input;
       call = {
@@ -90,11 +103,25 @@ export function toolRunnerActor(tools: readonly Tool[], cwd: string, options: Pi
   });
 }
 
-/** The agent machine with a model and tools plugged in. */
+/** Each tool's `prepare`, once: a tool that throws there is left to fail in `run`, if at all. */
+function prepareAll(tools: readonly Tool[]): () => void {
+  return () => {
+    for (const tool of tools) {
+      try {
+        tool.prepare?.();
+      } catch {
+        // only a head start
+      }
+    }
+  };
+}
+
+/** The agent machine with a model and tools plugged in; the tools prepare while the model first thinks. */
 export function createAgentMachine(options: AgentActorsOptions) {
+  const onFirstResponse = options.onFirstResponse ?? prepareAll(options.tools);
   return agentMachine.provide({
     actors: {
-      callModel: modelActor(options.model, options),
+      callModel: modelActor(options.model, { ...options, onFirstResponse }),
       runTools: toolRunnerActor(options.tools, options.cwd, options),
     },
   });

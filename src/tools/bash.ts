@@ -8,10 +8,10 @@ import { commandEnv } from './bash/env.js';
 import { findDanger } from './bash/guard.js';
 import { findInteractive } from './bash/interactive.js';
 import { OutputCollector, type CollectedOutput } from './bash/output.js';
-import { runInProcessGroup, type RunEnding } from './bash/process.js';
+import type { RunEnding } from './bash/process.js';
 import { isReadOnlyCommand } from './bash/readOnly.js';
 import { redact, secretValues } from './bash/secrets.js';
-import { commandArgv } from './bash/argv.js';
+import { commandArgv, prepareArgv } from './bash/argv.js';
 import { requireBwrap } from './bash/sandbox.js';
 import type { Tool, ToolOutput } from '../core/tool.js';
 import { defineTool } from './define.js';
@@ -81,6 +81,10 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       ),
     }),
     isConcurrencySafe: ({ command }) => findDanger(command) === null && isReadOnlyCommand(command),
+    prepare() {
+      loadRunner().then((processes) => processes.prepareProcesses(), () => undefined);
+      prepareArgv({ sandbox: bwrap, contain: options.contain !== false, pathVar: (options.env ?? process.env).PATH });
+    },
     async run(parsed, context) {
       if (parsed.command.trim() === '') return { isError: true, content: 'Invalid input for bash: "command" is empty.' };
       const danger = findDanger(parsed.command);
@@ -108,6 +112,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         command: parsed.command,
         timeoutMs,
       });
+      const { runInProcessGroup } = await loadRunner();
       const ending = await runInProcessGroup({
         argv,
         cwd,
@@ -125,6 +130,17 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
 }
 
 export const bashTool: Tool = createBashTool();
+
+/**
+ * The process runner (and execa behind it) loads at the first command, or earlier, in `prepare`,
+ * while the first model call is under way: a run that never uses the tool never loads it, and
+ * the first command of a run does not wait for it.
+ */
+let runner: Promise<typeof import('./bash/process.js')> | undefined;
+function loadRunner(): Promise<typeof import('./bash/process.js')> {
+  runner ??= import('./bash/process.js');
+  return runner;
+}
 
 function formatResult(out: CollectedOutput, ending: RunEnding, timeoutMs: number): ToolOutput {
   const notes: string[] = [];

@@ -23,6 +23,8 @@ export interface ToolDeclaration<S extends Schema<object>> {
   isConcurrencySafe?(input: Infer<S>): boolean;
   /** Runs on a valid input only. May throw: the executor turns a throw into an `is_error` result. */
   run(input: Infer<S>, context: ToolContext): Promise<ToolOutput>;
+  /** As `Tool.prepare`. */
+  prepare?(): void;
 }
 
 export function defineTool<S extends Schema<object>>(declaration: ToolDeclaration<S>): Tool {
@@ -38,5 +40,6 @@ export function defineTool<S extends Schema<object>>(declaration: ToolDeclaratio
       if (bad !== undefined) return { isError: true, content: `Invalid input for ${name}: ${bad}.` };
       return declaration.run(input as Infer<S>, context);
     },
+    ...(declaration.prepare ? { prepare: declaration.prepare } : {}),
   };
 }

@@ -19,6 +19,11 @@ export interface ArgvOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
+/** Looks bwrap up and tries it now (once per process), rather than at the first command. */
+export function prepareArgv(o: Pick<ArgvOptions, 'sandbox' | 'contain' | 'pathVar'>): void {
+  if (o.sandbox !== null || o.contain) containment(o.pathVar).catch(() => undefined);
+}
+
 export async function commandArgv(o: ArgvOptions): Promise<[string, ...string[]]> {
   if (o.sandbox !== null) {
     const { timeout } = await containment(o.pathVar);

@@ -116,6 +116,11 @@ async function takeFifo(): Promise<Fifo> {
   return fifo;
 }
 
+/** Makes a batch of FIFOs now unless enough are ready, so that the next command need not wait. */
+export function prepareFifos(): void {
+  if (ready.length < LOW_WATER) refill().catch(() => undefined); // a failure is reported to whoever waits next
+}
+
 export async function openOutputPipe(): Promise<OutputPipe> {
   const { path, batch } = await takeFifo();
   try {

@@ -11,7 +11,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
 import { closeSync } from 'node:fs';
-import { openOutputPipe, pipeReader, type OutputPipe } from './pipe.js';
+import { openOutputPipe, pipeReader, prepareFifos, type OutputPipe } from './pipe.js';
+
+/** What the first command would otherwise wait for: a batch of FIFOs. */
+export function prepareProcesses(): void {
+  prepareFifos();
+}
 
 export interface RunOptions {
   /** The program and its arguments, e.g. `['bash', '-c', command]`. */
