@@ -45,6 +45,8 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   sandbox?: boolean;
   /** For the default bash tool: credential variables the commands may see. */
   allowEnv?: string[];
+  /** For the default bash tool: where the full output of long commands is kept (a session's folder). */
+  outputDir?: string;
   /** Working directory of the tools; default: `process.cwd()`. */
   cwd?: string;
   /** The conversation so far; the prompt is added to it. */
@@ -88,12 +90,17 @@ export async function runAgent(prompt: string | null, options: RunAgentOptions):
   const started = Date.now();
   const cwd = options.cwd ?? process.cwd();
   const tools = options.tools ?? [
-    createBashTool({ cwd, ...(options.sandbox ? { sandbox: true } : {}), ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}) }),
+    createBashTool({
+      cwd,
+      ...(options.sandbox ? { sandbox: true } : {}),
+      ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}),
+      ...(options.outputDir ? { outputDir: options.outputDir } : {}),
+    }),
   ];
   const emit = options.onEvent ?? (() => {});
   // The SDK is loaded only for a run that uses it (not for a scripted model, nor the demo).
   const modelCall = options.modelCall ?? (await import('../anthropic/call.js')).createAnthropicModel(options.client ?? {});
-  const { model, modelCall: _m, client: _c, tools: _t, cwd: _w, messages = [], signal, onEvent: _e, sessionId: _s, turnCount, inspect, sandbox: _x, allowEnv: _a, ...limits } =
+  const { model, modelCall: _m, client: _c, tools: _t, cwd: _w, messages = [], signal, onEvent: _e, sessionId: _s, turnCount, inspect, sandbox: _x, allowEnv: _a, outputDir: _o, ...limits } =
     options;
   const inspector = typeof inspect === 'function' ? inspect : inspect?.next?.bind(inspect);
   const startMessages = prompt ? appendUserText(messages, prompt) : messages;
