@@ -1,6 +1,8 @@
 /**
- * Benchmark 3: the bash tool. Per command, `createBashTool().run` ÷ a raw
- * `child_process.spawn('bash', ['-c', cmd])` that collects the same output, interleaved; and the
+ * Benchmark 3: the bash tool. Per command, three sides interleaved: `createBashTool().run` (each
+ * command in a PID namespace of its own, through bwrap), the same tool with `contain: false` (a
+ * process group only, the tool before containment), and a raw `child_process.spawn('bash', ['-c',
+ * cmd])` that collects the same output; and the
  * peak RSS of a process (bashRss.ts, started fresh) while a command prints 1 GB through the tool.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -27,44 +29,66 @@ export function rawSpawn(command: string, cwd: string): Promise<string> {
 
 export interface BashCommandFigures {
   command: string;
+  /** The tool as shipped: contained in a PID namespace. */
   toolMs: number;
+  /** The tool with `contain: false`. */
+  uncontainedMs: number;
   rawMs: number;
+  /** Uncontained tool ÷ raw spawn: what the tool itself adds. */
   ratio: number;
   ratioPaired: number;
+  /** Contained ÷ uncontained, and the difference in ms: what containment adds. */
+  containRatio: number;
+  containAddedMs: number;
 }
 
 export async function benchBashCommands(pairs = 40, log: (line: string) => void = () => {}): Promise<BashCommandFigures[]> {
   const cwd = mkdtempSync(join(tmpdir(), 'agentloop-bench-'));
   try {
     const tool = createBashTool({ cwd });
+    const uncontained = createBashTool({ cwd, contain: false });
     const signal = new AbortController().signal;
-    const runTool = async (command: string) => {
-      const out = await tool.run({ command }, { cwd, signal });
+    const runTool = async (t: typeof tool, command: string) => {
+      const out = await t.run({ command }, { cwd, signal });
       if (out.isError) throw new Error(`bash tool failed on ${command}: ${out.content}`);
     };
+    const sides = {
+      tool: (command: string) => runTool(tool, command),
+      uncontained: (command: string) => runTool(uncontained, command),
+      raw: (command: string) => rawSpawn(command, cwd),
+    };
+    const names = Object.keys(sides) as (keyof typeof sides)[];
     const figures: BashCommandFigures[] = [];
     for (const command of BASH_COMMANDS) {
-      for (let i = 0; i < 5; i++) {
-        await runTool(command);
-        await rawSpawn(command, cwd);
-      }
-      const tool_: number[] = [];
-      const raw: number[] = [];
+      for (let i = 0; i < 5; i++) for (const name of names) await sides[name](command);
+      const times: Record<keyof typeof sides, number[]> = { tool: [], uncontained: [], raw: [] };
       for (let i = 0; i < pairs; i++) {
-        // Alternate which goes first.
-        const sides = i % 2 === 0 ? (['tool', 'raw'] as const) : (['raw', 'tool'] as const);
-        for (const side of sides) {
+        // Rotate which goes first.
+        for (let k = 0; k < names.length; k++) {
+          const name = names[(i + k) % names.length] as keyof typeof sides;
           const start = now();
-          if (side === 'tool') await runTool(command);
-          else await rawSpawn(command, cwd);
-          (side === 'tool' ? tool_ : raw).push(now() - start);
+          await sides[name](command);
+          times[name].push(now() - start);
         }
       }
-      const toolMs = median(tool_);
-      const rawMs = median(raw);
-      const ratioPaired = median(tool_.map((t, i) => t / (raw[i] as number)));
-      figures.push({ command, toolMs, rawMs, ratio: toolMs / rawMs, ratioPaired });
-      log(`bash ${JSON.stringify(command)}: tool ${toolMs.toFixed(2)} ms, raw spawn ${rawMs.toFixed(2)} ms, ratio ${(toolMs / rawMs).toFixed(2)}`);
+      const toolMs = median(times.tool);
+      const uncontainedMs = median(times.uncontained);
+      const rawMs = median(times.raw);
+      const ratioPaired = median(times.uncontained.map((t, i) => t / (times.raw[i] as number)));
+      figures.push({
+        command,
+        toolMs,
+        uncontainedMs,
+        rawMs,
+        ratio: uncontainedMs / rawMs,
+        ratioPaired,
+        containRatio: toolMs / uncontainedMs,
+        containAddedMs: toolMs - uncontainedMs,
+      });
+      log(
+        `bash ${JSON.stringify(command)}: contained ${toolMs.toFixed(2)} ms, uncontained ${uncontainedMs.toFixed(2)} ms, ` +
+          `raw spawn ${rawMs.toFixed(2)} ms; containment adds ${(toolMs - uncontainedMs).toFixed(2)} ms`,
+      );
     }
     return figures;
   } finally {

@@ -1,14 +1,16 @@
 /**
- * `npm run diagrams`: writes diagrams/agent-loop.mmd from the machine definition, then the
- * two-turn sequence diagram and the SVGs of both (render-diagrams.ts).
+ * `npm run diagrams`: diagrams/agent-loop.svg, drawn from the machine definition by the same code
+ * as the viewer's diagram (src/diagram/: graph, ELK layout, SVG; no browser), and the sequence
+ * diagram of the two-turn example (render-diagrams.ts).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { toMermaid } from '../src/diagram/mermaid.js';
+import { fileURLToPath } from 'node:url';
+import { machineDiagramSvg } from '../src/diagram/index.js';
 import { agentMachine } from '../src/machine/agentMachine.js';
-import { renderDiagrams } from './render-diagrams.js';
+import { writeTwoTurnDiagram } from './render-diagrams.js';
 
-const out = new URL('../diagrams/agent-loop.mmd', import.meta.url);
-mkdirSync(new URL('../diagrams/', import.meta.url), { recursive: true });
-writeFileSync(out, toMermaid(agentMachine));
-console.log(`wrote ${out.pathname}`);
-await renderDiagrams(new URL('../diagrams/', import.meta.url), [out.pathname]);
+const dir = fileURLToPath(new URL('../diagrams/', import.meta.url));
+mkdirSync(dir, { recursive: true });
+writeFileSync(`${dir}agent-loop.svg`, await machineDiagramSvg(agentMachine));
+console.log(`wrote ${dir}agent-loop.svg`);
+for (const file of await writeTwoTurnDiagram(dir)) console.log(`wrote ${file}`);

@@ -1,20 +1,20 @@
 /**
- * The part of `npm run diagrams` beyond agent-loop.mmd: the sequence diagram of the two-turn
- * example (from a real run: the scripted demo model and the real bash tool, in a scratch
- * directory with known files) and an SVG of every diagram, rendered offline by mermaid-cli with
- * Debian's chromium (scripts/puppeteer.json; PUPPETEER_EXECUTABLE_PATH overrides the path).
+ * The two-turn example as a sequence diagram: run for real (the scripted demo model and the real
+ * bash tool, in a scratch directory with known files), written as Mermaid (src/view/sequence.ts)
+ * and rendered to SVG by the `mermaid` package inside Debian's chromium, driven by playwright-core
+ * (offline: the page is built here, nothing is fetched). CHROMIUM_PATH overrides /usr/bin/chromium.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { run } from '@mermaid-js/mermaid-cli';
+import { chromium } from 'playwright-core';
 import { DEMO_PROMPT, demoModel } from '../src/cli/demo.js';
 import { runAgent, type RunEvent } from '../src/session/run.js';
 import { sequenceDiagram } from '../src/view/sequence.js';
 
-/** Runs the two-turn example and writes its sequence diagram to `dir/two-turn.mmd`. */
-export async function writeTwoTurnSequence(dir: string): Promise<string> {
+/** Runs the two-turn example and gives back its sequence diagram (Mermaid text). */
+export async function twoTurnSequence(): Promise<string> {
   const work = mkdtempSync(join(tmpdir(), 'agentloop-two-turn-'));
   try {
     writeFileSync(join(work, 'README.md'), '# demo\n');
@@ -27,36 +27,41 @@ export async function writeTwoTurnSequence(dir: string): Promise<string> {
       onEvent: (event) => events.push(event),
     });
     if (result.context.exitReason !== 'completed') throw new Error(`the two-turn example ended with ${result.context.exitReason}`);
-    const out = join(dir, 'two-turn.mmd');
-    writeFileSync(out, sequenceDiagram(events, { prompt: DEMO_PROMPT, answer: result.text }));
-    return out;
+    return sequenceDiagram(events, { prompt: DEMO_PROMPT, answer: result.text });
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-function puppeteerConfig(): Record<string, unknown> {
-  const config = JSON.parse(readFileSync(new URL('./puppeteer.json', import.meta.url), 'utf8')) as Record<string, unknown>;
-  const path = process.env.PUPPETEER_EXECUTABLE_PATH;
-  return path ? { ...config, executablePath: path } : config;
-}
-
-/** Renders each `.mmd` file to an `.svg` beside it. */
-export async function renderSvgs(files: readonly string[]): Promise<string[]> {
-  const written: string[] = [];
-  for (const file of files) {
-    const svg = file.replace(/\.mmd$/, '.svg') as `${string}.svg`;
-    // A fixed seed: mermaid draws choice diamonds with rough.js, randomly unless seeded.
-    await run(file, svg, { puppeteerConfig: puppeteerConfig(), quiet: true, parseMMDOptions: { mermaidConfig: { handDrawnSeed: 1 } } });
-    written.push(svg);
+/** Renders Mermaid text to SVG in headless chromium. */
+export async function renderMermaid(text: string): Promise<string> {
+  const mermaidJs = createRequire(import.meta.url).resolve('mermaid/dist/mermaid.min.js');
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.setContent('<!doctype html><html><body></body></html>');
+    await page.addScriptTag({ path: mermaidJs });
+    return await page.evaluate(async (definition) => {
+      const { mermaid } = window as unknown as {
+        mermaid: { initialize(c: object): void; render(id: string, text: string): Promise<{ svg: string }> };
+      };
+      mermaid.initialize({ startOnLoad: false, deterministicIds: true, theme: 'default' });
+      return (await mermaid.render('two-turn', definition)).svg;
+    }, text);
+  } finally {
+    await browser.close();
   }
-  return written;
 }
 
-export async function renderDiagrams(dirUrl: URL, mmdFiles: readonly string[]): Promise<void> {
-  const dir = fileURLToPath(dirUrl);
-  mkdirSync(dir, { recursive: true });
-  const sequence = await writeTwoTurnSequence(dir);
-  console.log(`wrote ${sequence}`);
-  for (const svg of await renderSvgs([...mmdFiles, sequence])) console.log(`wrote ${svg}`);
+/** Writes `dir/two-turn.mmd` and `dir/two-turn.svg`. */
+export async function writeTwoTurnDiagram(dir: string): Promise<string[]> {
+  const text = await twoTurnSequence();
+  const mmd = join(dir, 'two-turn.mmd');
+  const svg = join(dir, 'two-turn.svg');
+  writeFileSync(mmd, text);
+  writeFileSync(svg, `${await renderMermaid(text)}\n`);
+  return [mmd, svg];
 }

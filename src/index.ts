@@ -32,5 +32,5 @@ export { ToolExecutor } from './tools/executor.js';
 export { toolDefinition, type Tool, type ToolContext, type ToolOutput } from './core/tool.js';
 export { assertValidHistory, historyProblems, InvalidHistoryError } from './history/validate.js';
 export { appendUserText, textOf } from './history/messages.js';
-export { toMermaid } from './diagram/mermaid.js';
+export { machineDiagramSvg, machineGraph, machineLayout, machineSvg, type MachineGraph, type MachineLayout } from './diagram/index.js';
 export { listTransitions } from './diagram/transitions.js';

@@ -129,11 +129,20 @@ const usage = object({
 
 const at = string;
 
-/** Every record type and its shape. */
-export const RECORD_SHAPES: { readonly [T in RecordType]: Check } = {
+/** Every record type and its shape (and those of records.ts's coming types). */
+export const RECORD_SHAPES: { readonly [T in RecordType]: Check } & Readonly<Record<string, Check>> = {
   session: object({ version: literal(1), id: string, cwd: string, createdAt: string, model: string }),
   prompt: object({ at, text: string }),
-  transition: object({ at, state: string, event: string, turnCount: count, transitionReason: nullable(string) }),
+  transition: object({
+    at,
+    state: string,
+    event: string,
+    turnCount: count,
+    transitionReason: nullable(string),
+    exitReason: optional(nullable(string)),
+  }),
+  /** Which guard of a choice fired (the machine's `decision` event, issue 13). */
+  decision: object({ at, state: string, guard: string, target: string }),
   message: object({ at, index: withinLine, message, synthetic: optional(literal(true)), origin: optional(string) }),
   request: object({
     at,
@@ -169,6 +178,6 @@ export function recordProblem(value: unknown, line: number): string | undefined 
   const type = value.type;
   if (typeof type !== 'string') return 'not a transcript record (no type)';
   if (!Object.hasOwn(RECORD_SHAPES, type)) return `unknown record type ${JSON.stringify(type.slice(0, 40))} (written by a newer agentloop?)`;
-  const problem = RECORD_SHAPES[type as RecordType](value, line);
+  const problem = (RECORD_SHAPES[type] as Check)(value, line);
   return problem === undefined ? undefined : `${type} record: ${problem}`;
 }

@@ -3,13 +3,15 @@
  * output. See DESIGN.md section 5 and the modules under ./bash/ for each concern.
  */
 import { realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:os';
 import { commandEnv } from './bash/env.js';
 import { findDanger } from './bash/guard.js';
 import { findInteractive } from './bash/interactive.js';
 import { OutputCollector, type CollectedOutput } from './bash/output.js';
 import { runInProcessGroup, type RunEnding } from './bash/process.js';
 import { isReadOnlyCommand } from './bash/readOnly.js';
-import { requireBwrap, sandboxArgv } from './bash/sandbox.js';
+import { commandArgv } from './bash/argv.js';
+import { requireBwrap } from './bash/sandbox.js';
 import { SpillSpace } from './bash/spill.js';
 import type { Tool, ToolContext, ToolOutput } from '../core/tool.js';
 
@@ -43,6 +45,12 @@ export interface BashToolOptions {
   allowEnv?: string[];
   /** The environment commands start from (default `process.env`), minus credentials. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Run every command in a PID namespace of its own (bubblewrap), so that nothing it starts
+   * outlives it or the agent, and it cannot see the agent's process (default true). Without a
+   * working `bwrap` commands run uncontained and a warning (`AGENTLOOP_UNCONTAINED`) says so.
+   */
+  contain?: boolean;
 }
 
 interface BashInput {
@@ -105,8 +113,16 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         maxFileBytes: settings.maxOutputFileBytes,
         spill,
       });
+      const argv = await commandArgv({
+        sandbox: bwrap,
+        contain: options.contain !== false,
+        pathVar: (options.env ?? process.env).PATH,
+        cwd,
+        command: parsed.command,
+        timeoutMs,
+      });
       const ending = await runInProcessGroup({
-        argv: bwrap === null ? ['bash', '-c', parsed.command] : sandboxArgv(bwrap, cwd, parsed.command),
+        argv,
         cwd,
         // Read at each call: the caller may load more variables (a .env file) after creating the tool.
         env: commandEnv(options.env ?? process.env, options.allowEnv),
@@ -155,7 +171,7 @@ function formatResult(out: CollectedOutput, ending: RunEnding, timeoutMs: number
   switch (ending.kind) {
     case 'exit':
       if (ending.signal !== null) notes.push(`[killed by signal ${ending.signal}]`);
-      else if (ending.code !== 0) notes.push(`[exit code ${ending.code}]`);
+      else if (ending.code !== 0) notes.push(`[exit code ${exitCodeText(ending.code)}]`);
       else isError = false;
       break;
     case 'timeout':
@@ -175,6 +191,16 @@ function formatResult(out: CollectedOutput, ending: RunEnding, timeoutMs: number
   const body = out.text.replace(/\n+$/, '');
   const shown = body === '' ? '(no output)' : body;
   return { isError, content: notes.length === 0 ? shown : `${shown}\n\n${notes.join('\n')}` };
+}
+
+/**
+ * A contained command's status comes through bwrap, which reports a death by signal N as 128 + N,
+ * as bash does for its children: the signal is named beside the code.
+ */
+function exitCodeText(code: number | null): string {
+  if (code === null || code <= 128) return String(code);
+  const name = Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0];
+  return name === undefined ? String(code) : `${code} (${name})`;
 }
 
 function noDirectory(cwd: string): ToolOutput {

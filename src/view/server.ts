@@ -10,8 +10,7 @@ import { existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { agentMachine } from '../machine/agentMachine.js';
 import { findSession, listSessions, readTranscript, SessionNotFoundError } from '../session/store.js';
-import { machineGraph, type MachineGraph } from './graph.js';
-import { viewerPage } from './page.js';
+import { CLIENT_FILES, clientFile, graphOf, machineView, viewerPage } from './assets.js';
 import { buildTimeline, type Timeline } from './timeline.js';
 import { listenOnLoopback } from './listen.js';
 
@@ -38,7 +37,7 @@ export interface Viewer {
 
 export function sessionTimeline(home: string, id: string): Timeline {
   const transcript = readTranscript(findSession(home, id));
-  return buildTimeline(transcript.records, transcript.problems);
+  return buildTimeline(transcript.records, graphOf(agentMachine), transcript.problems);
 }
 
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
@@ -50,7 +49,6 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   const { home } = options;
   const pollMs = options.pollMs ?? 150;
-  let graph: MachineGraph | undefined;
   const streams = new Set<ServerResponse>();
   let port = 0;
 
@@ -77,9 +75,18 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
       res.end();
       return;
     }
+    const client = /^\/client\/([a-z.]+)$/.exec(path)?.[1];
+    if (client && CLIENT_FILES[client]) {
+      res.writeHead(200, { 'content-type': CLIENT_FILES[client], 'cache-control': 'no-store' });
+      res.end(clientFile(client));
+      return;
+    }
     if (path === '/api/machine') {
-      graph ??= machineGraph(agentMachine);
-      return sendJson(res, 200, graph);
+      machineView(agentMachine).then(
+        (view) => sendJson(res, 200, view),
+        (error: unknown) => sendJson(res, 500, { error: String(error) }),
+      );
+      return;
     }
     if (path === '/api/sessions') return sendJson(res, 200, listSessions(home));
     const match = /^\/api\/sessions\/([A-Za-z0-9_-]+)(\/events)?$/.exec(path);
@@ -109,7 +116,7 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
       if (version === seen) return;
       seen = version;
       const transcript = readTranscript(path);
-      res.write(`event: timeline\ndata: ${JSON.stringify(buildTimeline(transcript.records, transcript.problems))}\n\n`);
+      res.write(`event: timeline\ndata: ${JSON.stringify(buildTimeline(transcript.records, graphOf(agentMachine), transcript.problems))}\n\n`);
     };
     push();
     const timer = setInterval(() => {

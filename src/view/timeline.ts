@@ -1,17 +1,22 @@
 /**
- * A session transcript as the viewer steps through it. A step is one state the machine settled
- * in (`transition` record). Everything else is tied to a step so the page can show the run as it
- * was at that step:
- * - messages, requests and usage are written in the same macrostep as the transition that
- *   follows them, so they belong to that (next) step;
- * - tool starts and results happen while the machine is in a state, so they belong to the
- *   current step; so do retries and the result of a run;
- * - a prompt or a resume opens the next step.
+ * A session transcript as the viewer steps through it. A step is one `transition` record: the
+ * machine entered a state (every model call is one, continuations and retries included). Each step
+ * carries the edges of the diagram that led to it (decision records pick the branch; path.ts) and
+ * a sentence that explains it (explain.ts). Everything else is tied to a step so the page can show
+ * the run as it was then:
+ * - messages, usage and decisions come before the transition they lead to: the next step;
+ *   results written on entry of appendingResults belong to that step when they come after it;
+ * - a request belongs to the callingModel step it is sent from (before or after its record);
+ * - a retry belongs to the waitingToRetry step; tool starts and results, and a run's result, to
+ *   the step they happen in; a prompt or a resume opens the next step.
  */
-import type { TransitionReason } from '../core/run.js';
 import type { MessageParam, ToolResultBlockParam } from '../core/messages.js';
+import type { ExitReason, TransitionReason } from '../core/run.js';
 import type { Usage } from '../core/usage.js';
+import type { MachineGraph } from '../diagram/graph.js';
 import type { CacheMark, RequestRecord, ResultRecord, SessionHeader, SessionRecord } from '../session/records.js';
+import { explainStep } from './explain.js';
+import { edgesTaken, type Decision } from './path.js';
 
 export interface TimelineStep {
   state: string;
@@ -19,8 +24,16 @@ export interface TimelineStep {
   at: string;
   turnCount: number;
   transitionReason: TransitionReason | null;
-  /** What happened just before or during this step, in words (a prompt, a resume, a retry, the end). */
+  exitReason: ExitReason | null;
+  /** Ids of the diagram's edges that led here from the previous step, in order. */
+  edges: string[];
+  decisions: Decision[];
+  /** What this step does and why, in one sentence. */
+  sentence: string;
+  /** What happened just before or during this step (a prompt, a resume, the end of a run). */
   notes: string[];
+  /** On a waitingToRetry step: the error and the wait. */
+  retry?: { attempt: number; delayMs: number; error: string };
 }
 
 export interface TimelineMessage {
@@ -66,79 +79,138 @@ export interface Timeline {
   problems: string[];
 }
 
-export function buildTimeline(records: readonly SessionRecord[], problems: string[] = []): Timeline {
-  const timeline: Timeline = {
-    header: undefined,
-    steps: [],
-    messages: [],
-    requests: [],
-    tools: [],
-    usage: [],
-    results: [],
-    problems,
-  };
-  let pendingNotes: string[] = [];
-  const next = () => timeline.steps.length;
-  const current = () => Math.max(0, timeline.steps.length - 1);
-  const noteNow = (note: string) => {
-    const step = timeline.steps[timeline.steps.length - 1];
-    if (step) step.notes.push(note);
-    else pendingNotes.push(note);
-  };
+/** Records the machine's own events add (issue 13); read when present. */
+type EventRecord =
+  | { type: 'decision'; at?: string; state: string; guard: string; target: string }
+  | { type: 'transition'; exitReason?: ExitReason | null };
+type AnyRecord = SessionRecord | Extract<EventRecord, { type: 'decision' }>;
+
+const errorText = (error: unknown): string =>
+  typeof error === 'string' ? error : error && typeof error === 'object' && 'message' in error ? String(error.message) : String(error);
+
+export function buildTimeline(records: readonly AnyRecord[], graph: MachineGraph, problems: string[] = []): Timeline {
+  const t: Timeline = { header: undefined, steps: [], messages: [], requests: [], tools: [], usage: [], results: [], problems };
+  let notes: string[] = [];
+  let decisions: Decision[] = [];
+  let retry: TimelineStep['retry'];
+  let resumed = false;
+  const next = () => t.steps.length;
+  const current = () => Math.max(0, t.steps.length - 1);
+  const last = () => t.steps[t.steps.length - 1];
 
   for (const record of records) {
     switch (record.type) {
       case 'session':
-        timeline.header = record;
+        t.header = record;
         break;
       case 'prompt':
-        pendingNotes.push(`prompt: ${record.text}`);
+        notes.push(`prompt: ${record.text}`);
         break;
       case 'resume':
-        pendingNotes.push(
-          `resumed at turn ${record.turnCount}${record.repaired.length ? `: ${record.repaired.join('; ')}` : ''}`,
-        );
+        resumed = true;
+        notes.push(`resumed at turn ${record.turnCount}${record.repaired.length ? `: ${record.repaired.join('; ')}` : ''}`);
         break;
-      case 'transition':
-        timeline.steps.push({
+      case 'decision':
+        decisions.push({ state: record.state, guard: record.guard, target: record.target });
+        break;
+      case 'transition': {
+        const prev = last();
+        const exitReason = (record as { exitReason?: ExitReason | null }).exitReason ?? null;
+        const step: TimelineStep = {
           state: record.state,
           event: record.event,
           at: record.at,
           turnCount: record.turnCount,
           transitionReason: record.transitionReason,
-          notes: pendingNotes,
-        });
-        pendingNotes = [];
+          exitReason,
+          edges: [],
+          decisions,
+          sentence: '',
+          notes,
+          ...(retry && record.state === 'waitingToRetry' ? { retry } : {}),
+        };
+        const fromStart = !prev || (resumed && notes.length > 0) || record.event === 'xstate.init';
+        step.edges = edgesTaken(graph, { from: fromStart ? null : prev.state, to: step.state, event: step.event, decisions, exitReason });
+        t.steps.push(step);
+        if (step.retry) retry = undefined;
+        notes = [];
+        decisions = [];
         break;
-      case 'message':
-        timeline.messages.push({ index: record.index, step: next(), message: record.message, synthetic: record.synthetic === true });
+      }
+      case 'message': {
+        const origin = (record as { origin?: string }).origin;
+        const here = (origin === 'tools' || origin === 'continuation') && last()?.state === 'appendingResults';
+        t.messages.push({ index: record.index, step: here ? current() : next(), message: record.message, synthetic: record.synthetic === true });
         break;
-      case 'request':
-        timeline.requests.push({
-          step: next(),
+      }
+      case 'request': {
+        const step = last();
+        const own = step?.state === 'callingModel' && !t.requests.some((r) => r.step === current());
+        t.requests.push({
+          step: own ? current() : next(),
           turnCount: record.turnCount,
           messageCount: record.messageCount,
           body: record.body,
           messageCacheMarks: record.messageCacheMarks ?? [],
         });
         break;
+      }
       case 'usage':
-        timeline.usage.push({ step: next(), turnCount: record.turnCount, usage: record.usage, total: record.total });
+        t.usage.push({ step: next(), turnCount: record.turnCount, usage: record.usage, total: record.total });
         break;
       case 'tool_start':
-        timeline.tools.push({ id: record.block.id, name: record.block.name, step: current(), kind: 'start' });
+        t.tools.push({ id: record.block.id, name: record.block.name, step: current(), kind: 'start' });
         break;
       case 'tool_result':
-        timeline.tools.push({ id: record.toolUseId, name: record.name, step: current(), kind: 'result', result: record.result });
+        t.tools.push({ id: record.toolUseId, name: record.name, step: current(), kind: 'result', result: record.result });
         break;
-      case 'retry':
-        noteNow(`retry ${record.attempt} in ${record.delayMs} ms: ${record.error}`);
+      case 'retry': {
+        const info = { attempt: record.attempt, delayMs: record.delayMs, error: errorText(record.error) };
+        const step = last();
+        if (step?.state === 'waitingToRetry' && !step.retry) step.retry = info;
+        else retry = info;
         break;
-      case 'result':
-        timeline.results.push({ ...record, step: current() });
-        noteNow(`run ended: ${record.exitReason ?? record.state}${record.error ? ` (${record.error})` : ''}`);
+      }
+      case 'result': {
+        t.results.push({ ...record, step: current() });
+        const step = last();
+        if (step && step.exitReason === null && record.exitReason) {
+          // An older transcript names the exit reason only here: it tells apart the branches into done.
+          step.exitReason = record.exitReason;
+          const from = t.steps[t.steps.length - 2]?.state ?? null;
+          if (from) step.edges = edgesTaken(graph, { from, to: step.state, event: step.event, decisions: step.decisions, exitReason: step.exitReason });
+        }
+        if (record.error) step?.notes.push(`run ended: ${record.exitReason ?? record.state} (${record.error})`);
+        resumed = false;
         break;
+      }
     }
   }
-  return timeline;
+  explainAll(t, graph);
+  return t;
+}
+
+/** The sentences, once every step knows its messages, request, retry and exit reason. */
+function explainAll(t: Timeline, graph: MachineGraph): void {
+  const guardOf = (id: string) => graph.edges.find((e) => e.id === id)?.guard ?? null;
+  t.steps.forEach((step, i) => {
+    const inHistory = t.messages.filter((m) => m.step <= i);
+    const reply = [...inHistory].reverse().find((m) => m.message.role === 'assistant')?.message;
+    const request = t.requests.find((r) => r.step === i);
+    const result = t.results.find((r) => r.step === i);
+    step.sentence = explainStep({
+      state: step.state,
+      from: t.steps[i - 1]?.state ?? null,
+      turnCount: step.turnCount,
+      transitionReason: step.transitionReason,
+      exitReason: step.exitReason,
+      guards: step.edges.map(guardOf).filter((g): g is string => g !== null),
+      ...(reply ? { reply } : {}),
+      added: t.messages.filter((m) => m.step === i).map((m) => ({ index: m.index, message: m.message })),
+      ...(request ? { requestMessages: request.messageCount } : {}),
+      ...(step.retry ? { retry: step.retry } : {}),
+      ...(result?.error ? { error: result.error } : {}),
+      resumed: step.notes.some((n) => n.startsWith('resumed')),
+    });
+  });
 }

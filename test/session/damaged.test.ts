@@ -14,9 +14,12 @@ import { startSession } from '../../src/session/recorder.js';
 import { restoreConversation } from '../../src/session/resume.js';
 import { runAgent } from '../../src/session/run.js';
 import { MAX_PROBLEMS, parseTranscript, readTranscript, summarize } from '../../src/session/store.js';
+import { agentMachine } from '../../src/machine/agentMachine.js';
+import { graphOf } from '../../src/view/assets.js';
 import { buildTimeline } from '../../src/view/timeline.js';
 import { echoTool } from '../support/drive.js';
 
+const graph = graphOf(agentMachine);
 let home: string;
 /** A real transcript: two tool turns and an answer, as JSON lines. */
 let lines: string[];
@@ -43,7 +46,7 @@ function readAll(text: string) {
   const transcript = parseTranscript(text, 'x.jsonl');
   const restored = restoreConversation(transcript.records);
   historyProblems(restored.messages);
-  const timeline = buildTimeline(transcript.records, transcript.problems);
+  const timeline = buildTimeline(transcript.records, graph, transcript.problems);
   JSON.stringify(timeline); // what the viewer's server sends
   summarize(transcript, new Date());
   return { transcript, restored, timeline };
@@ -144,7 +147,7 @@ describe('random records of the wrong shape (property)', () => {
         for (const m of mutations) {
           const at = m.line % damaged.length;
           if (m.mode === 'insert') {
-            const type = ['message', 'tool_start', 'request', 'resume', 'prompt'][m.place % 5];
+            const type = ['message', 'tool_start', 'request', 'resume', 'prompt', 'decision', 'transition'][m.place % 7];
             damaged.splice(at, 0, JSON.stringify({ type, at: 'x', index: m.value, message: m.value, block: m.value, text: m.value }));
           } else if (m.mode === 'replace') {
             damaged[at] = JSON.stringify(m.value);

@@ -14,5 +14,7 @@ export default function setup(): void {
     encoding: 'utf8',
   });
   if (result.status !== 0) process.stderr.write(`tsc reported errors while building dist/:\n${result.stdout}${result.stderr}`);
+  const client = spawnSync(process.execPath, ['scripts/build-client.mjs'], { cwd: root, encoding: 'utf8' });
+  if (client.status !== 0) throw new Error(`the viewer's client did not bundle:\n${client.stdout}${client.stderr}`);
   if (!existsSync(`${root}/dist/cli/main.js`)) throw new Error('the build produced no dist/cli/main.js');
 }

@@ -103,7 +103,15 @@ describe('the viewer server', () => {
     expect(await getWithHost(viewer.url, 'evil.example')).toBe(403);
     expect(await getWithHost(viewer.url, `localhost:${viewer.port}`)).toBe(200);
     const html = await (await fetch(viewer.url)).text();
-    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|<iframe|@import|url\((?!#)/);
+    // Only the page's own files, from the same server.
+    const refs = [...html.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1]);
+    expect(refs.sort()).toEqual(['/client/main.css', '/client/main.js']);
+    expect(html).not.toMatch(/<iframe|@import/);
+    for (const [file, type] of [['main.js', 'text/javascript'], ['main.css', 'text/css']]) {
+      const response = await fetch(`http://127.0.0.1:${viewer.port}/client/${file}`);
+      expect(response.headers.get('content-type')).toContain(type);
+      expect(await response.text()).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
+    }
     expect(await (await fetch(`http://127.0.0.1:${viewer.port}/api/sessions`)).json()).toEqual([]);
     expect((await fetch(`http://127.0.0.1:${viewer.port}/api/sessions/nope`)).status).toBe(404);
     expect((await fetch(`http://127.0.0.1:${viewer.port}/api/machine`)).status).toBe(200);

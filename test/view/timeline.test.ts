@@ -3,7 +3,11 @@ import { reply, scriptedModel } from '../../src/scripted/model.js';
 import type { SessionRecord } from '../../src/session/records.js';
 import { runAgent, type RunEvent } from '../../src/session/run.js';
 import { sequenceDiagram } from '../../src/view/sequence.js';
+import { machineGraph } from '../../src/diagram/graph.js';
+import { agentMachine } from '../../src/machine/agentMachine.js';
 import { buildTimeline } from '../../src/view/timeline.js';
+
+const graph = machineGraph(agentMachine);
 import { echoTool } from '../support/drive.js';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -24,12 +28,12 @@ describe('the timeline', () => {
       { type: 'transition', at, state: 'callingModel', event: 'xstate.init', turnCount: 2, transitionReason: null },
       { type: 'retry', at, attempt: 1, delayMs: 500, error: 'overloaded' },
     ];
-    const timeline = buildTimeline(records);
+    const timeline = buildTimeline(records, graph);
     expect(timeline.header?.id).toBe('s');
     expect(timeline.steps.map((s) => [s.state, s.turnCount, s.notes])).toEqual([
       ['callingModel', 1, ['prompt: go']],
       ['executingTools', 1, []],
-      ['callingModel', 2, ['resumed at turn 2: answered bash t1 as interrupted (not run again)', 'retry 1 in 500 ms: overloaded']],
+      ['callingModel', 2, ['resumed at turn 2: answered bash t1 as interrupted (not run again)']],
     ]);
     expect(timeline.messages.map((m) => [m.index, m.step, m.synthetic])).toEqual([
       [0, 0, false],
@@ -38,6 +42,51 @@ describe('the timeline', () => {
     ]);
     expect(timeline.requests).toEqual([expect.objectContaining({ step: 0, turnCount: 1, messageCacheMarks: [[0, 0]] })]);
     expect(timeline.tools).toEqual([{ id: 't1', name: 'bash', step: 0, kind: 'start' }]);
+  });
+});
+
+describe('the edges and the sentence of each step', () => {
+  it('takes the branch a decision record names, and puts the retry on the waitingToRetry step', () => {
+    const records = [
+      { type: 'session', version: 1, id: 's', cwd: '/w', createdAt: at, model: 'm' },
+      { type: 'transition', at, state: 'callingModel', event: 'xstate.init', turnCount: 1, transitionReason: null },
+      { type: 'request', at, turnCount: 1, messageCount: 1, body: { model: 'm', max_tokens: 1 }, messageCacheMarks: [] },
+      { type: 'decision', state: 'checkingError', guard: 'canRetry', target: 'waitingToRetry' },
+      { type: 'transition', at, state: 'waitingToRetry', event: 'xstate.error.actor.model', turnCount: 1, transitionReason: null },
+      { type: 'retry', at, attempt: 1, delayMs: 500, error: { kind: 'overloaded', message: 'Overloaded', retryable: true } },
+      { type: 'transition', at, state: 'callingModel', event: 'xstate.after.retryDelay.agent.waitingToRetry', turnCount: 1, transitionReason: 'retry' },
+      { type: 'request', at, turnCount: 1, messageCount: 1, body: { model: 'm', max_tokens: 1 }, messageCacheMarks: [] },
+      { type: 'message', at, index: 1, message: { role: 'assistant', content: 'hi' }, origin: 'model' },
+      { type: 'decision', state: 'checkingReply', guard: 'else', target: 'done' },
+      { type: 'transition', at, state: 'done', event: 'xstate.done.actor.model', turnCount: 1, transitionReason: null, exitReason: 'completed' },
+    ] as unknown as SessionRecord[];
+    const t = buildTimeline(records, graph);
+    expect(t.steps.map((s) => [s.state, s.edges])).toEqual([
+      ['callingModel', ['agent.(initial) --> turn', 'turn.(initial) --> turn.callingModel']],
+      ['waitingToRetry', ['turn.callingModel --error: model--> turn.checkingError', 'turn.checkingError --always [canRetry]--> waitingToRetry']],
+      ['callingModel', ['waitingToRetry --after: retryDelay--> turn']],
+      ['done', ['turn.callingModel --done: model--> turn.checkingReply', 'turn.checkingReply --always--> done']],
+    ]);
+    expect(t.steps[1]?.retry).toEqual({ attempt: 1, delayMs: 500, error: 'Overloaded' });
+    expect(t.steps[0]?.retry).toBeUndefined();
+    expect(t.requests.map((r) => r.step)).toEqual([0, 2]);
+    expect(t.steps.map((s) => s.sentence)).toEqual([
+      'The loop sends the prompt to the model with 1 message (turn 1); turnCount and transitionReason stay in the loop, never in the request.',
+      'The model call failed (Overloaded); it can be retried, so the loop waits 500 ms before attempt 2.',
+      'After the wait the loop calls the model again with the same messages (turn 1, transitionReason retry).',
+      'The reply holds no tool_use block, so needsFollowUp is false and the loop stops (exitReason completed).',
+    ]);
+  });
+
+  it('without decision records, tells the branches into done apart by the exit reason', () => {
+    const records = [
+      { type: 'transition', at, state: 'callingModel', event: 'xstate.init', turnCount: 1, transitionReason: null },
+      { type: 'transition', at, state: 'done', event: 'xstate.done.actor.model', turnCount: 1, transitionReason: null },
+      { type: 'result', at, state: 'done', exitReason: 'refusal', stopReason: 'refusal', turnCount: 1, usage: {}, turnUsage: [], durationMs: 1 },
+    ] as unknown as SessionRecord[];
+    const t = buildTimeline(records, graph);
+    expect(t.steps[1]?.edges).toEqual(['turn.callingModel --done: model--> turn.checkingReply', 'turn.checkingReply --always [isRefusal]--> done']);
+    expect(t.steps[1]?.sentence).toBe('The model refused (stop_reason refusal); the loop stops (exitReason refusal).');
   });
 });
 

@@ -103,9 +103,9 @@ async function shown() {
     state: await text('state'),
     turnCount: await text('turnCount'),
     transitionReason: await text('transitionReason'),
-    highlighted: await page.locator('#diagram .node.current').getAttribute('data-key'),
-    highlightedCount: await page.locator('#diagram .node.current').count(),
-    messages: await page.locator('#messages .msg').count(),
+    highlighted: await page.locator('.diagram .node.current').getAttribute('data-key'),
+    highlightedCount: await page.locator('.diagram .node.current').count(),
+    messages: await page.locator('[data-testid="messages"] .msg').count(),
   };
 }
 
@@ -131,8 +131,12 @@ describe('agentloop view, in Chromium', () => {
     await expectStep(2);
 
     // Turn 2: the thick edges are the path TOOLS_DONE -> appendingResults -> back to the turn.
-    const taken = await page.locator('#diagram text.edge-label.taken').allTextContents();
+    const taken = await page.locator('.diagram .edge-label.taken .label').allTextContents();
     expect(taken.sort()).toEqual(['TOOLS_DONE', '[else]']);
+    expect(await page.locator('.diagram path.edge.taken').count()).toBe(2);
+    expect(await page.getByTestId('sentence').textContent()).toBe(
+      'The tool results are in messages, so the loop calls the model again with 3 messages (turn 2, transitionReason tool_result).',
+    );
     // tool_use and tool_result shown paired by id.
     await expect(page.locator('[data-tool-use="toolu_01"] .status').textContent()).resolves.toContain('messages[2]');
     await expect(page.locator('[data-tool-result="toolu_01"] pre').textContent()).resolves.toBe('README.md\nmain.py');
@@ -142,8 +146,15 @@ describe('agentloop view, in Chromium', () => {
     expect(body.messages).toHaveLength(3);
     expect(body.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_01' });
     expect(JSON.stringify(body)).not.toMatch(/turnCount|transitionReason/);
-    expect(await page.locator('#unsent').textContent()).toContain('"turnCount":2');
-    expect(await page.locator('#unsent').textContent()).toContain('never sent');
+    expect(await page.getByTestId('unsent').textContent()).toContain('"turnCount":2');
+    expect(await page.getByTestId('unsent').textContent()).toContain('never sent');
+    // Messages first, in the open; system prompt and tools folded.
+    expect(JSON.parse((await page.getByTestId('request-messages').textContent()) as string)).toHaveLength(3);
+    expect(await page.locator('.request details').evaluateAll((ds) => ds.map((d) => [(d as HTMLDetailsElement).open, d.querySelector('summary')?.textContent]))).toEqual([
+      [false, expect.stringMatching(/^system \(\d+ characters\)$/)],
+      [false, 'tools (1: bash)'],
+      [false, 'the whole body, as sent'],
+    ]);
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: join(SCREENSHOTS, 'viewer-step-3.png') });
 
@@ -151,8 +162,11 @@ describe('agentloop view, in Chromium', () => {
     await expectStep(3);
     // The reply ended the run: done: model, then checkingReply's completed branch (not the longer
     // path through appendingResults that also leads to done).
-    const end = await page.locator('#diagram text.edge-label.taken').allTextContents();
-    expect(end.sort()).toEqual(['[isRefusal] | [isCutByMaxTokens] | [else]', 'done: model']);
+    const end = await page.locator('.diagram .edge-label.taken').allTextContents();
+    expect(end.sort()).toEqual(['[else]/ exit(completed)', 'done: model/ recordReply']);
+    expect(await page.getByTestId('sentence').textContent()).toBe(
+      'The reply holds no tool_use block, so needsFollowUp is false and the loop stops (exitReason completed).',
+    );
     expect(await page.getByTestId('next').isDisabled()).toBe(true);
     await page.keyboard.press('ArrowRight'); // at the end: stays
     await expectStep(3);
@@ -169,6 +183,37 @@ describe('agentloop view, in Chromium', () => {
     await expectStep(3);
     await page.keyboard.press('Home');
     await expectStep(0);
+  });
+
+  it('draws the machine with no label over a node or another label, each label’s text inside its box', async () => {
+    const boxes = await page.evaluate(() => {
+      const rect = (e: Element) => {
+        const r = e.getBoundingClientRect();
+        return { x: r.x, y: r.y, w: r.width, h: r.height };
+      };
+      const svg = document.querySelector('.diagram svg') as SVGSVGElement;
+      return {
+        nodes: [...svg.querySelectorAll('.node:not(.kind-machine):not(.kind-compound)')].map((n) => ({
+          id: (n as SVGGElement).dataset.id,
+          box: rect(n.querySelector('.box, .dot') as Element),
+        })),
+        labels: [...svg.querySelectorAll('.edge-label')].map((l) => ({
+          id: (l as SVGGElement).dataset.edge,
+          box: rect(l.querySelector('.label-bg') as Element),
+          texts: [...l.querySelectorAll('text')].map(rect),
+        })),
+      };
+    });
+    const overlap = (a: { x: number; y: number; w: number; h: number }, b: typeof a) =>
+      Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x) > 0.5 && Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y) > 0.5;
+    expect(boxes.nodes.length).toBeGreaterThan(8);
+    expect(boxes.labels.length).toBeGreaterThan(15);
+    for (const label of boxes.labels) {
+      for (const node of boxes.nodes) expect(overlap(label.box, node.box), `label ${label.id} over ${node.id}`).toBe(false);
+      for (const other of boxes.labels) if (other !== label) expect(overlap(label.box, other.box), `label ${label.id} over ${other.id}`).toBe(false);
+      for (const text of label.texts) expect(text.x + text.w, `label ${label.id}'s text fits its box`).toBeLessThanOrEqual(label.box.x + label.box.w + 0.5);
+    }
+    await page.locator('.diagram').screenshot({ path: join(SCREENSHOTS, 'viewer-diagram.png') });
   });
 
   it('lists the session in the picker', async () => {

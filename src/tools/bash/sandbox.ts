@@ -35,8 +35,11 @@ export function findExecutable(name: string, pathVar: string | undefined): strin
   return undefined;
 }
 
-/** The argv that runs `command` with bash inside the sandbox, working in `cwd`. */
-export function sandboxArgv(bwrap: string, cwd: string, command: string): [string, ...string[]] {
+/**
+ * The argv that runs `command` with bash inside the sandbox, working in `cwd`; `before` goes
+ * before bash (the timeout backstop).
+ */
+export function sandboxArgv(bwrap: string, cwd: string, command: string, before: string[] = []): [string, ...string[]] {
   return [
     bwrap,
     '--ro-bind', '/', '/',
@@ -49,6 +52,7 @@ export function sandboxArgv(bwrap: string, cwd: string, command: string): [strin
     '--die-with-parent',
     '--chdir', cwd,
     '--',
+    ...before,
     'bash', '-c', command,
   ];
 }

@@ -1,0 +1,66 @@
+/**
+ * The viewer's page files: index.html, main.js and main.css, bundled at build time into
+ * dist/view/client/ (scripts/build-client.mjs). Run from the sources (tests, tsx), the server
+ * finds them in the build of the same tree.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { AnyStateMachine } from 'xstate';
+import { machineGraph, type MachineGraph } from '../diagram/graph.js';
+import { machineLayout, machineSvg } from '../diagram/index.js';
+
+const CANDIDATES = [new URL('./client/', import.meta.url), new URL('../../dist/view/client/', import.meta.url)];
+
+function clientDir(): string {
+  for (const dir of CANDIDATES) if (existsSync(new URL('main.js', dir))) return fileURLToPath(dir);
+  throw new Error('the viewer’s client is not built: run `npm run build`');
+}
+
+export const CLIENT_FILES: Record<string, string> = {
+  'main.js': 'text/javascript; charset=utf-8',
+  'main.css': 'text/css; charset=utf-8',
+};
+
+export function clientFile(name: string): string {
+  return readFileSync(`${clientDir()}${name}`, 'utf8');
+}
+
+/** JSON for a `<script type="application/json">` element: `<` escaped so it cannot close it. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+export function viewerPage(config: { defaultSession: string | null; startAtEnd?: boolean }): string {
+  return clientFile('index.html').replace(
+    '<script type="application/json" id="agentloop-config">{}</script>',
+    `<script type="application/json" id="agentloop-config">${scriptJson(config)}</script>`,
+  );
+}
+
+export interface MachineView {
+  svg: string;
+  edges: Array<{ id: string; label: string }>;
+}
+
+const views = new WeakMap<AnyStateMachine, Promise<MachineView>>();
+const graphs = new WeakMap<AnyStateMachine, MachineGraph>();
+
+/** The machine's graph (which edges a step took is worked out on it). */
+export function graphOf(machine: AnyStateMachine): MachineGraph {
+  let graph = graphs.get(machine);
+  if (!graph) graphs.set(machine, (graph = machineGraph(machine)));
+  return graph;
+}
+
+/** The diagram the page shows: laid out once per machine. */
+export function machineView(machine: AnyStateMachine): Promise<MachineView> {
+  let view = views.get(machine);
+  if (!view) {
+    view = machineLayout(machine).then((layout) => ({
+      svg: machineSvg(layout, { standalone: true }),
+      edges: layout.edges.map((e) => ({ id: e.id, label: e.label })),
+    }));
+    views.set(machine, view);
+  }
+  return view;
+}

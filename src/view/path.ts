@@ -1,0 +1,85 @@
+/**
+ * Which edges of the machine diagram led from one step to the next: the event's edge out of the
+ * state the machine was in, then one branch per choice passed through. A `decision` record names
+ * the branch that fired; for a transcript without them the branch is found by search, the exit
+ * reason telling apart branches that end in the same state.
+ */
+import { readableEvent } from '../diagram/transitions.js';
+import type { MachineEdge, MachineGraph } from '../diagram/graph.js';
+
+export interface Decision {
+  /** The choice state (its key). */
+  state: string;
+  /** The guard that fired, or `else`. */
+  guard: string;
+  target: string;
+}
+
+export interface StepEnds {
+  /** Key of the state of the previous step; null for the first step of a run. */
+  from: string | null;
+  to: string;
+  /** The XState event type of the transition (`xstate.done.actor.model`). */
+  event: string;
+  decisions: Decision[];
+  exitReason?: string | null;
+}
+
+const leafOf = (edge: MachineEdge) => edge.targetKey;
+
+/** The chain of initial edges from the machine's start to `to` (the first step of a run). */
+function startPath(graph: MachineGraph, to: string): MachineEdge[] {
+  const path: MachineEdge[] = [];
+  let at = graph.edges.find((e) => e.source === `${graph.id}.(initial)`);
+  while (at && path.length < 8) {
+    path.push(at);
+    const next = graph.edges.find((e) => e.source === `${at?.target}.(initial)`);
+    at = next;
+  }
+  return path.at(-1)?.targetKey === to ? path : [];
+}
+
+/** Shortest path from `from` to `to`: the first edge by event, the rest through choices. */
+function search(graph: MachineGraph, from: string, to: string, event: string | null, exitReason?: string | null): MachineEdge[] {
+  const found: MachineEdge[][] = [];
+  let frontier: Array<{ at: string; path: MachineEdge[] }> = [{ at: from, path: [] }];
+  for (let depth = 0; depth < 4 && found.length === 0; depth++) {
+    const next: typeof frontier = [];
+    for (const { at, path } of frontier) {
+      for (const edge of graph.edges) {
+        if (!edge.sourceKeys.includes(at) || path.includes(edge)) continue;
+        if (depth === 0 ? event !== null && edge.event !== event : edge.event !== 'always') continue;
+        const route = [...path, edge];
+        if (leafOf(edge) === to) found.push(route);
+        else next.push({ at: leafOf(edge), path: route });
+      }
+    }
+    frontier = next;
+  }
+  if (found.length === 0) return event === null ? [] : search(graph, from, to, null, exitReason);
+  const byExit = exitReason ? found.filter((p) => p.at(-1)?.actions.includes(`exit(${exitReason})`)) : [];
+  return (byExit.length ? byExit : found)[0] ?? [];
+}
+
+/** Ids of the edges taken into a step, in order. */
+export function edgesTaken(graph: MachineGraph, ends: StepEnds): string[] {
+  if (ends.from === null) return startPath(graph, ends.to).map((e) => e.id);
+  const event = readableEvent(ends.event);
+  const decisions = [...ends.decisions];
+  const path: MachineEdge[] = [];
+  let at = ends.from;
+  for (let hop = 0; hop < 8 && (hop === 0 || at !== ends.to); hop++) {
+    const decision = decisions[0];
+    let edge: MachineEdge | undefined;
+    if (decision && decision.state === at) {
+      decisions.shift();
+      edge = graph.edges.find((e) => e.event === 'always' && e.sourceKeys.includes(at) && e.guard === decision.guard);
+    } else if (hop === 0) {
+      edge = graph.edges.find((e) => e.event === event && e.sourceKeys.includes(at));
+    }
+    if (!edge) return [...path, ...search(graph, at, ends.to, hop === 0 ? event : 'always', ends.exitReason)].map((e) => e.id);
+    path.push(edge);
+    at = leafOf(edge);
+  }
+  return at === ends.to ? path.map((e) => e.id) : [];
+}

@@ -1,0 +1,95 @@
+/**
+ * The CLI as a real process against the local Messages API server: kill -9 while its bash tool
+ * runs leaves nothing behind (in both modes), and from inside a command the agent's API key is
+ * nowhere to be found (environment, /proc/PID/environ|cmdline, the agent's open files).
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
+import { cliEnv, runCli, startCli } from '../support/cli.js';
+import type { MessagesServer } from '../support/messagesServer.js';
+import { processes } from '../support/processes.js';
+import { waitFor } from './helpers.js';
+
+const API_KEY = `sk-ant-api03-${randomUUID().replaceAll('-', '')}${randomUUID().replaceAll('-', '')}-AA`;
+
+let server: MessagesServer;
+let dir: string;
+let env: NodeJS.ProcessEnv;
+let marker: string;
+
+beforeEach(async () => {
+  server = await startCheckedServer();
+  dir = mkdtempSync(join(tmpdir(), 'agentloop-contain-'));
+  env = cliEnv({ ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: join(dir, '.home') });
+  marker = `m${randomUUID().slice(0, 8)}`;
+});
+
+afterEach(async () => {
+  for (const p of live(marker)) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const live = (m: string) => processes().filter((p) => p.cmdline.includes(m) && p.state !== 'Z');
+
+describe.each([['without --sandbox', []], ['with --sandbox', ['--sandbox']]])('kill -9 of the agent %s', (_mode, flags) => {
+  it('kills every process of the running tool, and its side effects never happen', async () => {
+    // Background children, a setsid escapee and a double fork, each writing a file a second later.
+    const command =
+      `(sleep 1.5; touch late-child) & setsid sh -c 'sleep 1.5; touch late-setsid' & ` +
+      `( (sleep 1.5; touch late-fork) & ) ; touch started; sleep 30 # ${marker}`;
+    server.enqueue({
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command } }],
+      stop_reason: 'tool_use',
+    });
+    const run = startCli(['-p', 'go', ...flags], { cwd: dir, env });
+    await waitFor('the command to start', () => existsSync(join(dir, 'started')), 20_000);
+    expect(live(marker).length).toBeGreaterThan(0);
+    run.child.kill('SIGKILL');
+    expect((await run.done).signal).toBe('SIGKILL');
+
+    await waitFor('the tool processes to go', () => live(marker).length === 0, 3000).catch(() => undefined);
+    expect(live(marker).map((p) => p.cmdline)).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 2000)); // past the 1.5 s of the side effects
+    for (const file of ['late-child', 'late-setsid', 'late-fork']) expect(existsSync(join(dir, file)), file).toBe(false);
+  });
+});
+
+describe.each([['without --sandbox', []], ['with --sandbox', ['--sandbox']]])('the API key, from inside a command %s', (_mode, flags) => {
+  it('is not in the environment, /proc/*/environ, /proc/*/cmdline nor any open file of a process', async () => {
+    writeFileSync(join(dir, 'notes.txt'), 'n');
+    // The pattern matches the key but not itself (the brackets), so a command never finds its own text.
+    const pattern = `'sk-ant-api0[3]-[A-Za-z0-9_-]\\{20,\\}'`;
+    const commands = [
+      `env | grep -ao ${pattern} | rev; echo env-done`,
+      `grep -aho ${pattern} /proc/[0-9]*/environ 2>/dev/null | rev; echo environ-done`,
+      `grep -aho ${pattern} /proc/$PPID/cmdline /proc/[0-9]*/cmdline 2>/dev/null | rev; echo cmdline-done`,
+      `for f in /proc/[0-9]*/fd/*; do [ -f "$f" ] && grep -aho ${pattern} "$f" 2>/dev/null; done | rev; echo fd-done`,
+      `grep -aho ${pattern} /proc/[0-9]*/mem 2>/dev/null | rev; echo mem-done`,
+    ];
+    server.enqueue(
+      { content: commands.map((c, i) => ({ type: 'tool_use' as const, id: `toolu_${i}`, name: 'bash', input: { command: c } })), stop_reason: 'tool_use' },
+      { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' },
+    );
+    const result = await runCli(['-p', 'look for the key', '--output-format', 'json', ...flags], { cwd: dir, env });
+    expect(result.code, result.stderr).toBe(0);
+    const results = lastToolResults(server.requests[1]?.body as never).map(resultText);
+    expect(results).toHaveLength(commands.length);
+    const reversed = [...API_KEY].reverse().join('');
+    for (const [i, text] of results.entries()) {
+      expect(text).toMatch(/-done/); // the command ran to its end
+      expect(text, commands[i]).not.toContain(reversed);
+      expect(text, commands[i]).not.toContain(API_KEY);
+    }
+  });
+});

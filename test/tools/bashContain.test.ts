@@ -1,0 +1,95 @@
+/**
+ * Containment: nothing a command starts outlives it (setsid and double forks included), in both
+ * modes, and the timeout holds even when the agent cannot enforce it (stopped).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createBashTool } from '../../src/tools/bash.js';
+import { context, killMarked, liveWithMarker, makeTempDir, uniqueSleep, waitFor, waitUntilEmpty } from './bashHelpers.js';
+
+let dir: string;
+let cleanup: () => void;
+const markers: string[] = [];
+
+beforeEach(() => {
+  ({ dir, cleanup } = makeTempDir());
+});
+
+afterEach(() => {
+  for (const m of markers.splice(0)) killMarked(m);
+  cleanup();
+});
+
+const marked = (): string => {
+  const m = uniqueSleep();
+  markers.push(m);
+  return m;
+};
+
+/** The escapes of the issue, each with its own sleep. */
+const ESCAPES: [name: string, command: (m: string) => string][] = [
+  ['setsid in the background', (m) => `setsid sleep ${m} & sleep 0.3`],
+  ['setsid -f (forks, the parent returns)', (m) => `setsid -f sleep ${m}`],
+  ['a subshell that runs setsid bash and exits', (m) => `(setsid bash -c 'sleep ${m}' &); sleep 0.3`],
+  ['nohup and a double fork', (m) => `( ( nohup sleep ${m} >/dev/null 2>&1 & ) & ); sleep 0.3`],
+];
+
+describe.each([
+  ['without --sandbox', createBashTool()],
+  ['with --sandbox', createBashTool({ sandbox: true })],
+])('containment %s', (_mode, tool) => {
+  it.each(ESCAPES)('kills what escapes the process group: %s', async (_name, command) => {
+    const m = marked();
+    const r = await tool.run({ command: command(m) }, context(dir));
+    expect(r.isError, r.content).toBe(false);
+    expect(await waitUntilEmpty(() => liveWithMarker(m))).toEqual([]);
+  });
+
+  it('a command sees only its own processes', async () => {
+    const r = await tool.run({ command: 'ps -e -o pid= -o comm=' }, context(dir));
+    const names = r.content.trim().split('\n').map((l) => l.trim().split(/\s+/)[1]);
+    expect(names).not.toContain('node');
+    expect(names).toContain('ps');
+    expect(names.length).toBeLessThanOrEqual(5); // bwrap's init, timeout, bash, ps
+  });
+});
+
+it('the escapes do survive a plain process group (what containment is for)', async () => {
+  const m = marked();
+  const r = await createBashTool({ contain: false }).run({ command: `setsid -f sleep ${m}` }, context(dir));
+  expect(r.isError).toBe(false);
+  expect(liveWithMarker(m)).toHaveLength(1);
+});
+
+const DIST_BASH = fileURLToPath(new URL('../../dist/tools/bash.js', import.meta.url));
+
+describe('the timeout holds without the agent', () => {
+  it.each([['contained', '{}'], ['sandboxed', '{ sandbox: true }']])(
+    '%s: an agent stopped with SIGSTOP still has its command killed at the timeout',
+    async (_mode, options) => {
+      const m = marked();
+      const late = join(dir, 'late');
+      // A separate agent process runs the tool; once the command has started, the agent is stopped.
+      const script = `
+        import { createBashTool } from ${JSON.stringify(DIST_BASH)};
+        const tool = createBashTool(${options});
+        await tool.run({ command: 'touch started; sleep ${m}; touch late', timeout: 1000 }, { cwd: ${JSON.stringify(dir)}, signal: new AbortController().signal });
+      `;
+      const agent = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+      try {
+        await waitFor(() => existsSync(join(dir, 'started')), 10_000);
+        agent.kill('SIGSTOP');
+        const sleeping = () => liveWithMarker(m).filter((p) => p.cmdline.startsWith('sleep '));
+        expect(sleeping()).toHaveLength(1);
+        // The agent's timer cannot fire; the backstop in the namespace fires a second after it would have.
+        expect(await waitUntilEmpty(sleeping, 6000)).toEqual([]);
+        expect(existsSync(late)).toBe(false);
+      } finally {
+        agent.kill('SIGKILL');
+      }
+    },
+  );
+});
