@@ -1,15 +1,23 @@
 /**
- * Benchmark 2: growth. runAgent with an in-process zero-latency model and a no-op tool, for 100,
- * 1,000 and 10,000 turns: microseconds per turn, and how the per-turn cost grows with the history.
+ * Benchmark 2: growth, as the CLI runs: runAgent with the transcript recorder on (durable, fsync included) and a model
+ * call that serialises each request as the SDK does (`JSON.stringify` of the whole body, every turn), answering a
+ * tool_use at once, with a no-op tool, for 10,000 turns in one run. The cost of a turn is the time from one model call
+ * to the next; "at 1,000 turns" is the median over turns 901–1,000, "at 10,000" over turns 9,901–10,000. The
+ * serialisation grows with the history for any harness that sends it (the plain loop too); agentloop's own share is
+ * the turn less the time inside the model call.
  */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { ModelCall, ModelReply } from '../src/core/model.js';
 import type { ToolUseBlock } from '../src/core/messages.js';
 import { zeroUsage } from '../src/core/usage.js';
+import { startSession } from '../src/session/recorder.js';
 import { runAgent } from '../src/session/run.js';
 import type { Tool } from '../src/core/tool.js';
-import { median, now } from './stats.js';
+import { fmt, median, now } from './stats.js';
 
 export const noopTool: Tool = {
   name: 'noop',
@@ -18,9 +26,36 @@ export const noopTool: Tool = {
   run: async () => ({ content: 'ok', isError: false }),
 };
 
-/** Answers a tool_use on every call before `turns`, then text: no I/O, no copying of the request. */
-export function zeroLatencyModel(turns: number): ModelCall {
-  return async ({ turnCount, onToolUse }) => {
+/** A full collection, for the heap figures. */
+const collect: () => void = (() => {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+})();
+
+export interface GrowthFigures {
+  turns: number;
+  /** µs per turn (median of the 100 turns before each mark): whole turn, inside the model call, and the rest. */
+  at: Record<number, { totalUs: number; serialiseUs: number; ownUs: number; heapMb: number; bodyKb: number }>;
+  /** agentloop's own µs per turn at 10,000 ÷ at 1,000 (the target), and the same for the whole turn. */
+  ownRatio: number;
+  totalRatio: number;
+  transcriptMb: number;
+  seconds: number;
+}
+
+const MARKS = [1_000, 10_000];
+
+/** Answers a tool_use at once on every call before `turns`, then text; serialises each request first, as the SDK does. */
+function serialisingModel(turns: number, calls: number[], inCall: number[], bodies: number[], heaps: Map<number, number>): ModelCall {
+  return async ({ request, turnCount, onToolUse }) => {
+    const start = now();
+    calls.push(start);
+    bodies.push(JSON.stringify({ ...request, stream: true }).length);
+    inCall.push(now() - start);
+    if (MARKS.includes(calls.length)) {
+      collect();
+      heaps.set(calls.length, v8.getHeapStatistics().used_heap_size);
+    }
     if (turnCount < turns) {
       const block: ToolUseBlock = { type: 'tool_use', id: `toolu_${turnCount}`, name: 'noop', input: {} };
       onToolUse(block);
@@ -30,76 +65,83 @@ export function zeroLatencyModel(turns: number): ModelCall {
   };
 }
 
-/** One run of `turns` model calls; returns µs per turn. */
-export async function growthRun(turns: number): Promise<number> {
-  const start = now();
-  const result = await runAgent('go', {
-    model: 'bench',
-    modelCall: zeroLatencyModel(turns),
-    tools: [noopTool],
-    maxTurns: turns + 1,
-    cwd: process.cwd(),
-  });
-  const ms = now() - start;
-  if (result.state !== 'done' || result.context.turnCount !== turns) {
-    throw new Error(`growth run ended ${result.state} after ${result.context.turnCount} turns`);
-  }
-  return (ms * 1000) / turns;
-}
-
-/**
- * µs for one append-by-copy (`[...messages, message]`, the way an immutable context would grow
- * the history) to a history of `length` messages, in a loop that keeps only the newest copy: why
- * `messages` is an append-only log pushed in place.
- */
-export function copyCostUs(length: number, repeat = 300): number {
-  let messages: unknown[] = Array.from({ length }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: [] }));
-  const samples: number[] = [];
-  for (let round = 0; round < 5; round++) {
-    const start = now();
-    for (let i = 0; i < repeat; i++) messages = [...messages.slice(0, length - 1), { i }];
-    samples.push(((now() - start) * 1000) / repeat);
-  }
-  return median(samples);
-}
-
-export interface GrowthFigures {
-  usPerTurn: Record<number, number>;
-  samples: Record<number, number[]>;
-  ratio10kTo1k: number;
-  /** µs of one copy of the history at 1,000 turns (2,001 messages) and 10,000 turns (20,001). */
-  copyUs?: { at1k: number; at10k: number };
-}
-
-const REPEATS: Record<number, number> = { 100: 31, 1_000: 9, 10_000: 5 };
-
-/** A full collection before each run, so that no run pays for the garbage of the one before. */
-const collect: () => void = (() => {
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc') as () => void;
-})();
-
-export async function benchGrowth(
-  sizes = [100, 1_000, 10_000],
-  log: (line: string) => void = () => {},
-  options: { copyCost?: boolean } = {},
-): Promise<GrowthFigures> {
-  await growthRun(1_000); // warm-up: JIT, module caches
-  const samples: Record<number, number[]> = {};
-  for (const size of sizes) {
-    for (let i = 0; i < (REPEATS[size] ?? 5); i++) {
-      collect();
-      (samples[size] ??= []).push(await growthRun(size));
+export async function benchGrowth(turns = 10_000, log: (line: string) => void = () => {}): Promise<GrowthFigures> {
+  const home = mkdtempSync(join(tmpdir(), 'agentloop-growth-'));
+  const started = now();
+  try {
+    const calls: number[] = [];
+    const inCall: number[] = [];
+    const bodies: number[] = [];
+    const heaps = new Map<number, number>();
+    const recorder = startSession(home, { cwd: process.cwd(), model: 'bench' });
+    recorder.prompt('go');
+    collect();
+    const result = await runAgent('go', {
+      model: 'bench',
+      modelCall: serialisingModel(turns, calls, inCall, bodies, heaps),
+      tools: [noopTool],
+      maxTurns: turns + 1,
+      cwd: process.cwd(),
+      onEvent: recorder.onEvent,
+    });
+    recorder.finish(result);
+    recorder.close();
+    if (result.state !== 'done' || result.context.turnCount < turns) {
+      throw new Error(`growth run ended ${result.state} after ${result.context.turnCount} turns`);
     }
-    log(`growth ${size} turns: ${samples[size]?.map((v) => v.toFixed(1)).join(' ')} µs/turn`);
+    const at: GrowthFigures['at'] = {};
+    for (const mark of MARKS.filter((m) => m <= turns)) {
+      const window = Array.from({ length: 100 }, (_, i) => mark - 100 + i).filter((i) => i >= 1);
+      // Turn i runs from call i-1 to call i (0-based calls): the model call, the machine, the tool, the recorder.
+      const total = window.map((i) => ((calls[i] ?? NaN) - (calls[i - 1] ?? NaN)) * 1000);
+      const serialise = window.map((i) => (inCall[i - 1] ?? NaN) * 1000);
+      const own = window.map((i, k) => (total[k] ?? NaN) - (serialise[k] ?? NaN));
+      at[mark] = {
+        totalUs: median(total),
+        serialiseUs: median(serialise),
+        ownUs: median(own),
+        heapMb: (heaps.get(mark) ?? NaN) / 2 ** 20,
+        bodyKb: (bodies[mark - 1] ?? NaN) / 1024,
+      };
+      log(`growth at ${mark} turns: ${fmt(at[mark].totalUs, 0)} µs a turn, ${fmt(at[mark].serialiseUs, 0)} µs of it serialising, heap ${fmt(at[mark].heapMb, 1)} MB`);
+    }
+    const a = at[1_000];
+    const b = at[10_000];
+    return {
+      turns,
+      at,
+      ownRatio: a && b ? b.ownUs / a.ownUs : NaN,
+      totalRatio: a && b ? b.totalUs / a.totalUs : NaN,
+      transcriptMb: statSync(recorder.path).size / 2 ** 20,
+      seconds: (now() - started) / 1000,
+    };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
   }
-  const usPerTurn = Object.fromEntries(sizes.map((s) => [s, median(samples[s] ?? [])]));
-  const figures: GrowthFigures = { usPerTurn, samples, ratio10kTo1k: (usPerTurn[10_000] ?? NaN) / (usPerTurn[1_000] ?? NaN) };
-  if (options.copyCost) figures.copyUs = { at1k: copyCostUs(2_001), at10k: copyCostUs(20_001) };
-  return figures;
+}
+
+export function growthSection(g: GrowthFigures): string {
+  const rows = Object.entries(g.at)
+    .map(([mark, x]) => `| ${Number(mark).toLocaleString('en')} | ${fmt(x.totalUs, 0)} | ${fmt(x.serialiseUs, 0)} | **${fmt(x.ownUs, 0)}** | ${fmt(x.bodyKb, 0)} | ${fmt(x.heapMb, 1)} |`)
+    .join('\n');
+  return `## 2. Growth
+
+As the CLI runs: \`runAgent\` with the transcript recorder on (durable: fsync included) and an in-process model call
+that serialises each request as the SDK does (\`JSON.stringify\` of the whole body, every turn) and answers a tool_use
+at once, with a no-op tool: ${g.turns.toLocaleString('en')} turns in one run (${fmt(g.seconds, 0)} s). A turn is the time
+from one model call to the next; each figure is the median over the 100 turns before the mark. The serialisation is
+what any loop that sends the history pays (it grows with it); agentloop's own share is the rest: the machine, the
+history check, the tool runner, the copies of the request for the observers, the recorder.
+
+| Turns | µs per turn | of which serialising | agentloop's own | body sent, KB | heap after a full GC, MB |
+|---|---|---|---|---|---|
+${rows}
+
+agentloop's own µs per turn at 10,000 ÷ at 1,000: **${fmt(g.ownRatio)}** (target ≤ 1.2); the whole turn:
+${fmt(g.totalRatio)}. The transcript of the run: ${fmt(g.transcriptMb, 1)} MB.`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const figures = await benchGrowth(undefined, console.log, { copyCost: true });
-  console.log(figures.usPerTurn, figures.ratio10kTo1k, figures.copyUs);
+  const figures = await benchGrowth(Number(process.argv[2] ?? 10_000), console.log);
+  console.log(growthSection(figures));
 }

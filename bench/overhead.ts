@@ -8,9 +8,14 @@
  * then reads every event separately, as it does from the real API, where events come apart in
  * time). A `messages.create` reply is one write either way.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createAnthropicModel, createClient } from '../src/anthropic/call.js';
+import { startSession } from '../src/session/recorder.js';
 import type { ModelCall } from '../src/core/model.js';
-import { defaultSystemPrompt, runAgent } from '../src/session/run.js';
+import { defaultSystemPrompt } from '../src/core/prompts.js';
+import { runAgent } from '../src/session/run.js';
 import { assertValidHistory } from '../src/history/validate.js';
 import { defaultRunConfig } from '../src/core/config.js';
 import type { MessageParam } from '../src/core/messages.js';
@@ -95,8 +100,11 @@ export function historyCheckUsPerTurn(): number {
 
 type Runner = () => Promise<void>;
 
-/** The sides against one server; `addCall` is told the ms of each agentloop model call. */
-function sidesFor(server: RemoteServer, addCall: (ms: number) => void): Record<OverheadSide, Runner> {
+/**
+ * The sides against one server; `addCall` is told the ms of each agentloop model call (not for the CLI's side, which
+ * uses the model call runAgent makes of `client`, as the CLI does). Transcripts go to `home`.
+ */
+function sidesFor(server: RemoteServer, addCall: (ms: number) => void, home: string): Record<OverheadSide, Runner> {
   const client = createClient({ apiKey: 'test', baseURL: server.url });
   const cwd = process.cwd();
   const anthropic = createAnthropicModel({ client });
@@ -108,16 +116,19 @@ function sidesFor(server: RemoteServer, addCall: (ms: number) => void): Record<O
       addCall(now() - start);
     }
   };
-  const agent = (observed: boolean): Runner => async () => {
+  const agent = (asTheCli: boolean): Runner => async () => {
+    // What the CLI runs: a new session's transcript, durable, fed by every event of the run.
+    const recorder = asTheCli ? startSession(home, { cwd, model: MODEL }) : undefined;
+    recorder?.prompt(PROMPT);
     const result = await runAgent(PROMPT, {
       model: MODEL,
-      modelCall: timedModel,
+      ...(recorder ? { client: { client }, onEvent: recorder.onEvent } : { modelCall: timedModel }),
       tools: [echoTool],
       cwd,
       maxTurns: TURNS + 10,
-      // What the CLI pays: every step reported to a listener (which here does nothing with it).
-      ...(observed ? { onEvent: () => {} } : {}),
     });
+    recorder?.finish(result);
+    recorder?.close();
     if (result.state !== 'done' || result.context.turnCount !== TURNS) {
       throw new Error(`agentloop run ended ${result.state} after ${result.context.turnCount} turns: ${result.context.error?.message}`);
     }
@@ -149,14 +160,15 @@ export async function benchOverhead(rounds = 15, log: (line: string) => void = (
     perReply: await startRemoteServer({ oneWritePerReply: true }),
     perEvent: await startRemoteServer(),
   } satisfies Record<ServerMode, RemoteServer>;
+  const home = mkdtempSync(join(tmpdir(), 'agentloop-overhead-'));
   try {
     let inCallMs = 0;
     const addCall = (ms: number) => {
       inCallMs += ms;
     };
     const runners = {
-      perReply: sidesFor(servers.perReply, addCall),
-      perEvent: sidesFor(servers.perEvent, addCall),
+      perReply: sidesFor(servers.perReply, addCall, home),
+      perEvent: sidesFor(servers.perEvent, addCall, home),
     };
     type Series = Record<ServerMode, Record<OverheadSide, number[]>>;
     const series = (): Series =>
@@ -220,6 +232,7 @@ export async function benchOverhead(rounds = 15, log: (line: string) => void = (
     };
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.close()));
+    rmSync(home, { recursive: true, force: true });
   }
 }
 

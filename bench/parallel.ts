@@ -13,7 +13,8 @@
 import { createClient } from '../src/anthropic/call.js';
 import { createAnthropicModel } from '../src/anthropic/call.js';
 import type { ModelCall } from '../src/core/model.js';
-import { runAgent, type RunEvent } from '../src/session/run.js';
+import { runAgent } from '../src/session/run.js';
+import { type RunEvent } from '../src/core/events.js';
 import { createBashTool } from '../src/tools/bash.js';
 import type { Tool } from '../src/core/tool.js';
 import type { ScriptedBlock } from '../test/support/messagesServer.js';

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { DEMO_PROMPT, demoModel } from '../src/cli/demo.js';
-import { runAgent, type RunEvent } from '../src/session/run.js';
+import { runAgent } from '../src/session/run.js';
+import { type RunEvent } from '../src/core/events.js';
 import { sequenceDiagram } from '../src/view/sequence.js';
 
 /** Runs the two-turn example and gives back its sequence diagram (Mermaid text). */

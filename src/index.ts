@@ -5,6 +5,8 @@
  * - `agentMachine` is the pure machine; `createAgentMachine({ model, tools, cwd })` plugs in a
  *   model call and tools, ready for `createActor`.
  * - `scriptedModel([...])` is a model that plays a list of replies, for tests and demos.
+ * - `defineTool({ name, description, input: s.object({...}), run })` declares a tool in a few lines.
+ * - `RunHooks` gate or change tool calls and prune the context (`runAgent({ hooks })`).
  */
 export { agentMachine, CONTINUE_AFTER_MAX_TOKENS, type AgentMachine } from './machine/agentMachine.js';
 export { buildRequest, type AgentContext, type AgentInput } from './machine/context.js';
@@ -12,14 +14,17 @@ export { defaultRunConfig, type RunConfig } from './core/config.js';
 export { type ExitReason, type RunError, type TransitionReason } from './core/run.js';
 export type { AgentEvent, ToolRunnerCommand } from './machine/events.js';
 export { createAgentMachine, modelActor, toolRunnerActor, type AgentActorsOptions } from './session/actors.js';
-export {
-  defaultSystemPrompt,
-  runAgent,
-  type FinalState,
-  type RunAgentOptions,
-  type RunEvent,
-  type RunResult,
-} from './session/run.js';
+export { defaultSystemPrompt } from './core/prompts.js';
+export { runAgent, type FinalState, type RunAgentOptions, type RunResult } from './session/run.js';
+export type { CallEvent, ChoiceState, LoopState, MachineEvent, MessageOrigin, RunEvent, RunEventType } from './core/events.js';
+export type { RunHooks, ToolCallDecision, ToolCallInfo } from './core/hooks.js';
+export { costOf, priceOf, PRICES, type ModelPrice } from './core/pricing.js';
+export * as prompts from './core/prompts.js';
+export { continuationAfter, retryDelayMs, seededRandom } from './machine/rules.js';
+export { defineTool, type ToolDeclaration } from './tools/define.js';
+export { inputProblem, s, type Infer, type JsonSchema, type Schema } from './tools/schema.js';
+export { startSession, reopenSession, type SessionRecorder } from './session/recorder.js';
+export { agentloopHome } from './session/store.js';
 export { createAnthropicModel, createClient, type AnthropicModelOptions } from './anthropic/call.js';
 export { toModelError } from './anthropic/errors.js';
 export { reply, scriptedModel, type ScriptedModel, type ScriptedReply, type ScriptStep } from './scripted/model.js';

@@ -78,15 +78,19 @@ export function withCacheBreakpoints(request: ModelRequest): ModelRequest {
   return out;
 }
 
-/** Where the messages carry `cache_control`, as [message index, block index] pairs. */
-export function messageCacheMarks(messages: readonly MessageParam[]): Array<[number, number]> {
+/** How many messages at the end of a request `withCacheBreakpoints` may mark (see `cachedMessageIndexes`). */
+export const CACHED_TAIL = 3;
+
+/** Where the messages (from index `from` on) carry `cache_control`, as [message index, block index] pairs. */
+export function messageCacheMarks(messages: readonly MessageParam[], from = 0): Array<[number, number]> {
   const marks: Array<[number, number]> = [];
-  messages.forEach((message, i) => {
-    if (typeof message.content === 'string') return;
+  for (let i = from; i < messages.length; i++) {
+    const message = messages[i] as MessageParam;
+    if (typeof message.content === 'string') continue;
     message.content.forEach((block, j) => {
       if ('cache_control' in block && block.cache_control) marks.push([i, j]);
     });
-  });
+  }
   return marks;
 }
 

@@ -47,7 +47,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
   const idleTimeoutMs = options.idleTimeoutMs ?? 90_000;
   const prepare = options.promptCaching === false ? (r: ModelRequest) => r : withCacheBreakpoints;
 
-  return async ({ request, onToolUse, onText }, signal) => {
+  return async ({ request, onToolUse, onText, onRequest, onStreamEvent }, signal) => {
     try {
       assertValidHistory(request.messages);
     } catch (error) {
@@ -80,10 +80,13 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
 
     try {
       idle = setTimeout(checkIdle, idleTimeoutMs);
-      const stream = await client.messages.create({ ...prepare(request), stream: true }, { signal: local.signal });
+      const body = prepare(request);
+      onRequest?.(body);
+      const stream = await client.messages.create({ ...body, stream: true }, { signal: local.signal });
       reading = true;
       for await (const event of stream) {
         lastEventAt = performance.now();
+        onStreamEvent?.(event);
         const out = reply.add(event);
         if (out === undefined) continue;
         if (typeof out === 'string') onText?.(out);
@@ -99,6 +102,8 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
         stopReason: reply.stopReason,
         usage: reply.usage,
         droppedIncompleteBlock: reply.droppedIncompleteBlock(),
+        ...(reply.id ? { id: reply.id } : {}),
+        ...(reply.model ? { model: reply.model } : {}),
       } satisfies ModelReply;
     } catch (error) {
       if (stalled) {

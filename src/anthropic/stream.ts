@@ -22,6 +22,9 @@ export class ReplyBuilder {
   /** `message_stop` arrived: the reply is whole. */
   stopped = false;
   stopReason: StopReason | null = null;
+  /** The message id and model from `message_start`. */
+  id: string | undefined;
+  model: string | undefined;
   readonly usage: Usage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
 
   /**
@@ -31,6 +34,8 @@ export class ReplyBuilder {
   add(event: Anthropic.RawMessageStreamEvent): string | ToolUseBlock | undefined {
     switch (event.type) {
       case 'message_start':
+        this.id = event.message.id;
+        this.model = event.message.model;
         this.addUsage(event.message.usage);
         return undefined;
       case 'content_block_start':

@@ -1,11 +1,12 @@
 import type { ExitReason } from '../core/run.js';
 import type { Usage } from '../core/usage.js';
-import type { RunEvent, RunResult } from '../session/run.js';
+import type { RunEvent } from '../core/events.js';
+import type { RunResult } from '../session/run.js';
 
 /** The `--output-format json` result, in the shape scripts already parse. */
 export interface JsonResult {
   type: 'result';
-  subtype: 'success' | 'error_max_turns' | 'error_during_execution';
+  subtype: 'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution';
   is_error: boolean;
   result: string;
   num_turns: number;
@@ -17,12 +18,14 @@ export interface JsonResult {
   error?: string;
 }
 
+const SUBTYPES: Partial<Record<string, JsonResult['subtype']>> = { max_turns: 'error_max_turns', max_budget: 'error_max_budget_usd' };
+
 export function toJsonResult(run: RunResult): JsonResult {
   const { context } = run;
   const success = context.exitReason === 'completed';
   return {
     type: 'result',
-    subtype: success ? 'success' : context.exitReason === 'max_turns' ? 'error_max_turns' : 'error_during_execution',
+    subtype: success ? 'success' : SUBTYPES[context.exitReason ?? ''] ?? 'error_during_execution',
     is_error: !success,
     result: run.text,
     num_turns: context.turnCount,
@@ -49,6 +52,8 @@ export function describeError(run: RunResult): string {
       return `The tool runner failed: ${error?.message ?? ''}`;
     case 'max_turns':
       return `Stopped after ${context.turnCount} turns (--max-turns).`;
+    case 'max_budget':
+      return `Stopped: the run cost $${context.costUsd.toFixed(4)}, past the budget of $${context.config.maxBudgetUsd ?? 0} (--max-budget-usd).`;
     case 'max_tokens':
       return 'Stopped: the reply was still cut by max_tokens after 3 continuations (raise --max-tokens).';
     case 'refusal':

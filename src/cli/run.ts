@@ -9,7 +9,8 @@ import { ConfigError, loadModelSettings, requireModelSettings } from '../anthrop
 import type { MessageParam } from '../core/messages.js';
 import type { ModelCall } from '../core/model.js';
 import { defaultRunConfig } from '../core/config.js';
-import type { RunEvent, RunResult } from '../session/run.js';
+import type { RunEvent } from '../core/events.js';
+import type { RunResult } from '../session/run.js';
 import type { CliOptions } from './args.js';
 import type { PreparedSession } from './sessions.js';
 import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
@@ -43,15 +44,6 @@ async function openSession(options: CliOptions, cwd: string, model: string, prom
   return session;
 }
 
-/** Both observers, in order; either may be absent. */
-function both(a: ((event: RunEvent) => void) | undefined, b: ((event: RunEvent) => void) | undefined) {
-  if (!a || !b) return a ?? b;
-  return (event: RunEvent) => {
-    a(event);
-    b(event);
-  };
-}
-
 /** With --view or --inspect, the pages stay up after a one-shot run until Ctrl-C. */
 async function keepServing(pages: { serving: boolean; close(): Promise<void> }): Promise<void> {
   if (pages.serving) {
@@ -81,7 +73,7 @@ function progressPrinter(): (event: RunEvent) => void {
     if (event.type === 'tool_start') stderr.write(`${colors.cyan(formatToolStart(event))}\n`);
     if (event.type === 'tool_result') stderr.write(`${colors.dim(formatToolResult(event))}\n`);
     if (event.type === 'retry') {
-      stderr.write(colors.dim(`model call failed (${event.error}); retry ${event.attempt} in ${event.delayMs} ms\n`));
+      stderr.write(colors.dim(`model call failed (${event.error.message}); retry ${event.attempt} in ${event.delayMs} ms\n`));
     }
   };
 }
@@ -112,7 +104,6 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
 
   const format = options.outputFormat;
   const printer = format === 'stream-json' ? streamJsonPrinter() : format === 'text' ? progressPrinter() : undefined;
-  const onEvent = both(printer, session.recorder?.onEvent);
   const { runAgent } = await loadRunner();
   let result: RunResult;
   try {
@@ -123,11 +114,11 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
       sessionId: session.id,
       messages: session.messages,
       ...(session.turnCount !== undefined ? { turnCount: session.turnCount } : {}),
-      ...(onEvent ? { onEvent } : {}),
+      ...(printer ? { onEvent: printer } : {}),
+      ...(session.recorder ? { session: session.recorder } : {}),
       ...(pages.inspect ? { inspect: pages.inspect } : {}),
       ...limitsOf(options, session.turnCount, session.outputDir),
     });
-    session.recorder?.finish(result);
   } catch (error) {
     await pages.close();
     throw error;
@@ -207,6 +198,7 @@ async function repl(options: CliOptions, cwd: string, choice: ModelChoice, versi
   /** One run of the loop: on a question, or on the history alone (`null`) to finish a cut-off turn. */
   const ask = async (question: string | null) => {
     session ??= await openSession(options, cwd, choice.model, question);
+    if (question !== null) session.recorder?.prompt(question); // durable now (runAgent's own call is then a no-op)
     running = new AbortController();
     if (signals.exitCode) running.abort();
     const printProgress = progressPrinter();
@@ -214,7 +206,6 @@ async function repl(options: CliOptions, cwd: string, choice: ModelChoice, versi
     let shown = false; // some of the answer was streamed
     const resumeAt = session.turnCount;
     session.turnCount = undefined; // only the first run after a resume goes on counting
-    if (question !== null) session.recorder?.prompt(question);
     const result = await runAgent(question, {
       ...choice,
       ...limitsOf(options, resumeAt, session.outputDir),
@@ -223,9 +214,9 @@ async function repl(options: CliOptions, cwd: string, choice: ModelChoice, versi
       cwd,
       messages,
       sessionId: session.id,
+      ...(session.recorder ? { session: session.recorder } : {}),
       signal: running.signal,
       onEvent: (event) => {
-        session?.recorder?.onEvent(event);
         if (event.type === 'text') {
           stdout.write(event.delta);
           streamed = true;
@@ -239,7 +230,6 @@ async function repl(options: CliOptions, cwd: string, choice: ModelChoice, versi
         }
       },
     });
-    session.recorder?.finish(result);
     running = undefined;
     messages = result.context.messages;
     if (streamed) stdout.write('\n');

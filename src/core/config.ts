@@ -1,6 +1,9 @@
 import type { ToolDefinition } from './tool.js';
 
-/** Settings of a run: the request's model settings and the loop's limits. */
+/**
+ * Settings of a run: the request's model settings and the loop's limits. Every field's default is
+ * in `defaultRunConfig` (the model and the tools have none).
+ */
 export interface RunConfig {
   /** Model id sent in every request. */
   model: string;
@@ -20,6 +23,10 @@ export interface RunConfig {
   retryMaxMs: number;
   /** Continuations asked for in a row after replies cut by max_tokens. */
   maxTokensContinuations: number;
+  /** Model to switch to, for the rest of the run, when the model says it is overloaded. */
+  fallbackModel?: string;
+  /** Stop (exit reason `max_budget`) once the run's cost passes this many USD (core/pricing.ts). */
+  maxBudgetUsd?: number;
 }
 
 export const defaultRunConfig: Omit<RunConfig, 'model' | 'tools'> = {

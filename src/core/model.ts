@@ -24,6 +24,10 @@ export interface ModelReply {
   usage: Usage;
   /** True when a block (typically a tool_use) was cut off by max_tokens and left out. */
   droppedIncompleteBlock: boolean;
+  /** The API's message id (from `message_start`), when the model call has one. */
+  id?: string;
+  /** The model that answered, as the API names it, when the model call reports it. */
+  model?: string;
 }
 
 /** What the machine hands the model actor for one call. */
@@ -35,6 +39,10 @@ export interface ModelCallInput {
   onToolUse: (block: ToolUseBlock) => void;
   /** Called with each piece of text as it arrives; set by the session to show it live. */
   onText?: (delta: string) => void;
+  /** Called with the body exactly as it is sent (after the adapter's own additions). Must not throw. */
+  onRequest?: (body: ModelRequest) => void;
+  /** Called with each raw event of the API stream, when set. Must not throw. */
+  onStreamEvent?: (event: unknown) => void;
 }
 
 /** Implemented by the Anthropic service and by the scripted fake. */
@@ -51,6 +59,8 @@ export type ModelErrorKind =
   | 'authentication'
   | 'permission'
   | 'not_found'
+  /** The reply would make the history invalid (e.g. a tool_use input that is not an object). */
+  | 'invalid_reply'
   | 'unknown';
 
 /**
@@ -76,6 +86,6 @@ export class ModelError extends Error {
   }
 
   get retryable(): boolean {
-    return ['rate_limit', 'overloaded', 'server', 'connection', 'timeout'].includes(this.kind);
+    return ['rate_limit', 'overloaded', 'server', 'connection', 'timeout', 'invalid_reply'].includes(this.kind);
   }
 }

@@ -7,6 +7,7 @@ export type TransitionReason = 'tool_result' | 'max_tokens_continuation' | 'paus
 export type ExitReason =
   | 'completed'
   | 'max_turns'
+  | 'max_budget'
   | 'max_tokens'
   | 'refusal'
   | 'prompt_too_long'

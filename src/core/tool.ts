@@ -20,6 +20,7 @@ export interface ToolOutput {
 /**
  * A tool the model may call. `run` receives the raw `input` of the tool_use block: it is
  * unvalidated model output, so a tool checks it and answers a bad input with `isError: true`.
+ * `defineTool` (tools/define.ts) builds one from a declared input schema and does that check.
  */
 export interface Tool {
   name: string;

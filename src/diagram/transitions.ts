@@ -10,10 +10,14 @@ export interface TransitionInfo {
   guard?: string;
   /** Target state ids (machine id stripped); empty for a targetless transition. */
   targets: string[];
+  /** What the transition does, without the actions that only announce it (`ANNOUNCEMENTS`). */
   actions: string[];
 }
 
-/** What `@xstate.microstep` inspection events carry in `_transitions`, reduced to what we read. */
+/** The machine's actions that only emit events (core/events.ts): left out of diagrams. */
+export const ANNOUNCEMENTS: ReadonlySet<string> = new Set(['enter', 'decide', 'announceRetry']);
+
+/** A transition of a state node of the machine definition, reduced to what we read. */
 export interface TransitionLike {
   source: { id: string };
   target?: ReadonlyArray<{ id: string }> | undefined;
@@ -53,7 +57,8 @@ export function describeTransition(t: TransitionLike): TransitionInfo {
   const targets = (t.target ?? []).map((s) => shortId(s.id));
   const guard = t.guard === undefined ? undefined : nameOf(t.guard);
   const key = `${source} --${event}${guard ? ` [${guard}]` : ''}--> ${targets.length ? targets.join(',') : '(stays)'}`;
-  return { key, source, event, ...(guard ? { guard } : {}), targets, actions: t.actions.map(nameOf) };
+  const actions = t.actions.map(nameOf).filter((name) => !ANNOUNCEMENTS.has(name));
+  return { key, source, event, ...(guard ? { guard } : {}), targets, actions };
 }
 
 /** Every state node below the root, depth first, in definition order. */

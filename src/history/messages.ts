@@ -71,3 +71,21 @@ export function completeResults(
     (use) => arrived[use.id] ?? { type: 'tool_result', tool_use_id: use.id, content: missingReason, is_error: true },
   );
 }
+
+/**
+ * A request as it was when sent, without copying its messages: the loop's history is an
+ * append-only log whose last message may later be replaced by a new object (content joined into
+ * it), so the view keeps the log, its length then and its last message then; `messages` is
+ * rebuilt when read. Keeping every request of a long run this way costs memory linear in its length.
+ */
+export function asSent<R extends { messages: MessageParam[] }>(request: R): R {
+  const { messages: log, ...body } = request;
+  const count = log.length;
+  const last = log[count - 1];
+  const view = { ...body } as R;
+  Object.defineProperty(view, 'messages', {
+    enumerable: true,
+    get: () => (last === undefined ? [] : [...log.slice(0, count - 1), last]),
+  });
+  return view;
+}

@@ -45,12 +45,10 @@ function problemsFrom(messages: readonly MessageParam[], from: number, seenToolU
       asked = [];
       for (const block of blocks) {
         if (block.type !== 'tool_use') continue;
-        if (seenToolUseIds.has(block.id)) problems.push(`${where()} repeats tool_use id ${block.id}`);
+        const problem = toolUseProblem(block, seenToolUseIds);
+        if (problem) problems.push(`${where()} ${problem}`);
         seenToolUseIds.add(block.id);
         asked.push(block.id);
-        if (typeof block.input !== 'object' || block.input === null || Array.isArray(block.input)) {
-          problems.push(`${where()} tool_use ${block.id} has an input that is not an object`);
-        }
       }
       if (asked.length === 0) continue;
       const next = messages[i + 1];
@@ -87,6 +85,41 @@ function problemsFrom(messages: readonly MessageParam[], from: number, seenToolU
     }
     if (results > 0 && resultAfterOther) problems.push(`${where()} has tool_result blocks after other blocks`);
     asked = [];
+  }
+  return problems;
+}
+
+/**
+ * What is wrong with a tool_use block that is to join a history holding `seenIds`, or `undefined`
+ * when it may: an id that is a non-empty string and new, a name, an input that is a JSON object.
+ */
+export function toolUseProblem(
+  block: { id: unknown; name: unknown; input: unknown },
+  seenIds: Pick<ReadonlySet<string>, 'has'>,
+): string | undefined {
+  if (typeof block.id !== 'string' || block.id === '') return 'has a tool_use without an id';
+  if (seenIds.has(block.id)) return `repeats tool_use id ${block.id}`;
+  if (typeof block.name !== 'string' || block.name === '') return `tool_use ${block.id} has no name`;
+  if (typeof block.input !== 'object' || block.input === null || Array.isArray(block.input)) {
+    return `tool_use ${block.id} has an input that is not an object`;
+  }
+  return undefined;
+}
+
+/**
+ * Why a reply must not be appended to a history whose tool_use ids are `seenIds`: the same rules
+ * as `historyProblems`, for the reply's own blocks (empty when it may be appended).
+ */
+export function replyProblems(content: readonly Block[], seenIds: ReadonlySet<string>): string[] {
+  const inReply = new Set<string>();
+  const seen = { has: (id: string) => seenIds.has(id) || inReply.has(id) };
+  const problems: string[] = [];
+  for (const block of content) {
+    if (block.type === 'text' && typeof block.text !== 'string') problems.push('the reply has a text block whose text is not a string');
+    if (block.type !== 'tool_use') continue;
+    const problem = toolUseProblem(block, seen);
+    if (problem) problems.push(`the reply ${problem}`);
+    inReply.add(block.id);
   }
   return problems;
 }

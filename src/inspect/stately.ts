@@ -14,13 +14,16 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { createWebSocketInspector } from '@statelyai/inspect';
 import type { InspectionEvent, Observer } from 'xstate';
 import { WebSocket, WebSocketServer } from 'ws';
-import { listenOnLoopback } from '../view/listen.js';
+import { listenOnLoopback } from '../loopback/listen.js';
+import { checkToken, newToken, requestToken, sameToken, tokenCookie, tokenCookieName } from '../loopback/auth.js';
 
 export const STATELY_INSPECTOR_URL = 'https://stately.ai/inspect';
 
 export interface StatelyInspector {
-  /** The page to open in a browser. */
+  /** The page to open in a browser: `http://127.0.0.1:PORT/?token=TOKEN`. */
   readonly url: string;
+  /** The viewers' token (in `url`): it reads the events, it cannot publish any. */
+  readonly token: string;
   /** Pass as `runAgent`'s `inspect` option (or `createActor`'s). */
   readonly inspect: Observer<InspectionEvent>;
   /** Browsers connected now. */
@@ -37,7 +40,7 @@ export interface StatelyInspectorOptions {
   maxReplay?: number;
 }
 
-function bridgePage(inspectorUrl: string): string {
+function bridgePage(inspectorUrl: string, token: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -63,7 +66,7 @@ function bridgePage(inspectorUrl: string): string {
       waiting = [];
     }
   });
-  var socket = new WebSocket('ws://' + location.host + '/?role=viewer');
+  var socket = new WebSocket('ws://' + location.host + '/?role=viewer&token=${token}');
   socket.onmessage = function (message) {
     var event = JSON.parse(message.data);
     if (ready) frame.contentWindow.postMessage(event, '*');
@@ -74,8 +77,6 @@ function bridgePage(inspectorUrl: string): string {
 </html>`;
 }
 
-const isViewer = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://x').searchParams.get('role') === 'viewer';
-
 /** Starts the bridge on 127.0.0.1 and connects an inspector to it. */
 export async function startStatelyInspector(options: StatelyInspectorOptions = {}): Promise<StatelyInspector> {
   const inspectorUrl = options.inspectorUrl ?? STATELY_INSPECTOR_URL;
@@ -83,6 +84,11 @@ export async function startStatelyInspector(options: StatelyInspectorOptions = {
   const replay: string[] = [];
   const viewers = new Set<WebSocket>();
   let port = 0;
+  // Two tokens: the viewers' (printed in the URL) reads; the agent's (never shown) publishes.
+  const viewerToken = newToken();
+  const agentToken = newToken();
+  const cookie = () => tokenCookieName('inspect', port);
+  const url = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://127.0.0.1');
 
   const http = createServer((req, res) => {
     const host = req.headers.host ?? '';
@@ -90,20 +96,46 @@ export async function startStatelyInspector(options: StatelyInspectorOptions = {
       res.writeHead(403).end();
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(bridgePage(inspectorUrl));
+    const auth = checkToken(req, url(req), cookie(), viewerToken);
+    if (!auth.ok) {
+      res.writeHead(auth.status, { 'content-type': 'text/plain; charset=utf-8' }).end(`${auth.error}\n`);
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+      'set-cookie': tokenCookie(cookie(), viewerToken),
+    });
+    res.end(bridgePage(inspectorUrl, viewerToken));
   });
+  /** Who a connection is by its token: the agent, a viewer, or nobody. */
+  const roleOf = (req: IncomingMessage): 'agent' | 'viewer' | null => {
+    const given = requestToken(req, url(req), cookie());
+    if (given === undefined) return null;
+    if (sameToken(given, agentToken)) return 'agent';
+    return sameToken(given, viewerToken) ? 'viewer' : null;
+  };
   // Browsers let any site open a WebSocket to 127.0.0.1: only our own page (or a client that
-  // sends no Origin, the agent itself) may connect.
+  // sends no Origin, the agent itself) may connect, and only with a token.
   const wss = new WebSocketServer({
     server: http,
-    verifyClient: ({ origin }: { origin?: string }) =>
-      origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`,
+    verifyClient: ({ origin, req }: { origin?: string; req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void) => {
+      if (origin !== undefined && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`) {
+        done(false, 403, 'other sites may not connect');
+        return;
+      }
+      const role = roleOf(req);
+      if (role === null) done(false, 401, 'a token is needed');
+      else done(true);
+    },
   });
   wss.on('connection', (socket, req) => {
-    if (isViewer(req)) {
+    if (roleOf(req) === 'viewer') {
       viewers.add(socket);
       for (const message of replay) socket.send(message);
+      // Viewers only read: a viewer that sends anything is cut off, its message dropped.
+      socket.on('message', () => socket.close(1008, 'viewers only read'));
       socket.on('close', () => viewers.delete(socket));
       return;
     }
@@ -118,10 +150,11 @@ export async function startStatelyInspector(options: StatelyInspectorOptions = {
 
   port = await listenOnLoopback(http, options.port ?? 0);
 
-  const inspector = createWebSocketInspector({ url: `ws://127.0.0.1:${port}`, maxDeferredEvents: maxReplay });
+  const inspector = createWebSocketInspector({ url: `ws://127.0.0.1:${port}/?role=agent&token=${agentToken}`, maxDeferredEvents: maxReplay });
   let closed: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://127.0.0.1:${port}/?token=${viewerToken}`,
+    token: viewerToken,
     inspect: inspector.inspect,
     get viewers() {
       return viewers.size;

@@ -1,34 +1,52 @@
-import { assign, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
-import { completeResults, pushAssistant, pushUser, toolUsesOf } from '../history/messages.js';
+import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
+import type { ChoiceState, LoopState, MachineEvent, MessageOrigin } from '../core/events.js';
+import type { MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { ModelCallInput, ModelReply } from '../core/model.js';
-import type { ToolResultBlockParam } from '../core/messages.js';
-import { addUsage } from '../core/usage.js';
-import { buildRequest, initialContext, retryDelayMs, type AgentContext, type AgentInput } from './context.js';
-import { isModelError, toRunError, type ExitReason } from '../core/run.js';
+import { INTERRUPTED_BY_USER, NO_RESULT, RUNNER_FAILED } from '../core/prompts.js';
+import type { ExitReason } from '../core/run.js';
+import { toRunError } from '../core/run.js';
+import { toolUseProblem } from '../history/validate.js';
+import { buildRequest, initialContext, type AgentContext, type AgentInput } from './context.js';
 import type { AgentEvent, ToolRunnerCommand } from './events.js';
+import { nextTransitionReason, overBudget } from './rules.js';
+import {
+  errorUpdate,
+  invalidReplyError,
+  openToolUsesUpdate,
+  problemsOfReply,
+  replyUpdate,
+  resultsUpdate,
+  type ContextUpdate,
+} from './updates.js';
 
-/** The user message that asks the model to go on after a reply cut by max_tokens. */
-export const CONTINUE_AFTER_MAX_TOKENS =
-  'Output token limit hit. Resume directly where you stopped: no apology, no recap. Break the remaining work into smaller pieces.';
-
-/**
- * `messages` and `turnUsage` are append-only logs owned by one run: appends push in place, so a
- * turn costs the same at 10,000 turns as at 10 (copying the arrays every turn made long runs
- * quadratic, see BENCHMARKS.md). Snapshots of one run share these arrays: copy them
- * (`slice()`) to keep the history as it was at a given snapshot.
- */
-function pushed<T>(log: T[], item: T): T[] {
-  log.push(item);
-  return log;
-}
+export { CONTINUE_AFTER_MAX_TOKENS } from '../core/prompts.js';
 
 function notProvided(name: string): never {
   throw new Error(`the "${name}" actor was not provided: use createAgentMachine() or machine.provide()`);
 }
 
+type Enqueue = {
+  assign: (update: ContextUpdate) => void;
+  emit: (event: MachineEvent) => void;
+};
+
+/** Applies `update` and announces the message it wrote, if it wrote one (appended or replaced the last). */
+function applyWrite(enqueue: Enqueue, context: AgentContext, update: (c: AgentContext) => ContextUpdate, origin: MessageOrigin): void {
+  const { length, [length - 1]: last } = context.messages;
+  const changes = update(context);
+  enqueue.assign(changes);
+  const messages = changes.messages ?? context.messages;
+  const index = messages.length - 1;
+  const written = messages[index];
+  if (written !== undefined && (messages.length !== length || written !== last)) {
+    enqueue.emit({ type: 'message', index, message: written as MessageParam, origin });
+  }
+}
+
 /**
  * The agent loop. Pure: the model call (`callModel`) and the tool runner (`runTools`) are actors
- * provided at run time, so every transition can be driven by a scripted model.
+ * provided at run time, so every transition can be driven by a scripted model. It announces what
+ * happens with `emit` (core/events.ts): listen with `actor.on('*', ...)`.
  */
 export const agentMachine = setup({
   types: {
@@ -36,6 +54,7 @@ export const agentMachine = setup({
     input: {} as AgentInput,
     events: {} as AgentEvent,
     output: {} as AgentContext,
+    emitted: {} as MachineEvent,
   },
   actors: {
     callModel: fromPromise<ModelReply, ModelCallInput>(async () => notProvided('callModel')),
@@ -45,21 +64,36 @@ export const agentMachine = setup({
     retryDelay: ({ context }) => context.retryDelayMs,
   },
   guards: {
-    hasToolUse: ({ context }) => context.toolUses.length > 0,
+    needsFollowUp: ({ context }) => context.needsFollowUp,
     isRefusal: ({ context }) => context.stopReason === 'refusal',
     needsContinuation: ({ context }) => context.continuation !== null,
     isCutByMaxTokens: ({ context }) => context.stopReason === 'max_tokens',
     isPromptTooLong: ({ context }) => context.error?.kind === 'prompt_too_long',
     canRetry: ({ context }) => context.error?.retryable === true && context.retryAttempt <= context.config.maxRetries,
     reachedMaxTurns: ({ context }) => context.turnCount >= context.config.maxTurns,
+    reachedBudget: ({ context }) => overBudget(context.costUsd, context.config.maxBudgetUsd),
+    /** A tool_use from the stream that may join the history (so it may run). */
+    isUsableToolUse: ({ context }, params: { block: ToolUseBlock }) =>
+      !context.streamedToolUseIds.includes(params.block.id) && toolUseProblem(params.block, context.toolUseIds) === undefined,
+    isInvalidReply: ({ context }, params: { reply: ModelReply }) => problemsOfReply(context, params.reply).length > 0,
   },
   actions: {
-    startTurn: assign({ needsFollowUp: false, toolUses: [], startedToolIds: [], toolResults: {}, continuation: null }),
-    submitToolUse: sendTo('tools', ({ event }) => {
-      if (event.type !== 'TOOL_USE_READY') throw new Error(`submitToolUse got ${event.type}`);
-      return { type: 'SUBMIT', block: event.block } satisfies ToolRunnerCommand;
+    enter: emit(({ context, event }, params: { state: LoopState }) => ({
+      type: 'transition' as const,
+      state: params.state,
+      event: event.type,
+      turnCount: context.turnCount,
+      transitionReason: context.transitionReason,
+      exitReason: context.exitReason,
+    })),
+    decide: emit((_, params: { state: ChoiceState; guard: string; target: string }) => ({ type: 'decision' as const, ...params })),
+    startTurn: assign({ needsFollowUp: false, toolUses: [], streamedToolUseIds: [], startedToolIds: [], toolResults: {}, continuation: null }),
+    /** A complete tool_use in the stream: a follow-up is needed, and the runner may start it now. */
+    acceptToolUse: enqueueActions(({ context, enqueue }, params: { block: ToolUseBlock }) => {
+      enqueue.assign({ needsFollowUp: true, streamedToolUseIds: [...context.streamedToolUseIds, params.block.id] });
+      enqueue.emit({ type: 'tool_use', turnCount: context.turnCount, block: params.block });
+      enqueue.sendTo('tools', { type: 'SUBMIT', block: params.block } satisfies ToolRunnerCommand);
     }),
-    markFollowUpNeeded: assign({ needsFollowUp: true }),
     finishToolUses: sendTo('tools', ({ context }) => ({ type: 'FINISH', blocks: context.toolUses }) satisfies ToolRunnerCommand),
     // Not to a runner that crashed (its error is what ends the turn then).
     cancelTools: enqueueActions(({ enqueue, self }) => {
@@ -67,73 +101,57 @@ export const agentMachine = setup({
         enqueue.sendTo('tools', { type: 'CANCEL' } satisfies ToolRunnerCommand);
       }
     }),
-    recordToolStarted: assign({
-      startedToolIds: ({ context, event }) =>
-        event.type === 'TOOL_STARTED' ? [...context.startedToolIds, event.block.id] : context.startedToolIds,
+    recordToolStarted: enqueueActions(({ context, enqueue }, params: { block: ToolUseBlock }) => {
+      enqueue.assign({ startedToolIds: [...context.startedToolIds, params.block.id] });
+      enqueue.emit({ type: 'tool_start', block: params.block });
     }),
-    recordToolResult: assign({
-      toolResults: ({ context, event }) => {
-        const done = event.type === 'TOOL_RESULT' ? event : event.type === 'TOOLS_DONE' ? event.last : undefined;
-        return done ? { ...context.toolResults, [done.block.id]: done.result } : context.toolResults;
+    recordToolResult: enqueueActions(
+      ({ context, enqueue }, params: { done: { block: ToolUseBlock; result: ToolResultBlockParam } | undefined }) => {
+        if (!params.done) return;
+        const { block, result } = params.done;
+        enqueue.assign({ toolResults: { ...context.toolResults, [block.id]: result } });
+        enqueue.emit({ type: 'tool_result', block, result });
       },
-    }),
-    recordReply: assign(({ context }, reply: ModelReply) => {
-      const cut = reply.stopReason === 'max_tokens';
-      const streak = cut ? context.maxTokensStreak + 1 : 0;
-      const continuation =
-        reply.stopReason === 'pause_turn'
-          ? 'pause_turn'
-          : cut && streak <= context.config.maxTokensContinuations
-            ? 'max_tokens'
-            : null;
-      return {
-        messages: pushAssistant(context.messages, reply.content),
+    ),
+    recordReply: enqueueActions(({ context, enqueue }, params: { reply: ModelReply }) => {
+      const { reply } = params;
+      applyWrite(enqueue, context, (c) => replyUpdate(c, reply), 'model');
+      enqueue.emit(({ context: after }) => ({
+        type: 'reply' as const,
+        turnCount: after.turnCount,
+        index: after.messages.length - 1,
+        ...(reply.id ? { id: reply.id } : {}),
+        model: reply.model ?? after.model,
         stopReason: reply.stopReason,
-        usage: addUsage(context.usage, reply.usage),
-        turnUsage: pushed(context.turnUsage, reply.usage),
-        toolUses: toolUsesOf(reply.content),
-        needsFollowUp: context.needsFollowUp || toolUsesOf(reply.content).length > 0,
-        maxTokensStreak: streak,
-        continuation,
-        retryAttempt: 0,
-        error: null,
-      } satisfies Partial<AgentContext>;
+        usage: reply.usage,
+        total: after.usage,
+        costUsd: after.costUsd,
+        needsFollowUp: after.needsFollowUp,
+        droppedIncompleteBlock: reply.droppedIncompleteBlock,
+      }));
     }),
-    recordError: assign(({ context }, params: { error: unknown }) => {
-      const attempt = context.retryAttempt + 1;
-      const error = params.error;
-      const retryable =
-        isModelError(error) && error.retryable && !(error.details.midStream && context.startedToolIds.length > 0);
-      const retryAfterMs = isModelError(error) ? error.details.retryAfterMs : undefined;
-      return {
-        error: toRunError(error, retryable),
-        retryAttempt: attempt,
-        retryDelayMs: retryable ? retryDelayMs(attempt, context.config, retryAfterMs, Math.random()) : 0,
-      } satisfies Partial<AgentContext>;
-    }),
+    recordError: assign(({ context }, params: { error: unknown }) => errorUpdate(context, params.error)),
+    rejectReply: assign(({ context }, params: { reply: ModelReply }) =>
+      errorUpdate(context, invalidReplyError(problemsOfReply(context, params.reply))),
+    ),
+    announceRetry: emit(({ context }) => ({
+      type: 'retry' as const,
+      turnCount: context.turnCount,
+      attempt: context.retryAttempt,
+      delayMs: context.retryDelayMs,
+      error: context.error ?? toRunError('unknown error'),
+      model: context.model,
+    })),
     recordToolRunnerError: assign((_, params: { error: unknown }) => ({ error: toRunError(params.error) })),
-    appendResults: assign({
-      messages: ({ context }) =>
-        pushUser(context.messages, [
-          ...completeResults(context.toolUses, context.toolResults, 'no result was produced'),
-          ...(context.continuation === 'max_tokens' ? [{ type: 'text' as const, text: CONTINUE_AFTER_MAX_TOKENS }] : []),
-        ]),
-    }),
-    /** Answers every tool_use of the latest reply that has no result yet, so the history stays valid. */
-    answerOpenToolUses: assign(({ context }, params: { reason: string }) => {
-      const last = context.messages[context.messages.length - 1];
-      if (context.toolUses.length === 0 || last?.role !== 'assistant') return {};
-      const results: ToolResultBlockParam[] = completeResults(context.toolUses, context.toolResults, params.reason);
-      return { messages: pushUser(context.messages, results) };
-    }),
+    appendResults: enqueueActions(({ context, enqueue }) =>
+      applyWrite(enqueue, context, (c) => resultsUpdate(c, NO_RESULT), context.toolUses.length > 0 ? 'tools' : 'continuation'),
+    ),
+    answerOpenToolUses: enqueueActions(({ context, enqueue }, params: { reason: string }) =>
+      applyWrite(enqueue, context, (c) => openToolUsesUpdate(c, params.reason), 'interrupted'),
+    ),
     startNextTurn: assign({
       turnCount: ({ context }) => context.turnCount + 1,
-      transitionReason: ({ context }) =>
-        context.toolUses.length > 0
-          ? 'tool_result'
-          : context.continuation === 'max_tokens'
-            ? 'max_tokens_continuation'
-            : 'pause_turn',
+      transitionReason: ({ context }) => nextTransitionReason(context.toolUses.length > 0, context.continuation),
     }),
     markRetry: assign({ transitionReason: 'retry' }),
     exit: assign((_, reason: ExitReason) => ({ exitReason: reason, transitionReason: null })),
@@ -150,7 +168,7 @@ export const agentMachine = setup({
       target: '.failed',
       actions: [
         { type: 'recordToolRunnerError', params: ({ event }) => ({ error: event.error }) },
-        { type: 'answerOpenToolUses', params: { reason: 'not run: the tool runner failed' } },
+        { type: 'answerOpenToolUses', params: { reason: RUNNER_FAILED } },
         { type: 'exit', params: 'tool_runner_error' },
       ],
     },
@@ -162,12 +180,13 @@ export const agentMachine = setup({
       // Leaving the turn (done, retry, abort) stops the tools it started.
       exit: 'cancelTools',
       on: {
-        TOOL_STARTED: { actions: 'recordToolStarted' },
-        TOOL_RESULT: { actions: 'recordToolResult' },
+        TOOL_STARTED: { actions: { type: 'recordToolStarted', params: ({ event }) => ({ block: event.block }) } },
+        TOOL_RESULT: { actions: { type: 'recordToolResult', params: ({ event }) => ({ done: event }) } },
       },
       initial: 'callingModel',
       states: {
         callingModel: {
+          entry: { type: 'enter', params: { state: 'callingModel' } },
           invoke: {
             id: 'model',
             src: 'callModel',
@@ -176,60 +195,79 @@ export const agentMachine = setup({
               turnCount: context.turnCount,
               onToolUse: (block) => self.send({ type: 'TOOL_USE_READY', block }),
             }),
-            onDone: { target: 'checkingReply', actions: { type: 'recordReply', params: ({ event }) => event.output } },
+            onDone: [
+              {
+                guard: { type: 'isInvalidReply', params: ({ event }) => ({ reply: event.output }) },
+                target: 'checkingError',
+                actions: { type: 'rejectReply', params: ({ event }) => ({ reply: event.output }) },
+              },
+              { target: 'checkingReply', actions: { type: 'recordReply', params: ({ event }) => ({ reply: event.output }) } },
+            ],
             onError: { target: 'checkingError', actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) } },
           },
           on: {
-            TOOL_USE_READY: { actions: ['markFollowUpNeeded', 'submitToolUse'] },
+            TOOL_USE_READY: {
+              guard: { type: 'isUsableToolUse', params: ({ event }) => ({ block: event.block }) },
+              actions: { type: 'acceptToolUse', params: ({ event }) => ({ block: event.block }) },
+            },
             ABORT: { target: '#agent.aborted', actions: { type: 'exit', params: 'aborted' } },
           },
         },
         checkingReply: {
           always: [
-            { guard: 'hasToolUse', target: 'executingTools' },
-            { guard: 'isRefusal', target: '#agent.done', actions: { type: 'exit', params: 'refusal' } },
-            { guard: 'needsContinuation', target: '#agent.appendingResults' },
-            { guard: 'isCutByMaxTokens', target: '#agent.done', actions: { type: 'exit', params: 'max_tokens' } },
-            { target: '#agent.done', actions: { type: 'exit', params: 'completed' } },
+            { guard: 'needsFollowUp', target: 'executingTools', actions: decided('checkingReply', 'needsFollowUp', 'executingTools') },
+            { guard: 'isRefusal', target: '#agent.done', actions: [decided('checkingReply', 'isRefusal', 'done'), exit('refusal')] },
+            { guard: 'needsContinuation', target: '#agent.appendingResults', actions: decided('checkingReply', 'needsContinuation', 'appendingResults') },
+            { guard: 'isCutByMaxTokens', target: '#agent.done', actions: [decided('checkingReply', 'isCutByMaxTokens', 'done'), exit('max_tokens')] },
+            { target: '#agent.done', actions: [decided('checkingReply', 'else', 'done'), exit('completed')] },
           ],
         },
         checkingError: {
           always: [
-            { guard: 'isPromptTooLong', target: '#agent.failed', actions: { type: 'exit', params: 'prompt_too_long' } },
-            { guard: 'canRetry', target: '#agent.waitingToRetry' },
-            { target: '#agent.failed', actions: { type: 'exit', params: 'model_error' } },
+            { guard: 'isPromptTooLong', target: '#agent.failed', actions: [decided('checkingError', 'isPromptTooLong', 'failed'), exit('prompt_too_long')] },
+            { guard: 'canRetry', target: '#agent.waitingToRetry', actions: decided('checkingError', 'canRetry', 'waitingToRetry') },
+            { target: '#agent.failed', actions: [decided('checkingError', 'else', 'failed'), exit('model_error')] },
           ],
         },
         executingTools: {
-          entry: 'finishToolUses',
+          entry: [{ type: 'enter', params: { state: 'executingTools' } }, 'finishToolUses'],
           on: {
-            TOOLS_DONE: { target: '#agent.appendingResults', actions: 'recordToolResult' },
+            TOOLS_DONE: { target: '#agent.appendingResults', actions: { type: 'recordToolResult', params: ({ event }) => ({ done: event.last }) } },
             ABORT: {
               target: '#agent.aborted',
-              actions: [
-                { type: 'answerOpenToolUses', params: { reason: 'interrupted by user' } },
-                { type: 'exit', params: 'aborted' },
-              ],
+              actions: [{ type: 'answerOpenToolUses', params: { reason: INTERRUPTED_BY_USER } }, exit('aborted')],
             },
           },
         },
       },
     },
     appendingResults: {
-      entry: 'appendResults',
+      entry: ['appendResults', { type: 'enter', params: { state: 'appendingResults' } }],
       always: [
-        { guard: 'reachedMaxTurns', target: 'done', actions: { type: 'exit', params: 'max_turns' } },
-        { target: 'turn', actions: 'startNextTurn' },
+        { guard: 'reachedMaxTurns', target: 'done', actions: [decided('appendingResults', 'reachedMaxTurns', 'done'), exit('max_turns')] },
+        { guard: 'reachedBudget', target: 'done', actions: [decided('appendingResults', 'reachedBudget', 'done'), exit('max_budget')] },
+        { target: 'turn', actions: [decided('appendingResults', 'else', 'turn'), 'startNextTurn'] },
       ],
     },
     waitingToRetry: {
+      entry: [{ type: 'enter', params: { state: 'waitingToRetry' } }, 'announceRetry'],
       after: { retryDelay: { target: 'turn', actions: 'markRetry' } },
-      on: { ABORT: { target: 'aborted', actions: { type: 'exit', params: 'aborted' } } },
+      on: { ABORT: { target: 'aborted', actions: exit('aborted') } },
     },
-    done: { type: 'final' },
-    failed: { type: 'final' },
-    aborted: { type: 'final' },
+    done: { type: 'final', entry: { type: 'enter', params: { state: 'done' } } },
+    failed: { type: 'final', entry: { type: 'enter', params: { state: 'failed' } } },
+    aborted: { type: 'final', entry: { type: 'enter', params: { state: 'aborted' } } },
   },
 });
+
+/** The `decide` action of a choice's branch: announces which guard fired. */
+function decided(state: ChoiceState, guard: string, target: string) {
+  return { type: 'decide' as const, params: { state, guard, target } };
+}
+
+/** The `exit` action with its reason. */
+function exit(reason: ExitReason) {
+  return { type: 'exit' as const, params: reason };
+}
 
 export type AgentMachine = typeof agentMachine;

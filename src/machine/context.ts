@@ -4,6 +4,7 @@ import type { MessageParam, StopReason, ToolResultBlockParam, ToolUseBlock } fro
 import type { ModelRequest } from '../core/model.js';
 import type { ExitReason, RunError, TransitionReason } from '../core/run.js';
 import type { Usage } from '../core/usage.js';
+import type { Continuation } from './rules.js';
 import { zeroUsage } from '../core/usage.js';
 
 export interface AgentContext {
@@ -11,9 +12,12 @@ export interface AgentContext {
   messages: MessageParam[];
   /** Model calls so far: 1 for the first, +1 for each call the loop goes on to. */
   turnCount: number;
+  /** Why the loop went on into the current turn; `null` in the first turn and once it stops. */
   transitionReason: TransitionReason | null;
 
   config: RunConfig;
+  /** The model the next call uses: `config.model`, or the fallback after an overloaded error. */
+  model: string;
   /** `stop_reason` of the latest reply, as the API reported it. */
   stopReason: StopReason | null;
   exitReason: ExitReason | null;
@@ -21,22 +25,33 @@ export interface AgentContext {
   usage: Usage;
   /** Usage of each model call, in order. */
   turnUsage: Usage[];
-  /** Set as soon as a tool_use block arrives in the stream: the reply needs a follow-up. */
+  /** The run's cost so far, in USD (core/pricing.ts). */
+  costUsd: number;
+  /**
+   * The seed's signal: true as soon as a complete tool_use block arrives in the stream (or is in
+   * the reply). The guard that sends the loop to `executingTools` reads it, not `stop_reason`.
+   */
   needsFollowUp: boolean;
   /** Complete tool_use blocks of the latest reply. */
   toolUses: ToolUseBlock[];
+  /** Ids of the tool_use blocks handed to the tool runner while this turn's reply streamed. */
+  streamedToolUseIds: string[];
   /** Ids of tools of this turn that have started. */
   startedToolIds: string[];
   /** Results of this turn's tools as they arrive, by tool_use id. */
   toolResults: Record<string, ToolResultBlockParam>;
+  /** Every tool_use id in `messages`: an append-only set, like `messages` an append-only log. */
+  toolUseIds: Set<string>;
   /** What the next call needs besides tool results. */
-  continuation: 'max_tokens' | 'pause_turn' | null;
+  continuation: Continuation;
   /** Replies cut by max_tokens in a row. */
   maxTokensStreak: number;
   /** Failed attempts of the current model call. */
   retryAttempt: number;
   retryDelayMs: number;
   error: RunError | null;
+  /** The run's randomness (retry jitter) is derived from this seed (machine/rules.ts). */
+  seed: number;
 }
 
 export interface AgentInput {
@@ -45,29 +60,43 @@ export interface AgentInput {
   /** Where a resumed run's turn count goes on from (default 1). */
   turnCount?: number;
   config: Partial<RunConfig> & Pick<RunConfig, 'model'>;
+  /** Seed of the run's randomness (default 0): give each run its own for independent jitter. */
+  seed?: number;
 }
 
 export function initialContext(input: AgentInput): AgentContext {
+  const config: RunConfig = { ...defaultRunConfig, tools: [], ...input.config };
+  // The run's own copy: the machine appends to it in place (see agentMachine.ts).
+  const messages = [...input.messages];
   return {
-    // The run's own copy: the machine appends to it in place (see agentMachine.ts).
-    messages: [...input.messages],
+    messages,
     turnCount: input.turnCount ?? 1,
     transitionReason: null,
-    config: { ...defaultRunConfig, tools: [], ...input.config },
+    config,
+    model: config.model,
     stopReason: null,
     exitReason: null,
     usage: zeroUsage(),
     turnUsage: [],
+    costUsd: 0,
     needsFollowUp: false,
     toolUses: [],
+    streamedToolUseIds: [],
     startedToolIds: [],
     toolResults: {},
+    toolUseIds: new Set(messages.flatMap(toolUseIdsOf)),
     continuation: null,
     maxTokensStreak: 0,
     retryAttempt: 0,
     retryDelayMs: 0,
     error: null,
+    seed: input.seed ?? 0,
   };
+}
+
+function toolUseIdsOf(message: MessageParam): string[] {
+  if (typeof message.content === 'string') return [];
+  return message.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
 }
 
 /**
@@ -77,10 +106,10 @@ export function initialContext(input: AgentInput): AgentContext {
  * request costs the same at any history length. The model service adds the prompt-caching
  * breakpoints (`withCacheBreakpoints`) to the body it sends.
  */
-export function buildRequest(context: Pick<AgentContext, 'messages' | 'config'>): ModelRequest {
+export function buildRequest(context: Pick<AgentContext, 'messages' | 'config' | 'model'>): ModelRequest {
   const { config } = context;
   return {
-    model: config.model,
+    model: context.model,
     max_tokens: config.maxTokens,
     ...(config.system ? { system: config.system } : {}),
     ...(config.tools.length > 0 ? { tools: config.tools } : {}),
@@ -88,14 +117,3 @@ export function buildRequest(context: Pick<AgentContext, 'messages' | 'config'>)
   };
 }
 
-/** Exponential backoff with jitter; a `retry-after` from the API wins when it is given. */
-export function retryDelayMs(
-  attempt: number,
-  config: Pick<RunConfig, 'retryBaseMs' | 'retryMaxMs'>,
-  retryAfterMs: number | undefined,
-  random: number,
-): number {
-  if (retryAfterMs !== undefined) return Math.min(Math.max(0, retryAfterMs), config.retryMaxMs);
-  const exponential = Math.min(config.retryBaseMs * 2 ** (attempt - 1), config.retryMaxMs);
-  return Math.round(exponential * (0.75 + 0.25 * random));
-}

@@ -3,6 +3,7 @@ import type { ModelCall, ModelReply, ModelRequest } from '../core/model.js';
 import type { Usage } from '../core/usage.js';
 import { ModelError } from '../core/model.js';
 import { zeroUsage } from '../core/usage.js';
+import { asSent } from '../history/messages.js';
 
 /** One scripted reply: what the model "says", as the API would put it. */
 export interface ScriptedReply {
@@ -22,7 +23,11 @@ export type ScriptStep = ScriptedReply | ScriptedError | ((request: ModelRequest
 
 export interface ScriptedModel {
   call: ModelCall;
-  /** Every request the loop sent, in order (copies, safe to keep). */
+  /**
+   * Every request the loop sent, in order, each as it was when sent. A request keeps its body and
+   * a view of the run's append-only history (its length and last message), not a copy of it, so a
+   * 10,000-turn run costs memory linear in its length; `messages` is rebuilt when read.
+   */
   requests: ModelRequest[];
   /** Steps not used yet. */
   readonly remaining: number;
@@ -41,8 +46,9 @@ export interface ScriptedModelOptions {
 export function scriptedModel(steps: ScriptStep[], options: ScriptedModelOptions = {}): ScriptedModel {
   const queue = [...steps];
   const requests: ModelRequest[] = [];
-  const call: ModelCall = async ({ request, onToolUse, onText }, signal) => {
-    requests.push(structuredClone(request));
+  const call: ModelCall = async ({ request, onToolUse, onText, onRequest }, signal) => {
+    onRequest?.(request);
+    requests.push(asSent(request));
     if (options.delayMs) await abortableDelay(options.delayMs, signal);
     const next = queue.shift();
     if (next === undefined) throw new ModelError('unknown', 'the scripted model has no reply left');

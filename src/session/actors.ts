@@ -1,10 +1,17 @@
+/**
+ * The world plugged into the pure machine: the model call and the tool runner as XState actors.
+ * What only the model call sees (the body as sent, text, raw stream events) goes straight to the
+ * run's listener from here, without a machine step.
+ */
 import { fromCallback, fromPromise } from 'xstate';
+import type { CallEvent } from '../core/events.js';
+import type { RunHooks } from '../core/hooks.js';
+import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
+import type { ModelCall, ModelCallInput, ModelReply } from '../core/model.js';
+import type { Tool } from '../core/tool.js';
 import { agentMachine } from '../machine/agentMachine.js';
 import type { AgentEvent, ToolRunnerCommand } from '../machine/events.js';
-import type { ModelCall, ModelCallInput, ModelReply } from '../core/model.js';
-import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import { ToolExecutor, type ExecutorListener } from '../tools/executor.js';
-import type { Tool } from '../core/tool.js';
 
 export interface AgentActorsOptions {
   /** The model: `createAnthropicModel(...)` or `scriptedModel(...).call`. */
@@ -14,23 +21,45 @@ export interface AgentActorsOptions {
   cwd: string;
   /** Concurrency-safe tools run at most this many at once (default 10). */
   maxConcurrency?: number;
-  /** Receives text as the model streams it. */
-  onText?: (delta: string) => void;
+  /** Receives what the model call reports (`request`, `text`, `stream_event` when asked for). */
+  onCallEvent?: (event: CallEvent) => void;
+  /** Report the raw stream events too (`stream_event`). */
+  includeStreamEvents?: boolean;
+  hooks?: RunHooks;
 }
 
 /** The model call as an XState actor: aborted when `callingModel` is left. */
-export function modelActor(model: ModelCall, onText?: (delta: string) => void) {
-  return fromPromise<ModelReply, ModelCallInput>(({ input, signal }) =>
-    model(onText ? { ...input, onText } : input, signal),
-  );
+export function modelActor(model: ModelCall, options: Pick<AgentActorsOptions, 'onCallEvent' | 'includeStreamEvents' | 'hooks'> = {}) {
+  const { onCallEvent: report, includeStreamEvents, hooks } = options;
+  return fromPromise<ModelReply, ModelCallInput>(async ({ input, signal }) => {
+    // XState starts the first state's invoked actors before it delivers that state's emitted
+    // events: one microtask keeps `transition` before `request` in the first turn as in the others.
+    await undefined;
+    let call = input;
+    if (hooks?.transformContext) {
+      const messages = await hooks.transformContext(input.request.messages, { turnCount: input.turnCount });
+      call = { ...call, request: { ...call.request, messages } };
+    }
+    if (report) {
+      const { turnCount } = input;
+      call = {
+        ...call,
+        onRequest: (body) => report({ type: 'request', turnCount, body, messageCount: body.messages.length }),
+        onText: (delta) => report({ type: 'text', delta }),
+        ...(includeStreamEvents ? { onStreamEvent: (event: unknown) => report({ type: 'stream_event', turnCount, event }) } : {}),
+      };
+    }
+    return model(call, signal);
+  });
 }
 
 /**
  * The tool runner as an XState actor: one for the whole run, with an executor per turn. `CANCEL`
  * (sent when a turn is left) stops that turn's tools; stopping the actor stops them too.
  */
-export function toolRunnerActor(tools: readonly Tool[], cwd: string, maxConcurrency?: number) {
+export function toolRunnerActor(tools: readonly Tool[], cwd: string, options: Pick<AgentActorsOptions, 'maxConcurrency' | 'hooks'> = {}) {
   const byName = new Map(tools.map((t) => [t.name, t]));
+  const settings = { cwd, ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}), ...(options.hooks ? { hooks: options.hooks } : {}) };
   return fromCallback<ToolRunnerCommand>(({ sendBack, receive }) => {
     const send = (event: AgentEvent) => sendBack(event);
     // The result that completes the set goes out with TOOLS_DONE, in the same step.
@@ -48,7 +77,7 @@ export function toolRunnerActor(tools: readonly Tool[], cwd: string, maxConcurre
       },
     };
     let executor: ToolExecutor | undefined;
-    const current = () => (executor ??= new ToolExecutor(byName, { cwd, ...(maxConcurrency ? { maxConcurrency } : {}) }, listener));
+    const current = () => (executor ??= new ToolExecutor(byName, settings, listener));
     receive((command) => {
       if (command.type === 'SUBMIT') current().submit(command.block);
       else if (command.type === 'FINISH') current().finish(command.blocks);
@@ -65,8 +94,8 @@ export function toolRunnerActor(tools: readonly Tool[], cwd: string, maxConcurre
 export function createAgentMachine(options: AgentActorsOptions) {
   return agentMachine.provide({
     actors: {
-      callModel: modelActor(options.model, options.onText),
-      runTools: toolRunnerActor(options.tools, options.cwd, options.maxConcurrency),
+      callModel: modelActor(options.model, options),
+      runTools: toolRunnerActor(options.tools, options.cwd, options),
     },
   });
 }

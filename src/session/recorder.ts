@@ -3,9 +3,10 @@
  * of `runAgent` (pass `recorder.onEvent` as, or inside, `onEvent`): the machine knows nothing of it.
  */
 import { randomUUID } from 'node:crypto';
-import { messageCacheMarks } from '../anthropic/cache.js';
+import { CACHED_TAIL, messageCacheMarks } from '../anthropic/cache.js';
 import type { MessageParam } from '../core/messages.js';
-import type { RunEvent, RunResult } from './run.js';
+import type { RunEvent } from '../core/events.js';
+import type { RunResult } from './run.js';
 import { TRANSCRIPT_VERSION, type SessionRecord } from './records.js';
 import type { RestoredConversation } from './resume.js';
 import { TranscriptWriter } from './store.js';
@@ -122,36 +123,58 @@ function createRecorder(id: string, writer: TranscriptWriter, options: RecorderO
     },
     onEvent(event) {
       switch (event.type) {
-        case 'transition':
-          return write({
-            type: 'transition',
-            state: event.state,
-            event: event.event,
-            turnCount: event.turnCount,
-            transitionReason: event.transitionReason,
-          });
+        case 'transition': {
+          const { type, ...rest } = event;
+          return write({ type: 'transition', ...rest });
+        }
+        case 'decision':
+          return write({ type: 'decision', state: event.state, guard: event.guard, target: event.target });
         case 'message':
-          return message(event.index, event.message);
+          return write({ type: 'message', index: event.index, message: event.message, origin: event.origin });
         case 'request': {
           const { messages, ...body } = event.body;
           return write({
             type: 'request',
             turnCount: event.turnCount,
-            messageCount: messages.length,
+            messageCount: event.messageCount,
             body,
-            messageCacheMarks: messageCacheMarks(messages),
+            // The loop's own messages carry no cache_control: the breakpoints the model service
+            // adds are on the last messages of the copy it sends (anthropic/cache.ts), so only
+            // those are looked at; marks a caller wrote are in the message records already.
+            messageCacheMarks: messageCacheMarks(messages, Math.max(0, event.messageCount - CACHED_TAIL)),
           });
         }
+        case 'reply':
+          return write({
+            type: 'usage',
+            turnCount: event.turnCount,
+            usage: event.usage,
+            total: event.total,
+            ...(event.id ? { id: event.id } : {}),
+            model: event.model,
+            stopReason: event.stopReason,
+            costUsd: event.costUsd,
+            needsFollowUp: event.needsFollowUp,
+          });
         case 'tool_start':
           return write({ type: 'tool_start', block: event.block });
         case 'tool_result':
           return write({ type: 'tool_result', toolUseId: event.block.id, name: event.block.name, result: event.result });
         case 'retry':
-          return write({ type: 'retry', attempt: event.attempt, delayMs: event.delayMs, error: event.error });
-        case 'usage':
-          return write({ type: 'usage', turnCount: event.turnCount, usage: event.usage, total: event.total });
+          return write({
+            type: 'retry',
+            attempt: event.attempt,
+            delayMs: event.delayMs,
+            error: event.error.message,
+            kind: event.error.kind,
+            ...(event.error.apiType ? { apiType: event.error.apiType } : {}),
+            turnCount: event.turnCount,
+            model: event.model,
+          });
+        case 'tool_use': // the block arrives whole in the assistant message
         case 'text':
-          return; // the text arrives whole in the assistant message
+        case 'stream_event':
+          return;
       }
     },
     finish(result) {

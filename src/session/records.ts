@@ -7,6 +7,7 @@
  * never run again (see resume.ts). Every record's shape is checked when a transcript is read
  * (shapes.ts): a record type added here needs its entry there.
  */
+import type { MessageOrigin } from '../core/events.js';
 import type { ExitReason, TransitionReason } from '../core/run.js';
 import type { MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { ModelRequest } from '../core/model.js';
@@ -36,7 +37,7 @@ export interface PromptRecord {
   text: string;
 }
 
-/** The machine settled in a new state. */
+/** The machine entered a state (every model call is one transition into `callingModel`). */
 export interface TransitionRecord {
   type: 'transition';
   at: string;
@@ -44,6 +45,17 @@ export interface TransitionRecord {
   event: string;
   turnCount: number;
   transitionReason: TransitionReason | null;
+  /** Set on the final states. */
+  exitReason?: ExitReason | null;
+}
+
+/** Which guard of a choice fired (`else` when none did), and where it led. */
+export interface DecisionRecord {
+  type: 'decision';
+  at: string;
+  state: string;
+  guard: string;
+  target: string;
 }
 
 /**
@@ -57,6 +69,8 @@ export interface MessageRecord {
   message: MessageParam;
   /** Written by `--resume` to repair a history cut off while a tool ran; never from the model. */
   synthetic?: true;
+  /** Who wrote it (core/events.ts `MessageOrigin`); absent in transcripts before it was recorded. */
+  origin?: MessageOrigin;
 }
 
 /** Where a request carried `cache_control`, as [message index, block index]. */
@@ -95,16 +109,28 @@ export interface RetryRecord {
   at: string;
   attempt: number;
   delayMs: number;
+  /** The error's message. */
   error: string;
+  /** The error's kind (`overloaded`, `rate_limit`, ...) and the API's own type, when known. */
+  kind?: string;
+  apiType?: string;
+  turnCount?: number;
+  /** The model the next attempt uses. */
+  model?: string;
 }
 
-/** Token counts of one model call, and the run's total so far. */
+/** A reply's metadata: its token counts and the run's total so far (and, when known, id, model, stop). */
 export interface UsageRecord {
   type: 'usage';
   at: string;
   turnCount: number;
   usage: Usage;
   total: Usage;
+  id?: string;
+  model?: string;
+  stopReason?: string | null;
+  costUsd?: number;
+  needsFollowUp?: boolean;
 }
 
 /** A run ended (one per `-p` run or REPL question). */
@@ -140,6 +166,7 @@ export type SessionRecord =
   | SessionHeader
   | PromptRecord
   | TransitionRecord
+  | DecisionRecord
   | MessageRecord
   | RequestRecord
   | ToolStartRecord

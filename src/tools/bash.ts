@@ -10,10 +10,13 @@ import { findInteractive } from './bash/interactive.js';
 import { OutputCollector, type CollectedOutput } from './bash/output.js';
 import { runInProcessGroup, type RunEnding } from './bash/process.js';
 import { isReadOnlyCommand } from './bash/readOnly.js';
+import { redact, secretValues } from './bash/secrets.js';
 import { commandArgv } from './bash/argv.js';
 import { requireBwrap } from './bash/sandbox.js';
 import { SpillSpace } from './bash/spill.js';
-import type { Tool, ToolContext, ToolOutput } from '../core/tool.js';
+import type { Tool, ToolOutput } from '../core/tool.js';
+import { defineTool } from './define.js';
+import { s } from './schema.js';
 
 export { SandboxUnavailableError } from './bash/sandbox.js';
 
@@ -46,16 +49,16 @@ export interface BashToolOptions {
   /** The environment commands start from (default `process.env`), minus credentials. */
   env?: Readonly<Record<string, string | undefined>>;
   /**
+   * Values never shown in a result, besides the credentials of `env` (which are cut out too):
+   * e.g. the API key when it was read from a .env file. Each is shown as `[redacted NAME]`.
+   */
+  secrets?: { name: string; value: string }[];
+  /**
    * Run every command in a PID namespace of its own (bubblewrap), so that nothing it starts
    * outlives it or the agent, and it cannot see the agent's process (default true). Without a
    * working `bwrap` commands run uncontained and a warning (`AGENTLOOP_UNCONTAINED`) says so.
    */
   contain?: boolean;
-}
-
-interface BashInput {
-  command: string;
-  timeout?: number;
 }
 
 const DEFAULTS = {
@@ -75,27 +78,21 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
   const bwrap = options.sandbox === true ? requireBwrap((options.env ?? process.env).PATH) : null;
   const spill = new SpillSpace(options.outputDir, settings.maxOutputDirBytes);
 
-  return {
+  return defineTool({
     name: 'bash',
     description: describe(options.cwd, settings, bwrap !== null),
-    inputSchema: {
-      type: 'object',
-      properties: {
-        command: { type: 'string', description: 'The bash command to run, e.g. "ls -la src" or "npm test 2>&1 | tail -50".' },
-        timeout: {
-          type: 'number',
+    input: s.object({
+      command: s.string({ description: 'The bash command to run, e.g. "ls -la src" or "npm test 2>&1 | tail -50".' }),
+      timeout: s.optional(
+        s.number({
+          exclusiveMinimum: 0,
           description: `Optional timeout in milliseconds (default ${settings.timeoutMs}, at most ${settings.maxTimeoutMs}).`,
-        },
-      },
-      required: ['command'],
-    },
-    isConcurrencySafe(input: unknown): boolean {
-      const parsed = parseInput(input);
-      return typeof parsed !== 'string' && findDanger(parsed.command) === null && isReadOnlyCommand(parsed.command);
-    },
-    async run(input: unknown, context: ToolContext): Promise<ToolOutput> {
-      const parsed = parseInput(input);
-      if (typeof parsed === 'string') return { isError: true, content: parsed };
+        }),
+      ),
+    }),
+    isConcurrencySafe: ({ command }) => findDanger(command) === null && isReadOnlyCommand(command),
+    async run(parsed, context) {
+      if (parsed.command.trim() === '') return { isError: true, content: 'Invalid input for bash: "command" is empty.' };
       const danger = findDanger(parsed.command);
       if (danger !== null) {
         return { isError: true, content: `Dangerous command blocked: ${danger}. The command was not run.` };
@@ -108,6 +105,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       const timeoutMs =
         parsed.timeout === undefined ? settings.timeoutMs : Math.min(parsed.timeout, settings.maxTimeoutMs);
       const cwd = bwrap === null ? context.cwd : await realpath(context.cwd);
+      const base = options.env ?? process.env;
       const output = new OutputCollector({
         maxChars: settings.maxOutputChars,
         maxFileBytes: settings.maxOutputFileBytes,
@@ -125,35 +123,19 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         argv,
         cwd,
         // Read at each call: the caller may load more variables (a .env file) after creating the tool.
-        env: commandEnv(options.env ?? process.env, options.allowEnv),
+        env: commandEnv(base, options.allowEnv),
         timeoutMs,
         signal: context.signal,
         onData: (chunk) => output.write(chunk),
       });
       if (ending.kind === 'spawn-error' && !(await isDirectory(cwd))) return noDirectory(context.cwd);
-      return formatResult(output.finish(), ending, timeoutMs);
+      const result = formatResult(output.finish(), ending, timeoutMs);
+      return { ...result, content: redact(result.content, secretValues(base, options.secrets)) };
     },
-  };
+  });
 }
 
 export const bashTool: Tool = createBashTool();
-
-/** The input, or a message saying what is wrong with it. */
-function parseInput(input: unknown): BashInput | string {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return 'Invalid input: expected an object like {"command": "ls -la"}.';
-  }
-  const { command, timeout } = input as Record<string, unknown>;
-  if (command === undefined) return 'Invalid input: "command" is required (the bash command to run).';
-  if (typeof command !== 'string') {
-    return `Invalid input: "command" must be a string, got ${command === null ? 'null' : typeof command}.`;
-  }
-  if (command.trim() === '') return 'Invalid input: "command" is empty.';
-  if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0)) {
-    return 'Invalid input: "timeout" must be a positive number of milliseconds.';
-  }
-  return timeout === undefined ? { command } : { command, timeout };
-}
 
 function formatResult(out: CollectedOutput, ending: RunEnding, timeoutMs: number): ToolOutput {
   const notes: string[] = [];

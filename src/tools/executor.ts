@@ -1,8 +1,11 @@
 import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
+import type { RunHooks, ToolCallInfo } from '../core/hooks.js';
 import type { Tool, ToolOutput } from '../core/tool.js';
 
 export interface ExecutorOptions {
   cwd: string;
+  /** `beforeToolCall` / `afterToolCall` (core/hooks.ts). */
+  hooks?: Pick<RunHooks, 'beforeToolCall' | 'afterToolCall'>;
   /** How many concurrency-safe tools may run at once. */
   maxConcurrency?: number;
 }
@@ -122,7 +125,7 @@ export class ToolExecutor {
     entry.status = 'running';
     this.listener.onStart(entry.block);
     this.controller ??= new AbortController();
-    void runOne(this.tools, entry.block, { cwd: this.options.cwd, signal: this.controller.signal }).then(
+    void runOne(this.tools, entry.block, { cwd: this.options.cwd, signal: this.controller.signal }, this.options.hooks).then(
       (output) => {
         if (this.cancelled) return;
         entry.status = 'done';
@@ -134,19 +137,53 @@ export class ToolExecutor {
   }
 }
 
-/** Runs one tool_use; never rejects: every failure becomes an is_error output. */
+/**
+ * Runs one tool_use through the hooks; never rejects: every failure becomes an is_error output.
+ * `beforeToolCall` may deny the call (it never runs) or change its input; `afterToolCall` sees
+ * every output, a denied or failed call's too.
+ */
 export async function runOne(
   tools: ReadonlyMap<string, Tool>,
   block: ToolUseBlock,
   context: { cwd: string; signal: AbortSignal },
+  hooks: Pick<RunHooks, 'beforeToolCall' | 'afterToolCall'> = {},
 ): Promise<ToolOutput> {
   const tool = tools.get(block.name);
+  const call = { block, tool, signal: context.signal };
+  const output = await decideAndRun(tool, call, tools, context, hooks);
+  if (!hooks.afterToolCall) return output;
+  try {
+    return (await hooks.afterToolCall({ ...call, output })) ?? output;
+  } catch {
+    return output;
+  }
+}
+
+async function decideAndRun(
+  tool: Tool | undefined,
+  call: ToolCallInfo,
+  tools: ReadonlyMap<string, Tool>,
+  context: { cwd: string; signal: AbortSignal },
+  hooks: Pick<RunHooks, 'beforeToolCall'>,
+): Promise<ToolOutput> {
+  const { block } = call;
+  let input = block.input;
+  if (hooks.beforeToolCall) {
+    let decision;
+    try {
+      decision = await hooks.beforeToolCall(call);
+    } catch (error) {
+      decision = { action: 'deny' as const, reason: error instanceof Error ? error.message : String(error) };
+    }
+    if (decision?.action === 'deny') return { isError: true, content: `Not run: ${decision.reason}` };
+    if (decision?.action === 'change') input = decision.input;
+  }
   if (!tool) {
     const known = [...tools.keys()].join(', ') || 'none';
     return { isError: true, content: `Unknown tool "${block.name}". Available tools: ${known}.` };
   }
   try {
-    return await tool.run(block.input, context);
+    return await tool.run(input, context);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { isError: true, content: `Tool "${block.name}" failed: ${message}` };

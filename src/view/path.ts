@@ -75,7 +75,11 @@ export function edgesTaken(graph: MachineGraph, ends: StepEnds): string[] {
       decisions.shift();
       edge = graph.edges.find((e) => e.event === 'always' && e.sourceKeys.includes(at) && e.guard === decision.guard);
     } else if (hop === 0) {
-      edge = graph.edges.find((e) => e.event === event && e.sourceKeys.includes(at));
+      // Several edges may leave on one event (guarded, e.g. `done: model`): the one that leads to
+      // the next decision's choice or to the step itself; otherwise the search below decides.
+      const candidates = graph.edges.filter((e) => e.event === event && e.sourceKeys.includes(at));
+      const toward = decision?.state ?? ends.to;
+      edge = candidates.length === 1 ? candidates[0] : candidates.find((e) => leafOf(e) === toward);
     }
     if (!edge) return [...path, ...search(graph, at, ends.to, hop === 0 ? event : 'always', ends.exitReason)].map((e) => e.id);
     path.push(edge);

@@ -4,7 +4,7 @@
  * change on the way. `npm run diagrams` draws the two-turn example with it from a real run.
  */
 import type { MessageParam } from '../core/messages.js';
-import type { RunEvent } from '../session/run.js';
+import type { RunEvent } from '../core/events.js';
 
 export interface SequenceOptions {
   prompt: string;
@@ -49,7 +49,6 @@ export function sequenceDiagram(events: readonly RunEvent[], options: SequenceOp
     '  participant TL as Tool (bash)',
     `  US->>AL: ${label(options.prompt, max)}`,
   ];
-  let held: string[] = [];
   let lastAnswer = '';
   let state = '';
   for (const event of events) {
@@ -72,13 +71,11 @@ export function sequenceDiagram(events: readonly RunEvent[], options: SequenceOp
         lines.push(
           `  Note over ST: ${event.state} · turnCount ${event.turnCount} · transitionReason ${event.transitionReason ?? 'null'}`,
         );
-        lines.push(...held);
-        held = [];
         state = event.state;
         break;
       case 'request':
-        held.push(
-          `  AL->>MD: POST /v1/messages · turn ${event.turnCount} · ${event.body.messages.length} message${event.body.messages.length === 1 ? '' : 's'}`,
+        lines.push(
+          `  AL->>MD: POST /v1/messages · turn ${event.turnCount} · ${event.messageCount} message${event.messageCount === 1 ? '' : 's'}`,
         );
         break;
       case 'tool_start': {
@@ -96,12 +93,10 @@ export function sequenceDiagram(events: readonly RunEvent[], options: SequenceOp
       case 'retry':
         lines.push(`  Note over AL: retry ${event.attempt} in ${event.delayMs} ms`);
         break;
-      case 'text':
-      case 'usage':
+      default:
         break;
     }
   }
-  lines.push(...held);
   lines.push(`  AL-->>US: ${label(options.answer ?? lastAnswer, max)}`);
   return `${lines.join('\n')}\n`;
 }

@@ -12,7 +12,8 @@ import { agentMachine } from '../machine/agentMachine.js';
 import { findSession, listSessions, readTranscript, SessionNotFoundError } from '../session/store.js';
 import { CLIENT_FILES, clientFile, graphOf, machineView, viewerPage } from './assets.js';
 import { buildTimeline, type Timeline } from './timeline.js';
-import { listenOnLoopback } from './listen.js';
+import { listenOnLoopback } from '../loopback/listen.js';
+import { checkToken, newToken, tokenCookie, tokenCookieName } from '../loopback/auth.js';
 
 export interface ViewerOptions {
   /** `$AGENTLOOP_HOME`. */
@@ -29,8 +30,10 @@ export interface ViewerOptions {
 }
 
 export interface Viewer {
-  /** `http://127.0.0.1:PORT/` (with `?session=ID` when a session was given). */
+  /** `http://127.0.0.1:PORT/?token=TOKEN` (and `&session=ID` when a session was given). */
   readonly url: string;
+  /** Asked of every request (see auth.ts); new at each start. */
+  readonly token: string;
   readonly port: number;
   close(): Promise<void>;
 }
@@ -51,6 +54,7 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   const pollMs = options.pollMs ?? 150;
   const streams = new Set<ServerResponse>();
   let port = 0;
+  const token = newToken();
 
   const defaultSession = (): string | null => {
     if (options.sessionId) return options.sessionId;
@@ -65,8 +69,16 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     if (req.method !== 'GET') return sendJson(res, 405, { error: 'GET only' });
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
     const path = url.pathname;
+    const cookie = tokenCookieName('view', port);
+    const auth = checkToken(req, url, cookie, token);
+    if (!auth.ok) return sendJson(res, auth.status, { error: auth.error });
     if (path === '/') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+        'set-cookie': tokenCookie(cookie, token),
+      });
       res.end(viewerPage({ defaultSession: defaultSession(), startAtEnd: options.live === true }));
       return;
     }
@@ -143,10 +155,11 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     }
   });
   port = await listenOnLoopback(server, options.port ?? 0);
-  const query = options.sessionId ? `?session=${encodeURIComponent(options.sessionId)}` : '';
+  const query = options.sessionId ? `&session=${encodeURIComponent(options.sessionId)}` : '';
   let closed: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${port}/${query}`,
+    url: `http://127.0.0.1:${port}/?token=${token}${query}`,
+    token,
     port,
     close() {
       closed ??= new Promise<void>((resolve) => {

@@ -73,6 +73,7 @@ describe('agentloop -p', () => {
     expect(lines.filter((l) => l.type === 'transition').map((l) => l.state)).toEqual([
       'callingModel',
       'executingTools',
+      'appendingResults',
       'callingModel',
       'done',
     ]);

@@ -12,7 +12,7 @@ import { lastToolResults, resultText, startCheckedServer } from '../support/agen
 import { cliEnv, runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { processes } from '../support/processes.js';
-import { waitFor } from './helpers.js';
+import { transcripts, waitFor } from './helpers.js';
 
 const API_KEY = `sk-ant-api03-${randomUUID().replaceAll('-', '')}${randomUUID().replaceAll('-', '')}-AA`;
 
@@ -90,6 +90,37 @@ describe.each([['without --sandbox', []], ['with --sandbox', ['--sandbox']]])('t
       expect(text).toMatch(/-done/); // the command ran to its end
       expect(text, commands[i]).not.toContain(reversed);
       expect(text, commands[i]).not.toContain(API_KEY);
+    }
+  });
+});
+
+describe('credentials of the environment and of .env', () => {
+  it('reach neither a command, nor the model, nor the transcript', async () => {
+    const secrets = {
+      DATABASE_URL: `postgres://u:${randomUUID()}@h/db`,
+      PGPASSWORD: randomUUID(),
+      DB_PASS: randomUUID(),
+      GH_PAT: `ghp_${randomUUID().replaceAll('-', '')}abcd`,
+      REDIS_URL: `redis://:${randomUUID()}@cache:6379`,
+    };
+    const dotEnvKey = `sk-ant-api03-${randomUUID().replaceAll('-', '')}-dotenv`;
+    writeFileSync(join(dir, '.env'), `ANTHROPIC_API_KEY=${dotEnvKey}\n`);
+    const withDotEnv: NodeJS.ProcessEnv = { ...env, ...secrets };
+    delete withDotEnv.ANTHROPIC_API_KEY; // the key comes from .env only
+    server.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_env', name: 'bash', input: { command: 'env; cat .env' } }], stop_reason: 'tool_use' },
+      { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' },
+    );
+    const result = await runCli(['-p', 'show me the environment', '--output-format', 'json'], { cwd: dir, env: withDotEnv });
+    expect(result.code, result.stderr).toBe(0);
+    const seen = resultText(lastToolResults(server.requests[1]?.body as never)[0] as never);
+    expect(seen).toContain('[redacted ANTHROPIC_API_KEY]'); // cat .env ran, its key cut out
+    const transcript = [...transcripts(join(dir, '.home')).values()].join('\n');
+    expect(transcript).toContain('toolu_env');
+    for (const value of [...Object.values(secrets), dotEnvKey]) {
+      expect(seen).not.toContain(value);
+      expect(transcript).not.toContain(value);
+      expect(result.stdout).not.toContain(value);
     }
   });
 });

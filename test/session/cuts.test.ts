@@ -114,7 +114,7 @@ describe('the recorder and the prompt', () => {
   it('writes the header and the first prompt in one write, and a prompt recorded again before its message only once', () => {
     const recorder = startSession(home, { cwd: '/w', model: 'm', prompt: 'hello' }, { durable: false });
     recorder.prompt('hello'); // runAgent records it too: not written again
-    recorder.onEvent({ type: 'message', index: 0, message: { role: 'user', content: 'hello' } });
+    recorder.onEvent({ type: 'message', index: 0, message: { role: 'user', content: 'hello' }, origin: 'prompt' });
     recorder.prompt('hello'); // a new question with the same words: written
     recorder.close();
     const types = readTranscript(recorder.path).records.map((r) => r.type);

@@ -239,8 +239,10 @@ describe('the recorder', () => {
     expect(records.filter((r) => r.type === 'transition').map((r) => r.type === 'transition' && [r.state, r.turnCount, r.transitionReason])).toEqual([
       ['callingModel', 1, null],
       ['executingTools', 1, null],
+      ['appendingResults', 1, null],
       ['callingModel', 2, 'tool_result'],
       ['executingTools', 2, 'tool_result'],
+      ['appendingResults', 2, 'tool_result'],
       ['callingModel', 3, 'tool_result'],
       ['done', 3, null],
     ]);

@@ -1,15 +1,12 @@
 import { createActor, toPromise, type Actor } from 'xstate';
-import { describeTransition, type TransitionLike } from '../../src/diagram/transitions.js';
-import { historyProblems } from '../../src/history/validate.js';
 import type { RunConfig } from '../../src/core/config.js';
-import { scriptedModel, type ScriptStep } from '../../src/scripted/model.js';
+import type { MachineEvent } from '../../src/core/events.js';
 import type { MessageParam } from '../../src/core/messages.js';
 import type { ModelRequest } from '../../src/core/model.js';
-import { createAgentMachine } from '../../src/session/actors.js';
 import { toolDefinition, type Tool } from '../../src/core/tool.js';
-
-/** Transition keys taken by any machine driven through `drive`, for the coverage test. */
-export const takenTransitions = new Set<string>();
+import { historyProblems } from '../../src/history/validate.js';
+import { scriptedModel, type ScriptStep } from '../../src/scripted/model.js';
+import { createAgentMachine } from '../../src/session/actors.js';
 
 export interface DriveOptions {
   steps: ScriptStep[];
@@ -17,6 +14,7 @@ export interface DriveOptions {
   config?: Partial<RunConfig>;
   messages?: MessageParam[];
   modelDelayMs?: number;
+  seed?: number;
   /** Called once the actor has started: to send ABORT at the right moment, say. */
   onStart?: (actor: Actor<ReturnType<typeof createAgentMachine>>) => void;
   /** Replace the machine (e.g. a broken tool runner); default: the real one with the scripted model. */
@@ -27,33 +25,26 @@ export interface Driven {
   context: Awaited<ReturnType<typeof toPromise<Actor<ReturnType<typeof createAgentMachine>>>>>;
   finalState: string;
   requests: ModelRequest[];
-  /** Leaf states the machine settled in, in order. */
+  /** States the machine entered, in order (core/events.ts `transition`). */
   states: string[];
+  /** Everything the machine emitted, in order. */
+  events: MachineEvent[];
 }
 
-/** Runs the real machine with a scripted model and records every transition it takes. */
+/** Runs the real machine with a scripted model and keeps what it emits. */
 export async function drive(options: DriveOptions): Promise<Driven> {
   const tools = options.tools ?? [];
   const model = scriptedModel(options.steps, options.modelDelayMs ? { delayMs: options.modelDelayMs } : {});
   const machine = options.machine ?? createAgentMachine({ model: model.call, tools, cwd: process.cwd() });
-  const states: string[] = [];
+  const events: MachineEvent[] = [];
   const actor = createActor(machine, {
     input: {
       messages: options.messages ?? [{ role: 'user', content: 'go' }],
       config: { model: 'test-model', tools: tools.map(toolDefinition), retryBaseMs: 1, ...options.config },
-    },
-    inspect: (event) => {
-      if (event.type === '@xstate.microstep') {
-        const transitions = (event as unknown as { _transitions: TransitionLike[] })._transitions;
-        for (const t of transitions) takenTransitions.add(describeTransition(t).key);
-      }
-      if (event.type === '@xstate.snapshot' && event.actorRef.sessionId === event.rootId) {
-        const value = (event.snapshot as unknown as { value: unknown }).value;
-        const leaf = typeof value === 'string' ? value : Object.values(value as Record<string, string>)[0];
-        if (leaf && states[states.length - 1] !== leaf) states.push(leaf);
-      }
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
     },
   });
+  actor.on('*', (event) => events.push(event));
   actor.start();
   options.onStart?.(actor);
   const context = await toPromise(actor);
@@ -62,7 +53,8 @@ export async function drive(options: DriveOptions): Promise<Driven> {
     context,
     finalState: typeof value === 'string' ? value : JSON.stringify(value),
     requests: model.requests,
-    states,
+    states: events.flatMap((e) => (e.type === 'transition' ? [e.state] : [])),
+    events,
   };
 }
 

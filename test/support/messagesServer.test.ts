@@ -243,6 +243,51 @@ describe('replies', () => {
     // message_start, ping, block start, 3 deltas, block stop, message_delta, message_stop: 8 pauses.
     expect(performance.now() - started).toBeGreaterThanOrEqual(8 * 3 - 2);
   });
+
+  it('framePause paces each frame, onFrame reports each write, deltaChars sizes the deltas', async () => {
+    const writes: Array<{ request: number; event: string; at: number }> = [];
+    const { server } = await setup({
+      deltaChars: 4,
+      framePause: (frame, position) => (position === 0 ? 30 : frame.event === 'content_block_delta' ? 5 : 0),
+      onFrame: (request, frame, at) => writes.push({ request, event: frame.event, at }),
+    });
+    server.enqueue({ content: [text('abcdefghij'), bashCall], stop_reason: 'tool_use' });
+
+    const { frames } = await rawStream(server.url, request);
+
+    const deltas = frames.filter((f) => f.event === 'content_block_delta').map((f) => (f.data as AnyJson).delta);
+    const texts = deltas.filter((d) => d.type === 'text_delta').map((d) => d.text);
+    expect(texts).toEqual(['abcd', 'efgh', 'ij']);
+    const json = deltas.filter((d) => d.type === 'input_json_delta').map((d) => d.partial_json as string);
+    expect(json.join('')).toBe(JSON.stringify(bashCall.type === 'tool_use' && bashCall.input));
+    expect(json.slice(1).every((piece) => piece.length <= 4)).toBe(true);
+    // One report per frame on the wire, in order, all for request 0.
+    expect(writes.map((w) => w.event)).toEqual(frames.map((f) => f.event));
+    expect(new Set(writes.map((w) => w.request))).toEqual(new Set([0]));
+    // The first frame waits for its pause after the request came in; every delta waits its 5 ms.
+    const received = server.requests[0]!.receivedAt;
+    expect(writes[0]!.at - received).toBeGreaterThanOrEqual(28);
+    writes.forEach((w, i) => {
+      if (w.event === 'content_block_delta' && i > 0) expect(w.at - writes[i - 1]!.at).toBeGreaterThanOrEqual(4);
+    });
+  });
+
+  it('framePause holds a non-streamed reply until it would have streamed whole; onFrame reports its frames at that write', async () => {
+    const writes: Array<{ event: string; at: number }> = [];
+    const { server, client } = await setup({
+      framePause: (frame) => (frame.event === 'content_block_delta' ? 10 : 0),
+      onFrame: (_request, frame, at) => writes.push({ event: frame.event, at }),
+    });
+    server.enqueue({ content: [text('abc')], stop_reason: 'end_turn' });
+
+    const message = await client.messages.create(request);
+
+    expect(message.content).toEqual([text('abc')]);
+    // Three text deltas of 10 ms each before the JSON goes out.
+    expect(writes[0]!.at - server.requests[0]!.receivedAt).toBeGreaterThanOrEqual(28);
+    expect(writes.map((w) => w.event)).toContain('content_block_stop');
+    expect(new Set(writes.map((w) => w.at)).size).toBe(1);
+  });
 });
 
 describe('HTTP errors', () => {

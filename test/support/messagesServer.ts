@@ -7,6 +7,7 @@
  * faults in the middle of a stream (error event, socket reset, malformed SSE, stall).
  */
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -103,6 +104,17 @@ export interface RecordedRequest {
   body: RequestBody | undefined;
   /** True when the body asked for `stream: true`. */
   streamed: boolean;
+  /**
+   * `performance.now()` of this process when the request's headers were in (the server's `request` event; headers
+   * that fit one packet arrive in the first read, so this is when its first bytes were read).
+   */
+  receivedAt: number;
+}
+
+/** An SSE frame of a streamed reply, as it goes out. */
+export interface SseFrame {
+  event: string;
+  data: unknown;
 }
 
 export interface ServerOptions {
@@ -122,6 +134,19 @@ export interface ServerOptions {
   validate?: (body: RequestBody) => void;
   /** The `input_tokens` reported for a request (default: JSON length / 4, rounded up). */
   inputTokens?: (body: RequestBody) => number;
+  /**
+   * The pause in ms before each frame of a streamed reply, the first one included (e.g. a model's time to first token,
+   * then a pace in tokens per second). Overrides `eventDelayMs` and a step's `delayMs`; every frame is its own write.
+   * A non-streamed reply is answered after the sum of its frames' pauses.
+   */
+  framePause?: (frame: SseFrame, position: number) => number;
+  /**
+   * Called right before each frame of a streamed reply is written; `request` is its index in `requests`. For a
+   * non-streamed reply, every frame of the same reply is reported at the moment its JSON is written.
+   */
+  onFrame?: (request: number, frame: SseFrame, at: number) => void;
+  /** Text and tool-input deltas of at most this many characters (default: a text in 3 pieces, a tool input in 4). */
+  deltaChars?: number;
 }
 
 export interface MessagesServer {
@@ -162,7 +187,8 @@ export async function startMessagesServer(options: ServerOptions = {}): Promise<
   });
 
   async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const recorded = await recordRequest(req);
+    const receivedAt = performance.now();
+    const recorded = { ...(await recordRequest(req)), receivedAt };
     requests.push(recorded);
     const index = requests.length - 1;
 
@@ -172,7 +198,7 @@ export async function startMessagesServer(options: ServerOptions = {}): Promise<
 
     const next = queue.shift();
     if (next === undefined) return sendApiError(res, 500, 'api_error', 'no scripted reply');
-    return answerStep(res, resolveStep(next, body, index), body, options);
+    return answerStep(res, resolveStep(next, body, index), body, options, index);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -247,7 +273,7 @@ function hasCredentials(headers: IncomingHttpHeaders): boolean {
   return bearer !== null;
 }
 
-async function recordRequest(req: IncomingMessage): Promise<RecordedRequest> {
+async function recordRequest(req: IncomingMessage): Promise<Omit<RecordedRequest, 'receivedAt'>> {
   const parsed = parseJson(await readBody(req));
   // Typed as what the client meant to send; the shape is not checked (that is `validate`'s job).
   const body = isObject(parsed) ? (parsed as unknown as RequestBody) : undefined;
@@ -331,6 +357,11 @@ interface AnswerContext {
   inputTokens: number;
   delayMs: number;
   oneWrite: boolean;
+  /** The request's index in `requests`. */
+  request: number;
+  deltaChars: number | undefined;
+  framePause: ServerOptions['framePause'];
+  onFrame: ServerOptions['onFrame'];
 }
 
 function answerStep(
@@ -338,6 +369,7 @@ function answerStep(
   step: ReplyStep | ErrorStep | FaultStep,
   body: RequestBody,
   options: ServerOptions,
+  request: number,
 ): void | Promise<void> {
   if (isErrorStep(step)) {
     return sendApiError(res, step.error.status, step.error.type, step.error.message, step.headers);
@@ -348,11 +380,31 @@ function answerStep(
     inputTokens: (options.inputTokens ?? defaultInputTokens)(body),
     delayMs: step.delayMs ?? options.eventDelayMs ?? 0,
     oneWrite: options.oneWritePerReply === true,
+    request,
+    deltaChars: options.deltaChars,
+    framePause: options.framePause,
+    onFrame: options.onFrame,
   };
   const streamed = body.stream === true;
   if (isFaultStep(step) && step.fault === 'no-response') return;
   if (isFaultStep(step)) return streamed ? streamFault(res, step, ctx) : answerFaultWithoutStream(res, step, ctx);
-  return streamed ? streamReply(res, step, ctx) : sendJson(res, 200, replyToMessage(step, ctx));
+  return streamed ? streamReply(res, step, ctx) : answerJson(res, step, ctx);
+}
+
+/**
+ * A non-streamed reply. With `framePause`, it comes once the whole reply would have streamed (the sum of its frames'
+ * pauses), as the API answers when the message is complete; `onFrame` then reports every frame at the one write.
+ */
+async function answerJson(res: ServerResponse, reply: ReplyStep, ctx: AnswerContext): Promise<void> {
+  if (ctx.framePause || ctx.onFrame) {
+    const frames = replyToSseFrames(reply, ctx);
+    const total = ctx.framePause ? frames.reduce((sum, frame, i) => sum + (ctx.framePause?.(frame, i) ?? 0), 0) : 0;
+    if (total > 0) await sleep(total);
+    if (res.destroyed) return;
+    const at = performance.now();
+    for (const frame of frames) ctx.onFrame?.(ctx.request, frame, at);
+  }
+  sendJson(res, 200, replyToMessage(reply, ctx));
 }
 
 function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
@@ -409,11 +461,6 @@ function replyToMessage(reply: ReplyStep, ctx: AnswerContext) {
 // SSE encoding
 // ---------------------------------------------------------------------------------------------
 
-interface SseFrame {
-  event: string;
-  data: unknown;
-}
-
 function encodeSseFrame(frame: SseFrame): string {
   return `event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`;
 }
@@ -423,7 +470,7 @@ function replyToSseFrames(reply: ReplyStep, ctx: AnswerContext): SseFrame[] {
   const usage = resolveUsage(reply.content, ctx, reply.usage);
   const lastIndex = reply.content.length - 1;
   const blocks = reply.content.flatMap((block, index) =>
-    blockFrames(block, index, reply.cutInsideLastBlock === true && index === lastIndex),
+    blockFrames(block, index, reply.cutInsideLastBlock === true && index === lastIndex, ctx.deltaChars),
   );
   return [...messageStartFrames(ctx, usage), ...blocks, ...messageEndFrames(reply.stop_reason, usage)];
 }
@@ -460,9 +507,9 @@ function messageEndFrames(stopReason: Anthropic.StopReason, usage: UsageCounts):
 }
 
 /** `content_block_start`, the deltas and (unless `cut`) `content_block_stop` of one block. */
-function blockFrames(block: ScriptedBlock, index: number, cut: boolean): SseFrame[] {
+function blockFrames(block: ScriptedBlock, index: number, cut: boolean, deltaChars?: number): SseFrame[] {
   const start = { event: 'content_block_start', data: { type: 'content_block_start', index, content_block: emptyBlock(block) } };
-  const deltas = blockDeltas(block, cut).map((delta) => ({
+  const deltas = blockDeltas(block, cut, deltaChars).map((delta) => ({
     event: 'content_block_delta',
     data: { type: 'content_block_delta', index, delta },
   }));
@@ -481,18 +528,23 @@ function emptyBlock(block: ScriptedBlock) {
   }
 }
 
-/** The deltas of a block; a `cut` block stops half-way (a tool_use inside its JSON). */
-function blockDeltas(block: ScriptedBlock, cut: boolean) {
+/**
+ * The deltas of a block; a `cut` block stops half-way (a tool_use inside its JSON). With `deltaChars`, each delta
+ * holds at most that many characters; otherwise a text comes in 3 pieces and a tool input in 4.
+ */
+function blockDeltas(block: ScriptedBlock, cut: boolean, deltaChars?: number) {
+  const pieces = (text: string, count: number) =>
+    deltaChars === undefined ? splitIntoPieces(text, count) : splitIntoPieces(text, Math.ceil(text.length / deltaChars));
   switch (block.type) {
     case 'text':
-      return splitIntoPieces(firstHalfIf(cut, block.text), 3).map((text) => ({ type: 'text_delta', text }));
+      return pieces(firstHalfIf(cut, block.text), 3).map((text) => ({ type: 'text_delta', text }));
     case 'tool_use': {
       const json = firstHalfIf(cut, JSON.stringify(block.input));
-      const pieces = ['', ...splitIntoPieces(json, 4)];
-      return pieces.map((partial_json) => ({ type: 'input_json_delta', partial_json }));
+      const parts = ['', ...pieces(json, 4)];
+      return parts.map((partial_json) => ({ type: 'input_json_delta', partial_json }));
     }
     case 'thinking': {
-      const thinking = splitIntoPieces(firstHalfIf(cut, block.thinking), 3).map((text) => ({
+      const thinking = pieces(firstHalfIf(cut, block.thinking), 3).map((text) => ({
         type: 'thinking_delta',
         thinking: text,
       }));
@@ -528,18 +580,23 @@ function startSse(res: ServerResponse): void {
 }
 
 /**
- * Writes the frames, pausing `delayMs` between them (or all in one write when there is no pause
- * and `oneWrite` is set); resolves once the last one is flushed.
+ * Writes the frames, pausing `ctx.delayMs` between them (or `ctx.framePause` before each), or all in one write when
+ * there is no pause and `ctx.oneWrite` is set; resolves once the last one is flushed.
  */
-async function writeFrames(res: ServerResponse, frames: SseFrame[], delayMs: number, oneWrite = false): Promise<void> {
-  if (oneWrite && delayMs <= 0) {
+async function writeFrames(res: ServerResponse, frames: SseFrame[], ctx: AnswerContext): Promise<void> {
+  const { delayMs, framePause, onFrame } = ctx;
+  if (ctx.oneWrite && delayMs <= 0 && !framePause) {
     if (res.destroyed) return;
+    const at = performance.now();
+    for (const frame of frames) onFrame?.(ctx.request, frame, at);
     await new Promise<void>((resolve) => res.write(frames.map(encodeSseFrame).join(''), () => resolve()));
     return;
   }
   for (const [i, frame] of frames.entries()) {
-    if (i > 0 && delayMs > 0) await sleep(delayMs);
+    const pause = framePause ? framePause(frame, i) : i > 0 ? delayMs : 0;
+    if (pause > 0) await sleep(pause);
     if (res.destroyed) return;
+    onFrame?.(ctx.request, frame, performance.now());
     await new Promise<void>((resolve) => res.write(encodeSseFrame(frame), () => resolve()));
   }
 }
@@ -550,13 +607,13 @@ function sleep(ms: number): Promise<void> {
 
 async function streamReply(res: ServerResponse, reply: ReplyStep, ctx: AnswerContext): Promise<void> {
   startSse(res);
-  await writeFrames(res, replyToSseFrames(reply, ctx), ctx.delayMs, ctx.oneWrite);
+  await writeFrames(res, replyToSseFrames(reply, ctx), ctx);
   res.end();
 }
 
 async function streamFault(res: ServerResponse, fault: FaultStep, ctx: AnswerContext): Promise<void> {
   startSse(res);
-  await writeFrames(res, framesBeforeFault(fault, ctx), ctx.delayMs);
+  await writeFrames(res, framesBeforeFault(fault, ctx), { ...ctx, oneWrite: false });
   if (res.destroyed) return;
   if (ctx.delayMs > 0) await sleep(ctx.delayMs);
   switch (fault.fault) {
@@ -578,10 +635,10 @@ function framesBeforeFault(fault: FaultStep, ctx: AnswerContext): SseFrame[] {
   const content = fault.content ?? [];
   const whole = content.slice(0, fault.afterBlocks ?? content.length);
   const next = content[whole.length];
-  const partial = fault.midBlock && next ? blockFrames(next, whole.length, true) : [];
+  const partial = fault.midBlock && next ? blockFrames(next, whole.length, true, ctx.deltaChars) : [];
   return [
     ...messageStartFrames(ctx, resolveUsage(content, ctx, fault.usage)),
-    ...whole.flatMap((block, index) => blockFrames(block, index, false)),
+    ...whole.flatMap((block, index) => blockFrames(block, index, false, ctx.deltaChars)),
     ...partial,
   ];
 }

@@ -68,17 +68,17 @@ describe('bash tool: definition', () => {
   });
 
   it.each([
-    [undefined, /expected an object/],
-    [null, /expected an object/],
-    ['ls', /expected an object/],
-    [['ls'], /expected an object/],
+    [undefined, /the input must be an object, got nothing/],
+    [null, /the input must be an object, got null/],
+    ['ls', /the input must be an object, got a string/],
+    [['ls'], /the input must be an object, got an array/],
     [{}, /"command" is required/],
-    [{ command: 42 }, /"command" must be a string, got number/],
+    [{ command: 42 }, /"command" must be a string, got a number/],
     [{ command: null }, /"command" must be a string, got null/],
-    [{ command: { ls: true } }, /"command" must be a string, got object/],
+    [{ command: { ls: true } }, /"command" must be a string, got an object/],
     [{ command: '   ' }, /"command" is empty/],
-    [{ command: 'ls', timeout: '5' }, /"timeout" must be a positive number/],
-    [{ command: 'ls', timeout: -1 }, /"timeout" must be a positive number/],
+    [{ command: 'ls', timeout: '5' }, /"timeout" must be a number, got a string/],
+    [{ command: 'ls', timeout: -1 }, /"timeout" must be more than 0, got -1/],
   ])('answers a bad input %j with an error saying what is wrong', async (input, message) => {
     const result = await tool.run(input, context(dir));
     expect(result.isError).toBe(true);
@@ -352,11 +352,13 @@ describe('bash tool: environment', () => {
       },
       allowEnv: ['DEPLOY_TOKEN'],
     });
-    const r = await run('env', {}, t);
+    const r = await run('env; echo "deploy token: ${#DEPLOY_TOKEN} characters"', {}, t);
     for (const secret of ['sk-1', 'tok-1', 'sk-2', 'gh-1', 'npm-1', 'sec-1', 'aws-1', 'pw-1']) {
       expect(r.content).not.toContain(secret);
     }
-    expect(r.content).toContain('DEPLOY_TOKEN=allowed-1');
+    // Allowed: the command has it; the result still does not show it.
+    expect(r.content).toContain('deploy token: 9 characters');
+    expect(r.content).toContain('DEPLOY_TOKEN=[redacted DEPLOY_TOKEN]');
     expect(r.content).toContain('PLAIN_SETTING=plain-1');
     expect(r.content).toContain('TOKENIZER_PATH=plain-2');
   });

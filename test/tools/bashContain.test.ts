@@ -61,6 +61,8 @@ it('the escapes do survive a plain process group (what containment is for)', asy
   const m = marked();
   const r = await createBashTool({ contain: false }).run({ command: `setsid -f sleep ${m}` }, context(dir));
   expect(r.isError).toBe(false);
+  // `setsid -f` returns before its child has exec'd: wait for it to show rather than race it.
+  await waitFor(() => liveWithMarker(m).length === 1, 5000);
   expect(liveWithMarker(m)).toHaveLength(1);
 });
 
@@ -76,16 +78,16 @@ describe('the timeout holds without the agent', () => {
       const script = `
         import { createBashTool } from ${JSON.stringify(DIST_BASH)};
         const tool = createBashTool(${options});
-        await tool.run({ command: 'touch started; sleep ${m}; touch late', timeout: 1000 }, { cwd: ${JSON.stringify(dir)}, signal: new AbortController().signal });
+        await tool.run({ command: 'touch started; sleep ${m}; touch late', timeout: 3000 }, { cwd: ${JSON.stringify(dir)}, signal: new AbortController().signal });
       `;
       const agent = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
       try {
-        await waitFor(() => existsSync(join(dir, 'started')), 10_000);
-        agent.kill('SIGSTOP');
         const sleeping = () => liveWithMarker(m).filter((p) => p.cmdline.startsWith('sleep '));
-        expect(sleeping()).toHaveLength(1);
+        // Stopped once the command runs (under load, `sleep` starts a while after `touch started`).
+        await waitFor(() => existsSync(join(dir, 'started')) && sleeping().length === 1, 10_000);
+        agent.kill('SIGSTOP');
         // The agent's timer cannot fire; the backstop in the namespace fires a second after it would have.
-        expect(await waitUntilEmpty(sleeping, 6000)).toEqual([]);
+        expect(await waitUntilEmpty(sleeping, 10_000)).toEqual([]);
         expect(existsSync(late)).toBe(false);
       } finally {
         agent.kill('SIGKILL');

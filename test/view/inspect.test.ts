@@ -32,9 +32,10 @@ afterEach(async () => {
 });
 
 /** Connects as the bridge page does, and collects what it relays. */
-async function connectViewer(port: number, origin = `http://127.0.0.1:${port}`): Promise<Received[]> {
+async function connectViewer(url: string, origin = `http://127.0.0.1:${new URL(url).port}`): Promise<Received[]> {
   const received: Received[] = [];
-  const socket = new WebSocket(`ws://127.0.0.1:${port}/?role=viewer`, { origin });
+  const { port, searchParams } = new URL(url);
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/?role=viewer&token=${searchParams.get('token')}`, { origin });
   sockets.push(socket);
   socket.on('message', (data) => received.push(JSON.parse(data.toString()) as Received));
   await new Promise<void>((resolve, reject) => {
@@ -49,8 +50,7 @@ const finished = (events: Received[]) => events.some((e) => e.type === '@xstate.
 describe('the Stately inspector bridge', () => {
   it('relays the run’s inspection events to the page, and replays them all to a page opened late', async () => {
     inspector = await startStatelyInspector();
-    const port = Number(new URL(inspector.url).port);
-    const early = await connectViewer(port);
+    const early = await connectViewer(inspector.url);
     const model = scriptedModel([reply.toolUse([{ id: 't1', name: 'echo', input: { text: 'x' } }]), reply.text('ok')]);
     const result = await runAgent('go', { model: 'm', modelCall: model.call, tools: [echoTool()], inspect: inspector.inspect });
     expect(result.context.exitReason).toBe('completed');
@@ -60,7 +60,7 @@ describe('the Stately inspector bridge', () => {
     expect(actor?.definition).toContain('callingModel');
     expect(early.some((e) => e.type === '@xstate.event' && e.event?.type === 'TOOLS_DONE')).toBe(true);
 
-    const late = await connectViewer(port);
+    const late = await connectViewer(inspector.url);
     await waitFor('the replay', () => late.length >= early.length);
     expect(late.map((e) => e.type)).toEqual(early.map((e) => e.type));
     expect(inspector.viewers).toBe(2);
@@ -68,11 +68,10 @@ describe('the Stately inspector bridge', () => {
 
   it('serves a page that embeds the Stately inspector, and refuses WebSockets from other sites', async () => {
     inspector = await startStatelyInspector();
-    const port = Number(new URL(inspector.url).port);
     const html = await (await fetch(inspector.url)).text();
     expect(html).toContain(`<iframe id="inspector" src="${STATELY_INSPECTOR_URL}">`);
     expect(html).toContain("new WebSocket('ws://' + location.host");
-    await expect(connectViewer(port, 'https://evil.example')).rejects.toThrow(/401/);
+    await expect(connectViewer(inspector.url, 'https://evil.example')).rejects.toThrow(/403/);
   });
 
   it('agentloop -p --inspect prints the URL and says the page needs the internet', async () => {
@@ -82,8 +81,8 @@ describe('the Stately inspector bridge', () => {
       server.enqueue({ content: [{ type: 'text', text: 'Hello.' }], stop_reason: 'end_turn' });
       const env = cliEnv({ ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'm', AGENTLOOP_HOME: join(dir, 'home') });
       const cli = startCli(['-p', 'hi', '--inspect', '--output-format', 'json'], { cwd: dir, env });
-      const url = await waitFor('the inspector URL', () => /Stately inspector: (http:\/\/127\.0\.0\.1:\d+\/) \(.*needs the internet\)/.exec(cli.output().stderr)?.[1]);
-      const events = await connectViewer(Number(new URL(url).port));
+      const url = await waitFor('the inspector URL', () => /Stately inspector: (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+) \(.*needs the internet\)/.exec(cli.output().stderr)?.[1]);
+      const events = await connectViewer(url);
       await waitFor('the run to end', () => cli.output().stderr.includes('page stays up until Ctrl-C'), 20_000);
       await waitFor('the final snapshot at the page', () => finished(events));
       expect(JSON.parse(cli.output().stdout)).toMatchObject({ result: 'Hello.', exit_reason: 'completed' });

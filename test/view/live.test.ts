@@ -75,7 +75,7 @@ describe('the viewer server', () => {
   it('streams the timeline of a run while it is being recorded', async () => {
     const recorder = startSession(home, { cwd: dir, model: 'm' });
     viewer = await startViewer({ home, sessionId: recorder.id, pollMs: 20 });
-    const stream = subscribe(`http://127.0.0.1:${viewer.port}/api/sessions/${recorder.id}/events`);
+    const stream = subscribe(`http://127.0.0.1:${viewer.port}/api/sessions/${recorder.id}/events?token=${viewer.token}`);
     await waitFor('the first timeline', () => stream.timelines.length > 0);
     expect(stream.timelines[0]?.steps).toEqual([]);
 
@@ -94,27 +94,28 @@ describe('the viewer server', () => {
     const counts = stream.timelines.map((t) => t.steps.length);
     expect(counts.length).toBeGreaterThanOrEqual(4); // it went out step by step, not once at the end
     expect(counts).toEqual([...counts].sort((a, b) => a - b));
-    expect(stream.timelines.at(-1)?.steps.map((s) => s.state)).toEqual(['callingModel', 'executingTools', 'callingModel', 'done']);
+    expect(stream.timelines.at(-1)?.steps.map((s) => s.state)).toEqual(['callingModel', 'executingTools', 'appendingResults', 'callingModel', 'done']);
   });
 
   it('answers only requests for 127.0.0.1 and serves a page that loads nothing from elsewhere', async () => {
     viewer = await startViewer({ home });
-    expect(viewer.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(viewer.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}$/);
     expect(await getWithHost(viewer.url, 'evil.example')).toBe(403);
     expect(await getWithHost(viewer.url, `localhost:${viewer.port}`)).toBe(200);
     const html = await (await fetch(viewer.url)).text();
+    const auth = { headers: { authorization: `Bearer ${viewer.token}` } };
     // Only the page's own files, from the same server.
     const refs = [...html.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1]);
     expect(refs.sort()).toEqual(['/client/main.css', '/client/main.js']);
     expect(html).not.toMatch(/<iframe|@import/);
     for (const [file, type] of [['main.js', 'text/javascript'], ['main.css', 'text/css']]) {
-      const response = await fetch(`http://127.0.0.1:${viewer.port}/client/${file}`);
+      const response = await fetch(`http://127.0.0.1:${viewer.port}/client/${file}`, auth);
       expect(response.headers.get('content-type')).toContain(type);
       expect(await response.text()).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
     }
-    expect(await (await fetch(`http://127.0.0.1:${viewer.port}/api/sessions`)).json()).toEqual([]);
-    expect((await fetch(`http://127.0.0.1:${viewer.port}/api/sessions/nope`)).status).toBe(404);
-    expect((await fetch(`http://127.0.0.1:${viewer.port}/api/machine`)).status).toBe(200);
+    expect(await (await fetch(`http://127.0.0.1:${viewer.port}/api/sessions`, auth)).json()).toEqual([]);
+    expect((await fetch(`http://127.0.0.1:${viewer.port}/api/sessions/nope`, auth)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${viewer.port}/api/machine`, auth)).status).toBe(200);
   });
 });
 
@@ -129,9 +130,10 @@ describe('the CLI', () => {
   it('-p --view prints the viewer URL, shows the run live, and keeps the page up until Ctrl-C', async () => {
     server!.enqueue({ content: [bashUse('toolu_1', 'ls')], stop_reason: 'tool_use' }, answerFromResults);
     const cli = startCli(['-p', 'list the files', '--view'], { cwd: dir, env });
-    const url = await waitFor('the viewer URL on stderr', () => /viewer: (http:\/\/127\.0\.0\.1:\d+\/\?session=[\w-]+)/.exec(cli.output().stderr)?.[1]);
+    const url = await waitFor('the viewer URL on stderr', () => /viewer: (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+&session=[\w-]+)/.exec(cli.output().stderr)?.[1]);
     const id = new URL(url).searchParams.get('session') as string;
-    const stream = subscribe(new URL(`/api/sessions/${id}/events`, url).toString());
+    const token = new URL(url).searchParams.get('token') as string;
+    const stream = subscribe(new URL(`/api/sessions/${id}/events?token=${token}`, url).toString());
     await waitFor('the run to end', () => cli.output().stderr.includes('page stays up until Ctrl-C'), 20_000);
     await waitFor('the final timeline', () => stream.timelines.at(-1)?.results.length === 1);
     await stream.stop();
@@ -149,7 +151,7 @@ describe('the CLI', () => {
     recorder.prompt('hello');
     recorder.close();
     const cli = startCli(['view', 'abcdef12', '--port', '0'], { cwd: dir, env });
-    const url = await waitFor('the URL on stdout', () => /^(http:\/\/127\.0\.0\.1:\d+\/\?session=\S+)\n/.exec(cli.output().stdout)?.[1]);
+    const url = await waitFor('the URL on stdout', () => /^(http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+&session=\S+)\n/.exec(cli.output().stdout)?.[1]);
     expect(url).toContain('session=abcdef12-0000-0000-0000-000000000000');
     const html = await (await fetch(url)).text();
     expect(html).toContain('"defaultSession":"abcdef12-0000-0000-0000-000000000000"');

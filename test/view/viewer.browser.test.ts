@@ -110,10 +110,11 @@ async function shown() {
 }
 
 const steps = [
-  { step: 'step 1 / 4', state: 'callingModel', turnCount: '1', transitionReason: 'null', messages: 1 },
-  { step: 'step 2 / 4', state: 'executingTools', turnCount: '1', transitionReason: 'null', messages: 2 },
-  { step: 'step 3 / 4', state: 'callingModel', turnCount: '2', transitionReason: 'tool_result', messages: 3 },
-  { step: 'step 4 / 4', state: 'done', turnCount: '2', transitionReason: 'null', messages: 4 },
+  { step: 'step 1 / 5', state: 'callingModel', turnCount: '1', transitionReason: 'null', messages: 1 },
+  { step: 'step 2 / 5', state: 'executingTools', turnCount: '1', transitionReason: 'null', messages: 2 },
+  { step: 'step 3 / 5', state: 'appendingResults', turnCount: '1', transitionReason: 'null', messages: 3 },
+  { step: 'step 4 / 5', state: 'callingModel', turnCount: '2', transitionReason: 'tool_result', messages: 3 },
+  { step: 'step 5 / 5', state: 'done', turnCount: '2', transitionReason: 'null', messages: 4 },
 ];
 const expectStep = async (i: number) => {
   const want = steps[i] as (typeof steps)[number];
@@ -129,11 +130,15 @@ describe('agentloop view, in Chromium', () => {
     expect(await page.getByTestId('usage').textContent()).toBe('in 20 · out 10 · cache read 0 · cache write 900');
     await page.keyboard.press('ArrowRight');
     await expectStep(2);
+    // The tools are done: their results are written as one user message.
+    expect(await page.locator('.diagram .edge-label.taken .label').allTextContents()).toEqual(['TOOLS_DONE']);
+    await page.keyboard.press('ArrowRight');
+    await expectStep(3);
 
-    // Turn 2: the thick edges are the path TOOLS_DONE -> appendingResults -> back to the turn.
+    // Turn 2: from appendingResults back into the turn.
     const taken = await page.locator('.diagram .edge-label.taken .label').allTextContents();
-    expect(taken.sort()).toEqual(['TOOLS_DONE', '[else]']);
-    expect(await page.locator('.diagram path.edge.taken').count()).toBe(2);
+    expect(taken).toEqual(['[else]']);
+    expect(await page.locator('.diagram path.edge.taken').count()).toBe(1);
     expect(await page.getByTestId('sentence').textContent()).toBe(
       'The tool results are in messages, so the loop calls the model again with 3 messages (turn 2, transitionReason tool_result).',
     );
@@ -159,28 +164,28 @@ describe('agentloop view, in Chromium', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'viewer-step-3.png') });
 
     await page.keyboard.press('ArrowRight');
-    await expectStep(3);
+    await expectStep(4);
     // The reply ended the run: done: model, then checkingReply's completed branch (not the longer
     // path through appendingResults that also leads to done).
     const end = await page.locator('.diagram .edge-label.taken').allTextContents();
-    expect(end.sort()).toEqual(['[else]/ exit(completed)', 'done: model/ recordReply']);
+    expect(end.sort()).toEqual(['[else]/ exit(completed)', 'done: model [else]/ recordReply']);
     expect(await page.getByTestId('sentence').textContent()).toBe(
       'The reply holds no tool_use block, so needsFollowUp is false and the loop stops (exitReason completed).',
     );
     expect(await page.getByTestId('next').isDisabled()).toBe(true);
     await page.keyboard.press('ArrowRight'); // at the end: stays
-    await expectStep(3);
+    await expectStep(4);
     expect(await page.getByTestId('usageTotal').textContent()).toBe('in 45 · out 22 · cache read 900 · cache write 900');
     await page.screenshot({ path: join(SCREENSHOTS, 'viewer-step-4.png') });
 
     await page.keyboard.press('ArrowLeft');
-    await expectStep(2);
-    await page.getByTestId('prev').click();
-    await expectStep(1);
-    await page.keyboard.press('ArrowLeft');
-    await expectStep(0);
-    await page.keyboard.press('End');
     await expectStep(3);
+    await page.getByTestId('prev').click();
+    await expectStep(2);
+    await page.keyboard.press('ArrowLeft');
+    await expectStep(1);
+    await page.keyboard.press('End');
+    await expectStep(4);
     await page.keyboard.press('Home');
     await expectStep(0);
   });

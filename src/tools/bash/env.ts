@@ -1,14 +1,11 @@
 /**
- * The environment a command runs with: the base environment without credentials, plus settings
- * that keep programs from waiting for a human (editors, pagers, credential prompts).
+ * The environment a command runs with: the base environment without credentials (by name or by
+ * value, see secrets.ts), plus settings that keep programs from waiting for a human (editors,
+ * pagers, credential prompts).
  */
+import { withheldBecause } from './secrets.js';
 
-/** Names of variables that hold credentials: `*_API_KEY`, `*_TOKEN`, `*_SECRET`, ... */
-const SECRET_NAME = /(^|_)(API_KEY|TOKEN|SECRET|SECRET_KEY|SECRET_ACCESS_KEY|PASSWORD)$/i;
-
-export function isSecretName(name: string): boolean {
-  return SECRET_NAME.test(name);
-}
+export { isSecretName } from './secrets.js';
 
 /**
  * `false` as the editor makes `git commit` without `-m` (and `git rebase -i`, `crontab -e`, ...)
@@ -33,9 +30,9 @@ export function commandEnv(
   // One pass over `base` (reading process.env is slow: each name and value is fetched from C++).
   const env: Record<string, string> = {};
   for (const name of Object.keys(base)) {
-    if (name in NON_INTERACTIVE_ENV || (isSecretName(name) && !allowEnv.includes(name))) continue;
+    if (name in NON_INTERACTIVE_ENV) continue;
     const value = base[name];
-    if (value !== undefined) env[name] = value;
+    if (value !== undefined && withheldBecause(name, value, allowEnv) === null) env[name] = value;
   }
   return Object.assign(env, NON_INTERACTIVE_ENV);
 }

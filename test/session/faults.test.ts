@@ -9,7 +9,8 @@ import { historyProblems } from '../../src/history/validate.js';
 import { createAnthropicModel } from '../../src/anthropic/call.js';
 import type { MessageParam } from '../../src/core/messages.js';
 import type { ModelCall } from '../../src/core/model.js';
-import { runAgent, type RunEvent, type RunResult } from '../../src/session/run.js';
+import { runAgent, type RunResult } from '../../src/session/run.js';
+import { type RunEvent } from '../../src/core/events.js';
 import type { Tool } from '../../src/core/tool.js';
 import { answerFromResults, startCheckedServer } from '../support/agentServer.js';
 import type { MessagesServer, ScriptedBlock, Step } from '../support/messagesServer.js';
@@ -139,7 +140,7 @@ describe('HTTP errors from the API', () => {
     expect(outcome.result.state).toBe('done');
     expect(outcome.result.text).toBe('Results: echo: first');
     expect(outcome.retries.map((r) => r.delayMs)).toEqual([10]);
-    expect(outcome.retries[0]?.error).toMatch(/rate limit/);
+    expect(outcome.retries[0]?.error.message).toMatch(/rate limit/);
     expect(server.requests).toHaveLength(3);
     // The retried request is the same request: nothing of the failed attempt leaks into it.
     expect(server.requests[2]?.body?.messages).toEqual(server.requests[1]?.body?.messages);
@@ -253,7 +254,7 @@ describe('faults in the middle of a stream', () => {
     ]);
     expectCompleted(outcome);
     expect(outcome.retries).toHaveLength(1);
-    expect(outcome.retries[0]?.error).toMatch(/ended before message_stop/);
+    expect(outcome.retries[0]?.error.message).toMatch(/ended before message_stop/);
     expect(JSON.stringify(outcome.result.context.messages)).not.toContain('Half an answer');
   });
 
@@ -274,7 +275,7 @@ describe('faults in the middle of a stream', () => {
     const outcome = await runWith([toolTurn, { fault: 'stall', content: [text('Thinking...')] }, finalAnswer]);
     expectCompleted(outcome);
     expect(outcome.retries).toHaveLength(1);
-    expect(outcome.retries[0]?.error).toMatch(/sent nothing for 200 ms/);
+    expect(outcome.retries[0]?.error.message).toMatch(/sent nothing for 200 ms/);
     expect(Date.now() - started).toBeGreaterThanOrEqual(IDLE_TIMEOUT_MS);
   });
 

@@ -1,0 +1,153 @@
+/**
+ * Benchmark 6: how long persistence blocks the event loop, per turn. runAgent as the CLI runs it (the SDK against the
+ * local server in its own process, the 50-turn conversation of benchmark 1), three ways: with the transcript recorder
+ * as the CLI has it (durable: fsync), the recorder without fsync, and a listener that keeps nothing (the same events,
+ * no persistence). Two views of the same cost:
+ * - `perf_hooks.monitorEventLoopDelay` (1 ms resolution) over the run: the time the loop's timer came late, summed
+ *   (mean × count − count × resolution); the difference to the listener that keeps nothing is what persistence adds;
+ * - the main thread's time inside the recorder's `writeSync` and `fsyncSync` calls, timed by wrapping them.
+ */
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createClient } from '../src/anthropic/call.js';
+import { startSession } from '../src/session/recorder.js';
+import { runAgent } from '../src/session/run.js';
+import { TURNS, echoTool } from './conversation.js';
+import { startRemoteServer } from './serverClient.js';
+import { fmt, median, now } from './stats.js';
+
+const SIDES = ['durable', 'buffered', 'none'] as const;
+type Side = (typeof SIDES)[number];
+const LABELS: Record<Side, string> = {
+  durable: 'transcript recorder as the CLI has it (writeSync per record, fsync once a tick)',
+  buffered: 'transcript recorder without fsync (`durable: false`)',
+  none: 'a listener that keeps nothing (the same events, no persistence)',
+};
+
+export interface PersistenceFigures {
+  rounds: number;
+  /** Per side: ms per turn the loop's timer came late; ms per turn inside writeSync / fsyncSync. */
+  sides: Record<Side, { lateMsPerTurn: number; maxLateMs: number; writeMsPerTurn: number; fsyncMsPerTurn: number; msPerTurn: number }>;
+  /** What persistence adds to the loop's lateness per turn, durable recorder − no persistence (the target's figure). */
+  blockedMsPerTurn: number;
+}
+
+/** Wraps fs.writeSync and fs.fsyncSync (for the ESM importers too) to add up the time spent in them. */
+function timeSyncCalls(): { totals: { write: number; fsync: number }; restore: () => void } {
+  const totals = { write: 0, fsync: 0 };
+  const { writeSync, fsyncSync } = fs;
+  const timed = <A extends unknown[], R>(fn: (...args: A) => R, key: 'write' | 'fsync') =>
+    (...args: A): R => {
+      const start = now();
+      try {
+        return fn(...args);
+      } finally {
+        totals[key] += now() - start;
+      }
+    };
+  fs.writeSync = timed(writeSync as (...args: unknown[]) => number, 'write') as typeof fs.writeSync;
+  fs.fsyncSync = timed(fsyncSync, 'fsync');
+  syncBuiltinESMExports();
+  return {
+    totals,
+    restore: () => {
+      fs.writeSync = writeSync;
+      fs.fsyncSync = fsyncSync;
+      syncBuiltinESMExports();
+    },
+  };
+}
+
+export async function benchPersistence(rounds = 7, log: (line: string) => void = () => {}): Promise<PersistenceFigures> {
+  const server = await startRemoteServer();
+  const home = fs.mkdtempSync(join(tmpdir(), 'agentloop-persist-'));
+  const probe = timeSyncCalls();
+  try {
+    const client = createClient({ apiKey: 'test', baseURL: server.url });
+    const cwd = process.cwd();
+    const samples = Object.fromEntries(SIDES.map((s) => [s, [] as Array<PersistenceFigures['sides'][Side]>])) as Record<
+      Side,
+      Array<PersistenceFigures['sides'][Side]>
+    >;
+    const once = async (side: Side) => {
+      await server.conversation(TURNS);
+      const recorder = side === 'none' ? undefined : startSession(home, { cwd, model: 'claude-bench' }, { durable: side === 'durable' });
+      const histogram = monitorEventLoopDelay({ resolution: 1 });
+      probe.totals.write = 0;
+      probe.totals.fsync = 0;
+      const start = now();
+      histogram.enable();
+      recorder?.prompt('go');
+      const result = await runAgent('Run the tool 49 times, then say done.', {
+        model: 'claude-bench',
+        client: { client },
+        tools: [echoTool],
+        cwd,
+        onEvent: recorder?.onEvent ?? (() => {}),
+      });
+      recorder?.finish(result);
+      recorder?.close();
+      histogram.disable();
+      const ms = now() - start;
+      await server.clear();
+      if (result.state !== 'done') throw new Error(`persistence run ended ${result.state}: ${result.context.error?.message}`);
+      const lateMs = Math.max(0, (histogram.mean - 1e6) * histogram.count) / 1e6;
+      return {
+        lateMsPerTurn: lateMs / TURNS,
+        maxLateMs: histogram.max / 1e6 - 1,
+        writeMsPerTurn: probe.totals.write / TURNS,
+        fsyncMsPerTurn: probe.totals.fsync / TURNS,
+        msPerTurn: ms / TURNS,
+      };
+    };
+    for (const side of SIDES) await once(side); // warm-up
+    for (let round = 0; round < rounds; round++) {
+      for (let i = 0; i < SIDES.length; i++) {
+        const side = SIDES[(i + round) % SIDES.length] as Side;
+        samples[side].push(await once(side));
+      }
+      log(`persistence round ${round + 1}/${rounds}: ${SIDES.map((s) => `${s} late ${fmt(samples[s].at(-1)?.lateMsPerTurn ?? NaN, 3)} ms/turn`).join(', ')}`);
+    }
+    const sides = Object.fromEntries(
+      SIDES.map((s) => {
+        const m = (f: (x: PersistenceFigures['sides'][Side]) => number) => median(samples[s].map(f));
+        return [s, { lateMsPerTurn: m((x) => x.lateMsPerTurn), maxLateMs: m((x) => x.maxLateMs), writeMsPerTurn: m((x) => x.writeMsPerTurn), fsyncMsPerTurn: m((x) => x.fsyncMsPerTurn), msPerTurn: m((x) => x.msPerTurn) }];
+      }),
+    ) as PersistenceFigures['sides'];
+    const paired = median(samples.durable.map((d, i) => d.lateMsPerTurn - (samples.none[i]?.lateMsPerTurn ?? NaN)));
+    return { rounds, sides, blockedMsPerTurn: paired };
+  } finally {
+    probe.restore();
+    await server.close();
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+export function persistenceSection(p: PersistenceFigures): string {
+  const rows = SIDES.map((s) => {
+    const x = p.sides[s];
+    return `| ${LABELS[s]} | ${fmt(x.msPerTurn, 3)} | ${fmt(x.lateMsPerTurn, 3)} | ${fmt(x.maxLateMs, 2)} | ${fmt(x.writeMsPerTurn, 3)} | ${fmt(x.fsyncMsPerTurn, 3)} |`;
+  }).join('\n');
+  return `## 6. Event loop blocked by persistence
+
+\`runAgent\` as the CLI runs it (the SDK against the local server in its own process, one write per SSE event, the
+50-turn conversation of benchmark 1), three ways, interleaved over ${p.rounds} rounds. "Late" is what
+\`perf_hooks.monitorEventLoopDelay\` (1 ms resolution) saw: the loop's timer came late by this much in all, per turn
+(mean × count − count × resolution), with the longest single delay beside it; the last two columns are the main
+thread's time inside \`writeSync\` and \`fsyncSync\` (timed by wrapping them), per turn.
+
+| Side | ms per turn | late, ms per turn | longest delay, ms | in writeSync, ms per turn | in fsyncSync, ms per turn |
+|---|---|---|---|---|---|
+${rows}
+
+What persistence adds to the loop's lateness (durable recorder − no persistence, median of paired rounds):
+**${fmt(p.blockedMsPerTurn, 3)} ms per turn** (target ≤ 0.2 ms). The fsync runs on the main thread, so the event loop
+waits for the disk.`;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(persistenceSection(await benchPersistence(Number(process.argv[2] ?? 5), console.log)));
+}

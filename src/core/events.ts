@@ -1,0 +1,94 @@
+/**
+ * What a run announces while it goes, in order. The machine emits most of these itself (XState
+ * `emit`); the model call adds what only it sees (`request`, `text`, `stream_event`). `runAgent`
+ * hands them to `onEvent`; the transcript recorder, the CLI's printers and the viewer consume them.
+ */
+import type { MessageParam, StopReason, ToolResultBlockParam, ToolUseBlock } from './messages.js';
+import type { ModelRequest } from './model.js';
+import type { ExitReason, RunError, TransitionReason } from './run.js';
+import type { Usage } from './usage.js';
+
+/** The machine's states that are steps of a run (it passes through its choice states). */
+export type LoopState =
+  | 'callingModel'
+  | 'executingTools'
+  | 'appendingResults'
+  | 'waitingToRetry'
+  | 'done'
+  | 'failed'
+  | 'aborted';
+
+/** The states where a guard picks the way on. */
+export type ChoiceState = 'checkingReply' | 'checkingError' | 'appendingResults';
+
+/** Who wrote a message into the history. */
+export type MessageOrigin =
+  /** The user's question (written by runAgent before the machine starts). */
+  | 'prompt'
+  /** A reply of the model. */
+  | 'model'
+  /** The tool_result blocks of a turn (with the continuation request after a max_tokens cut). */
+  | 'tools'
+  /** Only the request to go on after a reply cut by max_tokens (the reply had no tool_use). */
+  | 'continuation'
+  /** Results for tool_use blocks that could not finish (abort, runner crash). */
+  | 'interrupted';
+
+/** Emitted by the machine. */
+export type MachineEvent =
+  /**
+   * The machine entered a state. Every model call is one `transition` into `callingModel`,
+   * continuations, `pause_turn` and retries included. `event` is the event that led here.
+   */
+  | {
+      type: 'transition';
+      state: LoopState;
+      event: string;
+      turnCount: number;
+      transitionReason: TransitionReason | null;
+      exitReason: ExitReason | null;
+    }
+  /** Which branch of a choice fired: the guard's name, or `else`; `target` is where it leads. */
+  | { type: 'decision'; state: ChoiceState; guard: string; target: string }
+  /** A tool_use block is complete in the stream: `needsFollowUp` is true from here on. */
+  | { type: 'tool_use'; turnCount: number; block: ToolUseBlock }
+  /** A message was written to the history at `index`; the same index again means it was replaced. */
+  | { type: 'message'; index: number; message: MessageParam; origin: MessageOrigin }
+  /** The metadata of the reply just written (its `message` came first). */
+  | {
+      type: 'reply';
+      turnCount: number;
+      index: number;
+      /** The API's message id and model (absent for a model call that has none, e.g. scripted). */
+      id?: string;
+      model: string;
+      stopReason: StopReason | null;
+      usage: Usage;
+      /** The run's usage so far. */
+      total: Usage;
+      /** The run's cost so far in USD, from the price table (0 for models it does not know). */
+      costUsd: number;
+      needsFollowUp: boolean;
+      /** A block cut off by max_tokens was left out of the reply (it is never run). */
+      droppedIncompleteBlock: boolean;
+    }
+  | { type: 'tool_start'; block: ToolUseBlock }
+  | { type: 'tool_result'; block: ToolUseBlock; result: ToolResultBlockParam }
+  /** A model call failed and will be made again after `delayMs` (`model`: the one it will use). */
+  | { type: 'retry'; turnCount: number; attempt: number; delayMs: number; error: RunError; model: string };
+
+/** Reported by the model call. */
+export type CallEvent =
+  /**
+   * A request is about to be sent: exactly the body the model gets. `body.messages` may be the
+   * run's live history, which grows after this: the request holds its first `messageCount`
+   * messages (copy them in the handler to keep them).
+   */
+  | { type: 'request'; turnCount: number; body: ModelRequest; messageCount: number }
+  /** A piece of the model's text, as it streams. */
+  | { type: 'text'; delta: string }
+  /** A raw event of the API stream (only when asked for: `includeStreamEvents`). */
+  | { type: 'stream_event'; turnCount: number; event: unknown };
+
+export type RunEvent = MachineEvent | CallEvent;
+export type RunEventType = RunEvent['type'];

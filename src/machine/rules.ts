@@ -1,0 +1,75 @@
+/**
+ * The loop's rules as pure functions, each with tests of its own (test/machine/rules.test.ts):
+ * the machine's guards and actions call them and hold no logic of their own.
+ */
+import type { RunConfig } from '../core/config.js';
+import type { StopReason } from '../core/messages.js';
+import type { TransitionReason } from '../core/run.js';
+
+/** What the next model call needs besides tool results. */
+export type Continuation = 'max_tokens' | 'pause_turn' | null;
+
+/**
+ * After a reply: whether the loop asks the model to go on without tool results, and the new count
+ * of replies cut by max_tokens in a row. `pause_turn` always goes on; a max_tokens cut goes on at
+ * most `limit` times in a row.
+ */
+export function continuationAfter(
+  stopReason: StopReason | null,
+  streak: number,
+  limit: number,
+): { continuation: Continuation; streak: number } {
+  if (stopReason === 'pause_turn') return { continuation: 'pause_turn', streak: 0 };
+  if (stopReason !== 'max_tokens') return { continuation: null, streak: 0 };
+  const cut = streak + 1;
+  return { continuation: cut <= limit ? 'max_tokens' : null, streak: cut };
+}
+
+/** Why the next turn is made: tool results first, then a max_tokens continuation, else a pause. */
+export function nextTransitionReason(hasToolUse: boolean, continuation: Continuation): TransitionReason {
+  if (hasToolUse) return 'tool_result';
+  return continuation === 'max_tokens' ? 'max_tokens_continuation' : 'pause_turn';
+}
+
+/**
+ * Exponential backoff with jitter (`random` in [0, 1) takes off up to a quarter); a `retry-after`
+ * from the API wins when it is given. Both are capped at `retryMaxMs`.
+ */
+export function retryDelayMs(
+  attempt: number,
+  config: Pick<RunConfig, 'retryBaseMs' | 'retryMaxMs'>,
+  retryAfterMs: number | undefined,
+  random: number,
+): number {
+  if (retryAfterMs !== undefined) return Math.min(Math.max(0, retryAfterMs), config.retryMaxMs);
+  const exponential = Math.min(config.retryBaseMs * 2 ** (attempt - 1), config.retryMaxMs);
+  return Math.round(exponential * (0.75 + 0.25 * random));
+}
+
+/**
+ * A number in [0, 1) determined by the run's seed and the position in the run: the machine's only
+ * randomness, injected as a seed, so a run is reproducible (tests) and replays the same (durable
+ * runs). A 32-bit integer mix (splitmix-style), not for cryptography.
+ */
+export function seededRandom(seed: number, turnCount: number, attempt: number): number {
+  let x = (seed ^ Math.imul(turnCount, 0x9e3779b1) ^ Math.imul(attempt, 0x85ebca6b)) >>> 0;
+  x = Math.imul(x ^ (x >>> 16), 0x7feb352d) >>> 0;
+  x = Math.imul(x ^ (x >>> 15), 0x846ca68b) >>> 0;
+  x = (x ^ (x >>> 16)) >>> 0;
+  return x / 2 ** 32;
+}
+
+/** Whether an error is worth another attempt: retryable by kind, and no tool of the turn has started. */
+export function canRetryAfter(error: { retryable: boolean; midStream?: boolean }, toolsStarted: number): boolean {
+  return error.retryable && !(error.midStream === true && toolsStarted > 0);
+}
+
+/** The model of the next call: the fallback after an overloaded error, when one is configured. */
+export function modelAfterError(current: string, errorKind: string, fallbackModel: string | undefined): string {
+  return errorKind === 'overloaded' && fallbackModel ? fallbackModel : current;
+}
+
+/** The run has spent its budget (none set: never). */
+export function overBudget(costUsd: number, maxBudgetUsd: number | undefined): boolean {
+  return maxBudgetUsd !== undefined && costUsd >= maxBudgetUsd;
+}

@@ -1,0 +1,83 @@
+/**
+ * What each of the machine's record actions changes in the context, as functions of the context
+ * and the action's params. The append-only logs (`messages`, `turnUsage`, `toolUseIds`) are added
+ * to in place, so a turn costs the same at 10,000 turns as at 10 (copying them every turn made
+ * long runs quadratic, see BENCHMARKS.md); everything else is new values.
+ */
+import { completeResults, pushAssistant, pushUser, toolUsesOf } from '../history/messages.js';
+import { replyProblems } from '../history/validate.js';
+import type { ModelReply } from '../core/model.js';
+import { ModelError } from '../core/model.js';
+import { costOf } from '../core/pricing.js';
+import { CONTINUE_AFTER_MAX_TOKENS } from '../core/prompts.js';
+import { isModelError, toRunError } from '../core/run.js';
+import { addUsage } from '../core/usage.js';
+import type { AgentContext } from './context.js';
+import { canRetryAfter, continuationAfter, modelAfterError, retryDelayMs, seededRandom } from './rules.js';
+
+export type ContextUpdate = Partial<AgentContext>;
+
+/** Why `reply` must not join the history (empty: it may). */
+export function problemsOfReply(context: AgentContext, reply: ModelReply): string[] {
+  return replyProblems(reply.content, context.toolUseIds);
+}
+
+/** The reply joins the history; the turn's outcome is read from it. */
+export function replyUpdate(context: AgentContext, reply: ModelReply): ContextUpdate {
+  const toolUses = toolUsesOf(reply.content);
+  for (const use of toolUses) context.toolUseIds.add(use.id);
+  context.turnUsage.push(reply.usage);
+  const { continuation, streak } = continuationAfter(reply.stopReason, context.maxTokensStreak, context.config.maxTokensContinuations);
+  return {
+    messages: pushAssistant(context.messages, reply.content),
+    stopReason: reply.stopReason,
+    usage: addUsage(context.usage, reply.usage),
+    costUsd: context.costUsd + costOf(reply.usage, reply.model ?? context.model),
+    toolUses,
+    needsFollowUp: context.needsFollowUp || toolUses.length > 0,
+    maxTokensStreak: streak,
+    continuation,
+    retryAttempt: 0,
+    error: null,
+  };
+}
+
+/** A reply that would make the history invalid, as the error it is: like a malformed stream. */
+export function invalidReplyError(problems: readonly string[]): ModelError {
+  return new ModelError('invalid_reply', `the reply would make the message history invalid: ${problems.join('; ')}`, {
+    midStream: true,
+  });
+}
+
+/** A failed model call: whether and when to try again, and with which model. */
+export function errorUpdate(context: AgentContext, error: unknown): ContextUpdate {
+  const attempt = context.retryAttempt + 1;
+  const modelError = isModelError(error) ? error : undefined;
+  const retryable =
+    modelError !== undefined &&
+    canRetryAfter({ retryable: modelError.retryable, midStream: modelError.details.midStream === true }, context.startedToolIds.length);
+  const random = seededRandom(context.seed, context.turnCount, attempt);
+  return {
+    error: toRunError(error, retryable),
+    retryAttempt: attempt,
+    retryDelayMs: retryable ? retryDelayMs(attempt, context.config, modelError?.details.retryAfterMs, random) : 0,
+    model: modelError ? modelAfterError(context.model, modelError.kind, context.config.fallbackModel) : context.model,
+  };
+}
+
+/** The turn's tool results (and the request to go on after a max_tokens cut) as one user message. */
+export function resultsUpdate(context: AgentContext, missingReason: string): ContextUpdate {
+  return {
+    messages: pushUser(context.messages, [
+      ...completeResults(context.toolUses, context.toolResults, missingReason),
+      ...(context.continuation === 'max_tokens' ? [{ type: 'text' as const, text: CONTINUE_AFTER_MAX_TOKENS }] : []),
+    ]),
+  };
+}
+
+/** Answers every tool_use of the latest reply that has no result yet, so the history stays valid. */
+export function openToolUsesUpdate(context: AgentContext, reason: string): ContextUpdate {
+  const last = context.messages[context.messages.length - 1];
+  if (context.toolUses.length === 0 || last?.role !== 'assistant') return {};
+  return { messages: pushUser(context.messages, completeResults(context.toolUses, context.toolResults, reason)) };
+}

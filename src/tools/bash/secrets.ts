@@ -1,0 +1,105 @@
+/**
+ * Which variables of the environment are credentials: by name (`*_API_KEY`, `*_TOKEN`,
+ * `PGPASSWORD`, `DB_PASS`, `GH_PAT`, ...) or by value (a URL with a password, the well-known token
+ * shapes, JWTs, private key blocks). Commands do not get them unless allowed by name, and their
+ * values are cut out of what a command prints.
+ */
+
+/** Words (between `_`) that make a name a credential; a word may also end with the first four. */
+const SECRET_SUFFIXES = ['TOKEN', 'SECRET', 'PASSWORD', 'PASSWD'];
+const SECRET_WORDS = new Set([
+  ...SECRET_SUFFIXES,
+  'PASS', 'PASSPHRASE', 'APIKEY', 'CREDENTIAL', 'CREDENTIALS', 'PAT', 'AUTH', 'COOKIE', 'DSN', 'PRIVATE',
+]);
+/** Names that hold no credential although a word says so. */
+const NOT_SECRET = new Set(['PWD', 'OLDPWD', 'SSH_AUTH_SOCK', 'GIT_ASKPASS', 'SSH_ASKPASS', 'SUDO_ASKPASS']);
+
+export function isSecretName(name: string): boolean {
+  const upper = name.toUpperCase();
+  if (NOT_SECRET.has(upper)) return false;
+  const words = upper.split('_').filter((w) => w !== '');
+  const last = words.at(-1) ?? '';
+  // `*_KEY`, `*_KEY_ID` (AWS_ACCESS_KEY_ID), `*_PWD` (MYSQL_PWD): the last word of a longer name.
+  if (words.length > 1 && (last === 'KEY' || last === 'PWD' || (last === 'ID' && words.at(-2) === 'KEY'))) return true;
+  if (/^(CONNECTION|CONN)$/.test(words.at(-2) ?? '') && last === 'STRING') return true;
+  return words.some((w) => SECRET_WORDS.has(w) || SECRET_SUFFIXES.some((s) => w.endsWith(s) && w.length > s.length));
+}
+
+/** Value shapes of credentials, each with what it is. */
+const SHAPES: [what: string, pattern: RegExp][] = [
+  ['URL with a password', /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:[^\s/@]+@[^\s/@]/i],
+  ['URL with a token as user', /\bhttps?:\/\/[A-Za-z0-9_-]{20,}@[^\s/@]/],
+  ['Anthropic key', /\bsk-ant-[a-z]+\d*-[A-Za-z0-9_-]{20,}/],
+  ['OpenAI-style key', /\bsk-(proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/],
+  ['GitHub token', /\bgh[pousr]_[A-Za-z0-9]{30,}/],
+  ['GitHub fine-grained token', /\bgithub_pat_[A-Za-z0-9_]{22,}/],
+  ['GitLab token', /\bgl(pat|dt|ptt|rt|cbt)-[A-Za-z0-9_-]{20,}/],
+  ['Slack token', /\bxox[abposre]-[A-Za-z0-9-]{10,}/],
+  ['Slack webhook', /\bhooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+/],
+  ['AWS access key id', /\b(AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/],
+  ['Google API key', /\bAIza[0-9A-Za-z_-]{35}\b/],
+  ['Google OAuth token', /\bya29\.[0-9A-Za-z_-]{20,}/],
+  ['Stripe key', /\b(sk|rk)_(live|test)_[0-9A-Za-z]{16,}/],
+  ['Stripe webhook secret', /\bwhsec_[0-9A-Za-z]{24,}/],
+  ['npm token', /\bnpm_[A-Za-z0-9]{36}\b/],
+  ['PyPI token', /\bpypi-AgE[A-Za-z0-9_-]{50,}/],
+  ['Hugging Face token', /\bhf_[A-Za-z0-9]{30,}\b/],
+  ['SendGrid key', /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/],
+  ['DigitalOcean token', /\bdo[por]_v1_[a-f0-9]{64}\b/],
+  ['Shopify token', /\bshp(at|ca|pa|ss)_[a-fA-F0-9]{32}\b/],
+  ['Vault token', /\bhv[sbr]\.[A-Za-z0-9_-]{24,}/],
+  ['Databricks token', /\bdapi[0-9a-f]{32}\b/],
+  ['Twilio key', /\bSK[0-9a-f]{32}\b/],
+  ['Mailgun key', /\bkey-[0-9a-f]{32}\b/],
+  ['Linear key', /\blin_api_[A-Za-z0-9]{32,}/],
+  ['Notion token', /\b(secret|ntn)_[A-Za-z0-9]{40,}/],
+  ['age secret key', /\bAGE-SECRET-KEY-1[0-9A-Z]{50,}/],
+  ['Telegram bot token', /\b\d{8,10}:AA[A-Za-z0-9_-]{30,}/],
+  ['JWT', /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/],
+  ['private key block', /-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----/],
+  ['connection string with a password', /(^|;)\s*(Password|Pwd|AccountKey|SharedAccessKey)\s*=\s*[^;\s]+/i],
+  ['bearer or basic credentials', /^(Bearer|Basic|token)\s+[A-Za-z0-9._~+/=-]{16,}$/i],
+];
+
+/** What credential `value` looks like, or null. */
+export function secretShape(value: string): string | null {
+  for (const [what, pattern] of SHAPES) if (pattern.test(value)) return what;
+  return null;
+}
+
+/** Why the variable is withheld from commands, or null when it is passed on. */
+export function withheldBecause(name: string, value: string, allowEnv: readonly string[]): string | null {
+  if (allowEnv.includes(name)) return null;
+  if (isSecretName(name)) return 'its name';
+  const shape = secretShape(value);
+  return shape === null ? null : shape;
+}
+
+/** A value to cut out of output, and the name it is shown as. */
+export interface SecretValue {
+  name: string;
+  value: string;
+}
+
+/** Shorter values would cut ordinary words out of the output. */
+const MIN_REDACTED_LENGTH = 8;
+
+/**
+ * The credential values of `base` (allowed ones included: a command may print them) and `extra`
+ * (e.g. an API key read from a .env file), longest first.
+ */
+export function secretValues(base: Readonly<Record<string, string | undefined>>, extra: readonly SecretValue[] = []): SecretValue[] {
+  const out: SecretValue[] = [...extra];
+  for (const name of Object.keys(base)) {
+    const value = base[name];
+    if (value !== undefined && (isSecretName(name) || secretShape(value) !== null)) out.push({ name, value });
+  }
+  return out.filter((s) => s.value.length >= MIN_REDACTED_LENGTH).sort((a, b) => b.value.length - a.value.length);
+}
+
+/** `text` with every secret value replaced by `[redacted NAME]`. */
+export function redact(text: string, secrets: readonly SecretValue[]): string {
+  let out = text;
+  for (const { name, value } of secrets) if (out.includes(value)) out = out.split(value).join(`[redacted ${name}]`);
+  return out;
+}
