@@ -6,10 +6,17 @@ import { randomUUID } from 'node:crypto';
 import { CACHED_TAIL, messageCacheMarks } from '../anthropic/cache.js';
 import type { MessageParam } from '../core/messages.js';
 import type { RunEvent } from '../core/events.js';
-import type { RunResult } from './run.js';
+import type { AgentContext } from '../machine/context.js';
 import { TRANSCRIPT_VERSION, type SessionRecord } from './records.js';
 import type { RestoredConversation } from './resume.js';
 import { TranscriptWriter } from './store.js';
+
+/** What the recorder writes of a finished run (runAgent's `RunResult` is one). */
+export interface FinishedRun {
+  state: string;
+  context: AgentContext;
+  durationMs: number;
+}
 
 export interface SessionRecorder {
   readonly id: string;
@@ -29,7 +36,7 @@ export interface SessionRecorder {
   resumed(conversation: RestoredConversation, prompt?: string | null): void;
   onEvent(event: RunEvent): void;
   /** Records how a run ended (a REPL session has one per question). */
-  finish(result: RunResult): void;
+  finish(result: FinishedRun): void;
   close(): void;
 }
 

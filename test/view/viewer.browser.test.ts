@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelError } from '../../src/core/model.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { startSession } from '../../src/session/recorder.js';
 import { runAgent } from '../../src/session/run.js';
@@ -226,5 +227,51 @@ describe('agentloop view, in Chromium', () => {
     expect(options).toHaveLength(1);
     expect(options[0]).toContain('List the files.');
     expect(await page.locator('#sessions').inputValue()).toBe(sessionId);
+  });
+});
+
+describe('every model call is a step in the page', () => {
+  it('shows three continuations, a pause_turn and a retry each as its own callingModel step, the retry with its error and delay', async () => {
+    const home = join(dir, 'home');
+    const cut = (text: string) => ({ content: [{ type: 'text' as const, text }], stop_reason: 'max_tokens' as const });
+    const model = scriptedModel([
+      cut('one'),
+      cut('two'),
+      cut('three'),
+      { content: [{ type: 'text', text: 'searching' }], stop_reason: 'pause_turn' },
+      { error: new ModelError('overloaded', 'Overloaded', { status: 529, apiType: 'overloaded_error', retryAfterMs: 7 }) },
+      reply.text('the end'),
+    ]);
+    const run = await runAgent('a long story', { model: 'scripted', modelCall: model.call, tools: [], session: { home } });
+    expect(run.context.exitReason).toBe('completed');
+    const url = new URL(viewer.url);
+    url.searchParams.set('session', run.sessionId);
+    await page.goto(url.toString());
+    await page.waitForSelector('body[data-loaded="true"]', { timeout: 10_000 });
+    await page.keyboard.press('Home');
+    const seen: Array<{ state: string | null; turnCount: string | null; transitionReason: string | null; retry: string | null }> = [];
+    for (let i = 0; i < 30; i++) {
+      const now = await shown();
+      seen.push({
+        state: now.state,
+        turnCount: now.turnCount,
+        transitionReason: now.transitionReason,
+        retry: now.state === 'waitingToRetry' ? await page.getByTestId('sentence').textContent() : null,
+      });
+      if (await page.getByTestId('next').isDisabled()) break;
+      await page.keyboard.press('ArrowRight');
+    }
+    expect(seen.filter((s) => s.state === 'callingModel').map((s) => [s.turnCount, s.transitionReason])).toEqual([
+      ['1', 'null'],
+      ['2', 'max_tokens_continuation'],
+      ['3', 'max_tokens_continuation'],
+      ['4', 'max_tokens_continuation'],
+      ['5', 'pause_turn'],
+      ['5', 'retry'],
+    ]);
+    const waiting = seen.find((s) => s.state === 'waitingToRetry');
+    expect(waiting?.retry).toMatch(/Overloaded/);
+    expect(waiting?.retry).toMatch(/7 ms/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'viewer-retry.png') });
   });
 });
