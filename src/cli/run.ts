@@ -15,6 +15,7 @@ import type { CliOptions } from './args.js';
 import type { PreparedSession } from './sessions.js';
 import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
 import { describeError, exitCodeOf, formatToolResult, formatToolStart, palette, toJsonResult } from './output.js';
+import { onEndSignals } from './signals.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -24,14 +25,15 @@ const loadRunner = () => import('../session/run.js');
 const loadSessions = () => import('./sessions.js');
 const loadPages = () => import('./view.js');
 
-/** The session of this run: a new transcript, or the one --resume / --continue names. */
-async function openSession(options: CliOptions, cwd: string, model: string): Promise<PreparedSession> {
+/** The session of this run: a new transcript, or the one --resume / --continue names; `prompt` is recorded at once. */
+async function openSession(options: CliOptions, cwd: string, model: string, prompt: string | null): Promise<PreparedSession> {
   const { prepareSession } = await loadSessions();
   let warned = false;
   const session = prepareSession(options, {
     env,
     cwd,
     model,
+    prompt,
     onRecordError: (error) => {
       if (warned) return;
       warned = true;
@@ -85,11 +87,12 @@ function streamJsonPrinter(): (event: RunEvent) => void {
 }
 
 async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): Promise<number> {
-  const session = await openSession(options, cwd, choice.model);
   const prompt = options.prompt ?? (options.demo ? DEMO_PROMPT : null);
+  const session = await openSession(options, cwd, choice.model, prompt);
   if (prompt === null && !session.awaitsModel) {
     session.recorder?.close();
-    stderr.write(`agentloop: session ${session.id} ended with the model's answer: ask the next question with -p "..."\n`);
+    const why = session.messages.length === 0 ? 'has no question yet' : "ended with the model's answer";
+    stderr.write(`agentloop: session ${session.id} ${why}: ask the next question with -p "..."\n`);
     return 2;
   }
   const pages = await (options.view || options.inspect
@@ -97,15 +100,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
     : Promise.resolve({ inspect: undefined, serving: false, close: async () => {} }));
 
   const controller = new AbortController();
-  let signalExit = 0;
-  const onSignal = (code: number) => () => {
-    signalExit = code;
-    controller.abort();
-  };
-  const onInt = onSignal(130);
-  const onTerm = onSignal(143);
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onTerm);
+  const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => controller.abort());
 
   const format = options.outputFormat;
   const printer = format === 'stream-json' ? streamJsonPrinter() : format === 'text' ? progressPrinter() : undefined;
@@ -122,15 +117,14 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
       ...(printer ? { onEvent: printer } : {}),
       ...(session.recorder ? { session: session.recorder } : {}),
       ...(pages.inspect ? { inspect: pages.inspect } : {}),
-      ...limitsOf(options, session.turnCount),
+      ...limitsOf(options, session.turnCount, session.outputDir),
     });
   } catch (error) {
     await pages.close();
     throw error;
   } finally {
     session.recorder?.close();
-    process.off('SIGINT', onInt);
-    process.off('SIGTERM', onTerm);
+    signals.stop();
   }
 
   if (format === 'text') {
@@ -140,20 +134,21 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
   } else {
     stdout.write(`${JSON.stringify(toJsonResult(result))}\n`);
   }
-  if (!signalExit) await keepServing(pages);
+  if (!signals.exitCode) await keepServing(pages);
   else await pages.close();
-  return signalExit || exitCodeOf(result);
+  return signals.exitCode || exitCodeOf(result);
 }
 
 /**
- * The run's tool settings and limits from the flags. A resumed run starts at turn `startTurn`: `--max-turns` counts
+ * The run's tool settings (the session's folder for long outputs) and limits from the flags. A resumed run starts at turn `startTurn`: `--max-turns` counts
  * the model calls of this invocation, so the machine's limit is moved on by the turns already done.
  */
-function limitsOf(options: CliOptions, startTurn?: number) {
+function limitsOf(options: CliOptions, startTurn: number | undefined, outputDir: string | undefined) {
   const maxTurns = startTurn !== undefined && startTurn > 1 ? (options.maxTurns ?? defaultRunConfig.maxTurns) + startTurn - 1 : options.maxTurns;
   return {
     ...(options.sandbox ? { sandbox: true } : {}),
     ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}),
+    ...(outputDir ? { outputDir } : {}),
     ...(maxTurns !== undefined ? { maxTurns } : {}),
     ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
@@ -167,7 +162,7 @@ async function repl(options: CliOptions, cwd: string, choice: ModelChoice, versi
   const lines = rl[Symbol.asyncIterator](); // buffers lines from now on, also while a run goes
   // A new session's transcript is created at the first question (or now, for a page to show it).
   const eager = options.resume !== undefined || options.continue === true || options.view === true;
-  let session: PreparedSession | undefined = eager ? await openSession(options, cwd, choice.model) : undefined;
+  let session: PreparedSession | undefined = eager ? await openSession(options, cwd, choice.model, null) : undefined;
   const pages =
     options.view || options.inspect
       ? await (await loadPages()).startLivePages(
@@ -194,12 +189,18 @@ async function repl(options: CliOptions, cwd: string, choice: ModelChoice, versi
   };
   rl.on('SIGINT', interrupt);
   process.on('SIGINT', interrupt);
+  const signals = onEndSignals(['SIGTERM', 'SIGHUP'], () => {
+    running?.abort();
+    rl.close();
+  });
   stderr.write(colors.dim(`agentloop ${version} · model ${choice.model} · ${cwd}\nq, exit or an empty line quits.\n`));
 
   /** One run of the loop: on a question, or on the history alone (`null`) to finish a cut-off turn. */
   const ask = async (question: string | null) => {
-    session ??= await openSession(options, cwd, choice.model);
+    session ??= await openSession(options, cwd, choice.model, question);
+    if (question !== null) session.recorder?.prompt(question); // durable now (runAgent's own call is then a no-op)
     running = new AbortController();
+    if (signals.exitCode) running.abort();
     const printProgress = progressPrinter();
     let streamed = false; // a line of streamed text is open
     let shown = false; // some of the answer was streamed
@@ -207,7 +208,7 @@ async function repl(options: CliOptions, cwd: string, choice: ModelChoice, versi
     session.turnCount = undefined; // only the first run after a resume goes on counting
     const result = await runAgent(question, {
       ...choice,
-      ...limitsOf(options, resumeAt),
+      ...limitsOf(options, resumeAt, session.outputDir),
       ...(resumeAt !== undefined ? { turnCount: resumeAt } : {}),
       ...(pages?.inspect ? { inspect: pages.inspect } : {}),
       cwd,
@@ -245,18 +246,19 @@ async function repl(options: CliOptions, cwd: string, choice: ModelChoice, versi
     rl.prompt();
     for await (const line of lines) {
       const question = line.trim();
-      if (question === '' || question === 'q' || question === 'exit') break;
+      if (question === '' || question === 'q' || question === 'exit' || signals.exitCode) break;
       armedQuit = false;
       await ask(question);
-      rl.prompt();
+      if (!signals.exitCode) rl.prompt();
     }
   } finally {
     process.off('SIGINT', interrupt);
+    signals.stop();
     rl.close();
     session?.recorder?.close();
     await pages?.close();
   }
-  return 0;
+  return signals.exitCode;
 }
 
 /**

@@ -8,7 +8,16 @@ import type { Usage } from '../core/usage.js';
 import { reopenSession, startSession, type SessionRecorder } from '../session/recorder.js';
 import { restoreConversation } from '../session/resume.js';
 import type { RunResult } from '../session/run.js';
-import { agentloopHome, findSession, listSessions, newestSessionFor, readTranscript, SessionNotFoundError, type SessionSummary } from '../session/store.js';
+import {
+  agentloopHome,
+  findSession,
+  listSessions,
+  newestSessionFor,
+  readTranscript,
+  SessionNotFoundError,
+  sessionFilesDir,
+  type SessionSummary,
+} from '../session/store.js';
 import type { CliOptions } from './args.js';
 
 /** A session that cannot be resumed: the message says why (exit code 2). */
@@ -29,6 +38,8 @@ export interface PreparedSession {
   resumed: boolean;
   /** Things to tell the user on stderr (unreadable lines, repairs, recording off). */
   notices: string[];
+  /** The session's folder, where the bash tool keeps the full output of long commands (absent: not recorded). */
+  outputDir: string | undefined;
 }
 
 export interface PrepareOptions {
@@ -37,6 +48,8 @@ export interface PrepareOptions {
   model: string;
   /** Called if a transcript write fails later on. */
   onRecordError: (error: Error) => void;
+  /** The question the run starts with: recorded with the header or the resume, in the same write. */
+  prompt?: string | null;
 }
 
 /** A new session, or the one `--resume ID` / `--continue` names, repaired and reopened. */
@@ -45,11 +58,12 @@ export function prepareSession(options: CliOptions, prepare: PrepareOptions): Pr
   if (options.resume === undefined && !options.continue) {
     const id = randomUUID();
     try {
-      const recorder = startSession(home, { id, cwd: prepare.cwd, model: prepare.model }, { onError: prepare.onRecordError });
-      return { id, recorder, messages: [], turnCount: undefined, awaitsModel: false, resumed: false, notices: [] };
+      const recorder = startSession(home, { id, cwd: prepare.cwd, model: prepare.model, prompt: prepare.prompt ?? null }, { onError: prepare.onRecordError });
+      const outputDir = sessionFilesDir(recorder.path);
+      return { id, recorder, messages: [], turnCount: undefined, awaitsModel: false, resumed: false, notices: [], outputDir };
     } catch (error) {
       const notice = `this session is not saved (${error instanceof Error ? error.message : String(error)})`;
-      return { id, recorder: undefined, messages: [], turnCount: undefined, awaitsModel: false, resumed: false, notices: [notice] };
+      return { id, recorder: undefined, messages: [], turnCount: undefined, awaitsModel: false, resumed: false, notices: [notice], outputDir: undefined };
     }
   }
 
@@ -77,7 +91,7 @@ export function prepareSession(options: CliOptions, prepare: PrepareOptions): Pr
   if (cwd !== prepare.cwd) notices.push(`session ${id} was recorded in ${cwd}; its tools now run in ${prepare.cwd}`);
   notices.push(...conversation.repaired.map((r) => `resuming ${id}: ${r}`));
   const recorder = reopenSession(id, path, { onError: prepare.onRecordError });
-  recorder.resumed(conversation);
+  recorder.resumed(conversation, prepare.prompt ?? null);
   return {
     id,
     recorder,
@@ -86,6 +100,7 @@ export function prepareSession(options: CliOptions, prepare: PrepareOptions): Pr
     awaitsModel: conversation.awaitsModel,
     resumed: true,
     notices,
+    outputDir: sessionFilesDir(path),
   };
 }
 

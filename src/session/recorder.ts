@@ -23,10 +23,17 @@ export interface SessionRecorder {
   readonly path: string;
   /** Set when a write failed: recording stopped there, the run went on. */
   readonly failure: Error | undefined;
-  /** Records a question of the user, before its run starts. */
+  /**
+   * Records a question of the user, before its run starts: from then on a kill loses nothing of
+   * it (resume.ts asks it again). Recording the same text again before a message is written does
+   * nothing, so the CLI can record it the moment it is known and runAgent again when it starts.
+   */
   prompt(text: string): void;
-  /** Records what a resume found and the messages its repair added. */
-  resumed(conversation: RestoredConversation): void;
+  /**
+   * Records what a resume found and the messages its repair added, and the prompt the resumed
+   * run starts with (if any), in one write.
+   */
+  resumed(conversation: RestoredConversation, prompt?: string | null): void;
   onEvent(event: RunEvent): void;
   /** Records how a run ended (a REPL session has one per question). */
   finish(result: FinishedRun): void;
@@ -41,20 +48,26 @@ export interface RecorderOptions {
   now?: () => Date;
 }
 
-/** Starts the transcript of a new session. */
+/**
+ * Starts the transcript of a new session; with `prompt`, the first question is in the same write
+ * as the header, so no transcript exists without it.
+ */
 export function startSession(
   home: string,
-  session: { cwd: string; model: string; id?: string },
+  session: { cwd: string; model: string; id?: string; prompt?: string | null },
   options: RecorderOptions = {},
 ): SessionRecorder {
   const now = options.now ?? (() => new Date());
   const id = session.id ?? randomUUID();
+  const createdAt = now().toISOString();
+  const prompt = session.prompt ?? undefined;
   const writer = TranscriptWriter.create(
     home,
-    { type: 'session', version: TRANSCRIPT_VERSION, id, cwd: session.cwd, createdAt: now().toISOString(), model: session.model },
+    { type: 'session', version: TRANSCRIPT_VERSION, id, cwd: session.cwd, createdAt, model: session.model },
     options.durable === undefined ? {} : { durable: options.durable },
+    ...(prompt !== undefined ? [{ type: 'prompt' as const, at: createdAt, text: prompt }] : []),
   );
-  return createRecorder(id, writer, options);
+  return createRecorder(id, writer, options, prompt);
 }
 
 /** Goes on appending to the transcript of an existing session (`--resume`). */
@@ -63,25 +76,40 @@ export function reopenSession(id: string, path: string, options: RecorderOptions
   return createRecorder(id, writer, options);
 }
 
-function createRecorder(id: string, writer: TranscriptWriter, options: RecorderOptions): SessionRecorder {
+/** A record without its timestamp; `at` is added on write. */
+type Draft = SessionRecord extends infer R ? (R extends { at: string } ? Omit<R, 'at'> : never) : never;
+
+function createRecorder(id: string, writer: TranscriptWriter, options: RecorderOptions, recordedPrompt?: string): SessionRecorder {
   const now = options.now ?? (() => new Date());
   let failure: Error | undefined;
   const at = () => now().toISOString();
+  // The prompt recorded last, until a message is written (the run has put it into the history).
+  let unanswered = recordedPrompt;
 
-  /** A record without its timestamp; `at` is added on write. */
-  type Draft = SessionRecord extends infer R ? (R extends { at: string } ? Omit<R, 'at'> : never) : never;
-  const write = (draft: Draft) => {
+  /** Writes the drafts in one write. */
+  const write = (...drafts: Draft[]) => {
     if (failure) return;
     try {
-      writer.write({ ...draft, at: at() } as SessionRecord);
+      const stamp = at();
+      writer.write(...drafts.map((draft) => ({ ...draft, at: stamp }) as SessionRecord));
     } catch (error) {
       failure = error instanceof Error ? error : new Error(String(error));
       options.onError?.(failure);
+      return;
+    }
+    for (const draft of drafts) {
+      if (draft.type === 'message') unanswered = undefined;
+      if (draft.type === 'prompt') unanswered = draft.text;
     }
   };
 
-  const message = (index: number, value: MessageParam, synthetic = false) =>
-    write({ type: 'message', index, message: value, ...(synthetic ? { synthetic: true as const } : {}) });
+  const messageDraft = (index: number, value: MessageParam, synthetic = false): Draft => ({
+    type: 'message',
+    index,
+    message: value,
+    ...(synthetic ? { synthetic: true as const } : {}),
+  });
+  const message = (index: number, value: MessageParam) => write(messageDraft(index, value));
 
   return {
     id,
@@ -89,10 +117,16 @@ function createRecorder(id: string, writer: TranscriptWriter, options: RecorderO
     get failure() {
       return failure;
     },
-    prompt: (text) => write({ type: 'prompt', text }),
-    resumed(conversation) {
-      write({ type: 'resume', turnCount: conversation.turnCount, repaired: conversation.repaired });
-      conversation.messages.slice(conversation.recordedCount).forEach((m, i) => message(conversation.recordedCount + i, m, true));
+    prompt(text) {
+      if (text !== unanswered) write({ type: 'prompt', text });
+    },
+    resumed(conversation, prompt) {
+      const { messages, recordedCount } = conversation;
+      write(
+        { type: 'resume', turnCount: conversation.turnCount, repaired: conversation.repaired, messageCount: recordedCount },
+        ...messages.slice(recordedCount).map((m, i) => messageDraft(recordedCount + i, m, true)),
+        ...(prompt !== undefined && prompt !== null ? [{ type: 'prompt' as const, text: prompt }] : []),
+      );
     },
     onEvent(event) {
       switch (event.type) {

@@ -4,7 +4,8 @@
  *
  * The transcript, not a machine snapshot, is the source of truth for `--resume`: the messages are
  * rebuilt from `message` records, and a tool that was running when the process died is answered,
- * never run again (see resume.ts).
+ * never run again (see resume.ts). Every record's shape is checked when a transcript is read
+ * (shapes.ts): a record type added here needs its entry there.
  */
 import type { MessageOrigin } from '../core/events.js';
 import type { ExitReason, TransitionReason } from '../core/run.js';
@@ -25,7 +26,11 @@ export interface SessionHeader {
   model: string;
 }
 
-/** A question from the user (`-p`, the REPL, or the prompt given to `--resume`). */
+/**
+ * A question from the user (`-p`, the REPL, or the prompt given to `--resume`), written before
+ * its run starts. Until a `message` record follows it, the prompt is the history's next user
+ * message: a run killed before it wrote the message resumes with it (resume.ts).
+ */
 export interface PromptRecord {
   type: 'prompt';
   at: string;
@@ -150,6 +155,11 @@ export interface ResumeRecord {
   turnCount: number;
   /** What had to be repaired, in words (empty when the history was whole). */
   repaired: string[];
+  /**
+   * The length of the history the resume goes on from: message records before this one at that
+   * index or later are not part of it (they were past a gap). Absent in older transcripts.
+   */
+  messageCount?: number;
 }
 
 export type SessionRecord =

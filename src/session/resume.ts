@@ -11,9 +11,13 @@
  *   `tool_result` record was written, or with an `is_error` result saying it was interrupted.
  *   A tool is never run again: it may have had effects;
  * - an assistant message without tool_use: the conversation is complete; it goes on only with
- *   a new prompt.
+ *   a new prompt;
+ * - a `prompt` record and no message after it (the process died before the run wrote the
+ *   prompt to the history): the prompt is added as the next user message, and the model is
+ *   asked it;
+ * - only the header: nothing was asked; a new prompt starts the conversation.
  */
-import { appendUser, toolUsesOf } from '../history/messages.js';
+import { appendUser, appendUserText, toolUsesOf } from '../history/messages.js';
 import { historyProblems } from '../history/validate.js';
 import type { ContentBlock, MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { SessionRecord } from './records.js';
@@ -35,16 +39,51 @@ export interface RestoredConversation {
   problems: string[];
 }
 
-/** The messages as the transcript has them: later records for an index replace earlier ones. */
-export function recordedMessages(records: readonly SessionRecord[]): { messages: MessageParam[]; gaps: number[] } {
-  const byIndex: MessageParam[] = [];
+/** The messages as the transcript has them, and the prompt no message followed (if any). */
+export interface RecordedMessages {
+  /** The history up to the first index no record gave (later records for an index replace earlier ones). */
+  messages: MessageParam[];
+  /** The first missing index when records for later indices exist (their messages are left out). */
+  gap: number | undefined;
+  /**
+   * The text of the last `prompt` record when no `message` record came after it: the process
+   * ended before the prompt was written to the history, so it is its next user message.
+   */
+  pendingPrompt: string | undefined;
+}
+
+/**
+ * Reads the `message` records in order. Memory grows with the number of records only: indices
+ * past the end of the history wait in a map until the history reaches them (shapes.ts keeps an
+ * index below its line number).
+ */
+export function recordedMessages(records: readonly SessionRecord[]): RecordedMessages {
+  const messages: MessageParam[] = [];
+  const ahead = new Map<number, MessageParam>();
+  let pendingPrompt: string | undefined;
   for (const record of records) {
-    if (record.type === 'message') byIndex[record.index] = record.message;
+    if (record.type === 'prompt') pendingPrompt = record.text;
+    if (record.type === 'resume') {
+      // The resume went on from the history as it was: messages past a gap are not part of it.
+      ahead.clear();
+      if (record.messageCount !== undefined && record.messageCount < messages.length) messages.length = record.messageCount;
+    }
+    if (record.type !== 'message') continue;
+    pendingPrompt = undefined;
+    const { index } = record;
+    if (index < messages.length) messages[index] = record.message;
+    else if (index > messages.length) ahead.set(index, record.message);
+    else {
+      messages.push(record.message);
+      ahead.delete(index);
+      for (let next = ahead.get(messages.length); next !== undefined; next = ahead.get(messages.length)) {
+        ahead.delete(messages.length);
+        messages.push(next);
+      }
+    }
   }
-  const gaps: number[] = [];
-  for (let i = 0; i < byIndex.length; i++) if (byIndex[i] === undefined) gaps.push(i);
-  const end = gaps[0] ?? byIndex.length;
-  return { messages: byIndex.slice(0, end), gaps };
+  for (const index of [...ahead.keys()]) if (index < messages.length) ahead.delete(index);
+  return { messages, gap: ahead.size > 0 ? messages.length : undefined, pendingPrompt };
 }
 
 /**
@@ -68,12 +107,20 @@ export function resumeTurnCount(records: readonly SessionRecord[], messages: rea
 }
 
 export function restoreConversation(records: readonly SessionRecord[]): RestoredConversation {
-  const { messages: recorded, gaps } = recordedMessages(records);
+  const { messages: recorded, gap, pendingPrompt } = recordedMessages(records);
   const repaired: string[] = [];
-  if (gaps.length > 0) repaired.push(`messages from index ${gaps[0]} on were unreadable and are left out`);
+  if (gap !== undefined) repaired.push(`messages from index ${gap} on were unreadable and are left out`);
   let messages = recorded;
+  // How many recorded messages stay as they are (a pending prompt may join the last one).
+  let recordedCount = recorded.length;
 
-  const started = startedDuringLastCall(records, messages);
+  if (pendingPrompt !== undefined) {
+    messages = appendUserText(messages, pendingPrompt);
+    if (messages.length === recorded.length) recordedCount -= 1;
+    repaired.push(`the prompt "${excerpt(pendingPrompt)}" had not reached the history: added`);
+  }
+
+  const started = pendingPrompt === undefined ? startedDuringLastCall(records, messages) : [];
   if (messages[messages.length - 1]?.role === 'user' && started.length > 0) {
     messages = [...messages, { role: 'assistant', content: started }];
     repaired.push(`the reply being streamed was cut off after ${started.length} tool(s) had started: kept their tool_use blocks`);
@@ -96,15 +143,21 @@ export function restoreConversation(records: readonly SessionRecord[]): Restored
     }
   }
 
-  const problems = messages.length === 0 ? ['the transcript has no messages'] : historyProblems(messages);
+  // An empty history is no problem: nothing was asked yet, and a new prompt starts it.
+  const problems = messages.length === 0 ? [] : historyProblems(messages);
   return {
     messages,
-    recordedCount: recorded.length,
+    recordedCount,
     turnCount: resumeTurnCount(records, messages),
     repaired,
     awaitsModel: messages[messages.length - 1]?.role === 'user',
     problems,
   };
+}
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;
 }
 
 /** tool_use blocks that started during the last model call and are in no recorded message. */

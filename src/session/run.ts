@@ -17,6 +17,7 @@ import type { AgentContext } from '../machine/context.js';
 import { createBashTool } from '../tools/bash.js';
 import { createAgentMachine } from './actors.js';
 import { startSession, type SessionRecorder } from './recorder.js';
+import { sessionFilesDir } from './store.js';
 
 /**
  * How to run the agent: the loop's settings (`RunConfig`, each with its default in
@@ -35,6 +36,8 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   sandbox?: boolean;
   /** For the default bash tool: credential variables the commands may see. */
   allowEnv?: string[];
+  /** For the default bash tool: where the full output of long commands is kept (default: the session's folder). */
+  outputDir?: string;
   /** Working directory of the tools; default: `process.cwd()`. */
   cwd?: string;
   /** Added to the system prompt (the default one, or `system`). */
@@ -86,21 +89,25 @@ export function leafState(value: unknown): string {
 export async function runAgent(prompt: string | null, options: RunAgentOptions): Promise<RunResult> {
   const started = Date.now();
   const cwd = options.cwd ?? process.cwd();
-  const tools = options.tools ?? [
-    createBashTool({
-      cwd,
-      ...pick(options, 'sandbox', 'allowEnv'),
-      // The key may come from a .env file, not the environment: it is never shown either.
-      secrets: clientSecrets(options.client),
-    }),
-  ];
   const startMessages = prompt ? appendUserText(options.messages ?? [], prompt) : [...(options.messages ?? [])];
   if (startMessages[startMessages.length - 1]?.role !== 'user') {
     throw new Error('runAgent needs a prompt, or a history that ends with a user message');
   }
+  // The prompt is on disk before anything that takes time (a kill from here on loses nothing of it).
+  const recorder = openRecorder(options, cwd, prompt);
+  if (prompt) recorder?.prompt(prompt);
+  const outputDir = options.outputDir ?? (recorder ? sessionFilesDir(recorder.path) : undefined);
+  const tools = options.tools ?? [
+    createBashTool({
+      cwd,
+      ...pick(options, 'sandbox', 'allowEnv'),
+      ...(outputDir ? { outputDir } : {}),
+      // The key may come from a .env file, not the environment: it is never shown either.
+      secrets: clientSecrets(options.client),
+    }),
+  ];
   // The SDK is loaded only for a run that uses it (not for a scripted model, nor the demo).
   const modelCall = options.modelCall ?? (await import('../anthropic/call.js')).createAnthropicModel(options.client ?? {});
-  const recorder = openRecorder(options, cwd);
   const sessionId = options.sessionId ?? recorder?.id ?? randomUUID();
   const emit = listenerOf(options.onEvent, recorder);
 
@@ -124,7 +131,6 @@ export async function runAgent(prompt: string | null, options: RunAgentOptions):
   if (emit) {
     actor.on('*', emit);
     if (prompt) {
-      recorder?.prompt(prompt);
       const index = startMessages.length - 1;
       emit({ type: 'message', index, message: startMessages[index] as MessageParam, origin: 'prompt' });
     }
@@ -153,11 +159,12 @@ export async function runAgent(prompt: string | null, options: RunAgentOptions):
   }
 }
 
-function openRecorder(options: RunAgentOptions, cwd: string): SessionRecorder | undefined {
+function openRecorder(options: RunAgentOptions, cwd: string, prompt: string | null): SessionRecorder | undefined {
   const session = options.session;
   if (!session) return undefined;
   if ('onEvent' in session) return session;
-  return startSession(session.home, { cwd, model: options.model, ...pick(options, 'sessionId') });
+  // The prompt goes in the header's write: no transcript exists without it.
+  return startSession(session.home, { cwd, model: options.model, prompt, ...pick(options, 'sessionId') });
 }
 
 /** One listener for the caller's `onEvent` and the recorder; `undefined` when nobody listens. */

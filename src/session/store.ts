@@ -10,7 +10,9 @@ import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readd
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ExitReason } from '../core/run.js';
-import type { ResultRecord, SessionHeader, SessionRecord } from './records.js';
+import { crashPointOf, pauseForever, type CrashPoint } from './crashPoint.js';
+import type { SessionHeader, SessionRecord } from './records.js';
+import { recordProblem } from './shapes.js';
 
 /** Where agentloop keeps its state: `$AGENTLOOP_HOME`, else `~/.agentloop`. */
 export function agentloopHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -28,10 +30,17 @@ export function transcriptPath(home: string, id: string): string {
   return join(sessionsDir(home), `${id}.jsonl`);
 }
 
+/** The folder of a session's other files (the saved output of long commands), beside its transcript. */
+export function sessionFilesDir(transcript: string): string {
+  return transcript.replace(/\.jsonl$/, '');
+}
+
 /** Appends records to one transcript file. Not thread-safe: one writer per file. */
 export class TranscriptWriter {
   private fd: number | null;
   private syncScheduled = false;
+  private written = 0;
+  private readonly crashPoint: CrashPoint | undefined = crashPointOf();
 
   private constructor(
     readonly path: string,
@@ -41,12 +50,15 @@ export class TranscriptWriter {
     this.fd = fd;
   }
 
-  /** Creates the transcript of a new session and writes its header. */
-  static create(home: string, header: SessionHeader, options: { durable?: boolean } = {}): TranscriptWriter {
+  /**
+   * Creates the transcript of a new session and writes its header, with `first` in the same
+   * write (the prompt: a kill cannot fall between the two).
+   */
+  static create(home: string, header: SessionHeader, options: { durable?: boolean } = {}, ...first: SessionRecord[]): TranscriptWriter {
     mkdirSync(sessionsDir(home), { recursive: true, mode: 0o700 });
     const path = transcriptPath(home, header.id);
     const writer = new TranscriptWriter(path, openSync(path, 'wx', 0o600), options.durable ?? true);
-    writer.write(header);
+    writer.write(header, ...first);
     return writer;
   }
 
@@ -59,9 +71,20 @@ export class TranscriptWriter {
     return writer;
   }
 
-  write(record: SessionRecord): void {
+  /** Appends the records in one write: a process killed meanwhile leaves all or none of them (or a torn last line). */
+  write(...records: SessionRecord[]): void {
     if (this.fd === null) throw new Error(`transcript ${this.path} is closed`);
-    writeSync(this.fd, `${JSON.stringify(record)}\n`);
+    const lines = records.map((record) => `${JSON.stringify(record)}\n`);
+    const point = this.crashPoint;
+    const before = this.written;
+    this.written += lines.length;
+    if (point && before < point.record && this.written >= point.record) {
+      const cut = point.record - before - 1;
+      const torn = lines[cut] as string;
+      writeSync(this.fd, point.torn ? lines.slice(0, cut).join('') + torn.slice(0, Math.floor(torn.length / 2)) : lines.join(''));
+      pauseForever(point);
+    }
+    writeSync(this.fd, lines.join(''));
     this.scheduleSync();
   }
 
@@ -94,33 +117,49 @@ function endsWithNewline(fd: number): boolean {
 export interface Transcript {
   path: string;
   header: SessionHeader | undefined;
+  /** The records that are whole and of a known shape (shapes.ts), in file order. */
   records: SessionRecord[];
-  /** Lines that could not be read, e.g. `line 12: not valid JSON (cut off?)`; they are skipped. */
+  /**
+   * Lines that could not be read, e.g. `line 12: not valid JSON (cut off by a crash?): skipped`
+   * or `line 7: message record: index: 1000000000 is beyond the 7 lines read so far: skipped`;
+   * at most `MAX_PROBLEMS`, then a count of the rest.
+   */
   problems: string[];
 }
 
-/** Parses transcript text; bad lines become `problems` and are skipped. */
+export const MAX_PROBLEMS = 20;
+
+/** Parses transcript text; lines that are not valid JSON or not a record of a known shape become `problems` and are skipped. */
 export function parseTranscript(text: string, path = '<text>'): Transcript {
   const records: SessionRecord[] = [];
   const problems: string[] = [];
-  const lines = text.split('\n');
-  const last = lines.length - 1;
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    const where = i === last ? `line ${i + 1} (the last, unfinished)` : `line ${i + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      problems.push(`${where}: not valid JSON (cut off by a crash?): skipped`);
-      return;
+  let more = 0;
+  const report = (problem: string) => {
+    if (problems.length < MAX_PROBLEMS) problems.push(problem);
+    else more += 1;
+  };
+  let start = 0;
+  for (let line = 1; start < text.length || line === 1; line++) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    const raw = text.slice(start, end);
+    start = end + 1;
+    if (raw.trim() !== '') {
+      const where = newline === -1 ? `line ${line} (the last, unfinished)` : `line ${line}`;
+      let value: unknown;
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        report(`${where}: not valid JSON (cut off by a crash?): skipped`);
+        continue;
+      }
+      const problem = recordProblem(value, line);
+      if (problem === undefined) records.push(value as SessionRecord);
+      else report(`${where}: ${problem.length > 200 ? `${problem.slice(0, 200)}...` : problem}: skipped`);
     }
-    if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
-      problems.push(`${where}: not a transcript record: skipped`);
-      return;
-    }
-    records.push(value as SessionRecord);
-  });
+    if (newline === -1) break;
+  }
+  if (more > 0) problems.push(`${more} more unreadable line(s) skipped`);
   const first = records[0];
   const header = first?.type === 'session' ? first : undefined;
   if (!header) problems.unshift('the transcript does not start with a session header');
@@ -163,7 +202,7 @@ export function summarize(transcript: Transcript, updatedAt: Date): SessionSumma
     if (record.type === 'resume' || record.type === 'transition') open = true;
     if (record.type === 'transition') turns = Math.max(turns, record.turnCount);
     if (record.type === 'result') {
-      exitReason = (record as ResultRecord).exitReason;
+      exitReason = record.exitReason as SessionSummary['exitReason'];
       turns = Math.max(turns, record.turnCount);
       open = false;
     }

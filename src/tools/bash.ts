@@ -13,6 +13,7 @@ import { isReadOnlyCommand } from './bash/readOnly.js';
 import { redact, secretValues } from './bash/secrets.js';
 import { commandArgv, prepareArgv } from './bash/argv.js';
 import { requireBwrap } from './bash/sandbox.js';
+import { SpillSpace } from './bash/spill.js';
 import type { Tool, ToolOutput } from '../core/tool.js';
 import { defineTool } from './define.js';
 import { s } from './schema.js';
@@ -28,8 +29,15 @@ export interface BashToolOptions {
   maxTimeoutMs?: number;
   /** At most this many characters of output are returned (default 50_000). */
   maxOutputChars?: number;
-  /** Cap on the temporary file holding the full output of a long command (default 100 MiB). */
+  /** Cap on the file holding the full output of a long command (default 100 MiB). */
   maxOutputFileBytes?: number;
+  /**
+   * Where the full output of long commands is kept (the CLI gives the session's folder); default:
+   * a folder in the temporary directory, removed when the process exits (tools/bash/spill.ts).
+   */
+  outputDir?: string;
+  /** Cap on all the full outputs kept in `outputDir` together (default 256 MiB). */
+  maxOutputDirBytes?: number;
   /**
    * Run every command under bubblewrap: read-only file system except the working directory,
    * private /tmp, no network. `createBashTool` throws a SandboxUnavailableError when `bwrap` is
@@ -58,15 +66,17 @@ const DEFAULTS = {
   maxTimeoutMs: 600_000,
   maxOutputChars: 50_000,
   maxOutputFileBytes: 100 * 1024 * 1024,
+  maxOutputDirBytes: 256 * 1024 * 1024,
 };
 
 export function createBashTool(options: BashToolOptions = {}): Tool {
   const settings = { ...DEFAULTS, ...definedOnly(options) };
-  for (const key of ['timeoutMs', 'maxTimeoutMs', 'maxOutputChars', 'maxOutputFileBytes'] as const) {
+  for (const key of ['timeoutMs', 'maxTimeoutMs', 'maxOutputChars', 'maxOutputFileBytes', 'maxOutputDirBytes'] as const) {
     const value = settings[key];
     if (!Number.isFinite(value) || value <= 0) throw new RangeError(`createBashTool: ${key} must be a positive number`);
   }
   const bwrap = options.sandbox === true ? requireBwrap((options.env ?? process.env).PATH) : null;
+  const spill = new SpillSpace(options.outputDir, settings.maxOutputDirBytes);
 
   return defineTool({
     name: 'bash',
@@ -103,6 +113,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       const output = new OutputCollector({
         maxChars: settings.maxOutputChars,
         maxFileBytes: settings.maxOutputFileBytes,
+        spill,
       });
       const argv = await commandArgv({
         sandbox: bwrap,

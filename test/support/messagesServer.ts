@@ -57,13 +57,16 @@ export interface ErrorStep {
   headers?: Record<string, string>;
 }
 
-export type FaultKind = 'error-event-mid-stream' | 'reset-mid-stream' | 'end-mid-stream' | 'malformed-sse' | 'stall';
+export type FaultKind = 'error-event-mid-stream' | 'reset-mid-stream' | 'end-mid-stream' | 'malformed-sse' | 'stall' | 'no-response';
 
 /**
  * A stream that goes wrong: `message_start`, `ping` and the first `afterBlocks` blocks of
  * `content` are streamed, then the fault happens (no `message_delta` / `message_stop`).
  *
  * `end-mid-stream` closes the response cleanly, as a proxy that gives up might.
+ *
+ * `no-response` sends nothing at all, not even the status line, and keeps the connection open
+ * (a request the API is still thinking about); `close()` destroys it.
  *
  * On a non-streamed request: `reset-mid-stream` and `end-mid-stream` destroy the socket before any response,
  * `stall` never answers, `malformed-sse` answers a cut-off JSON body, and
@@ -383,6 +386,7 @@ function answerStep(
     onFrame: options.onFrame,
   };
   const streamed = body.stream === true;
+  if (isFaultStep(step) && step.fault === 'no-response') return;
   if (isFaultStep(step)) return streamed ? streamFault(res, step, ctx) : answerFaultWithoutStream(res, step, ctx);
   return streamed ? streamReply(res, step, ctx) : answerJson(res, step, ctx);
 }

@@ -299,7 +299,7 @@ describe('bash tool: bounded output', () => {
       expect(r.content.startsWith('y\ny\n')).toBe(true);
       expect(r.content).toContain(`[output truncated: ${size - 50_000} of ${size} bytes omitted from the middle`);
       expect(file).toBeDefined();
-      expect(file?.startsWith(join(tmpdir(), 'agentloop-bash-'))).toBe(true);
+      expect(file?.startsWith(join(tmpdir(), 'agentloop-output-'))).toBe(true);
       expect(file?.endsWith('/output.txt')).toBe(true);
       expect(statSync(file as string).size).toBe(size);
     } finally {

@@ -15,6 +15,8 @@ export interface OutputLimits {
   maxFileBytes: number;
   /** Where the `agentloop-bash-XXXXXX` directory is made; default `os.tmpdir()`. */
   tempRoot?: string;
+  /** Where the directory is made instead, and a bound shared with other commands (spill.ts). */
+  spill?: { root(): string; take(bytes: number): number; full(): string | undefined };
 }
 
 export interface CollectedOutput {
@@ -151,7 +153,9 @@ export class OutputCollector {
 
   private openFile(initial: Buffer[]): void {
     try {
-      const dir = mkdtempSync(join(this.limits.tempRoot ?? tmpdir(), 'agentloop-bash-'));
+      this.fileError = this.limits.spill?.full();
+      if (this.fileError !== undefined) return;
+      const dir = mkdtempSync(join(this.limits.spill?.root() ?? this.limits.tempRoot ?? tmpdir(), 'agentloop-bash-'));
       this.path = join(dir, 'output.txt');
       this.fd = openSync(this.path, 'w', 0o600);
     } catch (err) {
@@ -165,8 +169,9 @@ export class OutputCollector {
   private save(chunk: Buffer): void {
     if (this.fd === null) return;
     const room = this.limits.maxFileBytes - this.fileBytes;
-    const part = chunk.length > room ? chunk.subarray(0, Math.max(0, room)) : chunk;
+    let part = chunk.length > room ? chunk.subarray(0, Math.max(0, room)) : chunk;
     try {
+      if (this.limits.spill && part.length > 0) part = part.subarray(0, this.limits.spill.take(part.length));
       let off = 0;
       while (off < part.length) off += writeSync(this.fd, part, off, part.length - off);
       this.fileBytes += part.length;

@@ -1,0 +1,76 @@
+/**
+ * Where the bash tool keeps the full output of the commands whose output it cut (output.ts), and
+ * the bound on all of it together.
+ *
+ * - With a folder (the CLI gives each session's, `$AGENTLOOP_HOME/sessions/<id>/`), the files
+ *   stay with the session, so a path the model was given still holds after `--resume`. The
+ *   bound counts what the folder holds already (earlier runs of the session) when the first file
+ *   of this tool is made.
+ * - Without one, a folder is made in the temporary directory when the first output is saved, and
+ *   removed when the process exits (not after `kill -9`).
+ *
+ * Once the bound is reached, later outputs are cut as usual and not saved; the result says so.
+ * Files are never removed to make room: every path the model was given stays true.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export class SpillSpace {
+  private folder: string | undefined;
+  private used: number | undefined;
+
+  /** `dir`: where the outputs go (default: a temporary folder removed at exit); `maxBytes`: all of them together. */
+  constructor(
+    private readonly dir: string | undefined,
+    readonly maxBytes: number,
+  ) {}
+
+  /** The folder to make each output's own folder in; made on first use (throws if it cannot be). */
+  root(): string {
+    if (this.folder !== undefined) return this.folder;
+    if (this.dir === undefined) {
+      this.folder = mkdtempSync(join(tmpdir(), 'agentloop-output-'));
+      removeAtExit(this.folder);
+    } else {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      this.folder = this.dir;
+    }
+    return this.folder;
+  }
+
+  /** Says why no more output can be saved, once the bound is used up. */
+  full(): string | undefined {
+    this.used ??= sizeOf(this.root());
+    return this.used >= this.maxBytes ? `the saved outputs reached their bound of ${this.maxBytes} bytes` : undefined;
+  }
+
+  /** Grants up to `bytes` of what is left of the bound (0 once it is used up). */
+  take(bytes: number): number {
+    this.used ??= sizeOf(this.root());
+    const granted = Math.max(0, Math.min(bytes, this.maxBytes - this.used));
+    this.used += granted;
+    return granted;
+  }
+}
+
+/** Bytes in the files under `path` (a session's outputs: one folder per command). */
+function sizeOf(path: string, depth = 0): number {
+  let total = 0;
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    const child = join(path, entry.name);
+    if (entry.isFile()) total += statSync(child).size;
+    else if (entry.isDirectory() && depth < 2) total += sizeOf(child, depth + 1);
+  }
+  return total;
+}
+
+const toRemove = new Set<string>();
+function removeAtExit(folder: string): void {
+  if (toRemove.size === 0) {
+    process.once('exit', () => {
+      for (const dir of toRemove) rmSync(dir, { recursive: true, force: true });
+    });
+  }
+  toRemove.add(folder);
+}

@@ -1,0 +1,66 @@
+/**
+ * A transcript of valid JSON but the wrong shape, through the CLI (issue 11, item 4): `--resume`
+ * and `agentloop sessions` report the damaged line by its number and go on, instead of an
+ * internal TypeError or a V8 "invalid size error" after gigabytes (index 1000000000).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { historyProblems } from '../../src/history/validate.js';
+import { startCheckedServer } from '../support/agentServer.js';
+import { cliEnv, runCli } from '../support/cli.js';
+import type { MessagesServer } from '../support/messagesServer.js';
+import { transcripts } from './helpers.js';
+
+let server: MessagesServer;
+let dir: string;
+let home: string;
+let env: NodeJS.ProcessEnv;
+
+beforeEach(async () => {
+  server = await startCheckedServer();
+  dir = mkdtempSync(join(tmpdir(), 'agentloop-damaged-cli-'));
+  home = join(dir, '.home');
+  env = cliEnv({ ANTHROPIC_API_KEY: `sk-ant-test-${randomUUID()}`, ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: home });
+});
+afterEach(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const DAMAGE: Array<[string, (r: Record<string, unknown>) => void]> = [
+  ['index 1000000000', (r) => (r.index = 1_000_000_000)],
+  ['index "__proto__"', (r) => (r.index = '__proto__')],
+  ['message null', (r) => (r.message = null)],
+  ['content 123', (r) => ((r.message as Record<string, unknown>).content = 123)],
+];
+
+describe('--resume of a damaged transcript', () => {
+  it.each(DAMAGE)('%s in the reply: the line is reported, the rest resumes', async (_name, damage) => {
+    server.enqueue({ content: [{ type: 'text', text: 'First answer.' }], stop_reason: 'end_turn' });
+    const first = await runCli(['-p', 'hello', '--output-format', 'json'], { cwd: dir, env });
+    expect(first.code, first.stderr).toBe(0);
+    const [[name, text]] = [...transcripts(home).entries()] as [[string, string]];
+    const lines = text.trimEnd().split('\n');
+    const at = lines.findIndex((l) => l.includes('"type":"message"') && l.includes('"role":"assistant"'));
+    const record = JSON.parse(lines[at] as string) as Record<string, unknown>;
+    damage(record);
+    lines[at] = JSON.stringify(record);
+    writeFileSync(join(home, 'sessions', name), `${lines.join('\n')}\n`);
+
+    const listed = await runCli(['sessions'], { cwd: dir, env });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toContain(`line ${at + 1}: message record: `);
+
+    // The answer is gone; the question is there: the model is asked again, with the new prompt.
+    server.enqueue((body) => ({ content: [{ type: 'text', text: `I see ${body.messages.length} message(s).` }], stop_reason: 'end_turn' }));
+    const resumed = await runCli(['--resume', name.slice(0, 8), '-p', 'again?', '--output-format', 'json'], { cwd: dir, env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(new RegExp(`line ${at + 1}: message record: .*: skipped`));
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ result: 'I see 1 message(s).' });
+    expect(server.violations).toEqual([]);
+    for (const request of server.requests) expect(historyProblems(request.body?.messages ?? [])).toEqual([]);
+  });
+});

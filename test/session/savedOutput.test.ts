@@ -1,0 +1,67 @@
+/**
+ * The full output of a long command lives with its session (issue 11, item 5): the CLI as a real
+ * process against the local Messages API server; the path the model is given is in the session's
+ * folder under $AGENTLOOP_HOME, outlives the run, and is readable by the next command, sandboxed
+ * or not (a sandboxed command has a /tmp of its own, where the output used to go).
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bashUse, lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
+import { cliEnv, runCli } from '../support/cli.js';
+import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
+
+let server: MessagesServer;
+let dir: string;
+let home: string;
+let env: NodeJS.ProcessEnv;
+
+beforeEach(async () => {
+  server = await startCheckedServer();
+  dir = mkdtempSync(join(tmpdir(), 'agentloop-saved-'));
+  home = join(dir, '.home');
+  env = cliEnv({ ANTHROPIC_API_KEY: `sk-ant-test-${randomUUID()}`, ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: home });
+});
+afterEach(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const FULL = Array.from({ length: 100_000 }, (_, i) => `${i + 1}\n`).join('');
+const savedPath = (body: RequestBody) => /is in (\S+output\.txt)\]/.exec(resultText(lastToolResults(body)[0] as never))?.[1];
+
+describe('the full output of a long command', () => {
+  for (const sandbox of [false, true]) {
+    it(`is kept in the session's folder and read by the next command${sandbox ? ' (--sandbox)' : ''}`, async () => {
+      let path: string | undefined;
+      server.enqueue(
+        { content: [bashUse('toolu_long', 'seq 1 100000')], stop_reason: 'tool_use' },
+        (body) => {
+          path = savedPath(body);
+          return { content: [bashUse('toolu_read', `wc -c < ${path}`)], stop_reason: 'tool_use' };
+        },
+        (body) => ({ content: [{ type: 'text', text: `bytes: ${resultText(lastToolResults(body)[0] as never)}` }], stop_reason: 'end_turn' }),
+      );
+      const run = await runCli(['-p', 'count', '--output-format', 'json', ...(sandbox ? ['--sandbox'] : [])], { cwd: dir, env });
+      expect(run.code, run.stderr).toBe(0);
+      const { session_id: id, result } = JSON.parse(run.stdout) as { session_id: string; result: string };
+      expect(path).toMatch(new RegExp(`^${join(home, 'sessions', id)}/agentloop-bash-\\w+/output\\.txt$`));
+      expect(result).toBe(`bytes: ${Buffer.byteLength(FULL)}`);
+      expect(readFileSync(path as string, 'utf8')).toBe(FULL);
+      expect(readdirSync(join(home, 'sessions')).sort()).toEqual([id, `${id}.jsonl`]);
+      expect(server.violations).toEqual([]);
+
+      // The next run of the session saves into the same folder; the first file is still there.
+      server.enqueue({ content: [bashUse('toolu_again', 'seq 1 100000')], stop_reason: 'tool_use' }, (body) => {
+        path = savedPath(body);
+        return { content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' };
+      });
+      expect((await runCli(['--continue', '-p', 'again', ...(sandbox ? ['--sandbox'] : [])], { cwd: dir, env })).code).toBe(0);
+      expect(path?.startsWith(join(home, 'sessions', id))).toBe(true);
+      expect(readdirSync(join(home, 'sessions', id))).toHaveLength(2);
+      expect(existsSync(path as string)).toBe(true);
+    });
+  }
+});
