@@ -43,20 +43,30 @@ function loaded(args: string[]) {
   return { code: run.status, stdout: run.stdout, stderr: run.stderr, files };
 }
 
+/**
+ * The CLI ships bundled (scripts/build-cli.mjs): dist/cli/main.js, and in dist/cli/chunks/ one
+ * chunk per part a command loads later, named after its module (`usage-HASH.js`), plus shared
+ * chunks (`chunk-HASH.js`). A part is a chunk's name without its hash.
+ */
+const parts = (files: string[]) => files.map((f) => f.replace(/^dist\/cli\/(chunks\/)?/, '').replace(/-[A-Z0-9]{8}\.js$|\.js$/, ''));
+const bytes = (files: string[]) => files.reduce((sum, f) => sum + readFileSync(join(root, f)).length, 0);
+
 describe('start-up: what the quick answers load', () => {
-  it.each([['--version'], ['-v']])('%s loads the entry point alone', (flag) => {
+  it.each([['--version'], ['-v']])('%s loads the entry point alone (and the bundle’s few helpers)', (flag) => {
     const run = loaded([flag]);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(`${version}\n`);
-    expect(run.files).toEqual(['dist/cli/main.js']);
+    expect(new Set(parts(run.files))).toEqual(new Set(['main', 'chunk']));
+    expect(bytes(run.files)).toBeLessThan(16_000);
   });
 
-  it.each([['--help'], ['-h']])('%s loads only the entry point and the usage module', (flag) => {
+  it.each([['--help'], ['-h']])('%s loads only the entry point and the usage text', (flag) => {
     const run = loaded([flag]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Usage: agentloop/);
     expect(run.stdout).toContain('--output-format');
-    expect(run.files).toEqual(['dist/cli/main.js', 'dist/cli/usage.js']);
+    expect(parts(run.files).filter((p) => p !== 'chunk').sort()).toEqual(['main', 'usage']);
+    expect(bytes(run.files)).toBeLessThan(32_000);
   });
 
   it('a bad flag loads the parser as well, nothing of the loop', () => {
@@ -65,14 +75,15 @@ describe('start-up: what the quick answers load', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/^agentloop: Unknown option '--bogus'/);
     expect(run.stderr).toContain('Usage: agentloop');
-    expect([...run.files].sort()).toEqual(['dist/cli/args.js', 'dist/cli/main.js', 'dist/cli/usage.js']);
+    expect(parts(run.files).filter((p) => p !== 'chunk').sort()).toEqual(['args', 'main', 'usage']);
+    expect(bytes(run.files)).toBeLessThan(64_000);
   });
 
   it('a run loads the runner (the quick path is only for the flags alone)', () => {
     const run = loaded(['-p', 'x']); // no key configured: exits 2 after loading the runner
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/ANTHROPIC_API_KEY/);
-    expect(run.files).toContain('dist/cli/run.js');
+    expect(parts(run.files)).toContain('run');
   });
 });
 

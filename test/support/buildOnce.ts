@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Vitest global setup: compile once, so tests that spawn `node dist/cli/main.js` run fresh code.
+ * Vitest global setup: build once as `npm run build` does, so tests that spawn `node dist/cli/main.js`
+ * run fresh code, bundled as it ships.
  * Type errors are printed but do not stop the tests (tsc still emits); `npm run typecheck` is
  * the check that fails on them, in CI right after the tests.
  */
@@ -16,5 +17,8 @@ export default function setup(): void {
   if (result.status !== 0) process.stderr.write(`tsc reported errors while building dist/:\n${result.stdout}${result.stderr}`);
   const client = spawnSync(process.execPath, ['scripts/build-client.mjs'], { cwd: root, encoding: 'utf8' });
   if (client.status !== 0) throw new Error(`the viewer's client did not bundle:\n${client.stdout}${client.stderr}`);
+  // The CLI as shipped: bundled over tsc's dist/cli/main.js (scripts/build-cli.mjs).
+  const cli = spawnSync(process.execPath, ['scripts/build-cli.mjs'], { cwd: root, encoding: 'utf8' });
+  if (cli.status !== 0) throw new Error(`the CLI did not bundle:\n${cli.stdout}${cli.stderr}`);
   if (!existsSync(`${root}/dist/cli/main.js`)) throw new Error('the build produced no dist/cli/main.js');
 }
