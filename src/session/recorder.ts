@@ -109,7 +109,6 @@ function createRecorder(id: string, writer: TranscriptWriter, options: RecorderO
     message: value,
     ...(synthetic ? { synthetic: true as const } : {}),
   });
-  const message = (index: number, value: MessageParam) => write(messageDraft(index, value));
 
   return {
     id,

@@ -4,12 +4,12 @@
  * nowhere to be found (environment, /proc/PID/environ|cmdline, the agent's open files).
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openCliProject, type CliProject } from '../support/project.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
-import { cliEnv, runCli, startCli } from '../support/cli.js';
+import { lastToolResults, resultText } from '../support/agentServer.js';
+import { runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { processes } from '../support/processes.js';
 import { transcripts, waitFor } from './helpers.js';
@@ -21,13 +21,13 @@ let dir: string;
 let env: NodeJS.ProcessEnv;
 let marker: string;
 
+let project: CliProject;
+
 beforeEach(async () => {
-  server = await startCheckedServer();
-  dir = mkdtempSync(join(tmpdir(), 'agentloop-contain-'));
-  env = cliEnv({ ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: join(dir, '.home') });
+  project = await openCliProject('contain', { apiKey: API_KEY });
+  ({ server, dir, env } = project);
   marker = `m${randomUUID().slice(0, 8)}`;
 });
-
 afterEach(async () => {
   for (const p of live(marker)) {
     try {
@@ -36,8 +36,7 @@ afterEach(async () => {
       // gone
     }
   }
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
+  await project.close();
 });
 
 const live = (m: string) => processes().filter((p) => p.cmdline.includes(m) && p.state !== 'Z');

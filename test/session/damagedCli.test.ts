@@ -3,14 +3,12 @@
  * and `agentloop sessions` report the damaged line by its number and go on, instead of an
  * internal TypeError or a V8 "invalid size error" after gigabytes (index 1000000000).
  */
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openCliProject, type CliProject } from '../support/project.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
-import { startCheckedServer } from '../support/agentServer.js';
-import { cliEnv, runCli } from '../support/cli.js';
+import { runCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { transcripts } from './helpers.js';
 
@@ -19,15 +17,14 @@ let dir: string;
 let home: string;
 let env: NodeJS.ProcessEnv;
 
+let project: CliProject;
+
 beforeEach(async () => {
-  server = await startCheckedServer();
-  dir = mkdtempSync(join(tmpdir(), 'agentloop-damaged-cli-'));
-  home = join(dir, '.home');
-  env = cliEnv({ ANTHROPIC_API_KEY: `sk-ant-test-${randomUUID()}`, ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: home });
+  project = await openCliProject('damaged-cli');
+  ({ server, dir, home, env } = project);
 });
 afterEach(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
+  await project.close();
 });
 
 const DAMAGE: Array<[string, (r: Record<string, unknown>) => void]> = [

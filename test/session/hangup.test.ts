@@ -4,13 +4,13 @@
  * The CLI as a real process against the local Messages API server, one-shot and REPL.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { openCliProject, type CliProject } from '../support/project.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
-import { bashUse, lastToolResults, startCheckedServer } from '../support/agentServer.js';
-import { cliEnv, runCli, startCli } from '../support/cli.js';
+import { bashUse, lastToolResults } from '../support/agentServer.js';
+import { runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { processes } from '../support/processes.js';
 import { killGroupsMarked, transcripts, waitFor } from './helpers.js';
@@ -21,17 +21,16 @@ let home: string;
 let env: NodeJS.ProcessEnv;
 let marker: string;
 
+let project: CliProject;
+
 beforeEach(async () => {
-  server = await startCheckedServer();
-  dir = mkdtempSync(join(tmpdir(), 'agentloop-hup-'));
-  home = join(dir, '.home');
-  env = cliEnv({ ANTHROPIC_API_KEY: `sk-ant-test-${randomUUID()}`, ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: home });
+  project = await openCliProject('hup');
+  ({ server, dir, home, env } = project);
   marker = `m${randomUUID().slice(0, 8)}`;
 });
 afterEach(async () => {
   killGroupsMarked(marker);
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
+  await project.close();
 });
 
 const records = () =>

@@ -6,14 +6,13 @@
  * or the run fails cleanly with `model_error`; either way every request sent is a valid history,
  * none of its commands ran, and `--continue` goes on.
  */
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { openCliProject, type CliProject } from '../support/project.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
-import { bashUse, startCheckedServer } from '../support/agentServer.js';
-import { cliEnv, runCli } from '../support/cli.js';
+import { bashUse } from '../support/agentServer.js';
+import { runCli } from '../support/cli.js';
 import type { MessagesServer, ReplyStep } from '../support/messagesServer.js';
 import { transcripts } from './helpers.js';
 
@@ -22,15 +21,14 @@ let dir: string;
 let home: string;
 let env: NodeJS.ProcessEnv;
 
+let project: CliProject;
+
 beforeEach(async () => {
-  server = await startCheckedServer();
-  dir = mkdtempSync(join(tmpdir(), 'agentloop-invalid-'));
-  home = join(dir, '.home');
-  env = cliEnv({ ANTHROPIC_API_KEY: `sk-ant-test-${randomUUID()}`, ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: home });
+  project = await openCliProject('invalid');
+  ({ server, dir, home, env } = project);
 });
 afterEach(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
+  await project.close();
 });
 
 /** A tool_use block whose input is any JSON value (the server streams it as `input_json_delta`). */

@@ -3,14 +3,14 @@
  * server, killed with SIGKILL while its bash tool runs, then `--continue`d to a valid finish.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openCliProject, type CliProject } from '../support/project.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
 import { INTERRUPTED_TOOL_RESULT } from '../../src/session/resume.js';
-import { lastToolResults, startCheckedServer } from '../support/agentServer.js';
-import { cliEnv, runCli, startCli } from '../support/cli.js';
+import { lastToolResults } from '../support/agentServer.js';
+import { runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { killGroupsMarked, transcripts, waitFor } from './helpers.js';
 
@@ -22,19 +22,16 @@ let home: string;
 let env: NodeJS.ProcessEnv;
 let marker: string;
 
+let project: CliProject;
+
 beforeEach(async () => {
-  server = await startCheckedServer();
-  dir = mkdtempSync(join(tmpdir(), 'agentloop-resume-'));
-  home = join(dir, '.home');
-  writeFileSync(join(dir, 'notes.txt'), 'n');
-  env = cliEnv({ ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: home });
+  project = await openCliProject('resume', { apiKey: API_KEY, files: { 'notes.txt': 'n' } });
+  ({ server, dir, home, env } = project);
   marker = `m${randomUUID().slice(0, 8)}`;
 });
-
 afterEach(async () => {
   killGroupsMarked(marker);
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
+  await project.close();
 });
 
 const records = (text: string) =>

@@ -3,13 +3,11 @@
  * against the local Messages API server, its transcript cut right after the prompt (by kill -9
  * at that write, or by cutting the file), then `--continue`d.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openCliProject, type CliProject } from '../support/project.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startCheckedServer } from '../support/agentServer.js';
-import { cliEnv, runCli, startCli } from '../support/cli.js';
+import { runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { transcripts, waitFor } from './helpers.js';
 
@@ -18,15 +16,14 @@ let dir: string;
 let home: string;
 let env: NodeJS.ProcessEnv;
 
+let project: CliProject;
+
 beforeEach(async () => {
-  server = await startCheckedServer();
-  dir = mkdtempSync(join(tmpdir(), 'agentloop-prompt-'));
-  home = join(dir, '.home');
-  env = cliEnv({ ANTHROPIC_API_KEY: `sk-ant-test-${randomUUID()}`, ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: home });
+  project = await openCliProject('prompt');
+  ({ server, dir, home, env } = project);
 });
 afterEach(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
+  await project.close();
 });
 
 const answer = (text: string) => ({ content: [{ type: 'text' as const, text }], stop_reason: 'end_turn' as const });

@@ -4,13 +4,12 @@
  * folder under $AGENTLOOP_HOME, outlives the run, and is readable by the next command, sandboxed
  * or not (a sandboxed command has a /tmp of its own, where the output used to go).
  */
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openCliProject, type CliProject } from '../support/project.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bashUse, lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
-import { cliEnv, runCli } from '../support/cli.js';
+import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
+import { runCli } from '../support/cli.js';
 import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
 
 let server: MessagesServer;
@@ -18,15 +17,14 @@ let dir: string;
 let home: string;
 let env: NodeJS.ProcessEnv;
 
+let project: CliProject;
+
 beforeEach(async () => {
-  server = await startCheckedServer();
-  dir = mkdtempSync(join(tmpdir(), 'agentloop-saved-'));
-  home = join(dir, '.home');
-  env = cliEnv({ ANTHROPIC_API_KEY: `sk-ant-test-${randomUUID()}`, ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: home });
+  project = await openCliProject('saved');
+  ({ server, dir, home, env } = project);
 });
 afterEach(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
+  await project.close();
 });
 
 const FULL = Array.from({ length: 100_000 }, (_, i) => `${i + 1}\n`).join('');

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TRANSCRIPT_VERSION } from '../../src/session/records.js';
+import { TRANSCRIPT_VERSION, type SessionHeader } from '../../src/session/records.js';
 import { TranscriptWriter } from '../../src/session/store.js';
 
 let home: string;
@@ -17,7 +17,7 @@ const openFiles = (path: string) =>
       return false;
     }
   });
-const header = (id: string) => ({ type: 'session' as const, version: TRANSCRIPT_VERSION, id, cwd: '/', createdAt: new Date(0).toISOString(), model: 'm' });
+const header = (id: string): SessionHeader => ({ type: 'session', version: TRANSCRIPT_VERSION, id, cwd: '/', createdAt: new Date(0).toISOString(), model: 'm' });
 
 describe('TranscriptWriter', () => {
   it('has every record in the file as soon as write returns, before any flush', () => {

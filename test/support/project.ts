@@ -1,0 +1,48 @@
+/**
+ * A project for a test that runs the CLI as a process: a local Messages API server that refuses
+ * invalid histories, a scratch working directory, and the CLI's environment pointed at both (with
+ * its own AGENTLOOP_HOME inside the directory).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCheckedServer } from './agentServer.js';
+import { cliEnv } from './cli.js';
+import type { MessagesServer } from './messagesServer.js';
+
+export interface CliProject {
+  server: MessagesServer;
+  dir: string;
+  /** `AGENTLOOP_HOME` of the runs: `dir/.home`. */
+  home: string;
+  env: NodeJS.ProcessEnv;
+  close(): Promise<void>;
+}
+
+export async function openCliProject(
+  name: string,
+  options: { apiKey?: string; files?: Record<string, string>; env?: Record<string, string> } = {},
+): Promise<CliProject> {
+  const server = await startCheckedServer();
+  const dir = mkdtempSync(join(tmpdir(), `agentloop-${name}-`));
+  const home = join(dir, '.home');
+  for (const [file, text] of Object.entries(options.files ?? {})) writeFileSync(join(dir, file), text);
+  const env = cliEnv({
+    ANTHROPIC_API_KEY: options.apiKey ?? `sk-ant-test-${randomUUID()}`,
+    ANTHROPIC_BASE_URL: server.url,
+    MODEL_ID: 'claude-test',
+    AGENTLOOP_HOME: home,
+    ...options.env,
+  });
+  return {
+    server,
+    dir,
+    home,
+    env,
+    close: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
