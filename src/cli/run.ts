@@ -165,6 +165,11 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   }
   if (options.command === 'sessions') return (await loadSessions()).sessionsCommand(options, env, stdout, stderr);
   if (options.command === 'view') return (await loadPages()).viewCommand(options, { env, cwd, stdout, stderr });
+  const resuming = options.resume !== undefined || options.continue === true;
+  if (options.print && options.prompt === undefined && !options.demo && !resuming) {
+    stderr.write('agentloop: -p needs a prompt: agentloop -p "PROMPT" (or --demo, --resume, --continue)\nsee agentloop --help\n');
+    return 2;
+  }
   let choice: ModelChoice;
   try {
     choice = chooseModel(options, cwd);
@@ -174,8 +179,8 @@ export async function run(options: CliOptions, version: () => string): Promise<n
     return 2;
   }
   if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);
-  // Without -p, --resume/--continue open the REPL, unless a machine-readable result is wanted.
-  const oneShot = options.prompt !== undefined || options.demo || options.outputFormat !== 'text';
+  // Without -p (json and stream-json imply it), the REPL opens; --demo is one run.
+  const oneShot = options.print || options.demo;
   try {
     return await (oneShot ? runOnce(options, cwd, choice) : (await import('./repl.js')).repl(options, cwd, choice, version()));
   } catch (error) {
