@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The entry point. It loads only what the command line needs: `--version` is answered by this module alone, `--help`
- * loads the usage text (./usage.js), a bad command line the parser as well (./args.js), and ./run.js (with the loop,
+ * loads the usage text (./usage.js), a bad command line only the parser (./args.js: one line and a pointer to --help), and ./run.js (with the loop,
  * the SDK, XState and execa behind it) loads only for a command that does something.
  */
 import { readFileSync, writeSync } from 'node:fs';
@@ -32,8 +32,8 @@ function print(fd: 1 | 2, text: string): void {
 function alone(argv: string[]): CliOptions | undefined {
   if (argv.length !== 1) return undefined;
   const [flag] = argv;
-  if (flag === '--version' || flag === '-v') return { command: 'version', demo: false, outputFormat: 'text' };
-  if (flag === '--help' || flag === '-h') return { command: 'help', demo: false, outputFormat: 'text' };
+  if (flag === '--version' || flag === '-v') return { command: 'version', print: false, demo: false, outputFormat: 'text' };
+  if (flag === '--help' || flag === '-h') return { command: 'help', print: false, demo: false, outputFormat: 'text' };
   return undefined;
 }
 
@@ -59,8 +59,7 @@ export async function main(argv: string[]): Promise<number> {
       options = parseCliArgs(argv);
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
-      const { USAGE } = await import('./usage.js');
-      print(2, `agentloop: ${error.message}\n\n${USAGE}\n`);
+      print(2, `agentloop: ${error.message}\nsee agentloop --help\n`);
       return 2;
     }
   }

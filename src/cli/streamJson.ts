@@ -28,7 +28,7 @@ export interface InitFacts {
 
 /** The init line's facts for a CLI run: the default tool set (the bash tool), credentials from `client`. */
 export function initFacts(
-  options: Pick<CliOptions, 'demo'> & { allowedTools?: string[] },
+  options: Pick<CliOptions, 'allowedTools'>,
   cwd: string,
   choice: { model: string; client?: { apiKey?: string; authToken?: string } },
   sessionId: string,

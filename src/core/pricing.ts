@@ -53,22 +53,13 @@ export const PRICES: Readonly<Record<string, ReadonlyArray<readonly [string, Mod
   ],
 };
 
-/** The model ids Claude Code's aliases (`--model opus`) stand for on the Anthropic API. */
-export const MODEL_ALIASES: Readonly<Record<string, string>> = {
-  opus: 'claude-opus-5-5',
-  sonnet: 'claude-sonnet-5-5',
-  haiku: 'claude-haiku-5-5',
-  fable: 'claude-fable-5-2',
-};
-
 /** `claude-opus-4-5-20251101`, `anthropic.claude-sonnet-4-5@…`, `claude-sonnet-4-5[1m]`; the minor never a date. */
 const CURRENT_ID = /(fable|mythos|opus|sonnet|haiku)-(\d{1,2})(?:-(\d{1,2}))?(?!\d)/;
 /** `claude-3-5-haiku-20241022`, `claude-3-opus-latest`. */
 const LEGACY_ID = /claude-(\d)(?:-(\d))?-(opus|sonnet|haiku)/;
 
-/** Family and version of a model id (an alias stands for its target), or `undefined` for an id of no known family. */
-function familyOf(model: string): { family: string; version: string } | undefined {
-  const id = MODEL_ALIASES[model] ?? model;
+/** Family and version of a model id, or `undefined` for an id of no known family. */
+function familyOf(id: string): { family: string; version: string } | undefined {
   const legacy = LEGACY_ID.exec(id);
   if (legacy) return { family: legacy[3] as string, version: legacy[2] ? `${legacy[1]}.${legacy[2]}` : (legacy[1] as string) };
   const current = CURRENT_ID.exec(id);

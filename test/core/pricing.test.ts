@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costOf, MODEL_ALIASES, priceOf } from '../../src/core/pricing.js';
+import { costOf, priceOf } from '../../src/core/pricing.js';
 
 /** One million tokens of each kind: the cost is the sum of the four prices per million. */
 const million = { input_tokens: 1e6, output_tokens: 1e6, cache_creation_input_tokens: 1e6, cache_read_input_tokens: 1e6 };
@@ -48,11 +48,6 @@ describe('the price table (Anthropic list prices, USD per million tokens)', () =
     expect(costOf(short, 'claude-haiku-5-5')).toBeCloseTo((50_000 * 0.1 + 50_000 * 0.01 + 1000 * 0.5) / 1e6, 12);
     const long = { ...short, cache_creation_input_tokens: 1 };
     expect(costOf(long, 'claude-haiku-5-5')).toBeCloseTo((50_000 * 0.5 + 50_000 * 0.05 + 0.625 + 1000 * 2.5) / 1e6, 12);
-  });
-
-  it("prices Claude Code's aliases as the models they stand for", () => {
-    expect(MODEL_ALIASES).toMatchObject({ opus: 'claude-opus-5-5', sonnet: 'claude-sonnet-5-5', haiku: 'claude-haiku-5-5' });
-    for (const [alias, id] of Object.entries(MODEL_ALIASES)) expect(priceOf(alias)).toEqual(priceOf(id));
   });
 
   it("prices a version it does not list yet as its family's newest, and an unknown model at nothing", () => {
