@@ -1,5 +1,6 @@
 import { scriptedModel, reply, type ScriptedModel } from '../scripted/model.js';
 import type { ModelRequest } from '../core/model.js';
+import { plural } from '../core/plural.js';
 
 export const DEMO_PROMPT = 'List the files in the working directory.';
 export const DEMO_MODEL_ID = 'scripted-demo';
@@ -32,7 +33,7 @@ export function demoModel(): ScriptedModel {
       if (result.isError) return reply.text(`The command failed:\n${result.text}`);
       const names = result.text === '(no output)' ? [] : result.text.split('\n').filter(Boolean);
       if (names.length === 0) return reply.text('The working directory is empty.');
-      return reply.text(`The working directory has ${names.length} entries:\n${names.map((n) => `- ${n}`).join('\n')}`);
+      return reply.text(`The working directory has ${plural(names.length, 'entry')}:\n${names.map((n) => `- ${n}`).join('\n')}`);
     },
   ]);
 }
