@@ -93,6 +93,18 @@ describe('the REPL: input', () => {
   });
 });
 
+describe('the REPL: a first question on the command line', () => {
+  it('agentloop "q" asks q at once, then stays for the next question in the same conversation', async () => {
+    project.server.enqueue(answer('first answer'), answer('second answer'));
+    const p = await startRepl(['what is here?']);
+    expect(await p.screen()).toContain(`${PROMPT} what is here?\nfirst answer`);
+    expect(userTexts(0)).toEqual([[{ type: 'text', text: 'what is here?' }]]);
+    await p.line('and then?');
+    await settled(p, 'second answer');
+    expect(userTexts(1).map((c) => (c as { text: string }[])[0]?.text)).toEqual(['what is here?', 'and then?']);
+  });
+});
+
 describe('the REPL: slash commands', () => {
   it('/help lists the commands; an unknown one gets one line; neither asks the model', async () => {
     const p = await startRepl();
