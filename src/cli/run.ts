@@ -166,7 +166,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   if (options.command === 'sessions') return (await loadSessions()).sessionsCommand(options, env, stdout, stderr);
   if (options.command === 'view') return (await loadPages()).viewCommand(options, { env, cwd, stdout, stderr });
   const resuming = options.resume !== undefined || options.continue === true;
-  if (options.print && options.prompt === undefined && !options.demo && !resuming) {
+  if (options.print && options.prompt === undefined && !options.demo && !resuming && options.inputFormat !== 'stream-json') {
     stderr.write('agentloop: -p needs a prompt: agentloop -p "PROMPT" (or --demo, --resume, --continue)\nsee agentloop --help\n');
     return 2;
   }
@@ -182,6 +182,10 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   // Without -p (json and stream-json imply it), the REPL opens; --demo is one run.
   const oneShot = options.print || options.demo;
   try {
+    if (options.inputFormat === 'stream-json') {
+      const { streamInput } = await import('./streamInput.js');
+      return await streamInput(options, cwd, choice, version(), { stdin: process.stdin, stdout, stderr, env });
+    }
     return await (oneShot ? runOnce(options, cwd, choice) : (await import('./repl.js')).repl(options, cwd, choice, version()));
   } catch (error) {
     if (!(error instanceof Error && (error.name === 'SessionError' || error.name === 'SandboxUnavailableError'))) throw error;
