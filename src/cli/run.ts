@@ -14,6 +14,7 @@ import type { PreparedSession } from './sessions.js';
 import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
 import { describeError, exitCodeOf, formatToolResult, formatToolStart, palette, toJsonResult } from './output.js';
 import { onEndSignals } from './signals.js';
+import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -76,15 +77,7 @@ export function progressPrinter(): (event: RunEvent) => void {
   };
 }
 
-function streamJsonPrinter(): (event: RunEvent) => void {
-  return (event) => {
-    if (event.type === 'text') return;
-    if (event.type === 'message') stdout.write(`${JSON.stringify({ type: event.message.role, message: event.message })}\n`);
-    else stdout.write(`${JSON.stringify(event)}\n`);
-  };
-}
-
-async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): Promise<number> {
+async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, version: string): Promise<number> {
   const prompt = options.prompt ?? (options.demo ? DEMO_PROMPT : null);
   const session = await openSession(options, cwd, choice.model, prompt);
   if (prompt === null && !session.awaitsModel) {
@@ -101,7 +94,17 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => controller.abort());
 
   const format = options.outputFormat;
-  const printer = format === 'stream-json' ? streamJsonPrinter() : format === 'text' ? progressPrinter() : undefined;
+  const meter = runMeter();
+  const show =
+    format === 'stream-json'
+      ? streamJsonPrinter(initFacts(options, cwd, choice, session.id, version), (line) => stdout.write(line))
+      : format === 'text'
+        ? progressPrinter()
+        : undefined;
+  const printer = (event: RunEvent) => {
+    meter.onEvent(event);
+    show?.(event);
+  };
   const { runAgent } = await loadRunner();
   let result: RunResult;
   try {
@@ -112,7 +115,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
       sessionId: session.id,
       messages: session.messages,
       ...(session.turnCount !== undefined ? { turnCount: session.turnCount } : {}),
-      ...(printer ? { onEvent: printer } : {}),
+      onEvent: printer,
       ...(session.recorder ? { session: session.recorder } : {}),
       ...(pages.inspect ? { inspect: pages.inspect } : {}),
       ...limitsOf(options, session.turnCount, session.outputDir),
@@ -130,7 +133,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
     if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(describeError(result))}\n`);
     stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
   } else {
-    stdout.write(`${JSON.stringify(toJsonResult(result))}\n`);
+    stdout.write(`${JSON.stringify(toJsonResult(result, meter.facts()))}\n`);
   }
   if (!signals.exitCode) await keepServing(pages);
   else await pages.close();
@@ -186,7 +189,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
       const { streamInput } = await import('./streamInput.js');
       return await streamInput(options, cwd, choice, version(), { stdin: process.stdin, stdout, stderr, env });
     }
-    return await (oneShot ? runOnce(options, cwd, choice) : (await import('./repl.js')).repl(options, cwd, choice, version()));
+    return await (oneShot ? runOnce(options, cwd, choice, version()) : (await import('./repl.js')).repl(options, cwd, choice, version()));
   } catch (error) {
     if (!(error instanceof Error && (error.name === 'SessionError' || error.name === 'SandboxUnavailableError'))) throw error;
     stderr.write(`agentloop: ${error.message}\n`);

@@ -19,6 +19,7 @@ import { onEndSignals } from './signals.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../session/run.js';
 import { toJsonResult } from './output.js';
+import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 
 /** A line of stdin read: the question of a turn, or why it is not one. */
 export type InputLine = { question: Question } | { error: string };
@@ -64,16 +65,20 @@ export interface StreamInputIo {
   env: NodeJS.ProcessEnv;
 }
 
-/** A turn's stream-json lines, and its result line. */
-function turnOutput(_options: CliOptions, _cwd: string, _choice: ModelChoice, sessionId: string, _version: string, write: (line: string) => void) {
+/**
+ * A turn's stream-json lines (its own `system`/`init` line first, as Claude Code starts each turn of a streamed input),
+ * and its result line.
+ */
+function turnOutput(options: CliOptions, cwd: string, choice: ModelChoice, sessionId: string, version: string, write: (line: string) => void) {
+  const meter = runMeter();
+  const print = streamJsonPrinter(initFacts(options, cwd, choice, sessionId, version), write);
   return {
     onEvent(event: RunEvent) {
-      if (event.type === 'text') return;
-      const line = event.type === 'message' ? { type: event.message.role, message: event.message } : event;
-      write(`${JSON.stringify({ ...line, session_id: sessionId })}\n`);
+      meter.onEvent(event);
+      print(event);
     },
     finish(result: RunResult) {
-      write(`${JSON.stringify(toJsonResult(result))}\n`);
+      write(`${JSON.stringify(toJsonResult(result, meter.facts()))}\n`);
     },
   };
 }
