@@ -64,6 +64,10 @@ describe('--input-format stream-json', () => {
 
     expect(results(done.stdout)).toMatchObject([{ result: 'First answer.' }, { result: 'A red square.', session_id: id }]);
     expect(linesOf(done.stdout).every((l) => l.session_id === id)).toBe(true);
+    // Claude Code's shapes, turn by turn: an init line, the model's message, the result.
+    const shapes = linesOf(done.stdout).filter((l) => ['system', 'assistant', 'result'].includes(l.type));
+    expect(shapes.map((l) => l.subtype ?? l.type)).toEqual(['init', 'assistant', 'success', 'init', 'assistant', 'success']);
+    expect(shapes[4]).toMatchObject({ message: { role: 'assistant', content: [{ type: 'text', text: 'A red square.' }] } });
     expect(server.requests).toHaveLength(2);
     expect(sent(server.requests[0]?.body)).toEqual([text('user', 'first question')]);
     expect(sent(server.requests[1]?.body)).toEqual([text('user', 'first question'), text('assistant', 'First answer.'), { role: 'user', content: blocks }]);
