@@ -43,7 +43,7 @@ const text = (role: 'user' | 'assistant', t: string) => ({ role, content: [{ typ
 describe('--input-format stream-json', () => {
   it('answers each message as it arrives, in one session: the next request holds the turns before it', async () => {
     server.enqueue(answer('First answer.'), answer('A red square.'));
-    const cli = startCli(STREAM, { cwd: project.dir, env: project.env });
+    const cli = startCli(STREAM, { cwd: project.dir, env: project.env, openStdin: true });
     cli.child.stdin?.write(user('first question'));
     // The first turn is answered while stdin is still open: the process waits for the next message.
     await waitFor('the first result line', () => results(cli.output().stdout).length === 1);
