@@ -14,6 +14,7 @@ import type { Question } from '../session/records.js';
 import { arrayOf, block } from '../session/shapes.js';
 import type { CliOptions } from './args.js';
 import { exitCodeOf, palette } from './output.js';
+import type { PermissionGate } from './permissions.js';
 import { limitsOf, openSession, type ModelChoice } from './run.js';
 import { onEndSignals } from './signals.js';
 import type { RunEvent } from '../core/events.js';
@@ -69,8 +70,17 @@ export interface StreamInputIo {
  * A turn's stream-json lines (its own `system`/`init` line first, as Claude Code starts each turn of a streamed input),
  * and its result line.
  */
-function turnOutput(options: CliOptions, cwd: string, choice: ModelChoice, sessionId: string, version: string, write: (line: string) => void) {
+function turnOutput(
+  options: CliOptions,
+  cwd: string,
+  choice: ModelChoice,
+  sessionId: string,
+  version: string,
+  write: (line: string) => void,
+  gate: PermissionGate | undefined,
+) {
   const meter = runMeter();
+  const denied = gate?.denials.length ?? 0; // the gate keeps the denials of every turn: this turn's come after
   const print = streamJsonPrinter(initFacts(options, cwd, choice, sessionId, version), write);
   return {
     onEvent(event: RunEvent) {
@@ -78,13 +88,20 @@ function turnOutput(options: CliOptions, cwd: string, choice: ModelChoice, sessi
       print(event);
     },
     finish(result: RunResult) {
-      write(`${JSON.stringify(toJsonResult(result, meter.facts()))}\n`);
+      write(`${JSON.stringify(toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials.slice(denied) ?? [] }))}\n`);
     },
   };
 }
 
 /** Runs a turn for every user message on stdin, until it ends; returns the exit code. */
-export async function streamInput(options: CliOptions, cwd: string, choice: ModelChoice, version: string, io: StreamInputIo): Promise<number> {
+export async function streamInput(
+  options: CliOptions,
+  cwd: string,
+  choice: ModelChoice,
+  version: string,
+  io: StreamInputIo,
+  gate?: PermissionGate,
+): Promise<number> {
   const colors = palette(io.stderr, io.env);
   const refuse = (why: string) => {
     io.stderr.write(`agentloop: ${why}\nsee agentloop --help\n`);
@@ -131,7 +148,7 @@ export async function streamInput(options: CliOptions, cwd: string, choice: Mode
       session.recorder?.prompt(line.question); // durable before the turn starts
       running = new AbortController();
       if (signals.exitCode) running.abort();
-      const output = turnOutput(options, cwd, choice, session.id, version, write);
+      const output = turnOutput(options, cwd, choice, session.id, version, write, gate);
       const result = await runAgent(line.question, {
         ...choice,
         cwd,
