@@ -134,6 +134,20 @@ describe('--input-format stream-json', () => {
     expect(server.requests).toHaveLength(requests);
   });
 
+  it('applies --disallowedTools to every turn; each result lists the denials of its own turn', async () => {
+    server.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_rm', name: 'bash', input: { command: 'rm -rf notes' } }], stop_reason: 'tool_use' },
+      answer('Not allowed, then.'),
+      answer('Plain answer.'),
+    );
+    const cli = await runCli([...STREAM, '--disallowedTools', 'Bash(rm:*)'], { cwd: project.dir, env: project.env, input: user('clean up') + user('and now?') });
+    expect(cli.code, cli.stderr).toBe(0);
+    const [first, second] = results(cli.stdout);
+    expect(first?.permission_denials).toEqual([{ tool_name: 'bash', tool_use_id: 'toolu_rm', tool_input: { command: 'rm -rf notes' } }]);
+    expect(second?.permission_denials).toEqual([]);
+    expect(JSON.stringify(server.requests[1]?.body?.messages.at(-1))).toContain('Bash(rm:*)');
+  });
+
   it('refuses a prompt argument in one line: the prompts come on stdin', async () => {
     const cli = await runCli([...STREAM, 'a prompt'], { cwd: project.dir, env: project.env, input: user('x') });
     expect(cli.code).toBe(2);
