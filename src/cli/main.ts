@@ -98,9 +98,27 @@ export async function main(argv: string[]): Promise<number> {
   return run(options, version);
 }
 
+/**
+ * Ends the process as soon as stdout and stderr have taken everything written to them. A run is over when `main`
+ * returns (the transcript is flushed and closed, every tool's process is gone): what could still keep the event loop
+ * busy is only work done ahead for a tool that never ran (the bash tool's probe of bubblewrap, its FIFOs, made while
+ * the first reply streams; under load that took 400-900 ms past the result). Exit handlers still run.
+ */
+function exitWhenFlushed(code: number): void {
+  process.exitCode = code;
+  let pending = 2;
+  const done = () => {
+    if (--pending === 0) process.exit(code);
+  };
+  for (const stream of [process.stdout, process.stderr]) {
+    if (stream.destroyed || !stream.writable) done();
+    else stream.write('', done);
+  }
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
-    process.exitCode = code;
+    exitWhenFlushed(code);
   },
   (error: unknown) => {
     process.stderr.write(`agentloop: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
