@@ -11,7 +11,9 @@ import type { DurableRunResult } from '../durable/protocol.js';
 import { fromDurableResult } from '../durable/protocol.js';
 import { attachRun, IngressError, runMessages, runStatus, runTranscript, submitRun } from '../durable/ingress.js';
 import type { DurableOptions } from './durableArgs.js';
-import { exitCodeOf, toJsonResult } from './output.js';
+import { costOf } from '../core/pricing.js';
+import type { SessionRecord } from '../session/records.js';
+import { exitCodeOf, toJsonResult, type RunFacts } from './output.js';
 
 export interface DurableIo {
   env: NodeJS.ProcessEnv;
@@ -45,9 +47,36 @@ export async function runDurable(options: DurableOptions, io: DurableIo): Promis
   }
 }
 
-function printResult(result: DurableRunResult, io: DurableIo): number {
+/**
+ * What the json result reports beyond the final context, from the run's records (the journal's
+ * times): the time from each request to its reply, and the usage and cost per model, of the
+ * session's latest run.
+ */
+export function factsOf(records: readonly SessionRecord[]): RunFacts {
+  const lastPrompt = records.map((r) => r.type).lastIndexOf('prompt');
+  let requestAt: number | undefined;
+  let apiMs = 0;
+  const modelUsage: RunFacts['modelUsage'] = {};
+  for (const record of records.slice(lastPrompt + 1)) {
+    if (record.type === 'request') requestAt = Date.parse(record.at);
+    if (record.type !== 'usage') continue;
+    if (requestAt !== undefined) apiMs += Date.parse(record.at) - requestAt;
+    requestAt = undefined;
+    const model = record.model ?? 'unknown';
+    const sum = (modelUsage[model] ??= { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUSD: 0 });
+    sum.inputTokens += record.usage.input_tokens;
+    sum.outputTokens += record.usage.output_tokens;
+    sum.cacheReadInputTokens += record.usage.cache_read_input_tokens;
+    sum.cacheCreationInputTokens += record.usage.cache_creation_input_tokens;
+    sum.costUSD += costOf(record.usage, model);
+  }
+  return { durationApiMs: apiMs, modelUsage };
+}
+
+async function printResult(restate: string, result: DurableRunResult, io: DurableIo): Promise<number> {
   const run = fromDurableResult(result);
-  io.stdout.write(`${JSON.stringify(toJsonResult(run))}\n`);
+  const facts = factsOf(await runTranscript(restate, result.sessionId));
+  io.stdout.write(`${JSON.stringify(toJsonResult(run, facts))}\n`);
   return exitCodeOf(run);
 }
 
@@ -62,12 +91,12 @@ async function submitCommand(options: Extract<DurableOptions, { command: 'submit
     io.stderr.write(`submitted (invocation ${invocationId}); see: agentloop result ${sessionId} --restate ${options.restate}\n`);
     return 0;
   }
-  return printResult(await attachRun(options.restate, invocationId), io);
+  return printResult(options.restate, await attachRun(options.restate, invocationId), io);
 }
 
 async function resultCommand(options: { restate: string; id: string }, io: DurableIo): Promise<number> {
   const status = await runStatus(options.restate, options.id);
-  if (status.status === 'done') return printResult(status.result, io);
+  if (status.status === 'done') return printResult(options.restate, status.result, io);
   if (status.status === 'running') {
     io.stderr.write(`session ${options.id}: still running\n`);
     return STILL_RUNNING;
