@@ -17,7 +17,7 @@
  * empty read-only file. The working directory stays reachable, even inside a hidden directory,
  * but what is hidden inside it (its `.env`, say) stays hidden.
  */
-import { isAbsolute, join, parse, relative, sep } from 'node:path';
+import { isAbsolute, join, parse, sep } from 'node:path';
 
 export const HOME_DIRS = [
   '.ssh', '.aws', '.config', '.gnupg', '.docker', '.kube', '.azure', '.oci', '.password-store',
@@ -74,8 +74,7 @@ export interface Hidden {
 
 /** True when `path` is `dir` or inside it (both absolute and normalized). */
 export function isWithin(path: string, dir: string): boolean {
-  const rel = relative(dir, path);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);
 }
 
 /** `dir` and every directory above it, up to the root. */

@@ -105,9 +105,11 @@ export function sandboxMounts(cwd: string, view: SandboxView): string[] {
 }
 
 function found(path: string): Found[] {
+  // Most paths do not exist: a stat that returns undefined costs far less than a thrown error.
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (stats === undefined) return [];
   try {
-    const real = realpathSync(path);
-    return [{ real, dir: statSync(real).isDirectory() }];
+    return [{ real: realpathSync.native(path), dir: stats.isDirectory() }];
   } catch {
     return [];
   }
