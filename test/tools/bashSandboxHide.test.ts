@@ -7,7 +7,7 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,6 +54,17 @@ describe('the bash tool with the sandbox, as this user', () => {
     for (const probe of fx.visible) expect(await run(tool, probe.command), probe.name).toContain(probe.marker);
     expect(await run(tool, 'echo made > made.txt && cat made.txt && cp .env.example copy && wc -c < copy')).toMatch(/^made\n\d+$/);
     expect(readFileSync(join(fx.cwd, 'made.txt'), 'utf8')).toBe('made\n');
+  });
+
+  it('works in a working directory that lies in a hidden folder, the rest of which stays hidden', async () => {
+    const project = join(fx.home, '.config', 'tool');
+    mkdirSync(project, { recursive: true });
+    const hosts = probeNamed(fx.secrets, '~/.config/gh/hosts.yml');
+    const tool = sandboxed();
+    const out = (await tool.run({ command: `echo ok > made.txt && cat made.txt && ${hosts.command} 2>&1; true` }, context(project))).content;
+    expect(out).toMatch(/^ok\n/);
+    expect(out).not.toContain(hosts.marker);
+    expect(readFileSync(join(project, 'made.txt'), 'utf8')).toBe('ok\n');
   });
 
   it('shows hidden folders empty and read-only, hidden files empty, and nothing written there reaches them', async () => {
@@ -158,7 +169,7 @@ describe.each(users)('agentloop -p --sandbox as $user', ({ prefix, owner, skip }
     if (owner !== undefined) execFileSync('chown', [owner, join(fx.cwd, '.env')]);
     const hidden = [...fx.secrets, ...fx.sockets, transcript()];
     const control = await tryAll(hidden, []);
-    for (const [i, probe] of hidden.entries()) expect(control[i], `control: ${probe.name}`).toContain(probe.marker);
+    for (const [i, probe] of hidden.entries()) expect(control[i], `control: ${probe.name}; all: ${JSON.stringify(control)}`).toContain(probe.marker);
 
     const sandboxed = await tryAll([...hidden, ...fx.visible, { name: 'who', command: 'id -un', marker: '' }], ['--sandbox']);
     for (const [i, probe] of hidden.entries()) expect(sandboxed[i], probe.name).not.toContain(probe.marker);

@@ -106,12 +106,11 @@ export function sandboxMounts(cwd: string, view: SandboxView): string[] {
 
 function found(path: string): Found[] {
   // Most paths do not exist: a stat that returns undefined costs far less than a thrown error.
-  const stats = statSync(path, { throwIfNoEntry: false });
-  if (stats === undefined) return [];
   try {
-    return [{ real: realpathSync.native(path), dir: stats.isDirectory() }];
+    const stats = statSync(path, { throwIfNoEntry: false });
+    return stats === undefined ? [] : [{ real: realpathSync.native(path), dir: stats.isDirectory() }];
   } catch {
-    return [];
+    return []; // out of this user's reach (EACCES): out of the command's too
   }
 }
 
