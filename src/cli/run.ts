@@ -14,6 +14,7 @@ import type { PreparedSession } from './sessions.js';
 import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
 import { describeError, exitCodeOf, formatToolResult, formatToolStart, palette, toJsonResult } from './output.js';
 import { onEndSignals } from './signals.js';
+import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -76,15 +77,7 @@ export function progressPrinter(): (event: RunEvent) => void {
   };
 }
 
-function streamJsonPrinter(): (event: RunEvent) => void {
-  return (event) => {
-    if (event.type === 'text') return;
-    if (event.type === 'message') stdout.write(`${JSON.stringify({ type: event.message.role, message: event.message })}\n`);
-    else stdout.write(`${JSON.stringify(event)}\n`);
-  };
-}
-
-async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): Promise<number> {
+async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, version: string): Promise<number> {
   const prompt = options.prompt ?? (options.demo ? DEMO_PROMPT : null);
   const session = await openSession(options, cwd, choice.model, prompt);
   if (prompt === null && !session.awaitsModel) {
@@ -101,7 +94,19 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => controller.abort());
 
   const format = options.outputFormat;
-  const printer = format === 'stream-json' ? streamJsonPrinter() : format === 'text' ? progressPrinter() : undefined;
+  const meter = runMeter();
+  // Text: only the answer, unless --verbose (or the demo, which is there to show the loop) asks for the progress.
+  const verbose = options.verbose === true || options.demo;
+  const show =
+    format === 'stream-json'
+      ? streamJsonPrinter(initFacts(options, cwd, choice, session.id, version), (line) => stdout.write(line))
+      : format === 'text' && verbose
+        ? progressPrinter()
+        : undefined;
+  const printer = (event: RunEvent) => {
+    meter.onEvent(event);
+    show?.(event);
+  };
   const { runAgent } = await loadRunner();
   let result: RunResult;
   try {
@@ -112,9 +117,10 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
       sessionId: session.id,
       messages: session.messages,
       ...(session.turnCount !== undefined ? { turnCount: session.turnCount } : {}),
-      ...(printer ? { onEvent: printer } : {}),
+      onEvent: printer,
       ...(session.recorder ? { session: session.recorder } : {}),
       ...(pages.inspect ? { inspect: pages.inspect } : {}),
+      ...(options.includePartialMessages ? { includeStreamEvents: true } : {}),
       ...limitsOf(options, session.turnCount, session.outputDir),
     });
   } catch (error) {
@@ -128,9 +134,9 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
   if (format === 'text') {
     if (result.text) stdout.write(`${result.text}\n`);
     if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(describeError(result))}\n`);
-    stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
+    if (verbose) stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
   } else {
-    stdout.write(`${JSON.stringify(toJsonResult(result))}\n`);
+    stdout.write(`${JSON.stringify(toJsonResult(result, meter.facts()))}\n`);
   }
   if (!signals.exitCode) await keepServing(pages);
   else await pages.close();
@@ -138,7 +144,8 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
 }
 
 /**
- * The run's tool settings (the session's folder for long outputs) and limits from the flags. A resumed run starts at turn `startTurn`: `--max-turns` counts
+ * The run's tool settings (the session's folder for long outputs), system prompt, fallback model and limits from the
+ * flags. A resumed run starts at turn `startTurn`: `--max-turns` counts
  * the model calls of this invocation, so the machine's limit is moved on by the turns already done.
  */
 export function limitsOf(options: CliOptions, startTurn: number | undefined, outputDir: string | undefined) {
@@ -150,6 +157,10 @@ export function limitsOf(options: CliOptions, startTurn: number | undefined, out
     ...(maxTurns !== undefined ? { maxTurns } : {}),
     ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    ...(options.maxBudgetUsd !== undefined ? { maxBudgetUsd: options.maxBudgetUsd } : {}),
+    ...(options.fallbackModel !== undefined ? { fallbackModel: options.fallbackModel } : {}),
+    ...(options.systemPrompt !== undefined ? { system: options.systemPrompt } : {}),
+    ...(options.appendSystemPrompt !== undefined ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
   };
 }
 
@@ -165,11 +176,6 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   }
   if (options.command === 'sessions') return (await loadSessions()).sessionsCommand(options, env, stdout, stderr);
   if (options.command === 'view') return (await loadPages()).viewCommand(options, { env, cwd, stdout, stderr });
-  const resuming = options.resume !== undefined || options.continue === true;
-  if (options.print && options.prompt === undefined && !options.demo && !resuming) {
-    stderr.write('agentloop: -p needs a prompt: agentloop -p "PROMPT" (or --demo, --resume, --continue)\nsee agentloop --help\n');
-    return 2;
-  }
   let choice: ModelChoice;
   try {
     choice = chooseModel(options, cwd);
@@ -178,11 +184,20 @@ export async function run(options: CliOptions, version: () => string): Promise<n
     stderr.write(`agentloop: ${error.message}\n`);
     return 2;
   }
+  // Piped stdin: the prompt, or context after it (./stdin.ts).
+  const piped = await (await import('./stdin.js')).runPrompt(options, env);
+  if (piped.note) stderr.write(`${colors.dim(piped.note)}\n`);
+  if (piped.text !== undefined) options = { ...options, prompt: piped.text };
+  const resuming = options.resume !== undefined || options.continue === true;
+  if (options.print && options.prompt === undefined && !options.demo && !resuming && options.inputFormat !== 'stream-json') {
+    stderr.write('agentloop: -p needs a prompt: agentloop -p "PROMPT", or pipe it: echo "PROMPT" | agentloop -p\nsee agentloop --help\n');
+    return 2;
+  }
   if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);
   // Without -p (json and stream-json imply it), the REPL opens; --demo is one run.
   const oneShot = options.print || options.demo;
   try {
-    return await (oneShot ? runOnce(options, cwd, choice) : (await import('./repl.js')).repl(options, cwd, choice, version()));
+    return await (oneShot ? runOnce(options, cwd, choice, version()) : (await import('./repl.js')).repl(options, cwd, choice, version()));
   } catch (error) {
     if (!(error instanceof Error && (error.name === 'SessionError' || error.name === 'SandboxUnavailableError'))) throw error;
     stderr.write(`agentloop: ${error.message}\n`);

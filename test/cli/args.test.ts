@@ -63,8 +63,8 @@ describe('the new flags', () => {
       model: MODEL_ALIASES.sonnet,
       fallbackModel: MODEL_ALIASES.haiku,
     });
-    expect(priceOf(MODEL_ALIASES.opus!)).toEqual({ input: 5, output: 25 });
-    expect(priceOf(MODEL_ALIASES.haiku!)).toEqual({ input: 1, output: 5 });
+    expect(priceOf(MODEL_ALIASES.opus!)).toMatchObject({ input: 5, output: 25 });
+    expect(priceOf(MODEL_ALIASES.haiku!)).toMatchObject({ input: 1, output: 5 });
   });
 
   it('sessions: -r, --session-id (a UUID, lower-cased), --fork-session', () => {
