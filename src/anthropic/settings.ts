@@ -10,6 +10,9 @@ export interface ModelSettings {
   model?: string;
 }
 
+/** Environment variables, as `process.env` holds them (typed without Node's types, for the published .d.ts). */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
 /** A setting the user must provide is missing: the message says what to set. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -31,7 +34,7 @@ export function readDotEnv(cwd: string): Record<string, string> {
  * `overrides` (command-line flags) over both.
  */
 export function loadModelSettings(
-  env: NodeJS.ProcessEnv,
+  env: Environment,
   cwd: string,
   overrides: { model?: string | undefined } = {},
 ): ModelSettings {
@@ -64,6 +67,6 @@ export function requireModelSettings(settings: ModelSettings): Required<Pick<Mod
   return { ...settings, model: settings.model };
 }
 
-function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+function definedOnly(env: Environment): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
 }
