@@ -8,12 +8,14 @@ import { ConfigError, loadModelSettings, requireModelSettings } from '../anthrop
 import type { ModelCall } from '../core/model.js';
 import { defaultRunConfig } from '../core/config.js';
 import type { RunEvent } from '../core/events.js';
+import type { RunHooks } from '../core/hooks.js';
 import type { RunResult } from '../session/run.js';
 import type { CliOptions } from './args.js';
 import type { PreparedSession } from './sessions.js';
 import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
 import { describeError, exitCodeOf, formatToolResult, formatToolStart, palette, toJsonResult } from './output.js';
 import { onEndSignals } from './signals.js';
+import { type PermissionGate, RuleError, permissionGate } from './permissions.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 
 const { stdout, stderr, env } = process;
@@ -52,11 +54,15 @@ async function keepServing(pages: { serving: boolean; close(): Promise<void> }):
   await pages.close();
 }
 
-/** How to reach the model: the scripted demo, or the API from env/.env/flags. */
+/**
+ * How to reach the model (the scripted demo, or the API from env/.env/flags), and the gate on its tool calls from
+ * --allowedTools / --disallowedTools (./permissions.ts): what every run of the command, one-shot or REPL, is given.
+ */
 export interface ModelChoice {
   model: string;
   modelCall?: ModelCall;
   client?: { apiKey?: string; authToken?: string; baseURL?: string };
+  hooks?: RunHooks;
 }
 
 function chooseModel(options: CliOptions, cwd: string): ModelChoice {
@@ -77,7 +83,7 @@ export function progressPrinter(): (event: RunEvent) => void {
   };
 }
 
-async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, version: string): Promise<number> {
+async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, version: string, gate?: PermissionGate): Promise<number> {
   const prompt = options.prompt ?? (options.demo ? DEMO_PROMPT : null);
   const session = await openSession(options, cwd, choice.model, prompt);
   if (prompt === null && !session.awaitsModel) {
@@ -95,10 +101,12 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
 
   const format = options.outputFormat;
   const meter = runMeter();
+  // Text: only the answer, unless --verbose (or the demo, which is there to show the loop) asks for the progress.
+  const verbose = options.verbose === true || options.demo;
   const show =
     format === 'stream-json'
       ? streamJsonPrinter(initFacts(options, cwd, choice, session.id, version), (line) => stdout.write(line))
-      : format === 'text'
+      : format === 'text' && verbose
         ? progressPrinter()
         : undefined;
   const printer = (event: RunEvent) => {
@@ -118,6 +126,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
       onEvent: printer,
       ...(session.recorder ? { session: session.recorder } : {}),
       ...(pages.inspect ? { inspect: pages.inspect } : {}),
+      ...(options.includePartialMessages ? { includeStreamEvents: true } : {}),
       ...limitsOf(options, session.turnCount, session.outputDir),
     });
   } catch (error) {
@@ -131,9 +140,9 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
   if (format === 'text') {
     if (result.text) stdout.write(`${result.text}\n`);
     if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(describeError(result))}\n`);
-    stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
+    if (verbose) stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
   } else {
-    stdout.write(`${JSON.stringify(toJsonResult(result, meter.facts()))}\n`);
+    stdout.write(`${JSON.stringify(toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials ?? [] }))}\n`);
   }
   if (!signals.exitCode) await keepServing(pages);
   else await pages.close();
@@ -141,7 +150,8 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
 }
 
 /**
- * The run's tool settings (the session's folder for long outputs) and limits from the flags. A resumed run starts at turn `startTurn`: `--max-turns` counts
+ * The run's tool settings (the session's folder for long outputs), system prompt, fallback model and limits from the
+ * flags. A resumed run starts at turn `startTurn`: `--max-turns` counts
  * the model calls of this invocation, so the machine's limit is moved on by the turns already done.
  */
 export function limitsOf(options: CliOptions, startTurn: number | undefined, outputDir: string | undefined) {
@@ -153,6 +163,10 @@ export function limitsOf(options: CliOptions, startTurn: number | undefined, out
     ...(maxTurns !== undefined ? { maxTurns } : {}),
     ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    ...(options.maxBudgetUsd !== undefined ? { maxBudgetUsd: options.maxBudgetUsd } : {}),
+    ...(options.fallbackModel !== undefined ? { fallbackModel: options.fallbackModel } : {}),
+    ...(options.systemPrompt !== undefined ? { system: options.systemPrompt } : {}),
+    ...(options.appendSystemPrompt !== undefined ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
   };
 }
 
@@ -168,24 +182,38 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   }
   if (options.command === 'sessions') return (await loadSessions()).sessionsCommand(options, env, stdout, stderr);
   if (options.command === 'view') return (await loadPages()).viewCommand(options, { env, cwd, stdout, stderr });
-  const resuming = options.resume !== undefined || options.continue === true;
-  if (options.print && options.prompt === undefined && !options.demo && !resuming) {
-    stderr.write('agentloop: -p needs a prompt: agentloop -p "PROMPT" (or --demo, --resume, --continue)\nsee agentloop --help\n');
-    return 2;
-  }
   let choice: ModelChoice;
+  let gate: PermissionGate | undefined;
   try {
-    choice = chooseModel(options, cwd);
+    gate = await permissionGate(options);
+    choice = { ...chooseModel(options, cwd), ...(gate ? { hooks: gate.hooks } : {}) };
   } catch (error) {
+    if (error instanceof RuleError) {
+      stderr.write(`agentloop: ${error.message}\nsee agentloop --help\n`);
+      return 2;
+    }
     if (!(error instanceof ConfigError)) throw error;
     stderr.write(`agentloop: ${error.message}\n`);
+    return 2;
+  }
+  // Piped stdin: the prompt, or context after it (./stdin.ts).
+  const piped = await (await import('./stdin.js')).runPrompt(options, env);
+  if (piped.note) stderr.write(`${colors.dim(piped.note)}\n`);
+  if (piped.text !== undefined) options = { ...options, prompt: piped.text };
+  const resuming = options.resume !== undefined || options.continue === true;
+  if (options.print && options.prompt === undefined && !options.demo && !resuming && options.inputFormat !== 'stream-json') {
+    stderr.write('agentloop: -p needs a prompt: agentloop -p "PROMPT", or pipe it: echo "PROMPT" | agentloop -p\nsee agentloop --help\n');
     return 2;
   }
   if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);
   // Without -p (json and stream-json imply it), the REPL opens; --demo is one run.
   const oneShot = options.print || options.demo;
   try {
-    return await (oneShot ? runOnce(options, cwd, choice, version()) : (await import('./repl.js')).repl(options, cwd, choice, version()));
+    if (options.inputFormat === 'stream-json') {
+      const { streamInput } = await import('./streamInput.js');
+      return await streamInput(options, cwd, choice, version(), { stdin: process.stdin, stdout, stderr, env }, gate);
+    }
+    return await (oneShot ? runOnce(options, cwd, choice, version(), gate) : (await import('./repl.js')).repl(options, cwd, choice, version()));
   } catch (error) {
     if (!(error instanceof Error && (error.name === 'SessionError' || error.name === 'SandboxUnavailableError'))) throw error;
     stderr.write(`agentloop: ${error.message}\n`);

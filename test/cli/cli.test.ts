@@ -1,11 +1,12 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { stripMessages } from '../../src/anthropic/cache.js';
 import { answerFromResults, bashUse, startCheckedServer } from '../support/agentServer.js';
 import { cliEnv, runCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
+import { scratchDir } from '../support/scratch.js';
 
 let server: MessagesServer;
 let dir: string;
@@ -51,13 +52,22 @@ describe('agentloop -p', () => {
     expect(server.violations).toEqual([]);
   });
 
-  it('text: only the answer on stdout, the tool call and its output on stderr', async () => {
+  it('text: only the answer on stdout, nothing on stderr', async () => {
     twoTurn();
     const run = await runCli(['-p', 'list the files'], { cwd: dir, env });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('Results: main.py\nnotes.txt\n');
+    expect(run.stderr).toBe('');
+  });
+
+  it('text --verbose: the tool call and its output on stderr, then the usage line', async () => {
+    twoTurn();
+    const run = await runCli(['-p', '--verbose', 'list the files'], { cwd: dir, env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('Results: main.py\nnotes.txt\n');
     expect(run.stderr).toContain('$ ls');
     expect(run.stderr).toContain('  main.py');
+    expect(run.stderr).toMatch(/^2 model calls · .* · session [0-9a-f-]{36}$/m);
   });
 
   it('stream-json: one JSON object per line for transitions, messages, tool results, and the result last', async () => {
@@ -86,11 +96,11 @@ describe('agentloop -p', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ subtype: 'error_max_turns', is_error: true, num_turns: 1, exit_reason: 'max_turns' });
   });
 
-  it('shows retries on stderr, and --max-retries is the one retry policy (the SDK does not add its own)', async () => {
+  it('--verbose shows retries on stderr, and --max-retries is the one retry policy (the SDK does not add its own)', async () => {
     // retry-after-ms keeps the waits short; the machine honours it.
     const overloaded = { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' }, headers: { 'retry-after-ms': '5' } };
     server.enqueue(overloaded, { content: [{ type: 'text', text: 'made it' }], stop_reason: 'end_turn' });
-    const ok = await runCli(['-p', 'hi'], { cwd: dir, env });
+    const ok = await runCli(['-p', '--verbose', 'hi'], { cwd: dir, env });
     expect(ok.code).toBe(0);
     expect(ok.stdout).toBe('made it\n');
     expect(ok.stderr).toMatch(/model call failed \(Overloaded\); retry 1 in 5 ms/);
@@ -126,7 +136,9 @@ describe('agentloop -p', () => {
 
 describe('bash tool flags', () => {
   it('--sandbox runs commands under bubblewrap: writes outside the working directory fail', async () => {
-    const outside = `/var/tmp/agentloop-sandbox-${process.pid}-${Date.now()}`;
+    const scratch = scratchDir();
+    onTestFinished(scratch.cleanup);
+    const outside = join(scratch.dir, 'outside.txt');
     server.enqueue(
       { content: [bashUse('w', `touch ${outside}; echo inside > here.txt; cat here.txt`)], stop_reason: 'tool_use' },
       answerFromResults,
@@ -224,9 +236,20 @@ describe('the REPL', () => {
     ]);
   });
 
-  it('quits on end of input (Ctrl-D) and on an empty line', async () => {
+  it('quits at the end of input (Ctrl-D); empty lines and slash commands ask nothing', async () => {
     expect((await runCli([], { cwd: dir, env, input: '' })).code).toBe(0);
-    expect((await runCli([], { cwd: dir, env, input: '\nnever asked\n' })).code).toBe(0);
+    const run = await runCli([], { cwd: dir, env, input: '\n  \n/help\n/exit\nnever asked\n' });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('/clear');
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('piped lines are one message each; a line ending with \\ goes on', async () => {
+    server.enqueue({ content: [{ type: 'text', text: 'one' }], stop_reason: 'end_turn' }, { content: [{ type: 'text', text: 'two' }], stop_reason: 'end_turn' });
+    const run = await runCli([], { cwd: dir, env, input: 'first\\\nstill first\nsecond\n' });
+    expect(run.code).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    const texts = stripMessages(server.requests[1]?.body?.messages ?? []).filter((m) => m.role === 'user');
+    expect(texts.map((m) => m.content)).toEqual([[{ type: 'text', text: 'first\nstill first' }], [{ type: 'text', text: 'second' }]]);
   });
 });
