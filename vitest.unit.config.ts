@@ -19,6 +19,7 @@ export default defineConfig({
       'test/session/hooks.test.ts',
       'test/view/timeline.test.ts',
       'test/view/graph.test.ts',
+      'test/cli/args.test.ts',
     ],
     exclude: ['test/machine/property.test.ts'],
     testTimeout: 30_000,

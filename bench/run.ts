@@ -94,6 +94,9 @@ function render(r: Results): string {
     row('1b', 'Loop overhead: agentloop ÷ the plain loop streaming (`messages.stream`, as agentloop streams); reply sent in one write', fmt(o.perReply.ratioStreamed), '≤ 1.10', o.perReply.ratioStreamed <= 1.1);
     row('1c', 'Loop overhead: agentloop ÷ the plain loop (`messages.create`); streamed reply sent one SSE event per write', fmt(o.perEvent.ratio), '≤ 1.10', o.perEvent.ratio <= 1.1);
     row('1d', 'Loop overhead: agentloop ÷ the plain loop streaming (`messages.stream`); one SSE event per write', fmt(o.perEvent.ratioStreamed), '≤ 1.10', o.perEvent.ratioStreamed <= 1.1);
+    const floor = (mode: typeof o.perReply) => mode.sides.agentloop.ms / mode.sides.plainEvents.ms;
+    row('1e', "In-process turn: agentloop ÷ the hand-assembled streaming loop (raw SDK events, no machine: the floor for any streaming harness); reply sent in one write", fmt(floor(o.perReply)), '≤ 1.15', floor(o.perReply) <= 1.15);
+    row('1f', 'In-process turn: agentloop ÷ the hand-assembled streaming loop; one SSE event per write', fmt(floor(o.perEvent)), '≤ 1.15', floor(o.perEvent) <= 1.15);
   }
   if (r.growth) {
     const g = r.growth;

@@ -16,6 +16,7 @@ export type { AgentEvent, ToolRunnerCommand } from './machine/events.js';
 export { createAgentMachine, modelActor, toolRunnerActor, type AgentActorsOptions } from './session/actors.js';
 export { defaultSystemPrompt } from './core/prompts.js';
 export { runAgent, type FinalState, type RunAgentOptions, type RunResult } from './session/run.js';
+export type { Question } from './session/records.js';
 export type { CallEvent, ChoiceState, LoopState, MachineEvent, MessageOrigin, RunEvent, RunEventType } from './core/events.js';
 export type { RunHooks, ToolCallDecision, ToolCallInfo } from './core/hooks.js';
 export { costOf, priceOf, PRICES, type ModelPrice } from './core/pricing.js';

@@ -1,27 +1,60 @@
+/**
+ * The command line, as Claude Code's: `agentloop -p [flags] "PROMPT"` runs once, `agentloop "PROMPT"` opens the REPL
+ * with that first question, `agentloop sessions` and `agentloop view [ID]` are the subcommands.
+ */
 import { parseArgs } from 'node:util';
+import { resolveModel } from '../core/models.js';
+import { UsageError, portOf, positiveInt, positiveNumber, splitRules, usageErrorOf, uuidOf } from './argValues.js';
+
+export { UsageError } from './argValues.js';
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
 export interface CliOptions {
   /** `sessions` lists the saved sessions; `view` serves the step-through viewer. */
   command: 'run' | 'help' | 'version' | 'sessions' | 'view';
-  /** `-p` prompt; absent: the REPL (or the demo). */
+  /** `-p`: run once and print the result (also implied by `--output-format json|stream-json`). */
+  print: boolean;
+  /** The positional prompt: with `print`, the question of the run; without, the REPL's first question. */
   prompt?: string;
   demo: boolean;
   outputFormat: OutputFormat;
+  /** `--input-format stream-json`: user messages as JSON lines on stdin. */
+  inputFormat?: 'text' | 'stream-json';
+  /** The full model id (`sonnet`, `opus`, `haiku` resolved). */
   model?: string;
+  /** `--fallback-model`: used when the model is overloaded (full id). */
+  fallbackModel?: string;
   maxTurns?: number;
   maxTokens?: number;
   maxRetries?: number;
+  /** `--max-budget-usd`: stop once the run has cost this much. */
+  maxBudgetUsd?: number;
+  /** `--system-prompt`: replaces the system prompt. */
+  systemPrompt?: string;
+  /** `--append-system-prompt`: added to the end of the system prompt. */
+  appendSystemPrompt?: string;
+  /** `--verbose`: progress on stderr in text mode; accepted (as Claude Code requires it) with stream-json. */
+  verbose?: boolean;
+  /** `--include-partial-messages`: the model's raw stream events as `stream_event` lines (stream-json). */
+  includePartialMessages?: boolean;
+  /** `--allowedTools` rules (Claude Code syntax: `Bash`, `Bash(git log:*)`), one rule per entry. */
+  allowedTools?: string[];
+  /** `--disallowedTools` rules; deny beats allow. */
+  disallowedTools?: string[];
   cwd?: string;
   /** Run bash commands under bubblewrap. */
   sandbox?: boolean;
   /** Credential variables the commands may see. */
   allowEnv?: string[];
-  /** `--resume ID`: go on with that session (a unique prefix of the id is enough). */
+  /** `-r/--resume ID`: go on with that session (a unique prefix of the id is enough). */
   resume?: string;
   /** `--continue`: go on with the newest session of the working directory. */
   continue?: boolean;
+  /** `--session-id UUID`: the id of the new session (lower case). */
+  sessionId?: string;
+  /** `--fork-session`: with --resume/--continue, go on in a new session instead of the old one. */
+  forkSession?: boolean;
   /** `--inspect`: connect the machine to the Stately inspector (the page needs the internet). */
   inspect?: boolean;
   /** `--view`: show the run live in the local step-through viewer. */
@@ -29,112 +62,150 @@ export interface CliOptions {
   /** Port of the viewer or the inspector bridge (default: any free port). */
   port?: number;
   /** `view [ID]`: the session to open. */
-  sessionId?: string;
+  viewId?: string;
 }
 
-/** Bad command line: printed with the usage, exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+const FLAGS = {
+  print: { type: 'boolean', short: 'p' },
+  'output-format': { type: 'string' },
+  'input-format': { type: 'string' },
+  model: { type: 'string' },
+  'fallback-model': { type: 'string' },
+  'max-turns': { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'max-retries': { type: 'string' },
+  'max-budget-usd': { type: 'string' },
+  'system-prompt': { type: 'string' },
+  'append-system-prompt': { type: 'string' },
+  verbose: { type: 'boolean' },
+  'include-partial-messages': { type: 'boolean' },
+  allowedTools: { type: 'string', multiple: true },
+  'allowed-tools': { type: 'string', multiple: true },
+  disallowedTools: { type: 'string', multiple: true },
+  'disallowed-tools': { type: 'string', multiple: true },
+  cwd: { type: 'string' },
+  sandbox: { type: 'boolean' },
+  'allow-env': { type: 'string', multiple: true },
+  demo: { type: 'boolean' },
+  resume: { type: 'string', short: 'r' },
+  continue: { type: 'boolean', short: 'c' },
+  'session-id': { type: 'string' },
+  'fork-session': { type: 'boolean' },
+  inspect: { type: 'boolean' },
+  view: { type: 'boolean' },
+  port: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
 
-function positiveInt(flag: string, value: string | undefined, min = 1): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < min) {
-    throw new UsageError(`${flag} takes a whole number${min > 0 ? ` of at least ${min}` : ''}, not "${value}"`);
-  }
-  return Number(value);
-}
+type Values = ReturnType<typeof parseArgs<{ options: typeof FLAGS; allowPositionals: true; strict: true }>>['values'];
 
 export function parseCliArgs(argv: string[]): CliOptions {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        print: { type: 'string', short: 'p' },
-        'output-format': { type: 'string' },
-        model: { type: 'string' },
-        'max-turns': { type: 'string' },
-        'max-tokens': { type: 'string' },
-        'max-retries': { type: 'string' },
-        cwd: { type: 'string' },
-        sandbox: { type: 'boolean' },
-        'allow-env': { type: 'string', multiple: true },
-        demo: { type: 'boolean' },
-        resume: { type: 'string' },
-        continue: { type: 'boolean', short: 'c' },
-        inspect: { type: 'boolean' },
-        view: { type: 'boolean' },
-        port: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
+    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: FLAGS });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw usageErrorOf(error, Object.keys(FLAGS));
   }
   const { values, positionals } = parsed;
-  if (values.help) return { command: 'help', demo: false, outputFormat: 'text' };
-  if (values.version) return { command: 'version', demo: false, outputFormat: 'text' };
+  if (values.help) return { command: 'help', print: false, demo: false, outputFormat: 'text' };
+  if (values.version) return { command: 'version', print: false, demo: false, outputFormat: 'text' };
   const [first, ...rest] = positionals;
   if (first === 'sessions' || first === 'view') return parseSubcommand(first, rest, values);
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" (a prompt goes after -p)`);
+  if (positionals.length > 1) {
+    throw new UsageError(`unexpected argument "${positionals[1]}": the prompt is one argument (put it in quotes)`);
+  }
+  if (first !== undefined && first.trim() === '') throw new UsageError('the prompt is empty');
 
   const format = values['output-format'] ?? 'text';
   if (format !== 'text' && format !== 'json' && format !== 'stream-json') {
     throw new UsageError(`--output-format must be text, json or stream-json, not "${format}"`);
   }
-  if (values.print !== undefined && values.print.trim() === '') throw new UsageError('-p needs a non-empty prompt');
+  const inputFormat = values['input-format'];
+  if (inputFormat !== undefined && inputFormat !== 'text' && inputFormat !== 'stream-json') {
+    throw new UsageError(`--input-format must be text or stream-json, not "${inputFormat}"`);
+  }
+  const options: CliOptions = {
+    command: 'run',
+    // A machine-readable result or input means a run without the REPL.
+    print: values.print === true || format !== 'text' || inputFormat === 'stream-json',
+    demo: values.demo ?? false,
+    outputFormat: format,
+  };
+  if (first !== undefined) options.prompt = first;
+  if (inputFormat !== undefined) options.inputFormat = inputFormat;
+  setRunValues(options, values);
+  checkCombinations(options);
+  return options;
+}
 
-  const options: CliOptions = { command: 'run', demo: values.demo ?? false, outputFormat: format };
-  if (values.print !== undefined) options.prompt = values.print;
-  if (values.model !== undefined) options.model = values.model;
+/** The flags of a run that take a value or switch something on, checked one by one. */
+function setRunValues(options: CliOptions, values: Values): void {
+  if (values.model !== undefined) options.model = nonEmpty('--model', resolveModel(values.model));
+  if (values['fallback-model'] !== undefined) options.fallbackModel = nonEmpty('--fallback-model', resolveModel(values['fallback-model']));
+  if (values['system-prompt'] !== undefined) options.systemPrompt = values['system-prompt'];
+  if (values['append-system-prompt'] !== undefined) options.appendSystemPrompt = values['append-system-prompt'];
+  if (values.verbose) options.verbose = true;
+  if (values['include-partial-messages']) options.includePartialMessages = true;
+  const allowed = splitRules('--allowedTools', join(values.allowedTools, values['allowed-tools']));
+  const disallowed = splitRules('--disallowedTools', join(values.disallowedTools, values['disallowed-tools']));
+  if (allowed) options.allowedTools = allowed;
+  if (disallowed) options.disallowedTools = disallowed;
   if (values.cwd !== undefined) options.cwd = values.cwd;
   if (values.sandbox) options.sandbox = true;
   for (const name of values['allow-env'] ?? []) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--allow-env takes a variable name, not "${name}"`);
   }
   if (values['allow-env']) options.allowEnv = values['allow-env'];
-  const maxTurns = positiveInt('--max-turns', values['max-turns']);
-  const maxTokens = positiveInt('--max-tokens', values['max-tokens']);
-  const maxRetries = positiveInt('--max-retries', values['max-retries'], 0);
-  if (maxTurns !== undefined) options.maxTurns = maxTurns;
-  if (maxTokens !== undefined) options.maxTokens = maxTokens;
-  if (maxRetries !== undefined) options.maxRetries = maxRetries;
-  if (values.resume !== undefined) {
-    if (values.resume.trim() === '') throw new UsageError('--resume needs a session id (see: agentloop sessions)');
-    options.resume = values.resume.trim();
-  }
+  const numbers = {
+    maxTurns: positiveInt('--max-turns', values['max-turns']),
+    maxTokens: positiveInt('--max-tokens', values['max-tokens']),
+    maxRetries: positiveInt('--max-retries', values['max-retries'], 0),
+    maxBudgetUsd: positiveNumber('--max-budget-usd', values['max-budget-usd']),
+    port: portOf(values.port),
+  };
+  for (const [key, value] of Object.entries(numbers)) if (value !== undefined) options[key as keyof typeof numbers] = value;
+  if (values.resume !== undefined) options.resume = nonEmpty('--resume', values.resume, ' (a session id: see agentloop sessions)');
   if (values.continue) options.continue = true;
+  const sessionId = uuidOf('--session-id', values['session-id']);
+  if (sessionId !== undefined) options.sessionId = sessionId;
+  if (values['fork-session']) options.forkSession = true;
   if (values.inspect) options.inspect = true;
   if (values.view) options.view = true;
-  const port = portOf(values.port);
-  if (port !== undefined) options.port = port;
-  if (options.resume !== undefined && options.continue) throw new UsageError('--resume and --continue exclude each other');
-  if (options.demo && (options.resume !== undefined || options.continue)) {
-    throw new UsageError('--demo always starts a new session: it cannot be combined with --resume or --continue');
-  }
-  if (port !== undefined && !options.view && !options.inspect) throw new UsageError('--port goes with --view, --inspect or view');
-  if (options.view && options.inspect && port !== undefined) throw new UsageError('--port is ambiguous with both --view and --inspect');
+}
+
+function checkCombinations(options: CliOptions): void {
   const resuming = options.resume !== undefined || options.continue === true;
-  if (format !== 'text' && options.prompt === undefined && !options.demo && !resuming) {
-    throw new UsageError(`--output-format ${format} needs -p PROMPT (or --demo, --resume, --continue)`);
+  if (options.resume !== undefined && options.continue) throw new UsageError('--resume and --continue exclude each other');
+  if (options.demo && resuming) throw new UsageError('--demo always starts a new session: it cannot be combined with --resume or --continue');
+  if (options.forkSession && !resuming) throw new UsageError('--fork-session goes with --resume or --continue');
+  if (options.sessionId !== undefined && resuming && !options.forkSession) {
+    throw new UsageError('--session-id with --resume or --continue needs --fork-session (the id is for the new session)');
   }
-  return options;
+  if (options.port !== undefined && !options.view && !options.inspect) throw new UsageError('--port goes with --view, --inspect or view');
+  if (options.view && options.inspect && options.port !== undefined) throw new UsageError('--port is ambiguous with both --view and --inspect');
+  if (options.inputFormat === 'stream-json' && options.outputFormat !== 'stream-json') {
+    throw new UsageError('--input-format stream-json goes with --output-format stream-json');
+  }
+  if (options.includePartialMessages && options.outputFormat !== 'stream-json') {
+    throw new UsageError('--include-partial-messages goes with --output-format stream-json');
+  }
+  if (options.fallbackModel !== undefined && options.fallbackModel === options.model) {
+    throw new UsageError('--fallback-model must differ from --model');
+  }
 }
 
-function portOf(value: string | undefined): number | undefined {
-  const port = positiveInt('--port', value, 0);
-  if (port !== undefined && port > 65535) throw new UsageError(`--port must be at most 65535, not ${port}`);
-  return port;
+function join(a: string[] | undefined, b: string[] | undefined): string[] | undefined {
+  return a || b ? [...(a ?? []), ...(b ?? [])] : undefined;
 }
 
-type ParsedValues = Record<string, string | boolean | string[] | undefined>;
+function nonEmpty(flag: string, value: string, hint = ''): string {
+  if (value.trim() === '') throw new UsageError(`${flag} needs a value${hint}`);
+  return value.trim();
+}
 
 /** `sessions` and `view [ID]`: they take only `--output-format` / `--port`. */
-function parseSubcommand(command: 'sessions' | 'view', rest: string[], values: ParsedValues): CliOptions {
+function parseSubcommand(command: 'sessions' | 'view', rest: string[], values: Values): CliOptions {
   const allowed = command === 'sessions' ? ['output-format'] : ['port'];
   const stray = Object.keys(values).find((key) => !allowed.includes(key));
   if (stray) throw new UsageError(`${command} does not take --${stray}`);
@@ -142,9 +213,9 @@ function parseSubcommand(command: 'sessions' | 'view', rest: string[], values: P
   if (rest.length > maxPositionals) throw new UsageError(`unexpected argument "${rest[maxPositionals]}" after ${command}`);
   const format = values['output-format'] ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError('sessions --output-format must be text or json');
-  const options: CliOptions = { command, demo: false, outputFormat: format };
-  const port = portOf(values.port as string | undefined);
+  const options: CliOptions = { command, print: false, demo: false, outputFormat: format };
+  const port = portOf(values.port);
   if (port !== undefined) options.port = port;
-  if (rest[0] !== undefined) options.sessionId = rest[0];
+  if (rest[0] !== undefined) options.viewId = rest[0];
   return options;
 }

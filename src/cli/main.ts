@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The entry point. It loads only what the command line needs: `--version` is answered by this module alone, `--help`
- * loads the usage text (./usage.js), a bad command line the parser as well (./args.js), and ./run.js (with the loop,
+ * loads the usage text (./usage.js), a bad command line only the parser (./args.js: one line and a pointer to --help), and ./run.js (with the loop,
  * the SDK, XState and execa behind it) loads only for a command that does something.
  */
 import { readFileSync, writeSync } from 'node:fs';
@@ -32,8 +32,8 @@ function print(fd: 1 | 2, text: string): void {
 function alone(argv: string[]): CliOptions | undefined {
   if (argv.length !== 1) return undefined;
   const [flag] = argv;
-  if (flag === '--version' || flag === '-v') return { command: 'version', demo: false, outputFormat: 'text' };
-  if (flag === '--help' || flag === '-h') return { command: 'help', demo: false, outputFormat: 'text' };
+  if (flag === '--version' || flag === '-v') return { command: 'version', print: false, demo: false, outputFormat: 'text' };
+  if (flag === '--help' || flag === '-h') return { command: 'help', print: false, demo: false, outputFormat: 'text' };
   return undefined;
 }
 
@@ -59,8 +59,7 @@ export async function main(argv: string[]): Promise<number> {
       options = parseCliArgs(argv);
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
-      const { USAGE } = await import('./usage.js');
-      print(2, `agentloop: ${error.message}\n\n${USAGE}\n`);
+      print(2, `agentloop: ${error.message}\nsee agentloop --help\n`);
       return 2;
     }
   }
@@ -78,9 +77,27 @@ export async function main(argv: string[]): Promise<number> {
   return run(options, version);
 }
 
+/**
+ * Ends the process as soon as stdout and stderr have taken everything written to them. A run is over when `main`
+ * returns (the transcript is flushed and closed, every tool's process is gone): what could still keep the event loop
+ * busy is only work done ahead for a tool that never ran (the bash tool's probe of bubblewrap, its FIFOs, made while
+ * the first reply streams; under load that took 400-900 ms past the result). Exit handlers still run.
+ */
+function exitWhenFlushed(code: number): void {
+  process.exitCode = code;
+  let pending = 2;
+  const done = () => {
+    if (--pending === 0) process.exit(code);
+  };
+  for (const stream of [process.stdout, process.stderr]) {
+    if (stream.destroyed || !stream.writable) done();
+    else stream.write('', done);
+  }
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
-    process.exitCode = code;
+    exitWhenFlushed(code);
   },
   (error: unknown) => {
     process.stderr.write(`agentloop: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -1,39 +1,80 @@
+import { randomUUID } from 'node:crypto';
 import type { ExitReason } from '../core/run.js';
 import type { Usage } from '../core/usage.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../session/run.js';
 
-/** The `--output-format json` result, in the shape scripts already parse. */
+/** Usage and cost of one model over a run, as Claude Code's `modelUsage` has them. */
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  costUSD: number;
+}
+
+/** A tool call a permission rule denied (it never ran). */
+export interface PermissionDenial {
+  tool_name: string;
+  tool_use_id: string;
+  tool_input: unknown;
+}
+
+/** What the result reports that the run's final context does not hold (src/cli/streamJson.ts measures it). */
+export interface RunFacts {
+  durationApiMs: number;
+  modelUsage: Record<string, ModelUsage>;
+  permissionDenials?: PermissionDenial[];
+}
+
+/**
+ * The `--output-format json` result, and the last line of stream-json: Claude Code's result, with agentloop's
+ * `stop_reason`, `exit_reason` and `error` (the one-line reason of a failed run) besides.
+ */
 export interface JsonResult {
   type: 'result';
   subtype: 'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution';
   is_error: boolean;
-  result: string;
-  num_turns: number;
-  session_id: string;
-  usage: Usage;
   duration_ms: number;
+  duration_api_ms: number;
+  num_turns: number;
+  result: string;
+  session_id: string;
+  total_cost_usd: number;
+  usage: Usage;
+  modelUsage: Record<string, ModelUsage>;
+  permission_denials: PermissionDenial[];
+  uuid: string;
   stop_reason: string | null;
   exit_reason: ExitReason | null;
+  /** Claude Code's list of what went wrong, for a run that failed. */
+  errors?: string[];
   error?: string;
 }
 
 const SUBTYPES: Partial<Record<string, JsonResult['subtype']>> = { max_turns: 'error_max_turns', max_budget: 'error_max_budget_usd' };
 
-export function toJsonResult(run: RunResult): JsonResult {
+export function toJsonResult(run: RunResult, facts: RunFacts): JsonResult {
   const { context } = run;
   const success = context.exitReason === 'completed';
+  const why = success ? '' : describeError(run);
   return {
     type: 'result',
     subtype: success ? 'success' : SUBTYPES[context.exitReason ?? ''] ?? 'error_during_execution',
     is_error: !success,
-    result: run.text,
-    num_turns: context.turnCount,
-    session_id: run.sessionId,
-    usage: context.usage,
     duration_ms: run.durationMs,
+    duration_api_ms: facts.durationApiMs,
+    num_turns: context.turnCount,
+    result: run.text,
+    session_id: run.sessionId,
+    total_cost_usd: context.costUsd,
+    usage: context.usage,
+    modelUsage: facts.modelUsage,
+    permission_denials: facts.permissionDenials ?? [],
+    uuid: randomUUID(),
     stop_reason: context.stopReason,
     exit_reason: context.exitReason,
+    ...(why ? { errors: [why] } : {}),
     ...(context.error ? { error: describeError(run) } : {}),
   };
 }

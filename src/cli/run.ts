@@ -4,9 +4,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { ConfigError, loadModelSettings, requireModelSettings } from '../anthropic/settings.js';
-import type { MessageParam } from '../core/messages.js';
 import type { ModelCall } from '../core/model.js';
 import { defaultRunConfig } from '../core/config.js';
 import type { RunEvent } from '../core/events.js';
@@ -16,6 +14,7 @@ import type { PreparedSession } from './sessions.js';
 import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
 import { describeError, exitCodeOf, formatToolResult, formatToolStart, palette, toJsonResult } from './output.js';
 import { onEndSignals } from './signals.js';
+import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -26,7 +25,7 @@ const loadSessions = () => import('./sessions.js');
 const loadPages = () => import('./view.js');
 
 /** The session of this run: a new transcript, or the one --resume / --continue names; `prompt` is recorded at once. */
-async function openSession(options: CliOptions, cwd: string, model: string, prompt: string | null): Promise<PreparedSession> {
+export async function openSession(options: CliOptions, cwd: string, model: string, prompt: string | null): Promise<PreparedSession> {
   const { prepareSession } = await loadSessions();
   let warned = false;
   const session = prepareSession(options, {
@@ -54,7 +53,7 @@ async function keepServing(pages: { serving: boolean; close(): Promise<void> }):
 }
 
 /** How to reach the model: the scripted demo, or the API from env/.env/flags. */
-interface ModelChoice {
+export interface ModelChoice {
   model: string;
   modelCall?: ModelCall;
   client?: { apiKey?: string; authToken?: string; baseURL?: string };
@@ -68,7 +67,7 @@ function chooseModel(options: CliOptions, cwd: string): ModelChoice {
 }
 
 /** Shows a run's progress on stderr: tool calls with the start of their output, retries. */
-function progressPrinter(): (event: RunEvent) => void {
+export function progressPrinter(): (event: RunEvent) => void {
   return (event) => {
     if (event.type === 'tool_start') stderr.write(`${colors.cyan(formatToolStart(event))}\n`);
     if (event.type === 'tool_result') stderr.write(`${colors.dim(formatToolResult(event))}\n`);
@@ -78,15 +77,7 @@ function progressPrinter(): (event: RunEvent) => void {
   };
 }
 
-function streamJsonPrinter(): (event: RunEvent) => void {
-  return (event) => {
-    if (event.type === 'text') return;
-    if (event.type === 'message') stdout.write(`${JSON.stringify({ type: event.message.role, message: event.message })}\n`);
-    else stdout.write(`${JSON.stringify(event)}\n`);
-  };
-}
-
-async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): Promise<number> {
+async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, version: string): Promise<number> {
   const prompt = options.prompt ?? (options.demo ? DEMO_PROMPT : null);
   const session = await openSession(options, cwd, choice.model, prompt);
   if (prompt === null && !session.awaitsModel) {
@@ -103,7 +94,17 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => controller.abort());
 
   const format = options.outputFormat;
-  const printer = format === 'stream-json' ? streamJsonPrinter() : format === 'text' ? progressPrinter() : undefined;
+  const meter = runMeter();
+  const show =
+    format === 'stream-json'
+      ? streamJsonPrinter(initFacts(options, cwd, choice, session.id, version), (line) => stdout.write(line))
+      : format === 'text'
+        ? progressPrinter()
+        : undefined;
+  const printer = (event: RunEvent) => {
+    meter.onEvent(event);
+    show?.(event);
+  };
   const { runAgent } = await loadRunner();
   let result: RunResult;
   try {
@@ -114,7 +115,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
       sessionId: session.id,
       messages: session.messages,
       ...(session.turnCount !== undefined ? { turnCount: session.turnCount } : {}),
-      ...(printer ? { onEvent: printer } : {}),
+      onEvent: printer,
       ...(session.recorder ? { session: session.recorder } : {}),
       ...(pages.inspect ? { inspect: pages.inspect } : {}),
       ...limitsOf(options, session.turnCount, session.outputDir),
@@ -132,7 +133,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
     if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(describeError(result))}\n`);
     stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
   } else {
-    stdout.write(`${JSON.stringify(toJsonResult(result))}\n`);
+    stdout.write(`${JSON.stringify(toJsonResult(result, meter.facts()))}\n`);
   }
   if (!signals.exitCode) await keepServing(pages);
   else await pages.close();
@@ -143,7 +144,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice): P
  * The run's tool settings (the session's folder for long outputs) and limits from the flags. A resumed run starts at turn `startTurn`: `--max-turns` counts
  * the model calls of this invocation, so the machine's limit is moved on by the turns already done.
  */
-function limitsOf(options: CliOptions, startTurn: number | undefined, outputDir: string | undefined) {
+export function limitsOf(options: CliOptions, startTurn: number | undefined, outputDir: string | undefined) {
   const maxTurns = startTurn !== undefined && startTurn > 1 ? (options.maxTurns ?? defaultRunConfig.maxTurns) + startTurn - 1 : options.maxTurns;
   return {
     ...(options.sandbox ? { sandbox: true } : {}),
@@ -153,112 +154,6 @@ function limitsOf(options: CliOptions, startTurn: number | undefined, outputDir:
     ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
   };
-}
-
-/** The REPL: one conversation across questions; Ctrl-C aborts a run, twice at the prompt quits. */
-async function repl(options: CliOptions, cwd: string, choice: ModelChoice, version: string): Promise<number> {
-  const { runAgent } = await loadRunner();
-  const rl = createInterface({ input: process.stdin, output: stdout, prompt: 'agentloop >> ' });
-  const lines = rl[Symbol.asyncIterator](); // buffers lines from now on, also while a run goes
-  // A new session's transcript is created at the first question (or now, for a page to show it).
-  const eager = options.resume !== undefined || options.continue === true || options.view === true;
-  let session: PreparedSession | undefined = eager ? await openSession(options, cwd, choice.model, null) : undefined;
-  const pages =
-    options.view || options.inspect
-      ? await (await loadPages()).startLivePages(
-          options,
-          { id: session?.id ?? '', recorded: session?.recorder !== undefined },
-          { env, cwd, stdout, stderr },
-        )
-      : undefined;
-  let messages: MessageParam[] = session?.messages ?? [];
-  let running: AbortController | undefined;
-  let armedQuit = false;
-  const interrupt = () => {
-    if (running) {
-      running.abort();
-      return;
-    }
-    if (armedQuit) {
-      rl.close();
-      return;
-    }
-    armedQuit = true;
-    stderr.write('\n(press Ctrl-C again to quit)\n');
-    rl.prompt();
-  };
-  rl.on('SIGINT', interrupt);
-  process.on('SIGINT', interrupt);
-  const signals = onEndSignals(['SIGTERM', 'SIGHUP'], () => {
-    running?.abort();
-    rl.close();
-  });
-  stderr.write(colors.dim(`agentloop ${version} · model ${choice.model} · ${cwd}\nq, exit or an empty line quits.\n`));
-
-  /** One run of the loop: on a question, or on the history alone (`null`) to finish a cut-off turn. */
-  const ask = async (question: string | null) => {
-    session ??= await openSession(options, cwd, choice.model, question);
-    if (question !== null) session.recorder?.prompt(question); // durable now (runAgent's own call is then a no-op)
-    running = new AbortController();
-    if (signals.exitCode) running.abort();
-    const printProgress = progressPrinter();
-    let streamed = false; // a line of streamed text is open
-    let shown = false; // some of the answer was streamed
-    const resumeAt = session.turnCount;
-    session.turnCount = undefined; // only the first run after a resume goes on counting
-    const result = await runAgent(question, {
-      ...choice,
-      ...limitsOf(options, resumeAt, session.outputDir),
-      ...(resumeAt !== undefined ? { turnCount: resumeAt } : {}),
-      ...(pages?.inspect ? { inspect: pages.inspect } : {}),
-      cwd,
-      messages,
-      sessionId: session.id,
-      ...(session.recorder ? { session: session.recorder } : {}),
-      signal: running.signal,
-      onEvent: (event) => {
-        if (event.type === 'text') {
-          stdout.write(event.delta);
-          streamed = true;
-          shown = true;
-        } else {
-          if (streamed && (event.type === 'tool_start' || event.type === 'message')) {
-            stdout.write('\n');
-            streamed = false;
-          }
-          printProgress(event);
-        }
-      },
-    });
-    running = undefined;
-    messages = result.context.messages;
-    if (streamed) stdout.write('\n');
-    else if (!shown && result.text && result.context.exitReason === 'completed') stdout.write(`${result.text}\n`);
-    if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(describeError(result))}\n`);
-    stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
-  };
-
-  try {
-    if (session?.awaitsModel) {
-      stderr.write(colors.dim(`Finishing the interrupted turn of session ${session.id}.\n`));
-      await ask(null);
-    }
-    rl.prompt();
-    for await (const line of lines) {
-      const question = line.trim();
-      if (question === '' || question === 'q' || question === 'exit' || signals.exitCode) break;
-      armedQuit = false;
-      await ask(question);
-      if (!signals.exitCode) rl.prompt();
-    }
-  } finally {
-    process.off('SIGINT', interrupt);
-    signals.stop();
-    rl.close();
-    session?.recorder?.close();
-    await pages?.close();
-  }
-  return signals.exitCode;
 }
 
 /**
@@ -273,6 +168,11 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   }
   if (options.command === 'sessions') return (await loadSessions()).sessionsCommand(options, env, stdout, stderr);
   if (options.command === 'view') return (await loadPages()).viewCommand(options, { env, cwd, stdout, stderr });
+  const resuming = options.resume !== undefined || options.continue === true;
+  if (options.print && options.prompt === undefined && !options.demo && !resuming) {
+    stderr.write('agentloop: -p needs a prompt: agentloop -p "PROMPT" (or --demo, --resume, --continue)\nsee agentloop --help\n');
+    return 2;
+  }
   let choice: ModelChoice;
   try {
     choice = chooseModel(options, cwd);
@@ -282,10 +182,10 @@ export async function run(options: CliOptions, version: () => string): Promise<n
     return 2;
   }
   if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);
-  // Without -p, --resume/--continue open the REPL, unless a machine-readable result is wanted.
-  const oneShot = options.prompt !== undefined || options.demo || options.outputFormat !== 'text';
+  // Without -p (json and stream-json imply it), the REPL opens; --demo is one run.
+  const oneShot = options.print || options.demo;
   try {
-    return await (oneShot ? runOnce(options, cwd, choice) : repl(options, cwd, choice, version()));
+    return await (oneShot ? runOnce(options, cwd, choice, version()) : (await import('./repl.js')).repl(options, cwd, choice, version()));
   } catch (error) {
     if (!(error instanceof Error && (error.name === 'SessionError' || error.name === 'SandboxUnavailableError'))) throw error;
     stderr.write(`agentloop: ${error.message}\n`);

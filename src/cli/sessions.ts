@@ -5,8 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import type { MessageParam } from '../core/messages.js';
 import type { Usage } from '../core/usage.js';
-import { reopenSession, startSession, type SessionRecorder } from '../session/recorder.js';
+import { reopenSession, startSession, type ForkSource, type SessionRecorder } from '../session/recorder.js';
 import { restoreConversation } from '../session/resume.js';
+import type { Question } from '../session/records.js';
 import type { RunResult } from '../session/run.js';
 import {
   agentloopHome,
@@ -14,6 +15,7 @@ import {
   listSessions,
   newestSessionFor,
   readTranscript,
+  SessionExistsError,
   SessionNotFoundError,
   sessionFilesDir,
   type SessionSummary,
@@ -49,37 +51,19 @@ export interface PrepareOptions {
   /** Called if a transcript write fails later on. */
   onRecordError: (error: Error) => void;
   /** The question the run starts with: recorded with the header or the resume, in the same write. */
-  prompt?: string | null;
+  prompt?: Question | null;
 }
 
-/** A new session, or the one `--resume ID` / `--continue` names, repaired and reopened. */
+/**
+ * A new session (with the id `--session-id` gives), or the one `--resume ID` / `--continue` names,
+ * repaired and reopened; with `--fork-session`, its history goes on in a new session (the old
+ * transcript is only read).
+ */
 export function prepareSession(options: CliOptions, prepare: PrepareOptions): PreparedSession {
   const home = agentloopHome(prepare.env);
-  if (options.resume === undefined && !options.continue) {
-    const id = randomUUID();
-    try {
-      const recorder = startSession(home, { id, cwd: prepare.cwd, model: prepare.model, prompt: prepare.prompt ?? null }, { onError: prepare.onRecordError });
-      const outputDir = sessionFilesDir(recorder.path);
-      return { id, recorder, messages: [], turnCount: undefined, awaitsModel: false, resumed: false, notices: [], outputDir };
-    } catch (error) {
-      const notice = `this session is not saved (${error instanceof Error ? error.message : String(error)})`;
-      return { id, recorder: undefined, messages: [], turnCount: undefined, awaitsModel: false, resumed: false, notices: [notice], outputDir: undefined };
-    }
-  }
+  if (options.resume === undefined && !options.continue) return newSession(home, options.sessionId ?? randomUUID(), prepare);
 
-  let path: string;
-  if (options.resume !== undefined) {
-    try {
-      path = findSession(home, options.resume);
-    } catch (error) {
-      if (error instanceof SessionNotFoundError) throw new SessionError(error.message);
-      throw error;
-    }
-  } else {
-    const newest = newestSessionFor(home, prepare.cwd);
-    if (!newest) throw new SessionError(`no session to continue in ${prepare.cwd} (see: agentloop sessions)`);
-    path = newest.path;
-  }
+  const path = sessionToResume(home, options, prepare.cwd);
   const transcript = readTranscript(path);
   const notices = transcript.problems.map((p) => `${path}: ${p}`);
   if (!transcript.header) throw new SessionError(`${path} is not a session transcript`);
@@ -90,18 +74,49 @@ export function prepareSession(options: CliOptions, prepare: PrepareOptions): Pr
   }
   if (cwd !== prepare.cwd) notices.push(`session ${id} was recorded in ${cwd}; its tools now run in ${prepare.cwd}`);
   notices.push(...conversation.repaired.map((r) => `resuming ${id}: ${r}`));
+  const restored = { messages: conversation.messages, turnCount: conversation.turnCount, awaitsModel: conversation.awaitsModel, resumed: true };
+  if (options.forkSession) {
+    const fork = newSession(home, options.sessionId ?? randomUUID(), prepare, { id, conversation });
+    return { ...fork, ...restored, notices: [...notices, ...fork.notices] };
+  }
   const recorder = reopenSession(id, path, { onError: prepare.onRecordError });
   recorder.resumed(conversation, prepare.prompt ?? null);
-  return {
-    id,
-    recorder,
-    messages: conversation.messages,
-    turnCount: conversation.turnCount,
-    awaitsModel: conversation.awaitsModel,
-    resumed: true,
-    notices,
-    outputDir: sessionFilesDir(path),
-  };
+  return { id, recorder, ...restored, notices, outputDir: sessionFilesDir(path) };
+}
+
+/** The transcript `--resume ID` names, or the newest of the working directory for `--continue`. */
+function sessionToResume(home: string, options: CliOptions, cwd: string): string {
+  if (options.resume === undefined) {
+    const newest = newestSessionFor(home, cwd);
+    if (!newest) throw new SessionError(`no session to continue in ${cwd} (see: agentloop sessions)`);
+    return newest.path;
+  }
+  try {
+    return findSession(home, options.resume);
+  } catch (error) {
+    if (error instanceof SessionNotFoundError) throw new SessionError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * Starts the transcript of a new session (a fork of `fork`, if given). An id that is taken is an
+ * error; a transcript that cannot be written (a read-only home) leaves the run unrecorded.
+ */
+function newSession(home: string, id: string, prepare: PrepareOptions, fork?: ForkSource): PreparedSession {
+  const empty = { messages: [], turnCount: undefined, awaitsModel: false, resumed: false };
+  try {
+    const recorder = startSession(
+      home,
+      { id, cwd: prepare.cwd, model: prepare.model, prompt: prepare.prompt ?? null, ...(fork ? { fork } : {}) },
+      { onError: prepare.onRecordError },
+    );
+    return { id, recorder, ...empty, notices: [], outputDir: sessionFilesDir(recorder.path) };
+  } catch (error) {
+    if (error instanceof SessionExistsError) throw new SessionError(`${error.message}: --session-id needs an id not in use`);
+    const notice = `this session is not saved (${error instanceof Error ? error.message : String(error)})`;
+    return { id, recorder: undefined, ...empty, notices: [notice], outputDir: undefined };
+  }
 }
 
 const number = (n: number) => n.toLocaleString('en-US');

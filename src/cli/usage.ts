@@ -1,31 +1,43 @@
 /**
- * What `--help` and a bad command line print: a module of its own, so that `--help` needs neither the parser nor the
- * loop, and `--version` not even this.
+ * What `--help` prints: a module of its own, so that `--help` needs neither the parser nor the loop, and `--version`
+ * not even this. A bad command line prints one line and a pointer here.
  */
-export const USAGE = `Usage: agentloop [options]            start a REPL (the conversation is kept across questions)
-       agentloop -p "PROMPT" [options]  run once and print the result
-       agentloop --demo [options]       offline demo with a scripted model and the real bash tool
-       agentloop sessions               list saved sessions (newest first)
-       agentloop view [ID] [--port N]   step through a session in the browser (default: the newest here)
+export const USAGE = `Usage: agentloop [options] [PROMPT]       start a REPL (asks PROMPT first, if given)
+       agentloop -p [options] "PROMPT"     run once and print the result (piped stdin: the prompt, or context after it)
+       agentloop --demo [options]          offline demo with a scripted model and the real bash tool
+       agentloop sessions                  list saved sessions (newest first)
+       agentloop view [ID] [--port N]      step through a session in the browser (default: the newest here)
 
 Options:
-  -p, --print PROMPT          run PROMPT once and exit
-      --output-format FORMAT  text (default), json or stream-json
-      --model ID              model id (overrides MODEL_ID)
-      --max-turns N           stop after N model calls (default 50)
-      --max-tokens N          max_tokens of each request (default 8000)
-      --max-retries N         retries of a failed model call (default 4)
-      --cwd DIR               working directory of the tools (default: the current one)
-      --sandbox               run bash commands under bubblewrap: read-only system, no network
-      --allow-env NAME        pass this credential variable (*_API_KEY, *_TOKEN, ...) to commands
-      --demo                  play the two-turn example with a scripted model, no API key needed
-      --resume ID             go on with session ID (a unique prefix is enough); with -p, ask PROMPT next
-  -c, --continue              go on with the newest session of this directory
-      --view                  show the run live in the local step-through viewer (prints its URL)
-      --inspect               show the machine live in the Stately inspector (prints its URL; needs internet)
-      --port N                port of the viewer / inspector page (default: any free port)
-  -h, --help                  show this help
-  -v, --version               print the version
+  -p, --print                     run once and exit (json and stream-json imply it)
+      --output-format FORMAT      text (default), json or stream-json
+      --input-format FORMAT       text (default) or stream-json: user messages as JSON lines on stdin
+      --verbose                   text: show the tool calls on stderr; accepted with stream-json
+      --include-partial-messages  stream-json: also the model's raw stream events (stream_event lines)
+      --model ID                  model id or alias sonnet, opus, haiku (overrides MODEL_ID)
+      --fallback-model ID         model to switch to when the model is overloaded
+      --system-prompt TEXT        replace the system prompt
+      --append-system-prompt TEXT add TEXT to the end of the system prompt
+      --allowedTools RULES        allow only these bash commands, e.g. "Bash(git log:*) Bash(npm test)"
+      --disallowedTools RULES     never run these, e.g. "Bash(rm:*)" (beats --allowedTools; several
+                                  rules per value by commas or spaces; also --allowed-tools, --disallowed-tools)
+      --max-turns N               stop after N model calls (default 50)
+      --max-budget-usd AMOUNT     stop once the run has cost AMOUNT dollars
+      --max-tokens N              max_tokens of each request (default 8000)
+      --max-retries N             retries of a failed model call (default 4)
+      --cwd DIR                   working directory of the tools (default: the current one)
+      --sandbox                   run bash commands under bubblewrap: read-only system, no network
+      --allow-env NAME            pass this credential variable (*_API_KEY, *_TOKEN, ...) to commands
+      --demo                      play the two-turn example with a scripted model, no API key needed
+  -r, --resume ID                 go on with session ID (a unique prefix is enough); with a PROMPT, ask it next
+  -c, --continue                  go on with the newest session of this directory
+      --fork-session              with --resume/--continue: go on in a new session, the old one stays as it was
+      --session-id UUID           the id of the new session
+      --view                      show the run live in the local step-through viewer (prints its URL)
+      --inspect                   show the machine live in the Stately inspector (prints its URL; needs internet)
+      --port N                    port of the viewer / inspector page (default: any free port)
+  -h, --help                      show this help
+  -v, --version                   print the version
 
 Configuration (environment or .env in the working directory):
   ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, MODEL_ID, NO_COLOR

@@ -34,9 +34,9 @@ export interface ViewIo {
 export async function viewCommand(options: CliOptions, io: ViewIo): Promise<number> {
   const home = agentloopHome(io.env);
   let sessionId: string | undefined;
-  if (options.sessionId !== undefined) {
+  if (options.viewId !== undefined) {
     try {
-      sessionId = /\/([^/]+)\.jsonl$/.exec(findSession(home, options.sessionId))?.[1];
+      sessionId = /\/([^/]+)\.jsonl$/.exec(findSession(home, options.viewId))?.[1];
     } catch (error) {
       if (!(error instanceof SessionNotFoundError)) throw error;
       io.stderr.write(`agentloop: ${error.message}\n`);

@@ -4,10 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CACHED_TAIL, messageCacheMarks } from '../anthropic/cache.js';
-import type { MessageParam } from '../core/messages.js';
+import { textOf } from '../history/messages.js';
 import type { RunEvent } from '../core/events.js';
 import type { AgentContext } from '../machine/context.js';
-import { TRANSCRIPT_VERSION, type SessionRecord } from './records.js';
+import { TRANSCRIPT_VERSION, type PromptRecord, type Question, type SessionRecord } from './records.js';
 import type { RestoredConversation } from './resume.js';
 import { TranscriptWriter } from './store.js';
 
@@ -28,12 +28,12 @@ export interface SessionRecorder {
    * it (resume.ts asks it again). Recording the same text again before a message is written does
    * nothing, so the CLI can record it the moment it is known and runAgent again when it starts.
    */
-  prompt(text: string): void;
+  prompt(question: Question): void;
   /**
    * Records what a resume found and the messages its repair added, and the prompt the resumed
    * run starts with (if any), in one write.
    */
-  resumed(conversation: RestoredConversation, prompt?: string | null): void;
+  resumed(conversation: RestoredConversation, prompt?: Question | null): void;
   onEvent(event: RunEvent): void;
   /** Records how a run ended (a REPL session has one per question). */
   finish(result: FinishedRun): void;
@@ -48,26 +48,59 @@ export interface RecorderOptions {
   now?: () => Date;
 }
 
+/** The session a new one is forked from (`--fork-session`): its id and its history, restored. */
+export interface ForkSource {
+  id: string;
+  conversation: RestoredConversation;
+}
+
 /**
  * Starts the transcript of a new session; with `prompt`, the first question is in the same write
- * as the header, so no transcript exists without it.
+ * as the header, so no transcript exists without it. With `fork`, the history of that session is
+ * copied into the new transcript in the same write (as a resume of it, which it is).
  */
 export function startSession(
   home: string,
-  session: { cwd: string; model: string; id?: string; prompt?: string | null },
+  session: { cwd: string; model: string; id?: string; prompt?: Question | null; fork?: ForkSource },
   options: RecorderOptions = {},
 ): SessionRecorder {
   const now = options.now ?? (() => new Date());
   const id = session.id ?? randomUUID();
   const createdAt = now().toISOString();
   const prompt = session.prompt ?? undefined;
+  const fork = session.fork;
   const writer = TranscriptWriter.create(
     home,
-    { type: 'session', version: TRANSCRIPT_VERSION, id, cwd: session.cwd, createdAt, model: session.model },
+    { type: 'session', version: TRANSCRIPT_VERSION, id, cwd: session.cwd, createdAt, model: session.model, ...(fork ? { forkedFrom: fork.id } : {}) },
     options.durable === undefined ? {} : { durable: options.durable },
-    ...(prompt !== undefined ? [{ type: 'prompt' as const, at: createdAt, text: prompt }] : []),
+    ...(fork ? resumeDrafts(fork.conversation, fork.id) : []).map((draft) => ({ ...draft, at: createdAt }) as SessionRecord),
+    ...(prompt !== undefined ? [{ ...promptDraft(prompt), at: createdAt }] : []),
   );
   return createRecorder(id, writer, options, prompt);
+}
+
+/** The `prompt` record of a question, without its timestamp. */
+function promptDraft(question: Question): Omit<PromptRecord, 'at'> {
+  return typeof question === 'string' ? { type: 'prompt', text: question } : { type: 'prompt', text: textOf(question), content: question };
+}
+
+/** Compares questions: the same text, or the same blocks. */
+const questionKey = (question: Question) => (typeof question === 'string' ? `text:${question}` : `blocks:${JSON.stringify(question)}`);
+
+/**
+ * The `resume` record and the messages a resume goes on from that are not in the transcript yet:
+ * its repair (synthetic); for a fork, the whole history (the copied part as it was recorded).
+ */
+function resumeDrafts(conversation: RestoredConversation, forkedFrom?: string): Draft[] {
+  const { messages, turnCount, repaired } = conversation;
+  const recordedCount = forkedFrom === undefined ? conversation.recordedCount : 0;
+  return [
+    { type: 'resume', turnCount, repaired, messageCount: recordedCount, ...(forkedFrom !== undefined ? { forkedFrom } : {}) },
+    ...messages.slice(recordedCount).map((message, i): Draft => {
+      const index = recordedCount + i;
+      return { type: 'message', index, message, ...(index >= conversation.recordedCount ? { synthetic: true as const } : {}) };
+    }),
+  ];
 }
 
 /** Goes on appending to the transcript of an existing session (`--resume`). */
@@ -79,12 +112,12 @@ export function reopenSession(id: string, path: string, options: RecorderOptions
 /** A record without its timestamp; `at` is added on write. */
 type Draft = SessionRecord extends infer R ? (R extends { at: string } ? Omit<R, 'at'> : never) : never;
 
-function createRecorder(id: string, writer: TranscriptWriter, options: RecorderOptions, recordedPrompt?: string): SessionRecorder {
+function createRecorder(id: string, writer: TranscriptWriter, options: RecorderOptions, recordedPrompt?: Question): SessionRecorder {
   const now = options.now ?? (() => new Date());
   let failure: Error | undefined;
   const at = () => now().toISOString();
   // The prompt recorded last, until a message is written (the run has put it into the history).
-  let unanswered = recordedPrompt;
+  let unanswered = recordedPrompt === undefined ? undefined : questionKey(recordedPrompt);
 
   /** Writes the drafts in one write. */
   const write = (...drafts: Draft[]) => {
@@ -99,16 +132,9 @@ function createRecorder(id: string, writer: TranscriptWriter, options: RecorderO
     }
     for (const draft of drafts) {
       if (draft.type === 'message') unanswered = undefined;
-      if (draft.type === 'prompt') unanswered = draft.text;
+      if (draft.type === 'prompt') unanswered = questionKey(draft.content ?? draft.text);
     }
   };
-
-  const messageDraft = (index: number, value: MessageParam, synthetic = false): Draft => ({
-    type: 'message',
-    index,
-    message: value,
-    ...(synthetic ? { synthetic: true as const } : {}),
-  });
 
   return {
     id,
@@ -116,16 +142,11 @@ function createRecorder(id: string, writer: TranscriptWriter, options: RecorderO
     get failure() {
       return failure;
     },
-    prompt(text) {
-      if (text !== unanswered) write({ type: 'prompt', text });
+    prompt(question) {
+      if (questionKey(question) !== unanswered) write(promptDraft(question));
     },
     resumed(conversation, prompt) {
-      const { messages, recordedCount } = conversation;
-      write(
-        { type: 'resume', turnCount: conversation.turnCount, repaired: conversation.repaired, messageCount: recordedCount },
-        ...messages.slice(recordedCount).map((m, i) => messageDraft(recordedCount + i, m, true)),
-        ...(prompt !== undefined && prompt !== null ? [{ type: 'prompt' as const, text: prompt }] : []),
-      );
+      write(...resumeDrafts(conversation), ...(prompt !== undefined && prompt !== null ? [promptDraft(prompt)] : []));
     },
     onEvent(event) {
       switch (event.type) {

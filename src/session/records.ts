@@ -24,6 +24,8 @@ export interface SessionHeader {
   cwd: string;
   createdAt: string;
   model: string;
+  /** `--fork-session`: the session this one was forked from (its history is copied, that transcript is untouched). */
+  forkedFrom?: string;
 }
 
 /**
@@ -34,8 +36,17 @@ export interface SessionHeader {
 export interface PromptRecord {
   type: 'prompt';
   at: string;
+  /** The question's text (its text blocks, when it has `content`). */
   text: string;
+  /** A question of content blocks (e.g. an image, from `--input-format stream-json`): the message, exactly. */
+  content?: PromptBlock[];
 }
+
+/** A block of a user's question. */
+export type PromptBlock = Exclude<MessageParam['content'], string>[number];
+
+/** A user's question: text, or content blocks. */
+export type Question = string | PromptBlock[];
 
 /** The machine entered a state (every model call is one transition into `callingModel`). */
 export interface TransitionRecord {
@@ -160,6 +171,11 @@ export interface ResumeRecord {
    * index or later are not part of it (they were past a gap). Absent in older transcripts.
    */
   messageCount?: number;
+  /**
+   * Set when this is the start of a session forked from that one (`--fork-session`): the messages
+   * after this record are a copy of its history.
+   */
+  forkedFrom?: string;
 }
 
 export type SessionRecord =

@@ -20,7 +20,7 @@
 import { appendUser, appendUserText, toolUsesOf } from '../history/messages.js';
 import { historyProblems } from '../history/validate.js';
 import type { ContentBlock, MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
-import type { SessionRecord } from './records.js';
+import type { PromptBlock, SessionRecord } from './records.js';
 
 export const INTERRUPTED_TOOL_RESULT = 'interrupted: the session ended before this tool finished';
 
@@ -50,6 +50,8 @@ export interface RecordedMessages {
    * ended before the prompt was written to the history, so it is its next user message.
    */
   pendingPrompt: string | undefined;
+  /** The blocks of that prompt, when it was a question of content blocks (an image, say). */
+  pendingContent: PromptBlock[] | undefined;
 }
 
 /**
@@ -61,8 +63,12 @@ export function recordedMessages(records: readonly SessionRecord[]): RecordedMes
   const messages: MessageParam[] = [];
   const ahead = new Map<number, MessageParam>();
   let pendingPrompt: string | undefined;
+  let pendingContent: PromptBlock[] | undefined;
   for (const record of records) {
-    if (record.type === 'prompt') pendingPrompt = record.text;
+    if (record.type === 'prompt') {
+      pendingPrompt = record.text;
+      pendingContent = record.content;
+    }
     if (record.type === 'resume') {
       // The resume went on from the history as it was: messages past a gap are not part of it.
       ahead.clear();
@@ -70,6 +76,7 @@ export function recordedMessages(records: readonly SessionRecord[]): RecordedMes
     }
     if (record.type !== 'message') continue;
     pendingPrompt = undefined;
+    pendingContent = undefined;
     const { index } = record;
     if (index < messages.length) messages[index] = record.message;
     else if (index > messages.length) ahead.set(index, record.message);
@@ -83,7 +90,7 @@ export function recordedMessages(records: readonly SessionRecord[]): RecordedMes
     }
   }
   for (const index of [...ahead.keys()]) if (index < messages.length) ahead.delete(index);
-  return { messages, gap: ahead.size > 0 ? messages.length : undefined, pendingPrompt };
+  return { messages, gap: ahead.size > 0 ? messages.length : undefined, pendingPrompt, pendingContent };
 }
 
 /**
@@ -107,7 +114,7 @@ export function resumeTurnCount(records: readonly SessionRecord[], messages: rea
 }
 
 export function restoreConversation(records: readonly SessionRecord[]): RestoredConversation {
-  const { messages: recorded, gap, pendingPrompt } = recordedMessages(records);
+  const { messages: recorded, gap, pendingPrompt, pendingContent } = recordedMessages(records);
   const repaired: string[] = [];
   if (gap !== undefined) repaired.push(`messages from index ${gap} on were unreadable and are left out`);
   let messages = recorded;
@@ -115,7 +122,7 @@ export function restoreConversation(records: readonly SessionRecord[]): Restored
   let recordedCount = recorded.length;
 
   if (pendingPrompt !== undefined) {
-    messages = appendUserText(messages, pendingPrompt);
+    messages = pendingContent ? appendUser(messages, pendingContent) : appendUserText(messages, pendingPrompt);
     if (messages.length === recorded.length) recordedCount -= 1;
     repaired.push(`the prompt "${excerpt(pendingPrompt)}" had not reached the history: added`);
   }

@@ -12,11 +12,12 @@ import type { ModelCall } from '../core/model.js';
 import { defaultSystemPrompt } from '../core/prompts.js';
 import { toolDefinition, type Tool } from '../core/tool.js';
 import type { AnthropicModelOptions } from '../anthropic/call.js';
-import { appendUserText, textOf } from '../history/messages.js';
+import { appendUser, appendUserText, textOf } from '../history/messages.js';
 import type { AgentMachine } from '../machine/agentMachine.js';
 import type { AgentContext } from '../machine/context.js';
 import { createBashTool } from '../tools/bash.js';
 import { createAgentMachine } from './actors.js';
+import type { Question } from './records.js';
 import { startSession, type SessionRecorder } from './recorder.js';
 import { sessionFilesDir } from './store.js';
 
@@ -88,11 +89,16 @@ export function leafState(value: unknown): string {
   return String(current);
 }
 
-/** Runs the agent on `prompt` (or on the history alone) until the machine reaches a final state. */
-export async function runAgent(prompt: string | null, options: RunAgentOptions): Promise<RunResult> {
+/**
+ * Runs the agent on `prompt` (or on the history alone) until the machine reaches a final state.
+ * The prompt is text, or the content blocks of a user message (text, images, documents).
+ */
+export async function runAgent(question: Question | null, options: RunAgentOptions): Promise<RunResult> {
   const started = Date.now();
   const cwd = options.cwd ?? process.cwd();
-  const startMessages = prompt ? appendUserText(options.messages ?? [], prompt) : [...(options.messages ?? [])];
+  const prompt = question !== null && question.length > 0 ? question : null; // '' asks nothing
+  const history = options.messages ?? [];
+  const startMessages = prompt === null ? [...history] : typeof prompt === 'string' ? appendUserText(history, prompt) : appendUser(history, prompt);
   if (startMessages[startMessages.length - 1]?.role !== 'user') {
     throw new Error('runAgent needs a prompt, or a history that ends with a user message');
   }
@@ -162,7 +168,7 @@ export async function runAgent(prompt: string | null, options: RunAgentOptions):
   }
 }
 
-function openRecorder(options: RunAgentOptions, cwd: string, prompt: string | null): SessionRecorder | undefined {
+function openRecorder(options: RunAgentOptions, cwd: string, prompt: Question | null): SessionRecorder | undefined {
   const session = options.session;
   if (!session) return undefined;
   if ('onEvent' in session) return session;

@@ -131,8 +131,8 @@ const at = string;
 
 /** Every record type and its shape (and those of records.ts's coming types). */
 export const RECORD_SHAPES: { readonly [T in RecordType]: Check } & Readonly<Record<string, Check>> = {
-  session: object({ version: literal(1), id: string, cwd: string, createdAt: string, model: string }),
-  prompt: object({ at, text: string }),
+  session: object({ version: literal(1), id: string, cwd: string, createdAt: string, model: string, forkedFrom: optional(string) }),
+  prompt: object({ at, text: string, content: optional(arrayOf(block)) }),
   transition: object({
     at,
     state: string,
@@ -166,7 +166,7 @@ export const RECORD_SHAPES: { readonly [T in RecordType]: Check } & Readonly<Rec
     durationMs: number,
     error: optional(string),
   }),
-  resume: object({ at, turnCount: count, repaired: arrayOf(string), messageCount: optional(withinLine) }),
+  resume: object({ at, turnCount: count, repaired: arrayOf(string), messageCount: optional(withinLine), forkedFrom: optional(string) }),
 };
 
 /**

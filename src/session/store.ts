@@ -36,6 +36,11 @@ export function sessionFilesDir(transcript: string): string {
   return transcript.replace(/\.jsonl$/, '');
 }
 
+/** A new session was given the id of one that exists (`--session-id`): it is left untouched. */
+export class SessionExistsError extends Error {
+  override readonly name = 'SessionExistsError';
+}
+
 /** Appends records to one transcript file. Not thread-safe: one writer per file. */
 export class TranscriptWriter {
   private fd: number | null;
@@ -63,7 +68,14 @@ export class TranscriptWriter {
   static create(home: string, header: SessionHeader, options: { durable?: boolean } = {}, ...first: SessionRecord[]): TranscriptWriter {
     mkdirSync(sessionsDir(home), { recursive: true, mode: 0o700 });
     const path = transcriptPath(home, header.id);
-    const writer = new TranscriptWriter(path, openSync(path, 'wx', 0o600), options.durable ?? true);
+    let fd: number;
+    try {
+      fd = openSync(path, 'wx', 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new SessionExistsError(`session ${header.id} exists already (${path})`);
+      throw error;
+    }
+    const writer = new TranscriptWriter(path, fd, options.durable ?? true);
     writer.write(header, ...first);
     return writer;
   }

@@ -108,7 +108,9 @@ export function buildTimeline(records: readonly AnyRecord[], graph: MachineGraph
         break;
       case 'resume':
         resumed = true;
-        notes.push(`resumed at turn ${record.turnCount}${record.repaired.length ? `: ${record.repaired.join('; ')}` : ''}`);
+        notes.push(
+          `${record.forkedFrom ? `forked from session ${record.forkedFrom}, ` : ''}resumed at turn ${record.turnCount}${record.repaired.length ? `: ${record.repaired.join('; ')}` : ''}`,
+        );
         break;
       case 'decision':
         decisions.push({ state: record.state, guard: record.guard, target: record.target });

@@ -11,6 +11,12 @@ import { agentMachine } from '../../src/machine/agentMachine.js';
 import { graphOf } from '../../src/view/assets.js';
 import { buildTimeline } from '../../src/view/timeline.js';
 import { echoTool } from '../support/drive.js';
+import { bashUse } from '../support/agentServer.js';
+import { runCli, startCli } from '../support/cli.js';
+import { openCliProject } from '../support/project.js';
+import { startSession } from '../../src/session/recorder.js';
+import type { Question } from '../../src/session/records.js';
+import { waitFor } from './helpers.js';
 
 let home: string;
 afterEach(() => rmSync(home, { recursive: true, force: true }));
@@ -38,5 +44,77 @@ describe('runAgent({ session: { home } })', () => {
     const restored = restoreConversation(readTranscript(findSession(home, result.sessionId)).records);
     expect(restored.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'important task' }] }]);
     expect(restored.awaitsModel).toBe(true);
+  });
+});
+
+describe('a question of content blocks', () => {
+  const question: Question = [
+    { type: 'text', text: 'what is in this picture?' },
+    { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+  ];
+
+  it('is the user message as given, recorded whole, and resumed whole when the run was cut after the prompt', async () => {
+    home = mkdtempSync(join(tmpdir(), 'agentloop-lib-'));
+    const model = scriptedModel([reply.text('a cat')]);
+    const result = await runAgent(question, { model: 'scripted', modelCall: model.call, tools: [], session: { home }, cwd: home });
+    expect(result.context.messages[0]).toEqual({ role: 'user', content: question });
+    const transcript = readTranscript(findSession(home, result.sessionId));
+    expect(transcript.problems).toEqual([]);
+    expect(transcript.records[1]).toMatchObject({ type: 'prompt', text: 'what is in this picture?', content: question });
+    expect(restoreConversation(transcript.records).messages).toEqual(result.context.messages);
+    expect(listSessions(home)[0]?.firstPrompt).toBe('what is in this picture?');
+
+    // Only the header and the prompt on disk (a kill right after that write): the blocks come back.
+    const cut = startSession(home, { cwd: home, model: 'scripted', prompt: question });
+    cut.close();
+    const restored = restoreConversation(readTranscript(cut.path).records);
+    expect(restored.messages).toEqual([{ role: 'user', content: question }]);
+    expect(restored.awaitsModel).toBe(true);
+  });
+});
+
+describe('a library run saved as a session, then the CLI', () => {
+  it('agentloop --resume ID goes on with it, agentloop sessions lists it, agentloop view ID serves it', async () => {
+    const project = await openCliProject('libcli');
+    home = project.home;
+    try {
+      const { server, dir, env } = project;
+      server.enqueue({ content: [bashUse('toolu_1', 'echo from-the-library')], stop_reason: 'tool_use' }, {
+        content: [{ type: 'text', text: 'The library run is done.' }],
+        stop_reason: 'end_turn',
+      });
+      const client = { apiKey: env.ANTHROPIC_API_KEY as string, baseURL: server.url };
+      const library = await runAgent('run echo', { model: 'claude-test', client, session: { home }, cwd: dir, maxRetries: 0 });
+      expect(library.state).toBe('done');
+
+      const sessions = await runCli(['sessions', '--output-format', 'json'], { cwd: dir, env });
+      expect(JSON.parse(sessions.stdout)).toMatchObject([{ id: library.sessionId, firstPrompt: 'run echo', exitReason: 'completed', turns: 2 }]);
+
+      server.enqueue({ content: [{ type: 'text', text: 'Went on.' }], stop_reason: 'end_turn' });
+      const resumed = await runCli(['--resume', library.sessionId, '-p', 'and now?', '--output-format', 'json'], { cwd: dir, env });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ session_id: library.sessionId, result: 'Went on.' });
+      // The cache breakpoints the model service adds are not part of the history.
+      const sent = JSON.parse(JSON.stringify(server.requests[2]?.body?.messages ?? [], (key, value: unknown) => (key === 'cache_control' ? undefined : value))) as unknown[];
+      expect(sent.slice(0, 4)).toEqual(library.context.messages);
+      expect(sent[4]).toEqual({ role: 'user', content: [{ type: 'text', text: 'and now?' }] });
+      expect(server.violations).toEqual([]);
+
+      const view = startCli(['view', library.sessionId.slice(0, 8)], { cwd: dir, env });
+      try {
+        const url = await waitFor('the URL on stdout', () => /^(http:\/\/127\.0\.0\.1:(\d+)\/\?token=([\w-]+)\S*)\n/.exec(view.output().stdout) ?? undefined);
+        const [, , port, token] = url;
+        const response = await fetch(`http://127.0.0.1:${port}/api/sessions/${library.sessionId}`, { headers: { authorization: `Bearer ${token}` } });
+        expect(response.status).toBe(200);
+        const timeline = (await response.json()) as { steps: { state: string }[]; messages: unknown[] };
+        expect(timeline.steps.filter((s) => s.state === 'callingModel')).toHaveLength(3);
+        expect(timeline.messages.length).toBeGreaterThanOrEqual(6);
+      } finally {
+        view.child.kill('SIGINT');
+        await view.done;
+      }
+    } finally {
+      await project.close();
+    }
   });
 });

@@ -16,6 +16,7 @@ import {
   newestSessionFor,
   parseTranscript,
   readTranscript,
+  SessionExistsError,
   SessionNotFoundError,
   TranscriptWriter,
 } from '../../src/session/store.js';
@@ -63,7 +64,7 @@ describe('the store', () => {
     const path = findSession(home, 's1');
     expect(readTranscript(path)).toMatchObject({ header: { id: 's1' }, problems: [], records: [{ type: 'session' }, { type: 'prompt' }] });
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(() => TranscriptWriter.create(home, header('s1') as never)).toThrow(/EEXIST/);
+    expect(() => TranscriptWriter.create(home, header('s1') as never)).toThrow(SessionExistsError);
     expect(() => writer.write({ type: 'prompt', at, text: 'late' })).toThrow(/closed/);
   });
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCheckedServer } from './agentServer.js';
 import { cliEnv } from './cli.js';
-import type { MessagesServer } from './messagesServer.js';
+import type { MessagesServer, ServerOptions } from './messagesServer.js';
 
 export interface CliProject {
   server: MessagesServer;
@@ -22,9 +22,9 @@ export interface CliProject {
 
 export async function openCliProject(
   name: string,
-  options: { apiKey?: string; files?: Record<string, string>; env?: Record<string, string> } = {},
+  options: { apiKey?: string; files?: Record<string, string>; env?: Record<string, string>; server?: Omit<ServerOptions, 'validate'> } = {},
 ): Promise<CliProject> {
-  const server = await startCheckedServer();
+  const server = await startCheckedServer(options.server);
   const dir = mkdtempSync(join(tmpdir(), `agentloop-${name}-`));
   const home = join(dir, '.home');
   for (const [file, text] of Object.entries(options.files ?? {})) writeFileSync(join(dir, file), text);

@@ -1,0 +1,143 @@
+/**
+ * `--output-format stream-json` in Claude Code's shapes: a `system`/`init` line first, the model's replies as
+ * `assistant` lines holding the API message, tool results as `user` lines, and the result last, every line with
+ * `session_id`. agentloop's own events (`transition`, `decision`, `request`, `reply`, `tool_start`, ...) are lines
+ * too, as extras a Claude Code script skips. The run's meter gives the result what only the events show.
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { RunEvent } from '../core/events.js';
+import type { MessageParam } from '../core/messages.js';
+import { costOf } from '../core/pricing.js';
+import type { CliOptions } from './args.js';
+import type { ModelUsage, RunFacts } from './output.js';
+
+/** What the init line tells about the run. */
+export interface InitFacts {
+  sessionId: string;
+  cwd: string;
+  model: string;
+  /** The names of the tools the model is offered. */
+  tools: string[];
+  /** `default` when allow rules decide what runs, `bypassPermissions` when every tool call runs (deny rules aside). */
+  permissionMode: 'default' | 'bypassPermissions';
+  /** Where the credentials came from: `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, or `none` (the demo). */
+  apiKeySource: string;
+  version: string;
+}
+
+/** The init line's facts for a CLI run: the default tool set (the bash tool), credentials from `client`. */
+export function initFacts(
+  options: Pick<CliOptions, 'allowedTools'>,
+  cwd: string,
+  choice: { model: string; client?: { apiKey?: string; authToken?: string } },
+  sessionId: string,
+  version: string,
+): InitFacts {
+  const client = choice.client;
+  return {
+    sessionId,
+    cwd,
+    model: choice.model,
+    tools: ['bash'],
+    permissionMode: options.allowedTools?.length ? 'default' : 'bypassPermissions',
+    apiKeySource: client?.apiKey ? 'ANTHROPIC_API_KEY' : client?.authToken ? 'ANTHROPIC_AUTH_TOKEN' : 'none',
+    version,
+  };
+}
+
+/** The `system`/`init` line. */
+export function initLine(facts: InitFacts) {
+  return {
+    type: 'system',
+    subtype: 'init',
+    cwd: facts.cwd,
+    session_id: facts.sessionId,
+    tools: facts.tools,
+    mcp_servers: [],
+    model: facts.model,
+    permissionMode: facts.permissionMode,
+    slash_commands: [],
+    apiKeySource: facts.apiKeySource,
+    output_style: 'default',
+    agentloop_version: facts.version,
+    uuid: randomUUID(),
+  };
+}
+
+/**
+ * Prints a run's events as stream-json lines through `write` (one JSON text and a newline each), the init line at
+ * once. The result line is the caller's: `toJsonResult`.
+ */
+export function streamJsonPrinter(facts: InitFacts, write: (line: string) => void): (event: RunEvent) => void {
+  const session_id = facts.sessionId;
+  const out = (line: object) => write(`${JSON.stringify(line)}\n`);
+  out(initLine(facts));
+  let reply: { index: number; message: MessageParam } | undefined; // the model's message, until its metadata comes
+  return (event) => {
+    switch (event.type) {
+      case 'text':
+        return; // the text is in the assistant line (and in stream_event lines when asked for)
+      case 'message':
+        if (event.origin === 'model') reply = { index: event.index, message: event.message };
+        // Claude Code does not repeat the prompt; tool results (and agentloop's continuation requests) are user lines.
+        else if (event.origin !== 'prompt') out({ type: 'user', message: event.message, parent_tool_use_id: null, session_id, uuid: randomUUID() });
+        return;
+      case 'reply': {
+        const message = {
+          ...(event.id ? { id: event.id } : {}),
+          type: 'message',
+          role: 'assistant',
+          model: event.model,
+          content: reply?.index === event.index ? reply.message.content : [],
+          stop_reason: event.stopReason,
+          stop_sequence: null,
+          usage: event.usage,
+        };
+        reply = undefined;
+        out({ type: 'assistant', message, parent_tool_use_id: null, session_id, uuid: randomUUID() });
+        out({ ...event, session_id });
+        return;
+      }
+      case 'stream_event':
+        out({ type: 'stream_event', event: event.event, parent_tool_use_id: null, session_id, uuid: randomUUID() });
+        return;
+      default:
+        out({ ...event, session_id });
+    }
+  };
+}
+
+/**
+ * Watches a run's events for what its result reports beyond the final context: the time spent waiting for the model
+ * (from each request sent to its reply, or to whatever the machine did next when the call failed) and the usage and
+ * cost per model (a fallback model is one of its own).
+ */
+export function runMeter(now: () => number = () => performance.now()) {
+  let callStarted: number | undefined;
+  let apiMs = 0;
+  const modelUsage: Record<string, ModelUsage> = {};
+  const endCall = () => {
+    if (callStarted === undefined) return;
+    apiMs += now() - callStarted;
+    callStarted = undefined;
+  };
+  return {
+    onEvent(event: RunEvent): void {
+      if (event.type === 'request') callStarted = now();
+      else if (event.type === 'reply' || event.type === 'transition') endCall();
+      if (event.type !== 'reply') return;
+      const usage = event.usage;
+      const sum = (modelUsage[event.model] ??= { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUSD: 0 });
+      sum.inputTokens += usage.input_tokens;
+      sum.outputTokens += usage.output_tokens;
+      sum.cacheReadInputTokens += usage.cache_read_input_tokens;
+      sum.cacheCreationInputTokens += usage.cache_creation_input_tokens;
+      sum.costUSD += costOf(usage, event.model);
+    },
+    facts(): RunFacts {
+      endCall();
+      return { durationApiMs: Math.round(apiMs), modelUsage };
+    },
+  };
+}

@@ -1,0 +1,243 @@
+/**
+ * The CLI's json and stream-json output in Claude Code's shapes, so that a script written for `claude -p` runs on
+ * agentloop unchanged: the CLI as a process, against the local Messages API server, and the jq filters people use.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { findSession } from '../../src/session/store.js';
+import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
+import { CLI, runCli } from '../support/cli.js';
+import type { ScriptedBlock, SseFrame, Step } from '../support/messagesServer.js';
+import { openCliProject, type CliProject } from '../support/project.js';
+
+const exec = promisify(execFile);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The model as the API names it in its replies (the request names `claude-sonnet-4-5`). */
+const ANSWERING_MODEL = 'claude-sonnet-4-5-20250929';
+/** Anthropic's list price of Claude Sonnet 4.5, USD per million tokens: input, output, 5-minute cache write, cache read. */
+const SONNET_45 = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };
+
+type Line = Record<string, unknown> & { type: string };
+interface Sent {
+  id: string;
+  model: string;
+  role: string;
+  stop_reason: string;
+  usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
+}
+
+let project: CliProject;
+/** Per request: what the server sent in message_start and message_delta. */
+let sent: Sent[];
+
+beforeEach(async () => {
+  sent = [];
+  project = await openCliProject('shapes', {
+    files: { 'notes.txt': 'n', 'main.py': 'print(1)' },
+    env: { MODEL_ID: 'claude-sonnet-4-5' },
+    server: { onFrame: (request, frame) => record(request, frame) },
+  });
+});
+afterEach(() => project.close());
+
+function record(request: number, frame: SseFrame): void {
+  const data = frame.data as Record<string, any>; // SSE payloads as the API documents them
+  if (frame.event === 'message_start') {
+    const { id, model, role, usage } = data.message;
+    sent[request] = { id, model, role, usage: { ...usage }, stop_reason: '' };
+  }
+  if (frame.event === 'message_delta') {
+    const message = sent[request] as Sent;
+    message.stop_reason = data.delta.stop_reason;
+    Object.assign(message.usage, data.usage);
+  }
+}
+
+const FIRST_USAGE = { input_tokens: 1200, output_tokens: 40, cache_creation_input_tokens: 3000, cache_read_input_tokens: 0 };
+const SECOND_USAGE = { input_tokens: 150, output_tokens: 90, cache_creation_input_tokens: 200, cache_read_input_tokens: 3000 };
+const TOOL_TURN: ScriptedBlock[] = [{ type: 'text', text: 'Let me look.' }, bashUse('toolu_1', 'ls')];
+
+/** A tool call, then an answer quoting its result; both replies name the dated model and carry cache usage. */
+function twoTurns(): void {
+  const answer: Step = (body) => ({ content: [{ type: 'text', text: `Results: ${lastToolResults(body).map(resultText).join(' | ')}` }], stop_reason: 'end_turn', model: ANSWERING_MODEL, usage: SECOND_USAGE });
+  project.server.enqueue({ content: TOOL_TURN, stop_reason: 'tool_use', model: ANSWERING_MODEL, usage: FIRST_USAGE }, answer);
+}
+
+/** The cost of `usage` at `price`, worked out here rather than by the code under test. */
+function dollars(usage: Sent['usage'], price: typeof SONNET_45): number {
+  return (
+    (usage.input_tokens * price.input +
+      usage.output_tokens * price.output +
+      usage.cache_creation_input_tokens * price.cacheWrite +
+      usage.cache_read_input_tokens * price.cacheRead) /
+    1e6
+  );
+}
+
+const parseLines = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+
+/** A shell pipeline, as a script would run it: the CLI's stdout into jq. */
+async function pipe(cliArgs: string, filter: string): Promise<string> {
+  const { stdout } = await exec('bash', ['-c', `node ${CLI} ${cliArgs} | ${filter}`], { cwd: project.dir, env: project.env });
+  return stdout;
+}
+
+describe('stream-json in Claude Code shapes', () => {
+  it('init first; every line has the session id; assistant lines hold the API message as sent; tool results are user lines', async () => {
+    twoTurns();
+    const run = await runCli(['-p', 'list the files', '--output-format', 'stream-json'], { cwd: project.dir, env: project.env });
+    expect(run.code, run.stderr).toBe(0);
+    const lines = parseLines(run.stdout);
+
+    const init = lines[0] as Line;
+    const toolNames = (project.server.requests[0]?.body?.tools ?? []).map((t) => ('name' in t ? t.name : t.type));
+    expect(init).toMatchObject({
+      type: 'system',
+      subtype: 'init',
+      cwd: project.dir,
+      model: 'claude-sonnet-4-5',
+      tools: toolNames,
+      permissionMode: 'bypassPermissions',
+      apiKeySource: 'ANTHROPIC_API_KEY',
+    });
+    expect(toolNames).toEqual(['bash']);
+    expect(init.session_id).toMatch(UUID);
+    for (const line of lines) expect(line.session_id, JSON.stringify(line)).toBe(init.session_id);
+
+    const assistant = lines.filter((l) => l.type === 'assistant');
+    expect(assistant).toHaveLength(2);
+    expect(sent).toHaveLength(2);
+    const answerText = (lines.at(-1) as Line).result as string;
+    const contents = [TOOL_TURN, [{ type: 'text', text: answerText }]];
+    assistant.forEach((line, i) => {
+      expect(line.parent_tool_use_id).toBeNull();
+      expect(line.uuid).toMatch(UUID);
+      const message = line.message as Record<string, unknown>;
+      const server = sent[i] as Sent;
+      expect(message).toMatchObject({ id: server.id, model: ANSWERING_MODEL, role: 'assistant', stop_reason: server.stop_reason });
+      expect(message.model).toBe(server.model);
+      expect(message.usage).toEqual(server.usage);
+      expect(message.content).toEqual(contents[i]);
+    });
+    expect(sent[0]?.usage).toEqual(FIRST_USAGE);
+    expect(sent[1]?.usage).toEqual(SECOND_USAGE);
+
+    // The tool result: a user line with the tool_result message, as Claude Code prints it; the prompt is not repeated.
+    const user = lines.filter((l) => l.type === 'user');
+    expect(user).toHaveLength(1);
+    expect(user[0]).toMatchObject({ parent_tool_use_id: null, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1' }] } });
+    expect(JSON.stringify(user[0]?.message)).toContain('main.py');
+
+    // agentloop's own lines stay, between them
+    expect(lines.some((l) => l.type === 'transition')).toBe(true);
+    expect(lines.some((l) => l.type === 'request')).toBe(true);
+
+    const result = lines.at(-1) as Line;
+    expect(result).toMatchObject({ type: 'result', subtype: 'success', is_error: false, num_turns: 2, permission_denials: [] });
+    expect(answerText).toContain('notes.txt');
+    expect(result.uuid).toMatch(UUID);
+    const cost = dollars(FIRST_USAGE, SONNET_45) + dollars(SECOND_USAGE, SONNET_45);
+    expect(result.total_cost_usd).toBeCloseTo(cost, 12);
+    expect(result.usage).toEqual({
+      input_tokens: 1350,
+      output_tokens: 130,
+      cache_creation_input_tokens: 3200,
+      cache_read_input_tokens: 3000,
+    });
+    expect(result.modelUsage).toEqual({
+      [ANSWERING_MODEL]: { inputTokens: 1350, outputTokens: 130, cacheCreationInputTokens: 3200, cacheReadInputTokens: 3000, costUSD: expect.closeTo(cost, 12) },
+    });
+    expect(result.duration_api_ms).toBeTypeOf('number');
+    expect(result.duration_api_ms as number).toBeLessThanOrEqual(result.duration_ms as number);
+  });
+
+  it("jq filters written for Claude Code's stream-json run unchanged", async () => {
+    twoTurns();
+    const args = `-p 'list the files' --output-format stream-json`;
+    const answer = await pipe(args, `jq -r 'select(.type=="result") | .result'`);
+    expect(answer).toBe('Results: main.py\nnotes.txt\n');
+
+    twoTurns();
+    const texts = await pipe(args, `jq -r 'select(.type=="assistant") | .message.content[] | select(.type=="text") | .text'`);
+    expect(texts).toBe('Let me look.\nResults: main.py\nnotes.txt\n');
+
+    twoTurns();
+    const commands = await pipe(args, `jq -r 'select(.type=="assistant") | .message.content[] | select(.type=="tool_use") | .input.command'`);
+    expect(commands).toBe('ls\n');
+
+    twoTurns();
+    const first = await pipe(args, `jq -r '.session_id' | head -1`);
+    expect(first.trim()).toMatch(UUID);
+    expect(findSession(project.home, first.trim())).toContain(first.trim()); // the session it names was saved
+
+    twoTurns();
+    const costAndTurns = await pipe(args, `jq -r 'select(.type=="result") | "\\(.num_turns) \\(.total_cost_usd) \\(.is_error)"'`);
+    const [turns, cost, isError] = costAndTurns.trim().split(' ');
+    expect(turns).toBe('2');
+    expect(Number(cost)).toBeCloseTo(dollars(FIRST_USAGE, SONNET_45) + dollars(SECOND_USAGE, SONNET_45), 12);
+    expect(isError).toBe('false');
+  });
+});
+
+describe('--output-format json in Claude Code shape', () => {
+  it('one result object; jq .result, .total_cost_usd and .session_id read it', async () => {
+    twoTurns();
+    const args = `-p 'list the files' --output-format json`;
+    expect(await pipe(args, `jq -r '.result'`)).toBe('Results: main.py\nnotes.txt\n');
+    twoTurns();
+    const cost = Number(await pipe(args, `jq -r '.total_cost_usd'`));
+    expect(cost).toBeCloseTo(dollars(FIRST_USAGE, SONNET_45) + dollars(SECOND_USAGE, SONNET_45), 12);
+    expect(cost).toBeGreaterThan(0);
+    twoTurns();
+    const [sessionId, subtype, denials] = (await pipe(args, `jq -r '.session_id, .subtype, (.permission_denials | length)'`)).trim().split('\n');
+    expect(sessionId).toMatch(UUID);
+    expect(subtype).toBe('success');
+    expect(denials).toBe('0');
+  });
+
+  it('the keys of a result, in the order Claude Code prints them, then agentloop’s', async () => {
+    twoTurns();
+    const run = await runCli(['-p', 'list the files', '--output-format', 'json'], { cwd: project.dir, env: project.env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trim().split('\n')).toHaveLength(1);
+    expect(Object.keys(JSON.parse(run.stdout))).toEqual([
+      'type',
+      'subtype',
+      'is_error',
+      'duration_ms',
+      'duration_api_ms',
+      'num_turns',
+      'result',
+      'session_id',
+      'total_cost_usd',
+      'usage',
+      'modelUsage',
+      'permission_denials',
+      'uuid',
+      'stop_reason',
+      'exit_reason',
+    ]);
+  });
+
+  it('a run stopped by --max-turns: error_max_turns, is_error, and why in errors', async () => {
+    project.server.enqueue({ content: [bashUse('toolu_1', 'ls')], stop_reason: 'tool_use', model: ANSWERING_MODEL, usage: FIRST_USAGE });
+    const run = await runCli(['-p', 'list the files', '--output-format', 'json', '--max-turns', '1'], { cwd: project.dir, env: project.env });
+    expect(run.code).toBe(1);
+    const result = JSON.parse(run.stdout);
+    expect(result).toMatchObject({ type: 'result', subtype: 'error_max_turns', is_error: true, num_turns: 1, exit_reason: 'max_turns' });
+    expect(result.errors).toEqual([expect.stringContaining('--max-turns')]);
+    expect(result.total_cost_usd).toBeCloseTo(dollars(FIRST_USAGE, SONNET_45), 12);
+  });
+
+  it('a model call the API refuses: error_during_execution, the API error in errors, no cost', async () => {
+    project.server.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'max_tokens: too large' } });
+    const run = await runCli(['-p', 'hi', '--output-format', 'json'], { cwd: project.dir, env: project.env });
+    expect(run.code).toBe(1);
+    const result = JSON.parse(run.stdout);
+    expect(result).toMatchObject({ subtype: 'error_during_execution', is_error: true, total_cost_usd: 0, permission_denials: [] });
+    expect(result.errors).toEqual([expect.stringContaining('max_tokens: too large')]);
+    expect(result.duration_api_ms).toBeGreaterThanOrEqual(0);
+  });
+});
