@@ -168,6 +168,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   }
   if (options.command === 'sessions') return (await loadSessions()).sessionsCommand(options, env, stdout, stderr);
   if (options.command === 'view') return (await loadPages()).viewCommand(options, { env, cwd, stdout, stderr });
+  if (options.mistake !== undefined) return (await import('./mistake.js')).mistakeCommand(options.mistake, { env, cwd, stdout, stderr });
   const resuming = options.resume !== undefined || options.continue === true;
   if (options.print && options.prompt === undefined && !options.demo && !resuming) {
     stderr.write('agentloop: -p needs a prompt: agentloop -p "PROMPT" (or --demo, --resume, --continue)\nsee agentloop --help\n');
