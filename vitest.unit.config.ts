@@ -20,6 +20,7 @@ export default defineConfig({
       'test/view/timeline.test.ts',
       'test/view/graph.test.ts',
       'test/cli/args.test.ts',
+      'test/core/**/*.test.ts',
     ],
     exclude: ['test/machine/property.test.ts'],
     testTimeout: 30_000,

@@ -10,6 +10,9 @@ export interface ModelSettings {
   model?: string;
 }
 
+/** Environment variables, as `process.env` holds them (typed without Node's types, for the published .d.ts). */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
 /** A setting the user must provide is missing: the message says what to set. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -31,7 +34,7 @@ export function readDotEnv(cwd: string): Record<string, string> {
  * `overrides` (command-line flags) over both.
  */
 export function loadModelSettings(
-  env: NodeJS.ProcessEnv,
+  env: Environment,
   cwd: string,
   overrides: { model?: string | undefined } = {},
 ): ModelSettings {
@@ -45,19 +48,25 @@ export function loadModelSettings(
   return settings;
 }
 
-/** Throws a `ConfigError` naming what to set when no key or no model is configured. */
+/** Throws a `ConfigError` naming everything to set at once when the key, the model or both are missing. */
 export function requireModelSettings(settings: ModelSettings): Required<Pick<ModelSettings, 'model'>> & ModelSettings {
-  if (!settings.apiKey && !settings.authToken) {
+  const noKey = !settings.apiKey && !settings.authToken;
+  if (noKey && !settings.model) {
+    throw new ConfigError(
+      'No API key and no model: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) and MODEL_ID (or --model sonnet) in the environment or in .env, or run `agentloop --demo` to try it offline.',
+    );
+  }
+  if (noKey) {
     throw new ConfigError(
       'No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment or in .env, or run `agentloop --demo` to try it offline.',
     );
   }
   if (!settings.model) {
-    throw new ConfigError('No model: set MODEL_ID in the environment or in .env, or pass --model (e.g. --model claude-sonnet-4-5).');
+    throw new ConfigError('No model: set MODEL_ID in the environment or in .env, or pass --model (e.g. --model sonnet, or a full id).');
   }
   return { ...settings, model: settings.model };
 }
 
-function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+function definedOnly(env: Environment): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
 }

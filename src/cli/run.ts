@@ -95,10 +95,12 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
 
   const format = options.outputFormat;
   const meter = runMeter();
+  // Text: only the answer, unless --verbose (or the demo, which is there to show the loop) asks for the progress.
+  const verbose = options.verbose === true || options.demo;
   const show =
     format === 'stream-json'
       ? streamJsonPrinter(initFacts(options, cwd, choice, session.id, version), (line) => stdout.write(line))
-      : format === 'text'
+      : format === 'text' && verbose
         ? progressPrinter()
         : undefined;
   const printer = (event: RunEvent) => {
@@ -118,6 +120,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
       onEvent: printer,
       ...(session.recorder ? { session: session.recorder } : {}),
       ...(pages.inspect ? { inspect: pages.inspect } : {}),
+      ...(options.includePartialMessages ? { includeStreamEvents: true } : {}),
       ...limitsOf(options, session.turnCount, session.outputDir),
     });
   } catch (error) {
@@ -131,7 +134,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
   if (format === 'text') {
     if (result.text) stdout.write(`${result.text}\n`);
     if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(describeError(result))}\n`);
-    stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
+    if (verbose) stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
   } else {
     stdout.write(`${JSON.stringify(toJsonResult(result, meter.facts()))}\n`);
   }
@@ -141,7 +144,8 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
 }
 
 /**
- * The run's tool settings (the session's folder for long outputs) and limits from the flags. A resumed run starts at turn `startTurn`: `--max-turns` counts
+ * The run's tool settings (the session's folder for long outputs), system prompt, fallback model and limits from the
+ * flags. A resumed run starts at turn `startTurn`: `--max-turns` counts
  * the model calls of this invocation, so the machine's limit is moved on by the turns already done.
  */
 export function limitsOf(options: CliOptions, startTurn: number | undefined, outputDir: string | undefined) {
@@ -153,6 +157,10 @@ export function limitsOf(options: CliOptions, startTurn: number | undefined, out
     ...(maxTurns !== undefined ? { maxTurns } : {}),
     ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    ...(options.maxBudgetUsd !== undefined ? { maxBudgetUsd: options.maxBudgetUsd } : {}),
+    ...(options.fallbackModel !== undefined ? { fallbackModel: options.fallbackModel } : {}),
+    ...(options.systemPrompt !== undefined ? { system: options.systemPrompt } : {}),
+    ...(options.appendSystemPrompt !== undefined ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
   };
 }
 
@@ -169,17 +177,21 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   if (options.command === 'sessions') return (await loadSessions()).sessionsCommand(options, env, stdout, stderr);
   if (options.command === 'view') return (await loadPages()).viewCommand(options, { env, cwd, stdout, stderr });
   if (options.mistake !== undefined) return (await import('./mistake.js')).mistakeCommand(options.mistake, { env, cwd, stdout, stderr });
-  const resuming = options.resume !== undefined || options.continue === true;
-  if (options.print && options.prompt === undefined && !options.demo && !resuming) {
-    stderr.write('agentloop: -p needs a prompt: agentloop -p "PROMPT" (or --demo, --resume, --continue)\nsee agentloop --help\n');
-    return 2;
-  }
   let choice: ModelChoice;
   try {
     choice = chooseModel(options, cwd);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     stderr.write(`agentloop: ${error.message}\n`);
+    return 2;
+  }
+  // Piped stdin: the prompt, or context after it (./stdin.ts).
+  const piped = await (await import('./stdin.js')).runPrompt(options, env);
+  if (piped.note) stderr.write(`${colors.dim(piped.note)}\n`);
+  if (piped.text !== undefined) options = { ...options, prompt: piped.text };
+  const resuming = options.resume !== undefined || options.continue === true;
+  if (options.print && options.prompt === undefined && !options.demo && !resuming && options.inputFormat !== 'stream-json') {
+    stderr.write('agentloop: -p needs a prompt: agentloop -p "PROMPT", or pipe it: echo "PROMPT" | agentloop -p\nsee agentloop --help\n');
     return 2;
   }
   if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);

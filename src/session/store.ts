@@ -15,8 +15,8 @@ import { crashPointOf, pauseForever, type CrashPoint } from './crashPoint.js';
 import type { SessionHeader, SessionRecord } from './records.js';
 import { recordProblem } from './shapes.js';
 
-/** Where agentloop keeps its state: `$AGENTLOOP_HOME`, else `~/.agentloop`. */
-export function agentloopHome(env: NodeJS.ProcessEnv = process.env): string {
+/** Where agentloop keeps its state: `$AGENTLOOP_HOME`, else `~/.agentloop`. (`env` is typed without Node's types, for the published .d.ts.) */
+export function agentloopHome(env: Readonly<Record<string, string | undefined>> = process.env): string {
   return env.AGENTLOOP_HOME && env.AGENTLOOP_HOME.trim() !== '' ? env.AGENTLOOP_HOME : join(homedir(), '.agentloop');
 }
 

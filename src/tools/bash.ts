@@ -6,6 +6,8 @@ import { realpath, stat } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { commandEnv } from './bash/env.js';
 import { findDanger } from './bash/guard.js';
+import { loadShellParser, loadedShellParser, type TsParser } from './bash/shell/load.js';
+import { parseScript } from './bash/shell/parse.js';
 import { findInteractive } from './bash/interactive.js';
 import { OutputCollector, type CollectedOutput } from './bash/output.js';
 import type { RunEnding } from './bash/process.js';
@@ -90,18 +92,26 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         }),
       ),
     }),
-    isConcurrencySafe: ({ command }) => findDanger(command) === null && isReadOnlyCommand(command),
+    // Until the shell parser has loaded (in `prepare`, or at the first command) nothing is judged safe.
+    isConcurrencySafe: ({ command }) => {
+      const parser = loadedShellParser();
+      if (parser === null) loadShellParser().catch(() => undefined);
+      return parser !== null && findDanger(parser, command) === null && isReadOnlyCommand(parser, command);
+    },
     prepare() {
+      loadShellParser().catch(() => undefined);
       loadRunner().then((processes) => processes.prepareProcesses(), () => undefined);
       prepareArgv({ sandbox: bwrap, contain: options.contain !== false, pathVar: (options.env ?? process.env).PATH });
     },
     async run(parsed, context) {
       if (parsed.command.trim() === '') return { isError: true, content: 'Invalid input for bash: "command" is empty.' };
-      const danger = findDanger(parsed.command);
+      const parser = await shellParser();
+      if (typeof parser === 'string') return { isError: true, content: `The command was not run: ${parser}` };
+      const danger = findDanger(parser, parsed.command);
       if (danger !== null) {
         return { isError: true, content: `Dangerous command blocked: ${danger}. The command was not run.` };
       }
-      const interactive = findInteractive(parsed.command);
+      const interactive = findInteractive(parseScript(parser, parsed.command));
       if (interactive !== null) return { isError: true, content: interactiveMessage(interactive) };
       // Without the sandbox the working directory is only checked when the spawn fails: a stat
       // before each command would cost a round trip to the thread pool.
@@ -151,6 +161,15 @@ let runner: Promise<typeof import('./bash/process.js')> | undefined;
 function loadRunner(): Promise<typeof import('./bash/process.js')> {
   runner ??= import('./bash/process.js');
   return runner;
+}
+
+/** The bash parser the guard reads commands with, or why it did not load. */
+async function shellParser(): Promise<TsParser | string> {
+  try {
+    return await loadShellParser();
+  } catch (error) {
+    return `the shell parser (tree-sitter-bash) did not load: ${error instanceof Error ? error.message : String(error)}`;
+  }
 }
 
 function formatResult(out: CollectedOutput, ending: RunEnding, timeoutMs: number): ToolOutput {

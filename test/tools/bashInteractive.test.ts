@@ -1,5 +1,13 @@
-import { describe, expect, it } from 'vitest';
-import { findInteractive } from '../../src/tools/bash/interactive.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { findInteractive as findInScript } from '../../src/tools/bash/interactive.js';
+import { loadShellParser, type TsParser } from '../../src/tools/bash/shell/load.js';
+import { parseScript } from '../../src/tools/bash/shell/parse.js';
+
+let parser: TsParser;
+beforeAll(async () => {
+  parser = await loadShellParser();
+});
+const findInteractive = (command: string) => findInScript(parseScript(parser, command));
 
 describe('findInteractive', () => {
   it.each([

@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { isReadOnlyCommand } from '../../src/tools/bash/readOnly.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { isReadOnlyCommand as isReadOnly } from '../../src/tools/bash/readOnly.js';
+import { loadShellParser, type TsParser } from '../../src/tools/bash/shell/load.js';
+
+let parser: TsParser;
+beforeAll(async () => {
+  parser = await loadShellParser();
+});
+const isReadOnlyCommand = (command: string) => isReadOnly(parser, command);
 
 const READ_ONLY: string[] = [
   'ls',

@@ -1,129 +1,150 @@
 /**
  * A guard against the model's worst mistakes: it is NOT a security boundary (use the sandbox for
- * that). It looks at every command of a command line (including `$(...)`, backquotes,
- * `bash -c '...'` and `eval`) and blocks:
+ * that). It reads the command line with a real bash parser (tree-sitter-bash, shell/parse.ts) and
+ * sees through what the parse shows: variables assigned earlier in the line (`x=rm; $x -rf /`),
+ * `$(echo rm)` and backquotes, `cd / && rm -rf *`, scripts handed to a shell (`bash -c`, `eval`,
+ * `echo ... | sh`, `sh <<EOF`, `bash <<< ...`, `base64 -d` of a known text into bash), `find
+ * -delete/-exec`, `xargs`, `busybox` and wrappers such as `env`, `nohup`, `timeout`. It blocks:
  *
  * - privilege escalation in command position: `sudo`, `doas`, `pkexec`, `su`
  *   (`echo sudo`, `grep sudo file`, `apt show sudo` are allowed: only the command word counts);
  * - `shutdown`, `reboot`, `halt`, `poweroff`, `init 0|6`, `systemctl reboot|poweroff|halt|...`;
- * - making or wiping filesystems: `mkfs`, `mkfs.*`, `mke2fs`, `mkswap`, `wipefs`;
- * - recursive `rm` (also `chmod`/`chown`/`chgrp -R`, `find -delete`) of `/`, `/*`, a top-level
- *   directory (`/usr`, `/home`, ...), `~`, `~/*`, `$HOME`; and any `rm --no-preserve-root`
+ * - making or wiping filesystems and partition tables: `mkfs*`, `mke2fs`, `mkswap`, `wipefs`, `blkdiscard`, `fdisk /dev/...`;
+ * - recursive `rm` (also `chmod`/`chown`/`chgrp -R`, `find -delete`, `find -exec rm`, `xargs rm`)
+ *   of `/`, `/*`, a top-level directory (`/usr`, `/home`, ...), `~`, `~/*`, `$HOME`; `mv` of one;
+ *   `shred` of one or of a device; any `rm --no-preserve-root`
  *   (`rm -rf ./build`, `rm -rf /tmp/x`, `rm -rf node_modules` are allowed);
- * - writes to device files: `> /dev/sda`, `dd of=/dev/...`, `tee /dev/...`, except the harmless
- *   ones (`/dev/null`, `/dev/stdout`, `/dev/stderr`, `/dev/tty`, `/dev/fd/N`, `/dev/shm/...`, ...);
- * - the classic fork bomb `:(){ :|:& };:`.
+ * - writes to device files: `> /dev/sda`, `dd of=/dev/...`, `tee`/`cp`/`mv` to `/dev/...`, except the
+ *   harmless ones (`/dev/null`, `/dev/stdout`, `/dev/stderr`, `/dev/tty`, `/dev/fd/N`, `/dev/shm/...`, ...);
+ * - decoded data piped into a shell when the guard cannot decode it (`base64 -d file | bash`);
+ * - fork bombs (`:(){ :|:& };:` and any function calling itself twice in a pipe or the background).
+ *
+ * A command line it cannot parse is judged on what it can see of it.
  */
-import { basename, commandWords, lex, simpleCommands, writesFile } from './shellWords.js';
+import { DESTRUCTIVE, checkCommandWords, isDangerousDevice, isProtectedPath, resolvePath } from './guardRules.js';
+import { basename, unwrap, type Value } from './shell/commandWords.js';
+import { loadShellParser, type TsParser } from './shell/load.js';
+import { parseScript } from './shell/parse.js';
+import type { Flow, Redirect, Script, SimpleCommand } from './shell/types.js';
 
-/** Returns why the command is blocked, or null when it may run. */
-export function findDanger(command: string): string | null {
-  return check(command, 0);
+export { isDangerousDevice, isProtectedPath } from './guardRules.js';
+
+/** Why the command is blocked, or null when it may run; loads the parser at the first call. */
+export async function checkDanger(command: string): Promise<string | null> {
+  return findDanger(await loadShellParser(), command);
+}
+
+/** Why the command is blocked, or null when it may run. */
+export function findDanger(parser: TsParser, command: string): string | null {
+  return new Guard(parser).check(command, 0, null);
 }
 
 const MAX_DEPTH = 8;
 const FORK_BOMB = /:\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;?\s*:/;
+const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish']);
 
-function check(command: string, depth: number): string | null {
-  if (depth > MAX_DEPTH) return 'command nested too deeply to check';
-  if (FORK_BOMB.test(command)) return 'fork bomb';
-  const { tokens, substitutions } = lex(command);
-  for (const inner of substitutions) {
-    const reason = check(inner, depth + 1);
-    if (reason !== null) return reason;
+class Guard {
+  constructor(private readonly parser: TsParser) {}
+
+  check(source: string, depth: number, cwd: string | null): string | null {
+    if (depth > MAX_DEPTH) return 'command nested too deeply to check';
+    const script = parseScript(this.parser, source, { cwd });
+    if (!script.complete && FORK_BOMB.test(source)) return 'fork bomb';
+    return this.script(script, depth);
   }
-  for (const cmd of simpleCommands(tokens)) {
-    for (const r of cmd.redirects) {
-      if (writesFile(r) && isDangerousDevice(r.target.value)) return `write to device ${r.target.value}`;
+
+  private script(script: Script, depth: number): string | null {
+    if (script.functions.some((f) => f.selfCalls >= 2 && /[|&]/.test(f.body))) return 'fork bomb';
+    for (const r of script.redirects) {
+      const target = r.target?.value;
+      if (target != null && writesFile(r) && isDangerousDevice(target)) return `write to device ${target}`;
     }
-    const reason = checkWords(commandWords(cmd.words.map((w) => w.value)), depth);
+    for (const command of script.commands) {
+      const reason = this.command(command, depth);
+      if (reason !== null) return reason;
+    }
+    return null;
+  }
+
+  private command(command: SimpleCommand, depth: number): string | null {
+    const { words, via } = unwrap(command.words.map((w) => w.value));
+    const cwd = command.cwd;
+    if (via.includes('xargs')) {
+      const reason = this.xargs(words, command.stdin, cwd);
+      if (reason !== null) return reason;
+    }
+    return this.words(words, command.stdin, cwd, depth);
+  }
+
+  private words(words: Value[], stdin: Flow | null, cwd: string | null, depth: number): string | null {
+    const reason = checkCommandWords(words, cwd);
     if (reason !== null) return reason;
+    const [first, ...args] = words;
+    if (first === null || first === undefined) return null;
+    const name = basename(first);
+    if (SHELLS.has(name)) return this.shell(name, args, stdin, cwd, depth);
+    if (name === 'eval') return args.every((a) => a !== null) ? this.check(args.join(' '), depth + 1, cwd) : null;
+    if (name === 'watch') {
+      const script = args.filter((a): a is string => a !== null && !a.startsWith('-'));
+      return script.length > 0 ? this.check(script.join(' '), depth + 1, cwd) : null;
+    }
+    if (name === 'find') return this.find(args, cwd, depth);
+    return null;
   }
-  return null;
+
+  /** `bash -c SCRIPT`, and a shell reading its script from stdin (`| sh`, `sh <<EOF`, `bash <<< ...`). */
+  private shell(name: string, args: Value[], stdin: Flow | null, cwd: string | null, depth: number): string | null {
+    const c = args.findIndex((a) => a !== null && /^-[a-z]*c[a-z]*$/.test(a));
+    if (c >= 0) {
+      const script = args[c + 1];
+      return script === null || script === undefined ? null : this.check(script, depth + 1, cwd);
+    }
+    const operands = args.filter((a) => a === null || !a.startsWith('-') || a === '-');
+    const readsStdin = operands.length === 0 || operands[0] === '-' || args.some((a) => a !== null && /^-[a-z]*s/.test(a));
+    if (!readsStdin || stdin === null) return null;
+    if (stdin.kind === 'text') return this.check(stdin.text, depth + 1, cwd);
+    if (stdin.kind === 'decoded') return `decoded data piped into ${name} (${stdin.by}): the script cannot be checked`;
+    return null;
+  }
+
+  /** `find ROOT... -delete`, `-exec CMD {} ;` (CMD checked with `{}` as the root). */
+  private find(args: Value[], cwd: string | null, depth: number): string | null {
+    const firstExpr = args.findIndex((a) => a === null || /^[-(!]/.test(a));
+    const roots = (firstExpr < 0 ? args : args.slice(0, firstExpr)).filter((a): a is string => a !== null);
+    const root = (roots.length === 0 ? ['.'] : roots).find((r) => isProtectedPath(resolvePath(r, cwd)));
+    if (root !== undefined && args.includes('-delete')) return `find ${root} -delete`;
+    for (let i = 0; i < args.length; i++) {
+      if (!/^-(exec|execdir|ok|okdir)$/.test(args[i] ?? '')) continue;
+      let end = i + 1;
+      while (end < args.length && args[end] !== ';' && args[end] !== '+') end++;
+      const exec = args.slice(i + 1, end);
+      const runs = exec[0] == null ? '' : basename(exec[0]);
+      if (root !== undefined && DESTRUCTIVE.has(runs)) return `find ${root} -exec ${runs}`;
+      const withRoot = exec.map((a) => (a === '{}' && root !== undefined ? root : a));
+      const reason = this.words(withRoot, null, cwd, depth + 1);
+      if (reason !== null) return reason;
+      i = end;
+    }
+    return null;
+  }
+
+  /** `... | xargs CMD`: CMD gets the words piped in; `find /` or `ls /` piped into `xargs rm`. */
+  private xargs(words: Value[], stdin: Flow | null, cwd: string | null): string | null {
+    const name = words[0] == null ? '' : basename(words[0]);
+    if (stdin?.kind === 'text') {
+      const piped = stdin.text.split(/\s+/).filter((w) => w !== '');
+      return checkCommandWords([...words, ...piped], cwd);
+    }
+    if (stdin?.kind !== 'command' || !DESTRUCTIVE.has(name)) return null;
+    const [producer, ...args] = unwrap(stdin.command.words.map((w) => w.value)).words;
+    if (producer == null || !['find', 'ls', 'echo', 'printf'].includes(basename(producer))) return null;
+    const root = args.find((a): a is string => a !== null && !a.startsWith('-') && isProtectedPath(resolvePath(a, stdin.command.cwd)));
+    return root === undefined ? null : `xargs ${name} on ${root}`;
+  }
 }
 
-const ESCALATION = new Set(['sudo', 'doas', 'pkexec', 'su']);
-const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
-const SYSTEMCTL_POWER = new Set(['poweroff', 'reboot', 'halt', 'kexec', 'rescue', 'emergency']);
-const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh']);
-
-function checkWords(words: string[], depth: number): string | null {
-  const [first, ...args] = words;
-  if (first === undefined) return null;
-  const name = basename(first);
-  if (ESCALATION.has(name)) return `${name} (privilege escalation)`;
-  if (POWER.has(name)) return name;
-  if ((name === 'init' || name === 'telinit') && (args[0] === '0' || args[0] === '6')) return `${name} ${args[0]}`;
-  if (name === 'systemctl' && args.some((a) => SYSTEMCTL_POWER.has(a))) return 'systemctl power command';
-  if (/^mkfs(\..*)?$/.test(name) || ['mke2fs', 'mkswap', 'wipefs'].includes(name)) return `${name} (formats a filesystem)`;
-  if (name === 'dd') {
-    const of = args.find((a) => a.startsWith('of=') && isDangerousDevice(a.slice(3)));
-    if (of !== undefined) return `dd to device ${of.slice(3)}`;
-  }
-  if (name === 'tee') {
-    const dev = args.find(isDangerousDevice);
-    if (dev !== undefined) return `write to device ${dev}`;
-  }
-  if (name === 'rm') return checkRecursive('rm', args, true);
-  if (name === 'chmod' || name === 'chown' || name === 'chgrp') return checkRecursive(name, args, false);
-  if (name === 'find' && args.includes('-delete')) {
-    const root = args.slice(0, firstIndex(args, (a) => a.startsWith('-'))).find(isProtectedPath);
-    if (root !== undefined) return `find ${root} -delete`;
-  }
-  if (SHELLS.has(name)) {
-    const c = args.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a));
-    const script = c >= 0 ? args[c + 1] : undefined;
-    if (script !== undefined) return check(script, depth + 1);
-  }
-  if (name === 'eval') return check(args.join(' '), depth + 1);
-  return null;
-}
-
-/** `rm -r` and `chmod -R` of a protected path, and `rm --no-preserve-root`. */
-function checkRecursive(name: string, args: string[], isRm: boolean): string | null {
-  let recursive = false;
-  const operands: string[] = [];
-  let options = true;
-  for (const a of args) {
-    if (options && a === '--') options = false;
-    else if (options && a === '--no-preserve-root') return `${name} --no-preserve-root`;
-    else if (options && a === '--recursive') recursive = true;
-    else if (options && /^-[A-Za-z]+$/.test(a)) recursive ||= isRm ? /[rR]/.test(a) : a.includes('R');
-    else if (!(options && a.startsWith('--'))) operands.push(a);
-  }
-  const target = operands.find(isProtectedPath);
-  if (recursive && target !== undefined) return `${name} -r ${target}`;
-  return null;
-}
-
-/** `/`, `/*`, a top-level directory, the home directory or everything in it. */
-export function isProtectedPath(path: string): boolean {
-  let p = path.replace(/^(\$HOME|\$\{HOME\})(?=\/|$)/, '~');
-  const home = p === '~' || p.startsWith('~/');
-  if (home) p = p.slice(1);
-  else if (!p.startsWith('/')) return false;
-  const parts: string[] = [];
-  for (const part of p.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') parts.pop();
-    else parts.push(part);
-  }
-  if (parts.length > 0 && /^\*+$/.test(parts[parts.length - 1] as string)) parts.pop();
-  return parts.length === 0 || (!home && parts.length === 1);
-}
-
-const HARMLESS_DEVICES = new Set(['null', 'zero', 'full', 'random', 'urandom', 'stdin', 'stdout', 'stderr', 'tty']);
-
-/** A path under /dev/ other than the harmless pseudo-devices. */
-export function isDangerousDevice(path: string): boolean {
-  const p = path.replace(/\/+/g, '/');
-  if (!p.startsWith('/dev/')) return false;
-  const rest = p.slice('/dev/'.length);
-  if (HARMLESS_DEVICES.has(rest)) return false;
-  return !/^(fd|pts|shm|tcp|udp)\//.test(rest);
-}
-
-function firstIndex<T>(items: T[], pred: (item: T) => boolean): number {
-  const i = items.findIndex(pred);
-  return i < 0 ? items.length : i;
+/** Redirection operators that open a file for writing. */
+function writesFile(r: Redirect): boolean {
+  if (r.op === '>&') return !/^(\d+|-)$/.test(r.target?.value ?? '');
+  return ['>', '>>', '>|', '&>', '&>>', '<>'].includes(r.op);
 }

@@ -6,23 +6,19 @@
  * for interactive use is answered at once; scripted use (`vim -es`, `vim -c 'wq'`, `vim +cmd`,
  * `vim --version`) runs.
  */
-import { basename, commandWords, lex, simpleCommands } from './shellWords.js';
+import { basename, commandWords } from './shell/commandWords.js';
+import type { Script } from './shell/types.js';
 
 const VIM_NAMES = new Set(['vi', 'vim', 'nvim', 'view', 'vimdiff', 'rvim', 'rview', 'gvim', 'vimx', 'nvi']);
 const SCRIPTED = /^(-[A-Za-z]*[eEs][A-Za-z]*|-c|-S|--cmd|--version|--help|-h|\+.*)$/;
 
-/** The name of the interactive program the command starts, or null. */
-export function findInteractive(command: string): string | null {
-  const { tokens, substitutions } = lex(command);
-  for (const inner of substitutions) {
-    const found = findInteractive(inner);
-    if (found !== null) return found;
-  }
-  for (const cmd of simpleCommands(tokens)) {
+/** The name of the interactive program the command line starts, or null. */
+export function findInteractive(script: Script): string | null {
+  for (const cmd of script.commands) {
     const [first, ...args] = commandWords(cmd.words.map((w) => w.value));
-    if (first === undefined) continue;
+    if (first === null || first === undefined) continue;
     const name = basename(first);
-    if (VIM_NAMES.has(name) && !args.some((a) => SCRIPTED.test(a))) return name;
+    if (VIM_NAMES.has(name) && !args.some((a) => a !== null && SCRIPTED.test(a))) return name;
   }
   return null;
 }

@@ -8,7 +8,9 @@
  * or another descriptor (`2>&1`), and with no expansion at all: no `$VAR`, `$(...)`, backquotes,
  * process substitution, leading `VAR=value`, subshells, background `&` or here-documents.
  */
-import { isAssignment, lex, simpleCommands, type Redirect, type SimpleCommand, type Word } from './shellWords.js';
+import type { TsParser } from './shell/load.js';
+import { parseScript } from './shell/parse.js';
+import type { Redirect, Script, SimpleCommand } from './shell/types.js';
 
 interface Spec {
   /** Options that write files or run programs; `--opt` also matches `--opt=value`. */
@@ -60,23 +62,24 @@ const COMMANDS: Record<string, Spec> = {
   },
 };
 
-export function isReadOnlyCommand(command: string): boolean {
-  const { tokens, substitutions, complete } = lex(command);
-  if (!complete || substitutions.length > 0) return false;
-  const allowedOps = new Set([';', '&&', '||', '|', '|&']);
-  if (tokens.some((t) => t.kind === 'op' && !allowedOps.has(t.value))) return false;
-  const commands = simpleCommands(tokens);
-  return commands.length > 0 && commands.every(isReadOnlySimple);
+export function isReadOnlyCommand(parser: TsParser, command: string): boolean {
+  return isReadOnlyScript(parseScript(parser, command));
+}
+
+/** A script that does not parse, or holds anything but plain commands (types.ts `plain`), is not read-only. */
+export function isReadOnlyScript(script: Script): boolean {
+  if (!script.complete || !script.plain || !script.redirects.every(isHarmlessRedirect)) return false;
+  return script.commands.length > 0 && script.commands.every(isReadOnlySimple);
 }
 
 function isReadOnlySimple(cmd: SimpleCommand): boolean {
-  if (!cmd.redirects.every(isHarmlessRedirect)) return false;
+  if (cmd.assignments.length > 0 || !cmd.redirects.every(isHarmlessRedirect)) return false;
   const [first, ...rest] = cmd.words;
-  if (first === undefined || first.dynamic || first.glob || isAssignment(first.value)) return false;
+  if (first === undefined || first.dynamic || first.glob || first.value === null) return false;
   if (!Object.hasOwn(COMMANDS, first.value)) return false;
   const spec = COMMANDS[first.value] as Spec;
-  if (rest.some((w) => w.dynamic || (spec.noGlob === true && w.glob))) return false;
-  const args = rest.map((w) => w.value);
+  if (rest.some((w) => w.dynamic || w.value === null || (spec.noGlob === true && w.glob))) return false;
+  const args = rest.map((w) => w.value as string);
   return args.every((a) => !isForbidden(a, spec)) && (spec.check?.(args) ?? true);
 }
 
@@ -89,8 +92,8 @@ function isForbidden(arg: string, spec: Spec): boolean {
 
 /** Duplicating descriptors (`2>&1`), discarding output, reading a named file. */
 function isHarmlessRedirect(r: Redirect): boolean {
-  const target: Word = r.target;
-  if (target.dynamic || target.glob) return false;
+  const target = r.target;
+  if (target === null || target.dynamic || target.glob || target.value === null) return false;
   if (r.op === '>&' || r.op === '<&') return /^(\d+|-)$/.test(target.value);
   if (r.op === '<') return true;
   if (['>', '>>', '&>', '&>>', '>|'].includes(r.op)) return target.value === '/dev/null';

@@ -1,0 +1,187 @@
+/**
+ * Claude Code's permission rules (`--allowedTools`, `--disallowedTools`):
+ *
+ * - `Bash` (or `Bash(*)`): every command; another tool's name: every call of that tool (names
+ *   compare without regard to case: the rule `Bash` is the tool `bash`).
+ * - `Bash(npm test)`: exactly that command.
+ * - `Bash(git log:*)`: the command `git log` and any command starting with `git log ` (a word
+ *   boundary: not `git logx`); `:*` only at the end.
+ * - `Bash(npm run *)`, `Bash(git * main)`: `*` matches any characters, spaces too; `Bash(ls *)`
+ *   needs a space after `ls` (not `lsof`), and a single trailing ` *` may match nothing (`ls`).
+ *
+ * A command line is judged by its simple commands, as the bash parser sees them (pipelines, `&&`,
+ * `;`, substitutions, the commands inside `$(...)`): a deny rule matching any of them denies; with
+ * allow rules given, the command is allowed only when every one of them matches an allow rule
+ * (`Bash(git log:*)` does not allow `git log && rm x`). Deny beats allow. A simple command is
+ * matched as written, with its words' known values (`x=rm; $x` is `rm`) and without the wrappers
+ * `timeout 5`, `nice`, `nohup`, `time`, `stdbuf` (deny rules also see through `env`, `xargs`,
+ * `busybox`, ...). A command line that does not parse is never allowed by a pattern.
+ * A rule with a specifier on another tool (`Read(./.env)`) denies every call of that tool and
+ * allows none.
+ */
+import { unwrap, type Value } from './shell/commandWords.js';
+import { loadShellParser, loadedShellParser } from './shell/load.js';
+import { parseScript } from './shell/parse.js';
+import type { SimpleCommand } from './shell/types.js';
+
+export type RulePattern =
+  | { kind: 'exact'; command: string }
+  | { kind: 'prefix'; prefix: string }
+  | { kind: 'wildcard'; regex: RegExp };
+
+export interface PermissionRule {
+  /** As written, e.g. `Bash(git log:*)`. */
+  text: string;
+  /** The tool's name, lower case. */
+  tool: string;
+  /** What the specifier in parentheses matches; null: every call. */
+  pattern: RulePattern | null;
+  /** Written with a specifier (even `*`). */
+  specified: boolean;
+}
+
+export interface PermissionRules {
+  allow: PermissionRule[];
+  deny: PermissionRule[];
+}
+
+export type PermissionDecision =
+  | { allowed: true }
+  /** `rule`: the deny rule that matched, or null when no allow rule matched; `message`: one sentence for the model. */
+  | { allowed: false; rule: string | null; message: string };
+
+/** Parses rules; throws an Error with a one-line message naming the first bad rule. */
+export function parseRules(texts: string[]): PermissionRule[] {
+  return texts.map(parseRule);
+}
+
+function parseRule(raw: string): PermissionRule {
+  const text = raw.trim();
+  const bad = (why: string) => new Error(`invalid permission rule ${JSON.stringify(raw)}: ${why}`);
+  const m = /^([A-Za-z_][\w.-]*)(?:\((.*)\))?$/s.exec(text);
+  if (m === null) {
+    if (/^[A-Za-z_][\w.-]*\(/.test(text) && !text.endsWith(')')) throw bad('missing ")"');
+    throw bad('expected a tool name, e.g. Bash or Bash(git log:*)');
+  }
+  const tool = (m[1] as string).toLowerCase();
+  const spec = m[2]?.trim();
+  if (spec === undefined) return { text, tool, pattern: null, specified: false };
+  if (spec === '') throw bad('empty parentheses (write Bash for every command)');
+  if (spec === '*') return { text, tool, pattern: null, specified: true };
+  const colon = spec.indexOf(':*');
+  if (colon >= 0 && colon !== spec.length - 2) throw bad('":*" must end the rule, as in Bash(git log:*)');
+  if (colon >= 0) {
+    const prefix = normalize(spec.slice(0, -2));
+    if (prefix === '') throw bad('nothing before ":*"');
+    return { text, tool, pattern: { kind: 'prefix', prefix }, specified: true };
+  }
+  if (!spec.includes('*')) return { text, tool, pattern: { kind: 'exact', command: normalize(spec) }, specified: true };
+  return { text, tool, pattern: { kind: 'wildcard', regex: wildcard(normalize(spec)) }, specified: true };
+}
+
+function wildcard(spec: string): RegExp {
+  const stars = spec.split('*').length - 1;
+  const optionalTail = stars === 1 && spec.endsWith(' *');
+  const body = optionalTail ? spec.slice(0, -2) : spec;
+  const source = body.split('*').map(escapeRegExp).join('.*');
+  return new RegExp(`^${source}${optionalTail ? '( .*)?' : ''}$`, 's');
+}
+
+/** Loads the bash parser `decidePermission` splits commands with; call (and await) once before it. */
+export async function preparePermissions(): Promise<void> {
+  await loadShellParser();
+}
+
+/** Whether the rules let the tool call run. */
+export function decidePermission(toolName: string, input: unknown, rules: PermissionRules): PermissionDecision {
+  const tool = toolName.toLowerCase();
+  const deny = rules.deny.filter((r) => r.tool === tool);
+  const allow = rules.allow.filter((r) => r.tool === tool);
+  const whole = deny.find((r) => r.pattern === null || tool !== 'bash');
+  if (whole !== undefined) return denied(whole);
+  const command = tool === 'bash' && isRecord(input) && typeof input.command === 'string' ? input.command : null;
+  const split = command === null ? null : splitCommand(command);
+  if (split !== null) {
+    for (const rule of deny) {
+      if (split.commands.some((forms) => forms.deny.some((f) => matches(rule, f))) || matches(rule, normalize(command ?? ''))) {
+        return denied(rule);
+      }
+    }
+  }
+  if (rules.allow.length === 0) return { allowed: true };
+  if (allow.some((r) => r.pattern === null)) return { allowed: true };
+  if (split !== null && split.complete && split.commands.length > 0) {
+    const uncovered = split.commands.find((forms) => !forms.allow.some((f) => allow.some((r) => matches(r, f))));
+    if (uncovered === undefined) return { allowed: true };
+    return { allowed: false, rule: null, message: `not allowed: no allow rule matches ${JSON.stringify(uncovered.text)}` };
+  }
+  const what = command === null ? `the tool ${toolName}` : JSON.stringify(command);
+  return { allowed: false, rule: null, message: `not allowed: no allow rule matches ${what}` };
+}
+
+function denied(rule: PermissionRule): PermissionDecision {
+  return { allowed: false, rule: rule.text, message: `denied by rule ${rule.text}` };
+}
+
+function matches(rule: PermissionRule, command: string): boolean {
+  const p = rule.pattern;
+  if (p === null) return true;
+  if (p.kind === 'exact') return command === p.command;
+  if (p.kind === 'prefix') return command === p.prefix || command.startsWith(`${p.prefix} `);
+  return p.regex.test(command);
+}
+
+interface Forms {
+  text: string;
+  /** The forms allow rules are matched against. */
+  allow: string[];
+  /** The forms deny rules are matched against (more wrappers dropped). */
+  deny: string[];
+}
+
+const BENIGN_WRAPPERS = new Set(['timeout', 'nice', 'nohup', 'time', 'stdbuf', 'ionice']);
+
+/** The forms of each simple command; before the parser loaded, the whole line as one (never complete). */
+function splitCommand(command: string): { commands: Forms[]; complete: boolean } {
+  const parser = loadedShellParser();
+  if (parser === null) {
+    const text = normalize(command);
+    return { commands: [{ text, allow: [text], deny: [text] }], complete: false };
+  }
+  const script = parseScript(parser, command);
+  return { commands: script.commands.map(forms), complete: script.complete };
+}
+
+function forms(command: SimpleCommand): Forms {
+  const text = normalize(command.text);
+  const values = command.words.map((w) => w.value);
+  const prefix = command.assignments.map((a) => (a.value.value === null ? null : `${a.name}=${a.value.value}`));
+  const allow = [text];
+  const deny = [text];
+  const resolved = join([...prefix, ...values]);
+  if (resolved !== null) allow.push(resolved);
+  const { words, via } = unwrap(values);
+  const bare = join(words);
+  if (bare !== null) {
+    deny.push(bare);
+    if (via.length > 0 && via.every((w) => BENIGN_WRAPPERS.has(w)) && !prefix.length) allow.push(bare);
+  }
+  if (resolved !== null) deny.push(resolved);
+  return { text, allow, deny };
+}
+
+function join(values: Value[]): string | null {
+  return values.every((v) => v !== null) ? normalize(values.join(' ')) : null;
+}
+
+function normalize(command: string): string {
+  return command.trim().replace(/\s+/g, ' ');
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}

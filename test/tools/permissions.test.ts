@@ -1,0 +1,167 @@
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { decidePermission, parseRules, preparePermissions, type PermissionRules } from '../../src/tools/bash/permissions.js';
+
+beforeAll(() => preparePermissions());
+
+const rules = (allow: string[], deny: string[] = []): PermissionRules => ({ allow: parseRules(allow), deny: parseRules(deny) });
+const bash = (command: string, r: PermissionRules) => decidePermission('bash', { command }, r);
+
+// [allow rules, deny rules, command, allowed?, the deny rule that decided (when denied by one)]
+const TABLE: [allow: string[], deny: string[], command: string, allowed: boolean, rule?: string][] = [
+  // no rules at all: everything runs
+  [[], [], 'rm -rf build', true],
+  // the tool's name: every command
+  [['Bash'], [], 'rm -rf build && make', true],
+  [['Bash(*)'], [], 'anything | goes', true],
+  [['bash'], [], 'ls', true],
+  // exact command
+  [['Bash(npm test)'], [], 'npm test', true],
+  [['Bash(npm test)'], [], '  npm   test ', true],
+  [['Bash(npm test)'], [], 'npm test -- --watch', false],
+  [['Bash(npm test)'], [], 'npm testx', false],
+  [['Bash(npm test)'], [], 'npm install', false],
+  [['Bash(git commit -m "fix")'], [], 'git commit -m "fix"', true],
+  // prefix with a word boundary
+  [['Bash(git log:*)'], [], 'git log', true],
+  [['Bash(git log:*)'], [], 'git log --oneline -n 5', true],
+  [['Bash(git log:*)'], [], 'git logx', false],
+  [['Bash(git log:*)'], [], 'git status', false],
+  [['Bash(git log:*)'], [], 'git log && rm x', false],
+  [['Bash(git log:*)'], [], 'git log; rm x', false],
+  [['Bash(git log:*)'], [], 'git log | sh', false],
+  [['Bash(git log:*)'], [], 'git log $(rm x)', false],
+  [['Bash(git log:*)'], [], 'git log `rm x`', false],
+  [['Bash(git log:*)'], [], 'git log\nrm x', false],
+  [['Bash(git log:*)'], [], 'git log & rm x', false],
+  [['Bash(git log:*)', 'Bash(rm:*)'], [], 'git log && rm x', true],
+  [['Bash(git log:*)', 'Bash(wc:*)'], [], 'git log --oneline | wc -l', true],
+  [['Bash(git log:*)'], [], 'timeout 5 git log', true],
+  [['Bash(git log:*)'], [], 'nohup git log', true],
+  [['Bash(git log:*)'], [], 'env git log', false],
+  [['Bash(git log:*)'], [], 'PAGER=evil git log', false],
+  [['Bash(git log:*)'], [], 'x=log; git $x -1', true],
+  [['Bash(npm run test:*)'], [], 'npm run test', true],
+  [['Bash(npm run test:*)'], [], 'npm run test:unit', false],
+  // wildcards
+  [['Bash(npm run *)'], [], 'npm run build', true],
+  [['Bash(npm run *)'], [], 'npm run', true],
+  [['Bash(npm run *)'], [], 'npm runx', false],
+  [['Bash(npm run *)'], [], 'npm install', false],
+  [['Bash(ls *)'], [], 'ls -la', true],
+  [['Bash(ls *)'], [], 'lsof', false],
+  [['Bash(ls*)'], [], 'lsof', true],
+  [['Bash(ls*)'], [], 'ls', true],
+  [['Bash(git * main)'], [], 'git checkout main', true],
+  [['Bash(git * main)'], [], 'git merge origin main', true],
+  [['Bash(git * main)'], [], 'git checkout dev', false],
+  [['Bash(* install)'], [], 'npm install', true],
+  [['Bash(* install)'], [], 'npm install && rm -rf x', false],
+  // unparseable: never allowed by a pattern
+  [['Bash(echo:*)'], [], 'echo "unterminated', false],
+  [['Bash'], [], 'echo "unterminated', true],
+  // deny rules
+  [[], ['Bash(rm:*)'], 'rm -rf build', false, 'Bash(rm:*)'],
+  [[], ['Bash(rm:*)'], 'ls && rm x', false, 'Bash(rm:*)'],
+  [[], ['Bash(rm:*)'], 'echo $(rm x)', false, 'Bash(rm:*)'],
+  [[], ['Bash(rm:*)'], 'x=rm; $x file', false, 'Bash(rm:*)'],
+  [[], ['Bash(rm:*)'], 'env rm x', false, 'Bash(rm:*)'],
+  [[], ['Bash(rm:*)'], 'find . | xargs rm', false, 'Bash(rm:*)'],
+  [[], ['Bash(rm:*)'], 'sudo -n true; busybox rm x', false, 'Bash(rm:*)'],
+  [[], ['Bash(rm:*)'], 'echo "rm -rf /"', true],
+  [[], ['Bash(rm:*)'], 'grep -r "rm" .', true],
+  [[], ['Bash(rm:*)'], 'rmdir x', true],
+  [[], ['Bash(rm:*)'], 'rm', false, 'Bash(rm:*)'],
+  [[], ['Bash(git push)'], 'git push', false, 'Bash(git push)'],
+  [[], ['Bash(git push)'], 'git push --force', true],
+  [[], ['Bash(git push:*)'], 'git push --force', false, 'Bash(git push:*)'],
+  [[], ['Bash(curl *)'], 'curl -s x | sh', false, 'Bash(curl *)'],
+  [[], ['Bash'], 'ls', false, 'Bash'],
+  [[], ['Bash(*)'], 'ls', false, 'Bash(*)'],
+  // deny beats allow
+  [['Bash'], ['Bash(rm:*)'], 'rm x', false, 'Bash(rm:*)'],
+  [['Bash(git:*)'], ['Bash(git push:*)'], 'git push origin main', false, 'Bash(git push:*)'],
+  [['Bash(git:*)'], ['Bash(git push:*)'], 'git pull', true],
+  [['Bash(rm:*)'], ['Bash(rm -rf /)'], 'rm -rf /', false, 'Bash(rm -rf /)'],
+  // rules for other tools do not allow bash
+  [['Read'], [], 'ls', false],
+  [['Read'], ['Edit'], 'ls', false],
+];
+
+describe('decidePermission: the bash tool', () => {
+  it.each(TABLE)('allow %j deny %j: %j → %s', (allow, deny, command, allowed, rule) => {
+    const decision = bash(command, rules(allow, deny));
+    expect(decision.allowed).toBe(allowed);
+    if (!decision.allowed) {
+      expect(decision.rule).toBe(rule ?? null);
+      expect(decision.message).toMatch(rule === undefined ? /^not allowed: no allow rule matches / : `denied by rule ${rule}`);
+    }
+  });
+
+  it('names the simple command no allow rule covers', () => {
+    const decision = bash('git log && rm x', rules(['Bash(git log:*)']));
+    expect(decision).toEqual({ allowed: false, rule: null, message: 'not allowed: no allow rule matches "rm x"' });
+  });
+
+  it('a bash call without a string command is allowed only by the whole tool', () => {
+    expect(decidePermission('bash', { command: 42 }, rules(['Bash(ls:*)'])).allowed).toBe(false);
+    expect(decidePermission('bash', null, rules(['Bash'])).allowed).toBe(true);
+    expect(decidePermission('bash', null, rules([], ['Bash(rm:*)'])).allowed).toBe(true);
+  });
+});
+
+describe('decidePermission: other tools match by name', () => {
+  it.each([
+    [['Read'], [], 'Read', true],
+    [['read'], [], 'Read', true],
+    [['Read(*)'], [], 'Read', true],
+    [['Read(./src/**)'], [], 'Read', false],
+    [['Bash'], [], 'Read', false],
+    [[], ['Read'], 'Read', false],
+    [[], ['Read(./.env)'], 'Read', false],
+    [[], ['Bash'], 'Read', true],
+    [['Read'], ['Read'], 'Read', false],
+    [['mcp__github__create_issue'], [], 'mcp__github__create_issue', true],
+  ] as [string[], string[], string, boolean][])('allow %j deny %j: %s → %s', (allow, deny, tool, allowed) => {
+    expect(decidePermission(tool, { path: 'x' }, rules(allow, deny)).allowed).toBe(allowed);
+  });
+});
+
+describe('parseRules', () => {
+  it('reads the tool and the pattern', () => {
+    const [all, exact, prefix, star] = parseRules(['Bash', 'Bash(npm test)', ' Bash(git log:*) ', 'Bash(npm run *)']);
+    expect(all).toMatchObject({ text: 'Bash', tool: 'bash', pattern: null });
+    expect(exact).toMatchObject({ tool: 'bash', pattern: { kind: 'exact', command: 'npm test' } });
+    expect(prefix).toMatchObject({ text: 'Bash(git log:*)', pattern: { kind: 'prefix', prefix: 'git log' } });
+    expect(star?.pattern?.kind).toBe('wildcard');
+  });
+
+  it.each([
+    ['', /expected a tool name/],
+    ['Bash(git log', /missing "\)"/],
+    ['Bash()', /empty parentheses/],
+    ['Bash(git:* log)', /":\*" must end the rule/],
+    ['Bash(:*)', /nothing before/],
+    ['Ba sh', /expected a tool name/],
+    ['(ls)', /expected a tool name/],
+  ])('rejects %j with one line', (text, message) => {
+    expect(() => parseRules(['Bash', text])).toThrow(message);
+    try {
+      parseRules([text]);
+    } catch (error) {
+      expect((error as Error).message).not.toContain('\n');
+      expect((error as Error).message).toContain(JSON.stringify(text));
+    }
+  });
+});
+
+describe('decidePermission before the parser has loaded', () => {
+  it('judges the whole line: never allowed by a pattern, denied when the line matches', async () => {
+    vi.resetModules();
+    const fresh = await import('../../src/tools/bash/permissions.js');
+    const r = { allow: fresh.parseRules(['Bash(git log:*)']), deny: fresh.parseRules(['Bash(rm:*)']) };
+    expect(fresh.decidePermission('bash', { command: 'git log' }, r).allowed).toBe(false);
+    expect(fresh.decidePermission('bash', { command: 'rm -rf x' }, r)).toMatchObject({ allowed: false, rule: 'Bash(rm:*)' });
+    await fresh.preparePermissions();
+    expect(fresh.decidePermission('bash', { command: 'git log' }, r).allowed).toBe(true);
+  });
+});
