@@ -8,12 +8,14 @@ import { ConfigError, loadModelSettings, requireModelSettings } from '../anthrop
 import type { ModelCall } from '../core/model.js';
 import { defaultRunConfig } from '../core/config.js';
 import type { RunEvent } from '../core/events.js';
+import type { RunHooks } from '../core/hooks.js';
 import type { RunResult } from '../session/run.js';
 import type { CliOptions } from './args.js';
 import type { PreparedSession } from './sessions.js';
 import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
 import { describeError, exitCodeOf, formatToolResult, formatToolStart, palette, toJsonResult } from './output.js';
 import { onEndSignals } from './signals.js';
+import { type PermissionGate, RuleError, permissionGate } from './permissions.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 
 const { stdout, stderr, env } = process;
@@ -52,11 +54,15 @@ async function keepServing(pages: { serving: boolean; close(): Promise<void> }):
   await pages.close();
 }
 
-/** How to reach the model: the scripted demo, or the API from env/.env/flags. */
+/**
+ * How to reach the model (the scripted demo, or the API from env/.env/flags), and the gate on its tool calls from
+ * --allowedTools / --disallowedTools (./permissions.ts): what every run of the command, one-shot or REPL, is given.
+ */
 export interface ModelChoice {
   model: string;
   modelCall?: ModelCall;
   client?: { apiKey?: string; authToken?: string; baseURL?: string };
+  hooks?: RunHooks;
 }
 
 function chooseModel(options: CliOptions, cwd: string): ModelChoice {
@@ -77,7 +83,7 @@ export function progressPrinter(): (event: RunEvent) => void {
   };
 }
 
-async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, version: string): Promise<number> {
+async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, version: string, gate?: PermissionGate): Promise<number> {
   const prompt = options.prompt ?? (options.demo ? DEMO_PROMPT : null);
   const session = await openSession(options, cwd, choice.model, prompt);
   if (prompt === null && !session.awaitsModel) {
@@ -136,7 +142,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
     if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(describeError(result))}\n`);
     if (verbose) stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
   } else {
-    stdout.write(`${JSON.stringify(toJsonResult(result, meter.facts()))}\n`);
+    stdout.write(`${JSON.stringify(toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials ?? [] }))}\n`);
   }
   if (!signals.exitCode) await keepServing(pages);
   else await pages.close();
@@ -178,9 +184,15 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   if (options.command === 'view') return (await loadPages()).viewCommand(options, { env, cwd, stdout, stderr });
   if (options.mistake !== undefined) return (await import('./mistake.js')).mistakeCommand(options.mistake, { env, cwd, stdout, stderr });
   let choice: ModelChoice;
+  let gate: PermissionGate | undefined;
   try {
-    choice = chooseModel(options, cwd);
+    gate = await permissionGate(options);
+    choice = { ...chooseModel(options, cwd), ...(gate ? { hooks: gate.hooks } : {}) };
   } catch (error) {
+    if (error instanceof RuleError) {
+      stderr.write(`agentloop: ${error.message}\nsee agentloop --help\n`);
+      return 2;
+    }
     if (!(error instanceof ConfigError)) throw error;
     stderr.write(`agentloop: ${error.message}\n`);
     return 2;
@@ -198,7 +210,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   // Without -p (json and stream-json imply it), the REPL opens; --demo is one run.
   const oneShot = options.print || options.demo;
   try {
-    return await (oneShot ? runOnce(options, cwd, choice, version()) : (await import('./repl.js')).repl(options, cwd, choice, version()));
+    return await (oneShot ? runOnce(options, cwd, choice, version(), gate) : (await import('./repl.js')).repl(options, cwd, choice, version()));
   } catch (error) {
     if (!(error instanceof Error && (error.name === 'SessionError' || error.name === 'SandboxUnavailableError'))) throw error;
     stderr.write(`agentloop: ${error.message}\n`);

@@ -9,6 +9,10 @@ export const USAGE = `Usage: agentloop [options] [PROMPT]       start a REPL (as
        agentloop sessions                  list saved sessions (newest first)
        agentloop view [ID] [--port N]      step through a session in the browser (default: the newest here)
        agentloop view --compare A B        two sessions side by side, the first diverging request marked
+       agentloop worker [--port 9080] [--register ADMIN_URL]   serve durable runs for Restate (README "Many machines")
+       agentloop submit -p "PROMPT" [--restate URL] [--wait]   start a durable run; prints its id (--wait: the json result)
+       agentloop result|messages ID [--restate URL]           a durable run's result (exit 3: still running) or messages
+       agentloop view --restate URL ID                        step through a durable run
 
 Options:
   -p, --print                     run once and exit (json and stream-json imply it)

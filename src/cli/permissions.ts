@@ -1,0 +1,49 @@
+/**
+ * `--allowedTools` / `--disallowedTools` as runAgent hooks: each tool call is judged by the rules
+ * (src/tools/bash/permissions.ts) before it runs; a denied call never runs, the model gets an `is_error` result
+ * naming the rule ("Not run: denied by rule Bash(rm:*)"), and the call is kept for the result's
+ * `permission_denials`.
+ */
+import type { RunHooks } from '../core/hooks.js';
+import type { PermissionDenial } from './output.js';
+
+export interface PermissionGate {
+  hooks: RunHooks;
+  /** The calls denied so far, in order. */
+  denials: PermissionDenial[];
+}
+
+/** A rule that does not parse: printed as a usage error. */
+export class RuleError extends Error {
+  override readonly name = 'RuleError';
+}
+
+/**
+ * The gate for the rules of the command line, or `undefined` when there are none (every call runs). The rules
+ * module and the bash parser it splits commands with load only here.
+ */
+export async function permissionGate(options: { allowedTools?: string[]; disallowedTools?: string[] }): Promise<PermissionGate | undefined> {
+  if (!options.allowedTools?.length && !options.disallowedTools?.length) return undefined;
+  const { decidePermission, parseRules, preparePermissions } = await import('../tools/bash/permissions.js');
+  const parse = (flag: string, texts: string[] | undefined) => {
+    try {
+      return parseRules(texts ?? []);
+    } catch (error) {
+      throw new RuleError(`${flag}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  const rules = { allow: parse('--allowedTools', options.allowedTools), deny: parse('--disallowedTools', options.disallowedTools) };
+  await preparePermissions();
+  const denials: PermissionDenial[] = [];
+  return {
+    denials,
+    hooks: {
+      beforeToolCall: ({ block }) => {
+        const decision = decidePermission(block.name, block.input, rules);
+        if (decision.allowed) return undefined;
+        denials.push({ tool_name: block.name, tool_use_id: block.id, tool_input: block.input });
+        return { action: 'deny', reason: decision.message };
+      },
+    },
+  };
+}
