@@ -1,14 +1,20 @@
 /**
- * The REPL (`agentloop` without -p): one conversation across questions. Loaded by ./run.js only when it starts; it
- * shares run.js's session, progress and limit helpers.
+ * The REPL (`agentloop` without -p): one conversation across questions, with slash commands (./slash.ts), multi-line
+ * input (./replInput.ts) and a thinking line while the model works (./spinner.ts). Loaded by ./run.js only when it
+ * starts; it shares run.js's session, progress and limit helpers.
  */
-import { createInterface } from 'node:readline';
 import type { MessageParam } from '../core/messages.js';
+import type { RunEvent } from '../core/events.js';
+import { addUsage, zeroUsage } from '../core/usage.js';
+import { textOf } from '../history/messages.js';
 import type { CliOptions } from './args.js';
 import type { PreparedSession } from './sessions.js';
 import { describeError, palette } from './output.js';
+import { PROMPT, openReplInput } from './replInput.js';
 import { type ModelChoice, limitsOf, openSession, progressPrinter } from './run.js';
 import { onEndSignals } from './signals.js';
+import { type LastRun, type SessionCost, type SlashCommand, costText, helpText, parseSlash, stateText, unknownText } from './slash.js';
+import { createSpinner } from './spinner.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -17,11 +23,21 @@ const loadRunner = () => import('../session/run.js');
 const loadSessions = () => import('./sessions.js');
 const loadPages = () => import('./view.js');
 
+/** The options for the session after `/clear`: a new one, whatever --resume, --continue or --session-id chose. */
+function newSessionOptions(options: CliOptions): CliOptions {
+  const fresh: Record<string, unknown> = { ...options };
+  for (const key of ['resume', 'continue', 'sessionId', 'forkSession']) delete fresh[key];
+  return fresh as unknown as CliOptions; // the same object less optional fields
+}
+
+const noCost = (model: string): SessionCost => ({ model, runs: 0, modelCalls: 0, usage: zeroUsage(), costUsd: 0 });
+
 /** The REPL: one conversation across questions; Ctrl-C aborts a run, twice at the prompt quits. */
 export async function repl(options: CliOptions, cwd: string, choice: ModelChoice, version: string): Promise<number> {
   const { runAgent } = await loadRunner();
-  const rl = createInterface({ input: process.stdin, output: stdout, prompt: 'agentloop >> ' });
-  const lines = rl[Symbol.asyncIterator](); // buffers lines from now on, also while a run goes
+  const input = openReplInput(process.stdin, stdout); // buffers messages from now on, also while a run goes
+  const spinner = createSpinner({ stream: stderr, env });
+  let sessionOptions = options;
   // A new session's transcript is created at the first question (or now, for a page to show it).
   const eager = options.resume !== undefined || options.continue === true || options.view === true;
   let session: PreparedSession | undefined = eager ? await openSession(options, cwd, choice.model, null) : undefined;
@@ -34,6 +50,8 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
         )
       : undefined;
   let messages: MessageParam[] = session?.messages ?? [];
+  let last: LastRun | undefined;
+  let cost = noCost(choice.model);
   let running: AbortController | undefined;
   let armedQuit = false;
   const interrupt = () => {
@@ -42,62 +60,132 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
       return;
     }
     if (armedQuit) {
-      rl.close();
+      input.close();
       return;
     }
     armedQuit = true;
+    input.discard();
     stderr.write('\n(press Ctrl-C again to quit)\n');
-    rl.prompt();
+    input.prompt();
   };
-  rl.on('SIGINT', interrupt);
+  input.rl.on('SIGINT', interrupt);
   process.on('SIGINT', interrupt);
   const signals = onEndSignals(['SIGTERM', 'SIGHUP'], () => {
     running?.abort();
-    rl.close();
+    spinner.stop();
+    input.close();
   });
-  stderr.write(colors.dim(`agentloop ${version} · model ${choice.model} · ${cwd}\nq, exit or an empty line quits.\n`));
+  stderr.write(colors.dim(`agentloop ${version} · model ${choice.model} · ${cwd}\n/help lists the commands; /exit or Ctrl-D quits.\n`));
+
+  /** What a run shows as it goes: the model's text (of every turn), tool calls, retries, the thinking line. */
+  const shower = () => {
+    const printProgress = progressPrinter();
+    let open = false; // a line of streamed text is open
+    let turnText = false; // this turn's text was streamed
+    const endLine = () => {
+      if (open) stdout.write('\n');
+      open = false;
+    };
+    const onEvent = (event: RunEvent) => {
+      if (event.type === 'request') {
+        endLine();
+        spinner.start();
+        turnText = false;
+        return;
+      }
+      if (event.type === 'transition' || event.type === 'decision' || event.type === 'stream_event') return;
+      spinner.stop();
+      if (event.type === 'text') {
+        stdout.write(event.delta);
+        open = event.delta.length > 0 && !event.delta.endsWith('\n');
+        turnText = true;
+      } else if (event.type === 'message' && event.origin === 'model') {
+        // A model that does not stream its text (a scripted one) shows each turn's text whole.
+        const text = turnText ? '' : textOf(event.message.content);
+        endLine();
+        if (text) stdout.write(`${text}\n`);
+        turnText = true;
+      } else if (event.type !== 'message') {
+        endLine();
+        printProgress(event);
+      }
+    };
+    return { onEvent, end: endLine };
+  };
 
   /** One run of the loop: on a question, or on the history alone (`null`) to finish a cut-off turn. */
   const ask = async (question: string | null) => {
-    session ??= await openSession(options, cwd, choice.model, question);
+    session ??= await openSession(sessionOptions, cwd, choice.model, question);
     if (question !== null) session.recorder?.prompt(question); // durable now (runAgent's own call is then a no-op)
     running = new AbortController();
     if (signals.exitCode) running.abort();
-    const printProgress = progressPrinter();
-    let streamed = false; // a line of streamed text is open
-    let shown = false; // some of the answer was streamed
+    const show = shower();
     const resumeAt = session.turnCount;
     session.turnCount = undefined; // only the first run after a resume goes on counting
-    const result = await runAgent(question, {
-      ...choice,
-      ...limitsOf(options, resumeAt, session.outputDir),
-      ...(resumeAt !== undefined ? { turnCount: resumeAt } : {}),
-      ...(pages?.inspect ? { inspect: pages.inspect } : {}),
-      cwd,
-      messages,
-      sessionId: session.id,
-      ...(session.recorder ? { session: session.recorder } : {}),
-      signal: running.signal,
-      onEvent: (event) => {
-        if (event.type === 'text') {
-          stdout.write(event.delta);
-          streamed = true;
-          shown = true;
-        } else {
-          if (streamed && (event.type === 'tool_start' || event.type === 'message')) {
-            stdout.write('\n');
-            streamed = false;
-          }
-          printProgress(event);
-        }
-      },
-    });
-    running = undefined;
-    messages = result.context.messages;
-    if (streamed) stdout.write('\n');
-    else if (!shown && result.text && result.context.exitReason === 'completed') stdout.write(`${result.text}\n`);
-    if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(describeError(result))}\n`);
-    stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
+    try {
+      const result = await runAgent(question, {
+        ...choice,
+        ...limitsOf(options, resumeAt, session.outputDir),
+        ...(resumeAt !== undefined ? { turnCount: resumeAt } : {}),
+        ...(pages?.inspect ? { inspect: pages.inspect } : {}),
+        cwd,
+        messages,
+        sessionId: session.id,
+        ...(session.recorder ? { session: session.recorder } : {}),
+        signal: running.signal,
+        onEvent: show.onEvent,
+      });
+      spinner.stop();
+      show.end();
+      messages = result.context.messages;
+      last = { state: result.state, context: result.context };
+      cost = {
+        ...cost,
+        runs: cost.runs + 1,
+        modelCalls: cost.modelCalls + result.context.turnUsage.length,
+        usage: addUsage(cost.usage, result.context.usage),
+        costUsd: cost.costUsd + result.context.costUsd,
+      };
+      if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(describeError(result))}\n`);
+      stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
+    } finally {
+      spinner.stop();
+      running = undefined;
+    }
+  };
+
+  /** Runs a slash command; `true` when it ends the REPL. */
+  const command = (slash: SlashCommand): boolean => {
+    switch (slash.name) {
+      case 'exit':
+        return true;
+      case 'help':
+        stdout.write(`${helpText()}\n`);
+        break;
+      case 'cost':
+        stdout.write(`${costText(cost, session?.id)}\n`);
+        break;
+      case 'state':
+        stdout.write(`${stateText(last, messages, stdout.columns ?? 80)}\n`);
+        break;
+      case 'clear': {
+        const old = session?.id;
+        session?.recorder?.close();
+        session = undefined;
+        sessionOptions = newSessionOptions(options);
+        messages = [];
+        last = undefined;
+        cost = noCost(choice.model);
+        const saved = old ? `; session ${old} stays saved (agentloop --resume ${old.slice(0, 8)})` : '';
+        stdout.write(`New session: the next question starts it${saved}.\n`);
+        if (pages) stderr.write(colors.dim('The page goes on showing the session it opened with.\n'));
+        break;
+      }
+      case 'unknown':
+        stderr.write(`${unknownText(slash.text)}\n`);
+        break;
+    }
+    return false;
   };
 
   try {
@@ -105,18 +193,32 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
       stderr.write(colors.dim(`Finishing the interrupted turn of session ${session.id}.\n`));
       await ask(null);
     }
-    rl.prompt();
-    for await (const line of lines) {
-      const question = line.trim();
-      if (question === '' || question === 'q' || question === 'exit' || signals.exitCode) break;
+    // `agentloop "q"`: the REPL, asking q first.
+    const first = options.prompt?.trim();
+    if (first && !signals.exitCode) {
+      stdout.write(`${PROMPT}${first}\n`);
+      await ask(first);
+    }
+    input.prompt();
+    for (;;) {
+      const message = await input.next();
+      if (message === null || signals.exitCode) break;
+      const text = message.replace(/^(\s*\n)+/, '').trimEnd();
+      if (text.trim() === '') {
+        input.prompt(); // an empty line sends nothing
+        continue;
+      }
       armedQuit = false;
-      await ask(question);
-      if (!signals.exitCode) rl.prompt();
+      if (text.trim() === 'q' || text.trim() === 'exit') break; // the old ways out still work
+      const slash = parseSlash(text);
+      if (slash ? command(slash) : (await ask(text), false)) break;
+      if (!signals.exitCode) input.prompt();
     }
   } finally {
     process.off('SIGINT', interrupt);
     signals.stop();
-    rl.close();
+    spinner.stop();
+    input.close();
     session?.recorder?.close();
     await pages?.close();
   }

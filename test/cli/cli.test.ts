@@ -1,11 +1,12 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { stripMessages } from '../../src/anthropic/cache.js';
 import { answerFromResults, bashUse, startCheckedServer } from '../support/agentServer.js';
 import { cliEnv, runCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
+import { scratchDir } from '../support/scratch.js';
 
 let server: MessagesServer;
 let dir: string;
@@ -135,7 +136,9 @@ describe('agentloop -p', () => {
 
 describe('bash tool flags', () => {
   it('--sandbox runs commands under bubblewrap: writes outside the working directory fail', async () => {
-    const outside = `/var/tmp/agentloop-sandbox-${process.pid}-${Date.now()}`;
+    const scratch = scratchDir();
+    onTestFinished(scratch.cleanup);
+    const outside = join(scratch.dir, 'outside.txt');
     server.enqueue(
       { content: [bashUse('w', `touch ${outside}; echo inside > here.txt; cat here.txt`)], stop_reason: 'tool_use' },
       answerFromResults,
@@ -233,9 +236,20 @@ describe('the REPL', () => {
     ]);
   });
 
-  it('quits on end of input (Ctrl-D) and on an empty line', async () => {
+  it('quits at the end of input (Ctrl-D); empty lines and slash commands ask nothing', async () => {
     expect((await runCli([], { cwd: dir, env, input: '' })).code).toBe(0);
-    expect((await runCli([], { cwd: dir, env, input: '\nnever asked\n' })).code).toBe(0);
+    const run = await runCli([], { cwd: dir, env, input: '\n  \n/help\n/exit\nnever asked\n' });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('/clear');
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('piped lines are one message each; a line ending with \\ goes on', async () => {
+    server.enqueue({ content: [{ type: 'text', text: 'one' }], stop_reason: 'end_turn' }, { content: [{ type: 'text', text: 'two' }], stop_reason: 'end_turn' });
+    const run = await runCli([], { cwd: dir, env, input: 'first\\\nstill first\nsecond\n' });
+    expect(run.code).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    const texts = stripMessages(server.requests[1]?.body?.messages ?? []).filter((m) => m.role === 'user');
+    expect(texts.map((m) => m.content)).toEqual([[{ type: 'text', text: 'first\nstill first' }], [{ type: 'text', text: 'second' }]]);
   });
 });

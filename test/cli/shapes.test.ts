@@ -181,6 +181,24 @@ describe('stream-json in Claude Code shapes', () => {
   });
 });
 
+describe('duration_api_ms', () => {
+  it('counts the time the model took, not the time the tools took', async () => {
+    const slow = await openCliProject('shapes-slow', { env: { MODEL_ID: 'claude-sonnet-4-5' }, server: { eventDelayMs: 25 } });
+    try {
+      slow.server.enqueue({ content: [bashUse('toolu_1', 'sleep 1')], stop_reason: 'tool_use' }, { content: [{ type: 'text', text: 'slept' }], stop_reason: 'end_turn' });
+      const run = await runCli(['-p', 'sleep', '--output-format', 'json'], { cwd: slow.dir, env: slow.env });
+      expect(run.code, run.stderr).toBe(0);
+      const result = JSON.parse(run.stdout) as { duration_ms: number; duration_api_ms: number };
+      // Two streamed replies of at least 7 frames each, 25 ms before every frame after the first.
+      expect(result.duration_api_ms).toBeGreaterThanOrEqual(2 * 6 * 25);
+      // The second of sleep is the tool's, outside every model call.
+      expect(result.duration_ms - result.duration_api_ms).toBeGreaterThanOrEqual(1000);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
 describe('--output-format json in Claude Code shape', () => {
   it('one result object; jq .result, .total_cost_usd and .session_id read it', async () => {
     twoTurns();
