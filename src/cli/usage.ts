@@ -30,7 +30,8 @@ Options:
       --max-tokens N              max_tokens of each request (default 8000)
       --max-retries N             retries of a failed model call (default 4)
       --cwd DIR                   working directory of the tools (default: the current one)
-      --sandbox                   run bash commands under bubblewrap: read-only system, no network
+      --sandbox                   run bash commands under bubblewrap: read-only system, no network,
+                                  credentials, agent state, .env files and sockets hidden
       --allow-env NAME            pass this credential variable (*_API_KEY, *_TOKEN, ...) to commands
       --demo                      play the two-turn example with a scripted model, no API key needed
   -r, --resume ID                 go on with session ID (a unique prefix is enough); with a PROMPT, ask it next
