@@ -209,6 +209,10 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   // Without -p (json and stream-json imply it), the REPL opens; --demo is one run.
   const oneShot = options.print || options.demo;
   try {
+    if (options.inputFormat === 'stream-json') {
+      const { streamInput } = await import('./streamInput.js');
+      return await streamInput(options, cwd, choice, version(), { stdin: process.stdin, stdout, stderr, env }, gate);
+    }
     return await (oneShot ? runOnce(options, cwd, choice, version(), gate) : (await import('./repl.js')).repl(options, cwd, choice, version()));
   } catch (error) {
     if (!(error instanceof Error && (error.name === 'SessionError' || error.name === 'SandboxUnavailableError'))) throw error;

@@ -3,6 +3,7 @@
  * (the model call, the tools, the hooks) and the machine's events handed on as they happen.
  */
 import { randomUUID } from 'node:crypto';
+import { dirname } from 'node:path';
 import { createActor, toPromise, type InspectionEvent, type Observer } from 'xstate';
 import type { RunConfig } from '../core/config.js';
 import type { RunEvent } from '../core/events.js';
@@ -108,6 +109,8 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
       cwd,
       ...pick(options, 'sandbox', 'allowEnv'),
       ...(outputDir ? { outputDir } : {}),
+      // Under the sandbox, the transcripts (this one included) are hidden wherever the store is.
+      ...(recorder ? { hide: [dirname(recorder.path)] } : {}),
       // The key may come from a .env file, not the environment: it is never shown either.
       secrets: clientSecrets(options.client),
     }),
