@@ -148,6 +148,23 @@ describe('--input-format stream-json', () => {
     expect(JSON.stringify(server.requests[1]?.body?.messages.at(-1))).toContain('Bash(rm:*)');
   });
 
+  it('on SIGTERM mid-turn ends that turn cleanly (its result line, the transcript closed) and exits 143', async () => {
+    server.enqueue({ fault: 'no-response' }, answer('Later.'));
+    const cli = startCli(STREAM, { cwd: project.dir, env: project.env, openStdin: true });
+    cli.child.stdin?.write(user('a long one'));
+    await waitFor('the request', () => server.requests.length === 1);
+    cli.child.kill('SIGTERM');
+    const done = await cli.done;
+    expect(done.code).toBe(143);
+    const [result] = results(done.stdout);
+    expect(result).toMatchObject({ is_error: true, exit_reason: 'aborted' });
+    // The session is whole: it resumes, with the question that was never answered.
+    const resumed = await runCli([...STREAM, '-r', result?.session_id as string], { cwd: project.dir, env: project.env, input: user('again') });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(results(resumed.stdout)).toMatchObject([{ result: 'Later.' }]);
+    expect(sent(server.requests[1]?.body)).toEqual([{ role: 'user', content: [{ type: 'text', text: 'a long one' }, { type: 'text', text: 'again' }] }]);
+  });
+
   it('refuses a prompt argument in one line: the prompts come on stdin', async () => {
     const cli = await runCli([...STREAM, 'a prompt'], { cwd: project.dir, env: project.env, input: user('x') });
     expect(cli.code).toBe(2);
