@@ -182,6 +182,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   }
   if (options.command === 'sessions') return (await loadSessions()).sessionsCommand(options, env, stdout, stderr);
   if (options.command === 'view') return (await loadPages()).viewCommand(options, { env, cwd, stdout, stderr });
+  if (options.mistake !== undefined) return (await import('./mistake.js')).mistakeCommand(options.mistake, { env, cwd, stdout, stderr });
   let choice: ModelChoice;
   let gate: PermissionGate | undefined;
   try {

@@ -14,6 +14,7 @@ import { defaultSystemPrompt } from '../core/prompts.js';
 import { toolDefinition, type Tool } from '../core/tool.js';
 import type { AnthropicModelOptions } from '../anthropic/call.js';
 import { appendUser, appendUserText, textOf } from '../history/messages.js';
+import type { AgentMachine } from '../machine/agentMachine.js';
 import type { AgentContext } from '../machine/context.js';
 import { createBashTool } from '../tools/bash.js';
 import { createAgentMachine } from './actors.js';
@@ -67,6 +68,8 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   seed?: number;
   /** Receives the machine's inspection events too, e.g. the Stately inspector's `inspect`. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** The loop (default: `agentMachine`); `agentMachine.provide(...)` with other actions or guards, e.g. a mistake of src/mistakes/. */
+  machine?: AgentMachine;
 }
 
 export type FinalState = 'done' | 'failed' | 'aborted';
@@ -125,7 +128,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
     tools,
     cwd,
     ...(emit ? { onCallEvent: emit } : {}),
-    ...pick(options, 'includeStreamEvents', 'hooks'),
+    ...pick(options, 'includeStreamEvents', 'hooks', 'machine'),
   });
   const inspect = options.inspect;
   const actor = createActor(machine, {
