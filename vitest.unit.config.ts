@@ -16,6 +16,7 @@ export default defineConfig({
       'test/tools/bashGuard.test.ts',
       'test/tools/bashReadOnly.test.ts',
       'test/tools/bashInteractive.test.ts',
+      'test/tools/bashHidden.test.ts',
       'test/session/hooks.test.ts',
       'test/view/timeline.test.ts',
       'test/view/graph.test.ts',

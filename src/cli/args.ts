@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { resolveModel } from '../core/models.js';
+import { isMistakeName } from '../mistakes/names.js';
 import { UsageError, portOf, positiveInt, positiveNumber, splitRules, usageErrorOf, uuidOf } from './argValues.js';
 
 export { UsageError } from './argValues.js';
@@ -63,6 +64,10 @@ export interface CliOptions {
   port?: number;
   /** `view [ID]`: the session to open. */
   viewId?: string;
+  /** `--demo --mistake NAME`: the demo with one of the beginner's mistakes in the loop (`list`: name them). */
+  mistake?: string;
+  /** `view --compare A B`: two sessions side by side (a mistaken run and a correct one). */
+  compare?: [string, string];
 }
 
 const FLAGS = {
@@ -87,6 +92,8 @@ const FLAGS = {
   sandbox: { type: 'boolean' },
   'allow-env': { type: 'string', multiple: true },
   demo: { type: 'boolean' },
+  mistake: { type: 'string' },
+  compare: { type: 'boolean' },
   resume: { type: 'string', short: 'r' },
   continue: { type: 'boolean', short: 'c' },
   'session-id': { type: 'string' },
@@ -172,12 +179,21 @@ function setRunValues(options: CliOptions, values: Values): void {
   if (values['fork-session']) options.forkSession = true;
   if (values.inspect) options.inspect = true;
   if (values.view) options.view = true;
+  if (values.mistake !== undefined) options.mistake = values.mistake.trim();
+  if (values.compare) throw new UsageError('--compare goes with view: agentloop view --compare A B');
 }
 
 function checkCombinations(options: CliOptions): void {
   const resuming = options.resume !== undefined || options.continue === true;
   if (options.resume !== undefined && options.continue) throw new UsageError('--resume and --continue exclude each other');
   if (options.demo && resuming) throw new UsageError('--demo always starts a new session: it cannot be combined with --resume or --continue');
+  if (options.mistake !== undefined) {
+    if (!options.demo && options.mistake !== 'list') throw new UsageError('--mistake goes with --demo: agentloop --demo --mistake NAME (or list)');
+    if (options.mistake !== 'list' && !isMistakeName(options.mistake)) {
+      throw new UsageError(`no mistake "${options.mistake}": see agentloop --demo --mistake list`);
+    }
+    if (options.outputFormat !== 'text' || options.print) throw new UsageError('--mistake shows its report as text: drop -p and --output-format');
+  }
   if (options.forkSession && !resuming) throw new UsageError('--fork-session goes with --resume or --continue');
   if (options.sessionId !== undefined && resuming && !options.forkSession) {
     throw new UsageError('--session-id with --resume or --continue needs --fork-session (the id is for the new session)');
@@ -206,16 +222,21 @@ function nonEmpty(flag: string, value: string, hint = ''): string {
 
 /** `sessions` and `view [ID]`: they take only `--output-format` / `--port`. */
 function parseSubcommand(command: 'sessions' | 'view', rest: string[], values: Values): CliOptions {
-  const allowed = command === 'sessions' ? ['output-format'] : ['port'];
+  const allowed = command === 'sessions' ? ['output-format'] : ['port', 'compare'];
   const stray = Object.keys(values).find((key) => !allowed.includes(key));
   if (stray) throw new UsageError(`${command} does not take --${stray}`);
-  const maxPositionals = command === 'view' ? 1 : 0;
+  if (values.compare) {
+    const [a, b, extra] = rest;
+    if (a === undefined || b === undefined || extra !== undefined) throw new UsageError('view --compare takes two session ids: agentloop view --compare A B');
+  }
+  const maxPositionals = command === 'view' ? (values.compare ? 2 : 1) : 0;
   if (rest.length > maxPositionals) throw new UsageError(`unexpected argument "${rest[maxPositionals]}" after ${command}`);
   const format = values['output-format'] ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError('sessions --output-format must be text or json');
   const options: CliOptions = { command, print: false, demo: false, outputFormat: format };
   const port = portOf(values.port);
   if (port !== undefined) options.port = port;
-  if (rest[0] !== undefined) options.viewId = rest[0];
+  if (values.compare) options.compare = [rest[0] as string, rest[1] as string];
+  else if (rest[0] !== undefined) options.viewId = rest[0];
   return options;
 }

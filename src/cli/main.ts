@@ -51,7 +51,28 @@ async function enableCompileCache(): Promise<void> {
   }
 }
 
+/** Durable runs on Restate (`worker`, `submit`, `result`, `messages`, `view --restate`): their own parser and module. */
+async function durableMain(argv: string[]): Promise<number | undefined> {
+  if (!['worker', 'submit', 'result', 'messages', 'view'].includes(argv[0] ?? '')) return undefined;
+  const { isDurableCommand, parseDurableArgs } = await import('./durableArgs.js');
+  if (!isDurableCommand(argv)) return undefined;
+  const { UsageError } = await import('./argValues.js');
+  let options;
+  try {
+    options = parseDurableArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    print(2, `agentloop: ${error.message}\nsee agentloop --help\n`);
+    return 2;
+  }
+  await enableCompileCache();
+  const { runDurable } = await import('./durable.js');
+  return runDurable(options, { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
+}
+
 export async function main(argv: string[]): Promise<number> {
+  const durable = await durableMain(argv);
+  if (durable !== undefined) return durable;
   let options = alone(argv);
   if (!options) {
     const { parseCliArgs, UsageError } = await import('./args.js');

@@ -182,6 +182,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   }
   if (options.command === 'sessions') return (await loadSessions()).sessionsCommand(options, env, stdout, stderr);
   if (options.command === 'view') return (await loadPages()).viewCommand(options, { env, cwd, stdout, stderr });
+  if (options.mistake !== undefined) return (await import('./mistake.js')).mistakeCommand(options.mistake, { env, cwd, stdout, stderr });
   let choice: ModelChoice;
   let gate: PermissionGate | undefined;
   try {
@@ -209,6 +210,10 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   // Without -p (json and stream-json imply it), the REPL opens; --demo is one run.
   const oneShot = options.print || options.demo;
   try {
+    if (options.inputFormat === 'stream-json') {
+      const { streamInput } = await import('./streamInput.js');
+      return await streamInput(options, cwd, choice, version(), { stdin: process.stdin, stdout, stderr, env }, gate);
+    }
     return await (oneShot ? runOnce(options, cwd, choice, version(), gate) : (await import('./repl.js')).repl(options, cwd, choice, version()));
   } catch (error) {
     if (!(error instanceof Error && (error.name === 'SessionError' || error.name === 'SandboxUnavailableError'))) throw error;

@@ -5,8 +5,14 @@
 export const USAGE = `Usage: agentloop [options] [PROMPT]       start a REPL (asks PROMPT first, if given)
        agentloop -p [options] "PROMPT"     run once and print the result (piped stdin: the prompt, or context after it)
        agentloop --demo [options]          offline demo with a scripted model and the real bash tool
+       agentloop --demo --mistake NAME     the demo with a beginner's mistake in the loop (list: name them)
        agentloop sessions                  list saved sessions (newest first)
        agentloop view [ID] [--port N]      step through a session in the browser (default: the newest here)
+       agentloop view --compare A B        two sessions side by side, the first diverging request marked
+       agentloop worker [--port 9080] [--register ADMIN_URL]   serve durable runs for Restate (README "Many machines")
+       agentloop submit -p "PROMPT" [--restate URL] [--wait]   start a durable run; prints its id (--wait: the json result)
+       agentloop result|messages ID [--restate URL]           a durable run's result (exit 3: still running) or messages
+       agentloop view --restate URL ID                        step through a durable run
 
 Options:
   -p, --print                     run once and exit (json and stream-json imply it)
@@ -29,6 +35,8 @@ Options:
       --sandbox                   run bash commands under bubblewrap: read-only system, no network
       --allow-env NAME            pass this credential variable (*_API_KEY, *_TOKEN, ...) to commands
       --demo                      play the two-turn example with a scripted model, no API key needed
+      --mistake NAME              with --demo: swap one action of the loop for a beginner's mistake and show
+                                  what goes wrong (list: the mistakes)
   -r, --resume ID                 go on with session ID (a unique prefix is enough); with a PROMPT, ask it next
   -c, --continue                  go on with the newest session of this directory
       --fork-session              with --resume/--continue: go on in a new session, the old one stays as it was

@@ -14,6 +14,7 @@ import {
   invalidReplyError,
   openToolUsesUpdate,
   problemsOfReply,
+  replyMessageUpdate,
   replyUpdate,
   resultsUpdate,
   type ContextUpdate,
@@ -113,9 +114,14 @@ export const agentMachine = setup({
         enqueue.emit({ type: 'tool_result', block, result });
       },
     ),
+    /** The reply joins the history: what the model said and asked for is in its next request. */
+    appendReply: enqueueActions(({ context, enqueue }, params: { reply: ModelReply }) =>
+      applyWrite(enqueue, context, (c) => replyMessageUpdate(c, params.reply), 'model'),
+    ),
+    /** The turn's outcome is read from the reply (after `appendReply`). */
     recordReply: enqueueActions(({ context, enqueue }, params: { reply: ModelReply }) => {
       const { reply } = params;
-      applyWrite(enqueue, context, (c) => replyUpdate(c, reply), 'model');
+      enqueue.assign(replyUpdate(context, reply));
       enqueue.emit(({ context: after }) => ({
         type: 'reply' as const,
         turnCount: after.turnCount,
@@ -201,7 +207,13 @@ export const agentMachine = setup({
                 target: 'checkingError',
                 actions: { type: 'rejectReply', params: ({ event }) => ({ reply: event.output }) },
               },
-              { target: 'checkingReply', actions: { type: 'recordReply', params: ({ event }) => ({ reply: event.output }) } },
+              {
+                target: 'checkingReply',
+                actions: [
+                  { type: 'appendReply', params: ({ event }) => ({ reply: event.output }) },
+                  { type: 'recordReply', params: ({ event }) => ({ reply: event.output }) },
+                ],
+              },
             ],
             onError: { target: 'checkingError', actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) } },
           },

@@ -22,14 +22,18 @@ export function problemsOfReply(context: AgentContext, reply: ModelReply): strin
   return replyProblems(reply.content, context.toolUseIds);
 }
 
-/** The reply joins the history; the turn's outcome is read from it. */
+/** The reply joins the history as the next assistant message: the model's memory of what it said and asked for. */
+export function replyMessageUpdate(context: AgentContext, reply: ModelReply): ContextUpdate {
+  return { messages: pushAssistant(context.messages, reply.content) };
+}
+
+/** The turn's outcome, read from the reply (which `replyMessageUpdate` writes into the history). */
 export function replyUpdate(context: AgentContext, reply: ModelReply): ContextUpdate {
   const toolUses = toolUsesOf(reply.content);
   for (const use of toolUses) context.toolUseIds.add(use.id);
   context.turnUsage.push(reply.usage);
   const { continuation, streak } = continuationAfter(reply.stopReason, context.maxTokensStreak, context.config.maxTokensContinuations);
   return {
-    messages: pushAssistant(context.messages, reply.content),
     stopReason: reply.stopReason,
     usage: addUsage(context.usage, reply.usage),
     costUsd: context.costUsd + costOf(reply.usage, reply.model ?? context.model),

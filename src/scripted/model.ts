@@ -45,13 +45,29 @@ export interface ScriptedModelOptions {
  */
 export function scriptedModel(steps: ScriptStep[], options: ScriptedModelOptions = {}): ScriptedModel {
   const queue = [...steps];
+  return playedModel(() => queue.shift(), () => queue.length, options);
+}
+
+/**
+ * A model that answers every call with `respond(request, call)` (`call` counts from 1): a model
+ * that decides from what it was sent alone, for as many calls as the loop makes.
+ */
+export function respondingModel(
+  respond: (request: ModelRequest, call: number) => ScriptedReply | ScriptedError,
+  options: ScriptedModelOptions = {},
+): ScriptedModel {
+  let calls = 0;
+  return playedModel(() => (request: ModelRequest) => respond(request, ++calls), () => Infinity, options);
+}
+
+function playedModel(take: () => ScriptStep | undefined, left: () => number, options: ScriptedModelOptions): ScriptedModel {
   const requests: ModelRequest[] = [];
   const call: ModelCall = async ({ request, onToolUse, onText, onRequest, onResponse }, signal) => {
     onRequest?.(request);
     onResponse?.();
     requests.push(asSent(request));
     if (options.delayMs) await abortableDelay(options.delayMs, signal);
-    const next = queue.shift();
+    const next = take();
     if (next === undefined) throw new ModelError('unknown', 'the scripted model has no reply left');
     const step = typeof next === 'function' ? next(request) : next;
     if ('error' in step) throw step.error;
@@ -71,7 +87,7 @@ export function scriptedModel(steps: ScriptStep[], options: ScriptedModelOptions
     call,
     requests,
     get remaining() {
-      return queue.length;
+      return left();
     },
   };
 }

@@ -9,7 +9,7 @@ import type { RunHooks } from '../core/hooks.js';
 import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { ModelCall, ModelCallInput, ModelReply } from '../core/model.js';
 import type { Tool } from '../core/tool.js';
-import { agentMachine } from '../machine/agentMachine.js';
+import { agentMachine, type AgentMachine } from '../machine/agentMachine.js';
 import type { AgentEvent, ToolRunnerCommand } from '../machine/events.js';
 import { ToolExecutor, type ExecutorListener } from '../tools/executor.js';
 
@@ -28,6 +28,8 @@ export interface AgentActorsOptions {
   hooks?: RunHooks;
   /** Called once, when the first model call's response begins (see `Tool.prepare`). */
   onFirstResponse?: () => void;
+  /** The machine to plug them into (default `agentMachine`): one with actions of its own, say (src/mistakes/). */
+  machine?: AgentMachine;
 }
 
 /** The model call as an XState actor: aborted when `callingModel` is left. */
@@ -119,7 +121,7 @@ function prepareAll(tools: readonly Tool[]): () => void {
 /** The agent machine with a model and tools plugged in; the tools prepare while the model first thinks. */
 export function createAgentMachine(options: AgentActorsOptions) {
   const onFirstResponse = options.onFirstResponse ?? prepareAll(options.tools);
-  return agentMachine.provide({
+  return (options.machine ?? agentMachine).provide({
     actors: {
       callModel: modelActor(options.model, { ...options, onFirstResponse }),
       runTools: toolRunnerActor(options.tools, options.cwd, options),

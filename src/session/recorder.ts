@@ -110,7 +110,7 @@ export function reopenSession(id: string, path: string, options: RecorderOptions
 }
 
 /** A record without its timestamp; `at` is added on write. */
-type Draft = SessionRecord extends infer R ? (R extends { at: string } ? Omit<R, 'at'> : never) : never;
+export type Draft = SessionRecord extends infer R ? (R extends { at: string } ? Omit<R, 'at'> : never) : never;
 
 function createRecorder(id: string, writer: TranscriptWriter, options: RecorderOptions, recordedPrompt?: Question): SessionRecorder {
   const now = options.now ?? (() => new Date());
@@ -149,74 +149,11 @@ function createRecorder(id: string, writer: TranscriptWriter, options: RecorderO
       write(...resumeDrafts(conversation), ...(prompt !== undefined && prompt !== null ? [promptDraft(prompt)] : []));
     },
     onEvent(event) {
-      switch (event.type) {
-        case 'transition': {
-          const { type, ...rest } = event;
-          return write({ type: 'transition', ...rest });
-        }
-        case 'decision':
-          return write({ type: 'decision', state: event.state, guard: event.guard, target: event.target });
-        case 'message':
-          return write({ type: 'message', index: event.index, message: event.message, origin: event.origin });
-        case 'request': {
-          const { messages, ...body } = event.body;
-          return write({
-            type: 'request',
-            turnCount: event.turnCount,
-            messageCount: event.messageCount,
-            body,
-            // The loop's own messages carry no cache_control: the breakpoints the model service
-            // adds are on the last messages of the copy it sends (anthropic/cache.ts), so only
-            // those are looked at; marks a caller wrote are in the message records already.
-            messageCacheMarks: messageCacheMarks(messages, Math.max(0, event.messageCount - CACHED_TAIL)),
-          });
-        }
-        case 'reply':
-          return write({
-            type: 'usage',
-            turnCount: event.turnCount,
-            usage: event.usage,
-            total: event.total,
-            ...(event.id ? { id: event.id } : {}),
-            model: event.model,
-            stopReason: event.stopReason,
-            costUsd: event.costUsd,
-            needsFollowUp: event.needsFollowUp,
-          });
-        case 'tool_start':
-          return write({ type: 'tool_start', block: event.block });
-        case 'tool_result':
-          return write({ type: 'tool_result', toolUseId: event.block.id, name: event.block.name, result: event.result });
-        case 'retry':
-          return write({
-            type: 'retry',
-            attempt: event.attempt,
-            delayMs: event.delayMs,
-            error: event.error.message,
-            kind: event.error.kind,
-            ...(event.error.apiType ? { apiType: event.error.apiType } : {}),
-            turnCount: event.turnCount,
-            model: event.model,
-          });
-        case 'tool_use': // the block arrives whole in the assistant message
-        case 'text':
-        case 'stream_event':
-          return;
-      }
+      const draft = draftOf(event);
+      if (draft) write(draft);
     },
     finish(result) {
-      const { context } = result;
-      write({
-        type: 'result',
-        state: result.state,
-        exitReason: context.exitReason,
-        stopReason: context.stopReason,
-        turnCount: context.turnCount,
-        usage: context.usage,
-        turnUsage: context.turnUsage,
-        durationMs: result.durationMs,
-        ...(context.error ? { error: context.error.message } : {}),
-      });
+      write(resultDraft(result));
     },
     close() {
       try {
@@ -225,5 +162,82 @@ function createRecorder(id: string, writer: TranscriptWriter, options: RecorderO
         if (!failure) options.onError?.(error instanceof Error ? error : new Error(String(error)));
       }
     },
+  };
+}
+
+/**
+ * The record a run event becomes in a transcript (without its `at`), or `undefined` for what a
+ * transcript leaves out. Also used by durable runs, which keep the same records elsewhere.
+ */
+export function draftOf(event: RunEvent): Draft | undefined {
+  switch (event.type) {
+    case 'transition': {
+      const { type, ...rest } = event;
+      return { type: 'transition', ...rest };
+    }
+    case 'decision':
+      return { type: 'decision', state: event.state, guard: event.guard, target: event.target };
+    case 'message':
+      return { type: 'message', index: event.index, message: event.message, origin: event.origin };
+    case 'request': {
+      const { messages, ...body } = event.body;
+      return {
+        type: 'request',
+        turnCount: event.turnCount,
+        messageCount: event.messageCount,
+        body,
+        // The loop's own messages carry no cache_control: the breakpoints the model service
+        // adds are on the last messages of the copy it sends (anthropic/cache.ts), so only
+        // those are looked at; marks a caller wrote are in the message records already.
+        messageCacheMarks: messageCacheMarks(messages, Math.max(0, event.messageCount - CACHED_TAIL)),
+      };
+    }
+    case 'reply':
+      return {
+        type: 'usage',
+        turnCount: event.turnCount,
+        usage: event.usage,
+        total: event.total,
+        ...(event.id ? { id: event.id } : {}),
+        model: event.model,
+        stopReason: event.stopReason,
+        costUsd: event.costUsd,
+        needsFollowUp: event.needsFollowUp,
+      };
+    case 'tool_start':
+      return { type: 'tool_start', block: event.block };
+    case 'tool_result':
+      return { type: 'tool_result', toolUseId: event.block.id, name: event.block.name, result: event.result };
+    case 'retry':
+      return {
+        type: 'retry',
+        attempt: event.attempt,
+        delayMs: event.delayMs,
+        error: event.error.message,
+        kind: event.error.kind,
+        ...(event.error.apiType ? { apiType: event.error.apiType } : {}),
+        turnCount: event.turnCount,
+        model: event.model,
+      };
+    case 'tool_use': // the block arrives whole in the assistant message
+    case 'text':
+    case 'stream_event':
+      return undefined;
+  }
+}
+
+/** The `result` record of a finished run (without its `at`). */
+export function resultDraft(result: FinishedRun): Draft {
+  const { context } = result;
+  return {
+    type: 'result',
+    state: result.state,
+    exitReason: context.exitReason,
+    stopReason: context.stopReason,
+    turnCount: context.turnCount,
+    usage: context.usage,
+    turnUsage: context.turnUsage,
+    durationMs: result.durationMs,
+    ...(context.error ? { error: context.error.message } : {}),
   };
 }

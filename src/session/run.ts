@@ -3,6 +3,7 @@
  * (the model call, the tools, the hooks) and the machine's events handed on as they happen.
  */
 import { randomUUID } from 'node:crypto';
+import { dirname } from 'node:path';
 import { createActor, toPromise, type InspectionEvent, type Observer } from 'xstate';
 import type { RunConfig } from '../core/config.js';
 import type { RunEvent } from '../core/events.js';
@@ -13,6 +14,7 @@ import { defaultSystemPrompt } from '../core/prompts.js';
 import { toolDefinition, type Tool } from '../core/tool.js';
 import type { AnthropicModelOptions } from '../anthropic/call.js';
 import { appendUser, appendUserText, textOf } from '../history/messages.js';
+import type { AgentMachine } from '../machine/agentMachine.js';
 import type { AgentContext } from '../machine/context.js';
 import { createBashTool } from '../tools/bash.js';
 import { createAgentMachine } from './actors.js';
@@ -66,6 +68,8 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   seed?: number;
   /** Receives the machine's inspection events too, e.g. the Stately inspector's `inspect`. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** The loop (default: `agentMachine`); `agentMachine.provide(...)` with other actions or guards, e.g. a mistake of src/mistakes/. */
+  machine?: AgentMachine;
 }
 
 export type FinalState = 'done' | 'failed' | 'aborted';
@@ -108,6 +112,8 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
       cwd,
       ...pick(options, 'sandbox', 'allowEnv'),
       ...(outputDir ? { outputDir } : {}),
+      // Under the sandbox, the transcripts (this one included) are hidden wherever the store is.
+      ...(recorder ? { hide: [dirname(recorder.path)] } : {}),
       // The key may come from a .env file, not the environment: it is never shown either.
       secrets: clientSecrets(options.client),
     }),
@@ -122,7 +128,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
     tools,
     cwd,
     ...(emit ? { onCallEvent: emit } : {}),
-    ...pick(options, 'includeStreamEvents', 'hooks'),
+    ...pick(options, 'includeStreamEvents', 'hooks', 'machine'),
   });
   const inspect = options.inspect;
   const actor = createActor(machine, {

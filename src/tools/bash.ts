@@ -46,6 +46,11 @@ export interface BashToolOptions {
    * not on the PATH of `env`.
    */
   sandbox?: boolean;
+  /**
+   * Under the sandbox, more paths to hide besides its own list (tools/bash/hidden.ts), e.g. the
+   * session store the agent writes to.
+   */
+  hide?: string[];
   /** Names of credential variables (`*_API_KEY`, `*_TOKEN`, ...) the commands may see. */
   allowEnv?: string[];
   /** The environment commands start from (default `process.env`), minus credentials. */
@@ -132,6 +137,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         cwd,
         command: parsed.command,
         timeoutMs,
+        view: { env: base, ...(options.hide ? { hide: options.hide } : {}), reveal: revealed(spill) },
       });
       const { runInProcessGroup } = await loadRunner();
       const ending = await runInProcessGroup({
@@ -220,6 +226,12 @@ function exitCodeText(code: number | null): string {
   return name === undefined ? String(code) : `${code} (${name})`;
 }
 
+/** Under the sandbox the saved output of long commands stays readable, wherever it is. */
+function revealed(spill: SpillSpace): string[] {
+  const folder = spill.folderOrUndefined;
+  return folder === undefined ? [] : [folder];
+}
+
 function noDirectory(cwd: string): ToolOutput {
   return { isError: true, content: `The working directory ${cwd} does not exist or is not a directory.` };
 }
@@ -242,7 +254,10 @@ function describe(cwd: string | undefined, settings: typeof DEFAULTS, sandboxed:
     `Output is cut to ${settings.maxOutputChars} characters (head and tail kept; the full output is saved to a file whose path is given).`,
   ];
   if (sandboxed) {
-    lines.push('Sandboxed: only the working directory is writable, /tmp is private and empty, and there is no network.');
+    lines.push(
+      'Sandboxed: only the working directory is writable; /tmp, /var/tmp and /run are private and empty; there is no network; ' +
+        "the user's credentials (~/.ssh, ~/.aws, ~/.config, ~/.netrc, ...), the agent's own files and .env files are hidden.",
+    );
   }
   return lines.join('\n');
 }

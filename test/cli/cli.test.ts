@@ -1,11 +1,12 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { stripMessages } from '../../src/anthropic/cache.js';
 import { answerFromResults, bashUse, startCheckedServer } from '../support/agentServer.js';
 import { cliEnv, runCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
+import { scratchDir } from '../support/scratch.js';
 
 let server: MessagesServer;
 let dir: string;
@@ -135,7 +136,9 @@ describe('agentloop -p', () => {
 
 describe('bash tool flags', () => {
   it('--sandbox runs commands under bubblewrap: writes outside the working directory fail', async () => {
-    const outside = `/var/tmp/agentloop-sandbox-${process.pid}-${Date.now()}`;
+    const scratch = scratchDir();
+    onTestFinished(scratch.cleanup);
+    const outside = join(scratch.dir, 'outside.txt');
     server.enqueue(
       { content: [bashUse('w', `touch ${outside}; echo inside > here.txt; cat here.txt`)], stop_reason: 'tool_use' },
       answerFromResults,

@@ -15,7 +15,7 @@ const LAYERS: string[][] = [
   ['history'],
   ['machine', 'anthropic', 'scripted', 'tools'],
   ['session', 'diagram', 'loopback'],
-  ['view', 'inspect'],
+  ['view', 'inspect', 'mistakes'],
   ['durable'],
   ['cli'],
   ['index.ts'],

@@ -23,8 +23,8 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, NO_COLOR: '1', ...extra };
 }
 
-/** Starts the CLI as a real process. */
-export function startCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string }) {
+/** Starts the CLI as a real process; `openStdin` leaves its stdin open for the test to write to (`child.stdin`). */
+export function startCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; openStdin?: boolean }) {
   const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: options.env, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
@@ -32,7 +32,7 @@ export function startCli(args: string[], options: { cwd: string; env: NodeJS.Pro
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   // A -p run reads piped stdin: a test that gives none ends it, as a caller with nothing to pipe would (< /dev/null).
   if (options.input !== undefined) child.stdin.end(options.input);
-  else if (args.includes('-p') || args.includes('--print')) child.stdin.end();
+  else if (!options.openStdin && (args.includes('-p') || args.includes('--print'))) child.stdin.end();
   const done = new Promise<CliRun>((resolve) => {
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createBashTool, SandboxUnavailableError } from '../../src/tools/bash.js';
+import { scratchDir } from '../support/scratch.js';
 import { context, killMarked, liveWithMarker, makeTempDir, uniqueSleep, waitUntilEmpty } from './bashHelpers.js';
 
 // These tests need bubblewrap (Debian package `bubblewrap`); CI installs it.
@@ -49,15 +50,35 @@ describe('bash tool: sandbox', () => {
   });
 
   it('cannot write outside the working directory', async () => {
-    const outside = `/var/tmp/agentloop-sandbox-${process.pid}-${Date.now()}`;
+    const scratch = scratchDir();
+    const outside = join(scratch.dir, 'outside.txt');
     try {
       const r = await sandboxed.run({ command: `echo x > ${outside}` }, context(dir));
       expect(r.isError).toBe(true);
       expect(r.content).toMatch(/Read-only file system/);
       expect(existsSync(outside)).toBe(false);
     } finally {
-      rmSync(outside, { force: true });
+      scratch.cleanup();
     }
+  });
+
+  it('has a private /var/tmp and /run: what is written there never reaches the host', async () => {
+    const name = `agentloop-sandbox-${process.pid}-${Date.now()}`;
+    try {
+      const r = await sandboxed.run({ command: `echo x > /var/tmp/${name} && echo y > /run/${name} && ls -A /var/tmp /run` }, context(dir));
+      expect(r).toMatchObject({ isError: false, content: `/run:\n${name}\n\n/var/tmp:\n${name}` });
+      expect(existsSync(`/var/tmp/${name}`)).toBe(false);
+      expect(existsSync(`/run/${name}`)).toBe(false);
+    } finally {
+      rmSync(`/var/tmp/${name}`, { force: true });
+      rmSync(`/run/${name}`, { force: true });
+    }
+  });
+
+  it('runs with no capabilities, as root too: / cannot be remounted read-write', async () => {
+    const r = await sandboxed.run({ command: 'grep CapEff /proc/self/status; mount -o remount,rw,bind / 2>&1; echo "mount: $?"' }, context(dir));
+    expect(r.content).toMatch(/CapEff:\s+0+\n/);
+    expect(r.content).toMatch(/mount: [1-9]/);
   });
 
   it('has a private /tmp: a sibling temporary directory is out of reach', async () => {

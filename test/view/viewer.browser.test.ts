@@ -169,7 +169,7 @@ describe('agentloop view, in Chromium', () => {
     // The reply ended the run: done: model, then checkingReply's completed branch (not the longer
     // path through appendingResults that also leads to done).
     const end = await page.locator('.diagram .edge-label.taken').allTextContents();
-    expect(end.sort()).toEqual(['[else]/ exit(completed)', 'done: model [else]/ recordReply']);
+    expect(end.sort()).toEqual(['[else]/ exit(completed)', 'done: model [else]/ appendReply  recordReply']);
     expect(await page.getByTestId('sentence').textContent()).toBe(
       'The reply holds no tool_use block, so needsFollowUp is false and the loop stops (exitReason completed).',
     );

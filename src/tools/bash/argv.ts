@@ -3,7 +3,7 @@
  * of its own (contain.ts), or, when neither is wanted or possible, bash alone.
  */
 import { backstop, containment, namespaceArgv, warnUncontained } from './contain.js';
-import { sandboxArgv } from './sandbox.js';
+import { sandboxArgv, type SandboxView } from './sandbox.js';
 
 export interface ArgvOptions {
   /** The bwrap path when the sandbox is on, else null. */
@@ -15,8 +15,8 @@ export interface ArgvOptions {
   cwd: string;
   command: string;
   timeoutMs: number;
-  /** For the sandbox: the environment the command gets (its HOME, AGENTLOOP_HOME). */
-  env?: Readonly<Record<string, string | undefined>>;
+  /** For the sandbox: what it hides and shows (the tool's environment, more paths). */
+  view?: SandboxView;
 }
 
 /** Looks bwrap up and tries it now (once per process), rather than at the first command. */
@@ -27,7 +27,7 @@ export function prepareArgv(o: Pick<ArgvOptions, 'sandbox' | 'contain' | 'pathVa
 export async function commandArgv(o: ArgvOptions): Promise<[string, ...string[]]> {
   if (o.sandbox !== null) {
     const { timeout } = await containment(o.pathVar);
-    return sandboxArgv(o.sandbox, o.cwd, o.command, backstop(timeout, o.timeoutMs));
+    return sandboxArgv(o.sandbox, o.cwd, o.command, backstop(timeout, o.timeoutMs), o.view);
   }
   if (!o.contain) return ['bash', '-c', o.command];
   const how = await containment(o.pathVar);

@@ -1,9 +1,13 @@
 /**
  * Running a command under bubblewrap: the whole file system read-only except the working
- * directory, a private /tmp, no network (not even the host's loopback), a private PID namespace.
+ * directory, private /tmp, /var/tmp and /run, no network (not even the host's loopback), a
+ * private PID namespace, no capabilities (as root too), and what is not the task's hidden
+ * (hidden.ts: secrets of the account, the agent's home, .env files, unix sockets).
  */
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { accessSync, chmodSync, constants, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir, userInfo } from 'node:os';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { hiddenPaths, isDotEnvName, planMounts, PRIVATE_DIRS, socketPaths, type Found } from './hidden.js';
 
 export class SandboxUnavailableError extends Error {
   override name = 'SandboxUnavailableError';
@@ -35,24 +39,124 @@ export function findExecutable(name: string, pathVar: string | undefined): strin
   return undefined;
 }
 
+/** What the sandbox hides and shows besides its rules (hidden.ts). */
+export interface SandboxView {
+  /** The environment the tool starts from: HOME, AGENTLOOP_HOME, PATH, the variables of ENV_PATHS. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** More paths to hide (the session store the agent writes to). */
+  hide?: readonly string[];
+  /** Folders shown read-only wherever they are (the saved output of long commands). */
+  reveal?: readonly string[];
+}
+
 /**
- * The argv that runs `command` with bash inside the sandbox, working in `cwd`; `before` goes
- * before bash (the timeout backstop).
+ * The argv that runs `command` with bash inside the sandbox, working in `cwd` (a real path);
+ * `before` goes before bash (the timeout backstop). Looks at the disk now: what to hide is what
+ * exists when the command starts.
  */
-export function sandboxArgv(bwrap: string, cwd: string, command: string, before: string[] = []): [string, ...string[]] {
+export function sandboxArgv(
+  bwrap: string,
+  cwd: string,
+  command: string,
+  before: string[] = [],
+  view: SandboxView = { env: process.env },
+): [string, ...string[]] {
   return [
     bwrap,
     '--ro-bind', '/', '/',
     '--dev', '/dev',
     '--proc', '/proc',
-    '--tmpfs', '/tmp',
-    '--bind', cwd, cwd,
+    ...sandboxMounts(cwd, view),
     '--unshare-net',
     '--unshare-pid',
     '--die-with-parent',
+    // As root, bwrap keeps every capability unless told: a command could remount / read-write.
+    '--cap-drop', 'ALL',
     '--chdir', cwd,
     '--',
     ...before,
     'bash', '-c', command,
   ];
+}
+
+/** The mounts that make the private directories, bind `cwd` and hide what is not the task's. */
+export function sandboxMounts(cwd: string, view: SandboxView): string[] {
+  const { env } = view;
+  const home = env.HOME !== undefined && isAbsolute(env.HOME) ? env.HOME : homedir();
+  const agentloopHome = env.AGENTLOOP_HOME && env.AGENTLOOP_HOME.trim() !== '' ? env.AGENTLOOP_HOME : join(home, '.agentloop');
+  const { paths, dotEnvDirs } = hiddenPaths({
+    homes: [home, ...accountHome()],
+    agentloopHome,
+    cwd,
+    env,
+    ...(view.hide ? { extra: view.hide } : {}),
+  });
+  const hidden = [...paths.map((p) => p.path), ...dotEnvDirs.flatMap(dotEnvFiles)].flatMap(found);
+  const dirs = (list: readonly string[]) => list.flatMap(found).filter((f) => f.dir).map((f) => f.real);
+  return planMounts({
+    cwd,
+    privateDirs: PRIVATE_DIRS.flatMap(found),
+    hidden,
+    sockets: listedSockets(),
+    reveal: dirs(view.reveal ?? []),
+    revealFromPrivate: dirs((env.PATH ?? '').split(delimiter).filter((d) => isAbsolute(d))),
+    empty: emptyFile(),
+  });
+}
+
+function found(path: string): Found[] {
+  // Most paths do not exist: a stat that returns undefined costs far less than a thrown error.
+  try {
+    const stats = statSync(path, { throwIfNoEntry: false });
+    return stats === undefined ? [] : [{ real: realpathSync.native(path), dir: stats.isDirectory() }];
+  } catch {
+    return []; // out of this user's reach (EACCES): out of the command's too
+  }
+}
+
+function accountHome(): string[] {
+  try {
+    return [userInfo().homedir];
+  } catch {
+    return []; // no passwd entry for this uid
+  }
+}
+
+function dotEnvFiles(dir: string): string[] {
+  try {
+    return readdirSync(dir).filter(isDotEnvName).map((name) => join(dir, name));
+  } catch {
+    return [];
+  }
+}
+
+/** Sockets bound to a path, as the kernel lists them, that are still sockets there. */
+function listedSockets(): string[] {
+  let text: string;
+  try {
+    text = readFileSync('/proc/net/unix', 'utf8');
+  } catch {
+    return [];
+  }
+  return socketPaths(text).flatMap((path) => {
+    try {
+      const real = realpathSync(path);
+      return lstatSync(real).isSocket() ? [real] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+let emptyDir: string | undefined;
+
+/** An empty read-only file of this process (removed at exit), bound over hidden files. */
+function emptyFile(): string {
+  if (emptyDir !== undefined && existsSync(join(emptyDir, 'empty'))) return join(emptyDir, 'empty');
+  if (emptyDir === undefined) process.once('exit', () => emptyDir !== undefined && rmSync(emptyDir, { recursive: true, force: true }));
+  emptyDir = mkdtempSync(join(tmpdir(), 'agentloop-sandbox-'));
+  const file = join(emptyDir, 'empty');
+  writeFileSync(file, '');
+  chmodSync(file, 0o444);
+  return file;
 }

@@ -26,6 +26,11 @@ export class SpillSpace {
     readonly maxBytes: number,
   ) {}
 
+  /** The folder of the outputs, if it was given or has been made (the sandbox shows it). */
+  get folderOrUndefined(): string | undefined {
+    return this.folder ?? this.dir;
+  }
+
   /** The folder to make each output's own folder in; made on first use (throws if it cannot be). */
   root(): string {
     if (this.folder !== undefined) return this.folder;

@@ -1,0 +1,10 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runMistake } from '../src/mistakes/run.ts';
+import { formatMistakeReport, formatMistakeList } from '../src/mistakes/report.ts';
+import { MISTAKE_NAMES } from '../src/mistakes/names.ts';
+const dir = mkdtempSync(join(tmpdir(), 'mk-'));
+writeFileSync(join(dir, 'a.txt'), 'a'); writeFileSync(join(dir, 'b.txt'), 'b');
+console.log(formatMistakeList());
+for (const name of MISTAKE_NAMES) console.log(formatMistakeReport(await runMistake(name, { cwd: dir, home: join(dir, '.home') })));

@@ -1,0 +1,56 @@
+/**
+ * What goes over Restate's ingress between `agentloop submit` / `result` and the workers: the run
+ * request, the result (a `RunResult` as JSON) and a session's status. No SDK here: the client side
+ * loads none.
+ */
+import type { AgentContext } from '../machine/context.js';
+import type { FinalState, RunResult } from '../session/run.js';
+
+/** The body of `AgentSession/<id>/run`. */
+export interface RunRequest {
+  prompt: string;
+  /** Default: the worker's MODEL_ID. */
+  model?: string;
+  maxTurns?: number;
+  maxTokens?: number;
+  maxRetries?: number;
+  appendSystemPrompt?: string;
+}
+
+/** A `RunResult` as JSON: the context's set of tool_use ids is an array. */
+export interface DurableRunResult {
+  sessionId: string;
+  state: FinalState;
+  text: string;
+  durationMs: number;
+  context: Omit<AgentContext, 'toolUseIds'> & { toolUseIds: string[] };
+}
+
+/** `AgentSession/<id>/status`: `none` for a session that has no run (or none finished yet). */
+export type RunStatus = { status: 'none' | 'running' } | { status: 'done'; result: DurableRunResult };
+
+const COUNTS = ['maxTurns', 'maxTokens', 'maxRetries'] as const;
+
+/** Why a request cannot run, or `undefined`. */
+export function requestProblem(request: unknown): string | undefined {
+  if (typeof request !== 'object' || request === null) return 'the request must be a JSON object with a "prompt"';
+  const r = request as Record<string, unknown>;
+  if (typeof r.prompt !== 'string' || r.prompt.trim() === '') return '"prompt" must be a non-empty string';
+  for (const key of ['model', 'appendSystemPrompt'] as const) {
+    if (r[key] !== undefined && typeof r[key] !== 'string') return `"${key}" must be a string`;
+  }
+  for (const key of COUNTS) {
+    const value = r[key];
+    const min = key === 'maxRetries' ? 0 : 1;
+    if (value !== undefined && (!Number.isInteger(value) || (value as number) < min)) return `"${key}" must be a whole number of at least ${min}`;
+  }
+  return undefined;
+}
+
+export function toDurableResult(run: RunResult): DurableRunResult {
+  return { ...run, context: { ...run.context, toolUseIds: [...run.context.toolUseIds] } };
+}
+
+export function fromDurableResult(result: DurableRunResult): RunResult {
+  return { ...result, context: { ...result.context, toolUseIds: new Set(result.context.toolUseIds) } };
+}

@@ -1,0 +1,117 @@
+/**
+ * The durable commands' command lines, and what they load: the local CLI's other commands load
+ * nothing of Restate, and the client commands (`submit`, `result`, ...) not the SDK either.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isDurableCommand, parseDurableArgs } from '../../src/cli/durableArgs.js';
+import { CLI, cliEnv } from '../support/cli.js';
+import { freePort } from './restateServer.js';
+
+describe('durable command lines', () => {
+  it('are told apart from the local ones', () => {
+    expect(isDurableCommand(['worker'])).toBe(true);
+    expect(isDurableCommand(['submit', '-p', 'x'])).toBe(true);
+    expect(isDurableCommand(['view', 'abc'])).toBe(false);
+    expect(isDurableCommand(['view', '--restate=http://h:8080', 'abc'])).toBe(true);
+    expect(isDurableCommand(['-p', 'worker'])).toBe(false);
+  });
+
+  it('take their flags, with defaults', () => {
+    expect(parseDurableArgs(['worker'])).toEqual({ command: 'worker', port: 9080, host: '127.0.0.1' });
+    expect(parseDurableArgs(['worker', '--port', '9090', '--register', 'http://a:9070/', '--advertise', 'http://lb:9080'])).toMatchObject({
+      port: 9090,
+      register: 'http://a:9070',
+      advertise: 'http://lb:9080',
+    });
+    expect(parseDurableArgs(['submit', '-p', 'hi', '--wait', '--max-turns', '3'])).toEqual({
+      command: 'submit',
+      restate: 'http://127.0.0.1:8080',
+      prompt: 'hi',
+      wait: true,
+      maxTurns: 3,
+    });
+    expect(parseDurableArgs(['result', 'abc-1', '--restate', 'https://r.example:8080'])).toEqual({ command: 'result', restate: 'https://r.example:8080', id: 'abc-1' });
+    expect(parseDurableArgs(['view', '--restate', 'http://r:8080', 'abc', '--port', '0'])).toEqual({ command: 'view', restate: 'http://r:8080', id: 'abc', port: 0 });
+  });
+
+  it.each([
+    [['submit'], 'submit needs -p "PROMPT"'],
+    [['submit', '-p', 'x', '--restate', 'localhost:8080'], '--restate takes an http:// or https:// URL, not "localhost:8080"'],
+    [['result'], 'result needs a session id (submit prints it)'],
+    [['result', '../x'], 'result: "../x" is not a session id (letters, digits, _ and -)'],
+    [['worker', '--port', 'x'], '--port takes a whole number, not "x"'],
+    [['worker', '--advertise', 'http://lb:1'], '--advertise goes with --register'],
+    [['worker', '--regster', 'http://a'], 'unknown option --regster (did you mean --register?)'],
+    [['submit', '-p', 'x', 'y'], 'unexpected argument "y" after submit'],
+    [['worker', '--identity-key', 'abc'], '--identity-key takes a Restate public key (publickeyv1_...), not "abc"'],
+  ])('refuse %j in one line', (argv, message) => {
+    expect(() => parseDurableArgs(argv)).toThrow(message);
+  });
+});
+
+describe('durable commands as processes', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'agentloop-durable-cli-'));
+    writeFileSync(
+      join(dir, 'hooks.mjs'),
+      `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(process.env.MODULE_LOG, result.url + '\\n');
+  return result;
+}
+`,
+    );
+    writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  /** Runs the CLI; lists the files it loaded, relative to the project root. */
+  function loaded(args: string[]) {
+    const log = join(dir, `modules-${args.length}-${Math.random()}.log`);
+    writeFileSync(log, '');
+    const run = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, CLI, ...args], {
+      cwd: dir,
+      env: { ...cliEnv(), MODULE_LOG: log },
+      encoding: 'utf8',
+    });
+    const files = [...new Set(readFileSync(log, 'utf8').split('\n'))]
+      .filter((url) => url.startsWith('file:') && !url.startsWith(pathToFileURL(dir).href))
+      .map((url) => relative(root, fileURLToPath(url)));
+    return { code: run.status, stdout: run.stdout, stderr: run.stderr, files };
+  }
+
+  it('a bad durable flag is one line and a pointer to --help', () => {
+    const run = loaded(['submit', '-p', 'x', '--wiait']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('agentloop: unknown option --wiait (did you mean --wait?)\nsee agentloop --help\n');
+  });
+
+  it('a Restate that is not there is said in one line, and the client loads no SDK', async () => {
+    const port = await freePort();
+    const run = loaded(['result', 'abc', '--restate', `http://127.0.0.1:${port}`]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(new RegExp(`^agentloop: cannot reach Restate's ingress at http://127.0.0.1:${port}: .*ECONNREFUSED.*\\n$`));
+    expect(run.files.some((f) => f.includes('@restatedev'))).toBe(false);
+    expect(run.files.some((f) => /chunks\/run-/.test(f))).toBe(false);
+  });
+
+  it('a local run loads nothing of the durable commands', () => {
+    const run = loaded(['-p', 'x']); // no key: exits 2 once the runner is loaded
+    expect(run.code).toBe(2);
+    expect(run.files.some((f) => f.includes('@restatedev') || /chunks\/durable/.test(f))).toBe(false);
+  });
+
+  it('a worker without a model configured says so and exits 2', () => {
+    const run = loaded(['worker', '--port', '0']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/ANTHROPIC_API_KEY/);
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * What the durable tests run against: a real restate-server, a local Messages API server that
+ * refuses invalid histories, and `agentloop worker` processes (the CLI as shipped) behind one
+ * HTTP/2 balancer address, registered once with the server's admin API.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { registerDeployment } from '../../src/durable/worker.js';
+import { startCheckedServer } from '../support/agentServer.js';
+import { cliEnv, runCli, startCli, type CliRun } from '../support/cli.js';
+import type { MessagesServer } from '../support/messagesServer.js';
+import { startBalancer, type Balancer } from './balancer.js';
+import { startRestateServer, type RestateServer } from './restateServer.js';
+
+export interface WorkerProcess {
+  url: string;
+  pid: number;
+  alive(): boolean;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  output(): { stdout: string; stderr: string };
+}
+
+export interface Cluster {
+  restate: RestateServer;
+  model: MessagesServer;
+  balancer: Balancer;
+  /** Working directory of the workers' tools. */
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  workers: WorkerProcess[];
+  /** Starts a worker and puts it behind the balancer. */
+  addWorker(): Promise<WorkerProcess>;
+  /** Registers the balancer's address as the deployment (once the workers are up). */
+  register(): Promise<void>;
+  cli(args: string[]): Promise<CliRun>;
+  close(): Promise<void>;
+}
+
+export async function startCluster(binary: string): Promise<Cluster> {
+  const [restate, model, balancer] = await Promise.all([startRestateServer(binary), startCheckedServer(), startBalancer([])]);
+  const dir = mkdtempSync(join(tmpdir(), 'agentloop-durable-'));
+  const env = cliEnv({
+    ANTHROPIC_API_KEY: `sk-ant-test-${randomUUID()}`,
+    ANTHROPIC_BASE_URL: model.url,
+    MODEL_ID: 'claude-test',
+    AGENTLOOP_HOME: join(dir, '.home'),
+    RESTATE_LOGGING: 'WARN',
+  });
+  const workers: WorkerProcess[] = [];
+  const cluster: Cluster = {
+    restate,
+    model,
+    balancer,
+    dir,
+    env,
+    workers,
+    async addWorker() {
+      const proc = startCli(['worker', '--port', '0', '--cwd', dir], { cwd: dir, env });
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`worker did not start: ${JSON.stringify(proc.output())}`)), 20_000);
+        const check = () => {
+          const line = /^(http:\/\/\S+)\n/.exec(proc.output().stdout);
+          if (line) {
+            clearTimeout(timer);
+            resolve(line[1] as string);
+          }
+        };
+        proc.child.stdout?.on('data', check);
+        proc.child.on('exit', () => reject(new Error(`worker exited: ${JSON.stringify(proc.output())}`)));
+      });
+      const worker: WorkerProcess = {
+        url,
+        pid: proc.child.pid as number,
+        output: proc.output,
+        alive: () => proc.child.exitCode === null && proc.child.signalCode === null,
+        async kill(signal = 'SIGKILL') {
+          if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+          proc.child.kill(signal);
+          await proc.done;
+        },
+      };
+      workers.push(worker);
+      balancer.setBackends(workers.filter((w) => w.alive()).map((w) => w.url));
+      return worker;
+    },
+    async register() {
+      await registerDeployment(restate.admin, balancer.url);
+    },
+    cli: (args) => runCli(args, { cwd: dir, env }),
+    async close() {
+      await Promise.all(workers.map((w) => w.kill()));
+      await Promise.all([balancer.close(), model.close(), restate.close()]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return cluster;
+}
