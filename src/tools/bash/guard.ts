@@ -4,8 +4,8 @@
  * sees through what the parse shows: variables assigned earlier in the line (`x=rm; $x -rf /`),
  * `$(echo rm)` and backquotes, `cd / && rm -rf *`, scripts handed to a shell (`bash -c`, `eval`,
  * `echo ... | sh`, `sh <<EOF`, `bash <<< ...`, `source <(echo ...)`, `base64 -d` of a known
- * text into bash), `find
- * -delete/-exec`, `xargs`, `busybox` and wrappers such as `env`, `nohup`, `timeout`. It blocks:
+ * text into bash), `find -delete/-exec`, `xargs`, `busybox` and wrappers such as `env`, `nohup`,
+ * `timeout`. It blocks:
  *
  * - privilege escalation in command position: `sudo`, `doas`, `pkexec`, `su`
  *   (`echo sudo`, `grep sudo file`, `apt show sudo` are allowed: only the command word counts);
