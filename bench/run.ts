@@ -17,9 +17,10 @@ import { benchOverhead, SIDES, type ModeFigures, type OverheadFigures, type Over
 import { benchParallel, benchStreaming, type ParallelFigures, type StreamingFigures } from './parallel.js';
 import { peersSection } from './peersReport.js';
 import { benchPersistence, persistenceSection, type PersistenceFigures } from './persistence.js';
+import { benchDurable, durableSection, type DurableFigures } from './durable.js';
 import { fmt } from './stats.js';
 
-const ALL = ['overhead', 'growth', 'persistence', 'bash', 'parallel', 'startup'] as const;
+const ALL = ['overhead', 'growth', 'persistence', 'bash', 'parallel', 'startup', 'durable'] as const;
 type Name = (typeof ALL)[number];
 
 const args = process.argv.slice(2);
@@ -40,6 +41,7 @@ interface Results {
   streaming?: StreamingFigures;
   startup?: FreshFigures;
   persistence?: PersistenceFigures;
+  durable?: DurableFigures;
   seconds: number;
 }
 
@@ -64,6 +66,7 @@ if (only.includes('parallel')) {
   results.parallel = await benchParallel(quick ? 2 : 5, log);
   results.streaming = await benchStreaming(quick ? 3 : 10, log);
 }
+if (only.includes('durable')) results.durable = await benchDurable(quick ? 2 : 7, log);
 results.machineAfter = describeMachine();
 results.seconds = Math.round((Date.now() - started) / 1000);
 
@@ -149,6 +152,17 @@ function render(r: Results): string {
     }
   }
 
+  if (r.durable && !r.durable.skipped) {
+    const d = r.durable;
+    row(
+      '7',
+      `Durable run on a local restate-server, one worker: time a turn added to a local run (${fmt(d.durableMsPerTurn, 1)} vs ${fmt(d.localMsPerTurn, 2)} ms a turn; zero-latency model, no-I/O tool)`,
+      `+${fmt(d.addedMsPerTurn, 1)} ms`,
+      '≤ +50 ms',
+      d.addedMsPerTurn <= 50,
+    );
+  }
+
   const sections: string[] = [];
   if (r.overhead) sections.push(overheadSection(r.overhead, r.growth));
   if (r.growth) sections.push(growthSection(r.growth));
@@ -156,6 +170,7 @@ function render(r: Results): string {
   if (r.bash || r.bashRss) sections.push(bashSection(r.bash, r.bashRss));
   if (r.parallel || r.streaming || r.startup) sections.push(parallelSection(r.parallel, r.streaming, r.startup));
   if (r.startup) sections.push(startupSection(r.startup));
+  if (r.durable) sections.push(durableSection(r.durable));
 
   return `# agentloop benchmarks
 

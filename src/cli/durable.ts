@@ -134,6 +134,7 @@ async function workerCommand(options: Extract<DurableOptions, { command: 'worker
     modelCall: createAnthropicModel(client),
     tools,
     cwd,
+    ...(options.identityKeys ? { identityKeys: options.identityKeys } : {}),
     log: (line) => io.stderr.write(`${line}\n`),
   });
   io.stdout.write(`${worker.url}\n`);

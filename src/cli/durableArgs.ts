@@ -20,6 +20,8 @@ export type DurableOptions =
       model?: string;
       sandbox?: boolean;
       allowEnv?: string[];
+      /** Restate's request-signing public keys (`publickeyv1_...`): unsigned requests are refused. */
+      identityKeys?: string[];
     }
   | {
       command: 'submit';
@@ -57,6 +59,7 @@ const SPECS: Record<DurableOptions['command'], Spec> = {
     model: { type: 'string' },
     sandbox: { type: 'boolean' },
     'allow-env': { type: 'string', multiple: true },
+    'identity-key': { type: 'string', multiple: true },
   },
   submit: {
     print: { type: 'string', short: 'p' },
@@ -126,6 +129,11 @@ export function parseDurableArgs(argv: readonly string[]): DurableOptions {
       if (str('model') !== undefined) options.model = str('model');
       if (values.sandbox) options.sandbox = true;
       if (allowEnv) options.allowEnv = allowEnv;
+      const keys = values['identity-key'] as string[] | undefined;
+      for (const key of keys ?? []) {
+        if (!/^publickeyv1_\w+$/.test(key)) throw new UsageError(`--identity-key takes a Restate public key (publickeyv1_...), not "${key}"`);
+      }
+      if (keys) options.identityKeys = keys;
       return options;
     }
     case 'submit': {

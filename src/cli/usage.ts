@@ -32,7 +32,8 @@ Options:
       --max-tokens N              max_tokens of each request (default 8000)
       --max-retries N             retries of a failed model call (default 4)
       --cwd DIR                   working directory of the tools (default: the current one)
-      --sandbox                   run bash commands under bubblewrap: read-only system, no network
+      --sandbox                   run bash commands under bubblewrap: read-only system, no network,
+                                  credentials, agent state, .env files and sockets hidden
       --allow-env NAME            pass this credential variable (*_API_KEY, *_TOKEN, ...) to commands
       --demo                      play the two-turn example with a scripted model, no API key needed
       --mistake NAME              with --demo: swap one action of the loop for a beginner's mistake and show

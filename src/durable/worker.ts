@@ -14,6 +14,8 @@ export interface WorkerOptions extends WorkerSettings {
   port?: number;
   /** Interface to listen on (default 127.0.0.1). */
   host?: string;
+  /** Restate's request-signing public keys: requests not signed by one of them are refused. */
+  identityKeys?: string[];
   /** Receives the SDK's warnings and errors (default: stderr). */
   log?: (line: string) => void;
 }
@@ -34,6 +36,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const handler = restate.createEndpointHandler({
     services: [agentSession(options)],
     bidirectional: true,
+    ...(options.identityKeys?.length ? { identityKeys: options.identityKeys } : {}),
     logger: (params, message, ...rest) => {
       if (params.replaying || (params.level !== 'warn' && params.level !== 'error')) return;
       const where = params.context ? ` ${params.context.invocationTarget} ${params.context.invocationId}` : '';

@@ -11,6 +11,8 @@ import { CLI } from '../support/cli.js';
 import { openCliProject, type CliProject } from '../support/project.js';
 import { openTmux, shellQuote, type TmuxPane } from '../support/tmux.js';
 
+// Each wait polls for at most 15 s (TmuxPane.waitFor); a test gets 45 s in all, its tmux server killed after it.
+const TIMEOUT = 45_000;
 const PROMPT = 'agentloop >>'; // as the screen shows it (TmuxPane.screen drops spaces at line ends)
 const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|thinking/;
 
@@ -50,14 +52,15 @@ describe('the REPL: input', () => {
   it('a paste of several lines is one message: one request with the whole text, sent by the Enter after it', async () => {
     project.server.enqueue(answer('got all three'));
     const p = await startRepl();
-    await p.paste('line one\nline two\nline three');
-    await p.waitFor('line three');
-    expect(project.server.requests).toHaveLength(0); // a paste is not sent by its newlines
+    await p.paste('line one\nline two\nline three\n');
+    // Not sent by its newlines, its last one included: the REPL waits for more.
+    await p.waitFor((s) => s.includes('line three') && lastLine(s) === '...');
+    expect(project.server.requests).toHaveLength(0);
     await p.keys(['Enter']);
     await settled(p, 'got all three');
     expect(project.server.requests).toHaveLength(1);
     expect(userTexts(0)).toEqual([[{ type: 'text', text: 'line one\nline two\nline three' }]]);
-  });
+  }, TIMEOUT);
 
   it('a terminal without bracketed paste: lines that arrive at once are one message too', async () => {
     project.server.enqueue(answer('one message'));
@@ -68,7 +71,7 @@ describe('the REPL: input', () => {
     await settled(p, 'one message');
     expect(project.server.requests).toHaveLength(1);
     expect(userTexts(0)).toEqual([[{ type: 'text', text: 'alpha\nbeta\ngamma' }]]);
-  });
+  }, TIMEOUT);
 
   it('a line that ends with \\ goes on on the next line', async () => {
     project.server.enqueue(answer('joined'));
@@ -78,7 +81,7 @@ describe('the REPL: input', () => {
     await p.line('second part');
     await settled(p, 'joined');
     expect(userTexts(0)).toEqual([[{ type: 'text', text: 'first part\nsecond part' }]]);
-  });
+  }, TIMEOUT);
 
   it('an empty line sends nothing and the REPL stays', async () => {
     project.server.enqueue(answer('still here'));
@@ -90,7 +93,7 @@ describe('the REPL: input', () => {
     await p.line('hello');
     await settled(p, 'still here');
     expect(project.server.requests).toHaveLength(1);
-  });
+  }, TIMEOUT);
 });
 
 describe('the REPL: a first question on the command line', () => {
@@ -102,7 +105,7 @@ describe('the REPL: a first question on the command line', () => {
     await p.line('and then?');
     await settled(p, 'second answer');
     expect(userTexts(1).map((c) => (c as { text: string }[])[0]?.text)).toEqual(['what is here?', 'and then?']);
-  });
+  }, TIMEOUT);
 });
 
 describe('the REPL: slash commands', () => {
@@ -116,7 +119,7 @@ describe('the REPL: slash commands', () => {
     const after = screen.slice(screen.lastIndexOf(`${PROMPT} /nope`)).split('\n');
     expect(after).toEqual([`${PROMPT} /nope`, 'unknown command /nope: /help lists the commands', PROMPT]);
     expect(project.server.requests).toHaveLength(0);
-  });
+  }, TIMEOUT);
 
   it("/cost prints the session's tokens and its cost from the price table", async () => {
     const model = 'claude-sonnet-4-5';
@@ -139,7 +142,7 @@ describe('the REPL: slash commands', () => {
     expect(expected).toBeGreaterThan(0);
     expect(cost).toContain(`cost    $${expected.toFixed(4)}`);
     expect(project.server.requests).toHaveLength(2);
-  });
+  }, TIMEOUT);
 
   it('/state shows the loop state of the last run next to the next request body', async () => {
     project.server.enqueue({ content: [bashUse('toolu_1', 'ls')], stop_reason: 'tool_use' }, answerFromResults);
@@ -164,7 +167,7 @@ describe('the REPL: slash commands', () => {
     expect(body?.tools?.map((t) => ('name' in t ? t.name : t.type))).toEqual(['bash']);
     expect(state).toMatch(new RegExp(`max_tokens +${body?.max_tokens}`));
     expect(project.server.requests).toHaveLength(2);
-  });
+  }, TIMEOUT);
 
   it('/clear starts a new session: the next question is asked alone, in a new transcript', async () => {
     project.server.enqueue(answer('first answer'), answer('second answer'));
@@ -182,18 +185,21 @@ describe('the REPL: slash commands', () => {
     expect(new Set(sessions.map((s) => s.id)).size).toBe(2);
     expect(sessions.map((s) => s.id)).toContain(first?.id);
     expect(userTexts(1)).toEqual([[{ type: 'text', text: 'second question' }]]);
-  });
+  }, TIMEOUT);
 });
 
 describe('the REPL: output', () => {
   it('a thinking line shows while the model is silent and is gone before the answer', async () => {
-    project.server.enqueue({ ...answer('a slow answer'), delayMs: 300 });
+    // A model slow to its first byte: the whole reply comes 2.5 s after the request.
+    await project.close();
+    project = await openCliProject('repl', { server: { framePause: (_frame, i) => (i === 0 ? 2500 : 0) } });
+    project.server.enqueue(answer('a slow answer'));
     const p = await startRepl();
     await p.line('take your time');
     await p.waitFor((s) => /thinking \d+\.\ds$/.test(lastLine(s) ?? ''));
     const screen = await settled(p, 'a slow answer');
     expect(screen).not.toMatch(SPINNER);
-  });
+  }, TIMEOUT);
 
   it("the model's text of a tool-calling turn is shown, before the tool call", async () => {
     project.server.enqueue(
@@ -208,7 +214,7 @@ describe('the REPL: output', () => {
     expect(said).toBeGreaterThan(0);
     expect(lines.findIndex((l) => l.includes('$ ls'))).toBeGreaterThan(said);
     expect(screen).not.toMatch(SPINNER);
-  });
+  }, TIMEOUT);
 });
 
 describe('the REPL: quitting', () => {
@@ -221,14 +227,27 @@ describe('the REPL: quitting', () => {
     await p.keys(['Enter']);
     const after = await p.waitFor((s) => s.split('\n').filter((l) => l.includes('typed after')).length === 2);
     expect(after).not.toContain('^[[200~'); // bracketed paste was turned off
-  });
+  }, TIMEOUT);
 
   it('Ctrl-D prints a newline: the shell goes on on a line of its own', async () => {
     const p = await startRepl();
     await p.keys(['C-d']);
     const screen = await p.waitFor('[modes');
     expect(screen.split('\n').slice(-3)).toEqual([PROMPT, '[exit 0]', '[modes icanon echo ]']);
-  });
+  }, TIMEOUT);
+
+  it('Ctrl-C at the prompt drops the message being written', async () => {
+    project.server.enqueue(answer('fresh answer'));
+    const p = await startRepl();
+    await p.line('half a thought\\');
+    await p.waitFor((s) => lastLine(s) === '...');
+    await p.keys(['typed, then dropped'], { literal: true });
+    await p.keys(['C-c']);
+    await p.waitFor((s) => s.includes('press Ctrl-C again to quit') && lastLine(s) === PROMPT);
+    await p.line('fresh start');
+    await settled(p, 'fresh answer');
+    expect(userTexts(0)).toEqual([[{ type: 'text', text: 'fresh start' }]]);
+  }, TIMEOUT);
 
   it('Ctrl-C stops a run; at the prompt it warns once and quits the second time', async () => {
     project.server.enqueue({ ...answer('never finished'), delayMs: 5_000 });
@@ -244,5 +263,5 @@ describe('the REPL: quitting', () => {
     const screen = await p.waitFor('[modes');
     expect(screen).toContain('[exit 0]');
     expect(screen).not.toContain('never finished');
-  });
+  }, TIMEOUT);
 });

@@ -48,6 +48,7 @@ describe('durable command lines', () => {
     [['worker', '--advertise', 'http://lb:1'], '--advertise goes with --register'],
     [['worker', '--regster', 'http://a'], 'unknown option --regster (did you mean --register?)'],
     [['submit', '-p', 'x', 'y'], 'unexpected argument "y" after submit'],
+    [['worker', '--identity-key', 'abc'], '--identity-key takes a Restate public key (publickeyv1_...), not "abc"'],
   ])('refuse %j in one line', (argv, message) => {
     expect(() => parseDurableArgs(argv)).toThrow(message);
   });

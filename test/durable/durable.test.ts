@@ -93,9 +93,14 @@ describe.skipIf('problem' in binary)('durable runs on a real restate-server', ()
       expect(again.code).toBe(0);
       expect(JSON.parse(again.stdout)).toMatchObject({ session_id: json.session_id, result: 'Answer to "echo alpha": tool saw alpha' });
 
+      // The session's next question goes on from its history, with the turns counted on.
+      const next = await cluster.cli(['submit', '-p', 'echo beta', '--session-id', json.session_id, '--restate', cluster.restate.ingress, '--wait']);
+      expect(next.code).toBe(0);
+      expect(JSON.parse(next.stdout)).toMatchObject({ session_id: json.session_id, num_turns: 4, result: 'Answer to "echo beta": tool saw beta' });
+
       const messages = await cluster.cli(['messages', json.session_id, '--restate', cluster.restate.ingress]);
       const history = JSON.parse(messages.stdout) as RequestBody['messages'];
-      expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+      expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
       expect(historyProblems(history)).toEqual([]);
 
       const view = startCli(['view', '--restate', cluster.restate.ingress, json.session_id, '--port', '0'], { cwd: cluster.dir, env: cluster.env });
@@ -128,7 +133,8 @@ describe.skipIf('problem' in binary)('durable runs on a real restate-server', ()
     // The run is the one stream open through the balancer: its worker is the one to kill.
     const running = [first, second].filter((w) => (cluster.balancer.open.get(w.url) ?? 0) > 0);
     expect(running, 'the run is on one worker').toHaveLength(1);
-    expect((await runStatus(cluster.restate.ingress, sessionId)).status).toBe('running');
+    const still = await cluster.cli(['result', sessionId, '--restate', cluster.restate.ingress]);
+    expect([still.code, still.stdout, still.stderr]).toEqual([3, '', `session ${sessionId}: still running\n`]);
     await running[0]?.kill('SIGKILL');
 
     const done = await until('the run to finish on the other worker', async () => {

@@ -73,7 +73,7 @@ export async function openTmux(
       await tmux('paste-buffer', ...(opts.bracketed === false ? [] : ['-p']), '-d', '-b', name, '-t', target);
     },
     screen,
-    waitFor: async (test, timeoutMs = 10_000) => {
+    waitFor: async (test, timeoutMs = 15_000) => {
       const holds =
         typeof test === 'string' ? (s: string) => s.includes(test) : test instanceof RegExp ? (s: string) => test.test(s) : test;
       const deadline = Date.now() + timeoutMs;

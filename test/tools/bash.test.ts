@@ -149,6 +149,11 @@ describe('bash tool: running commands', () => {
     expect(r.isError).toBe(true);
     expect(r.content).toMatch(/^Dangerous command blocked: sudo/);
     expect(existsSync(join(dir, 'marker'))).toBe(false);
+    // seen through the shell: a variable, a decoded script piped into bash
+    for (const command of ['x=sudo; $x touch marker', 'echo c3VkbyB0b3VjaCBtYXJrZXI= | base64 -d | bash']) {
+      expect((await run(command)).content).toMatch(/^Dangerous command blocked: sudo/);
+    }
+    expect(existsSync(join(dir, 'marker'))).toBe(false);
     const harmless = await run('echo sudo 2>/dev/null > /dev/null; echo done >/dev/stderr');
     expect(harmless).toMatchObject({ isError: false, content: 'done' });
   });

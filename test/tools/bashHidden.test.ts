@@ -153,13 +153,14 @@ describe('planMounts', () => {
   });
 
   it('covers each socket outside the working directory that is not already out of sight', () => {
-    const sockets = ['/var/lib/mysql/mysql.sock', '/run/docker.sock', `${HOME}/.gnupg/S.gpg-agent`, `${CWD}/test.sock`, `${HOME}/.cache/x.sock`];
+    const sockets = ['/dev/log', '/var/lib/mysql/mysql.sock', '/run/docker.sock', `${HOME}/.gnupg/S.gpg-agent`, `${CWD}/test.sock`, `${HOME}/.cache/x.sock`];
     const args = plan({ sockets, hidden: [dir(`${HOME}/.gnupg`)] });
     expect(view(args, '/var/lib/mysql/mysql.sock')).toBe('empty-file');
     expect(view(args, `${HOME}/.cache/x.sock`)).toBe('empty-file');
     expect(view(args, `${CWD}/test.sock`)).toBe('cwd');
     expect(view(args, '/run/docker.sock')).toBe('empty-dir');
     expect(view(args, `${HOME}/.gnupg/S.gpg-agent`)).toBe('empty-dir');
+    expect(args).not.toContain('/dev/log'); // the sandbox's /dev is its own
     expect(args.filter((a) => a.endsWith('.sock') || a.includes('S.gpg'))).toEqual([
       '/var/lib/mysql/mysql.sock',
       `${HOME}/.cache/x.sock`,

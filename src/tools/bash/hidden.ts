@@ -157,7 +157,8 @@ interface Mount {
 
 /** The bubblewrap mounts, after `--ro-bind / /`, `--dev /dev` and `--proc /proc`. */
 export function planMounts(input: MountInput): string[] {
-  const mounts: Mount[] = [{ dest: '/', host: true }];
+  // `--dev /dev` and `--proc /proc` come before: the host's are out of sight already.
+  const mounts: Mount[] = [{ dest: '/', host: true }, { dest: '/dev', host: false }, { dest: '/proc', host: false }];
   const args: string[] = [];
   const top = (path: string): Mount => {
     for (let i = mounts.length - 1; i > 0; i--) if (isWithin(path, (mounts[i] as Mount).dest)) return mounts[i] as Mount;

@@ -31,10 +31,33 @@ export function loadedShellParser(): TsParser | null {
 
 async function load(): Promise<TsParser> {
   const { Parser, Language } = await import('web-tree-sitter');
-  await Parser.init();
   const require = createRequire(import.meta.url);
-  const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+  const wasm = require.resolve('tree-sitter-bash/tree-sitter-bash.wasm');
+  const language = await baselineOnly(async () => {
+    await Parser.init();
+    return Language.load(wasm);
+  });
   const parser = new Parser();
   parser.setLanguage(language);
   return parser;
+}
+
+/**
+ * Compiles WebAssembly with V8's baseline compiler (Liftoff) only. The grammar's lexer and parse
+ * tables are a few huge functions: once they are hot, V8 tiers them up with TurboFan in the
+ * background, and the main thread was then seen to stop for seconds at its next module load
+ * (5.4 s here on a busy machine, bench/guard.ts). Baseline code parses a command 2-3 times slower,
+ * still well under a millisecond. The flag is read when a module is compiled: it is set for the
+ * grammar alone and put back (unless the process was started with it).
+ */
+async function baselineOnly<T>(compile: () => Promise<T>): Promise<T> {
+  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => a.includes('--liftoff-only'));
+  if (given) return compile();
+  const v8 = await import('node:v8');
+  v8.setFlagsFromString('--liftoff-only');
+  try {
+    return await compile();
+  } finally {
+    v8.setFlagsFromString('--no-liftoff-only');
+  }
 }
