@@ -94,7 +94,8 @@ export function usageErrorOf(error: unknown, flags: string[]): UsageError {
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const long = /--[\w-]+/.exec(message)?.[0];
-    if (/argument missing|ambiguous/.test(message) && long) return new UsageError(`${long} needs a value`);
+    if (/argument missing/.test(message) && long) return new UsageError(`${long} needs a value`);
+    if (/ambiguous/.test(message) && long) return new UsageError(`${long} needs a value (one that starts with "-" goes as ${long}=VALUE)`);
     if (/does not take an argument/.test(message) && long) return new UsageError(`${long} takes no value`);
   }
   return new UsageError(message.split('\n')[0]!);
