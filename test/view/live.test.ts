@@ -129,7 +129,7 @@ describe('the CLI', () => {
 
   it('-p --view prints the viewer URL, shows the run live, and keeps the page up until Ctrl-C', async () => {
     server!.enqueue({ content: [bashUse('toolu_1', 'ls')], stop_reason: 'tool_use' }, answerFromResults);
-    const cli = startCli(['-p', 'list the files', '--view'], { cwd: dir, env });
+    const cli = startCli(['-p', '--verbose', 'list the files', '--view'], { cwd: dir, env }); // --verbose: the usage line too
     const url = await waitFor('the viewer URL on stderr', () => /viewer: (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+&session=[\w-]+)/.exec(cli.output().stderr)?.[1]);
     const id = new URL(url).searchParams.get('session') as string;
     const token = new URL(url).searchParams.get('token') as string;
