@@ -22,6 +22,7 @@ export default defineConfig({
       'test/view/graph.test.ts',
       'test/cli/args.test.ts',
       'test/core/**/*.test.ts',
+      'test/durable/journal.test.ts',
     ],
     exclude: ['test/machine/property.test.ts'],
     testTimeout: 30_000,

@@ -104,7 +104,7 @@ type Runner = () => Promise<void>;
  * The sides against one server; `addCall` is told the ms of each agentloop model call (not for the CLI's side, which
  * uses the model call runAgent makes of `client`, as the CLI does). Transcripts go to `home`.
  */
-function sidesFor(server: RemoteServer, addCall: (ms: number) => void, home: string): Record<OverheadSide, Runner> {
+export function sidesFor(server: RemoteServer, addCall: (ms: number) => void, home: string): Record<OverheadSide, Runner> {
   const client = createClient({ apiKey: 'test', baseURL: server.url });
   const cwd = process.cwd();
   const anthropic = createAnthropicModel({ client });

@@ -211,7 +211,11 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
       armedQuit = false;
       if (text.trim() === 'q' || text.trim() === 'exit') break; // the old ways out still work
       const slash = parseSlash(text);
-      if (slash ? command(slash) : (await ask(text), false)) break;
+      if (slash) {
+        if (command(slash)) break;
+      } else {
+        await ask(text);
+      }
       if (!signals.exitCode) input.prompt();
     }
   } finally {

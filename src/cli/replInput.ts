@@ -62,8 +62,9 @@ export function openReplInput(input: NodeJS.ReadStream, output: NodeJS.WriteStre
   const endOfChunk = () => {
     const lines = chunk;
     chunk = [];
-    if (lines.length === 1) return typed(lines[0] as string);
-    // Several lines at once: a paste the terminal did not mark. It is sent now if it ended with a newline.
+    // One line and nothing after it: typed. More, or text after the newline: a paste the terminal did not mark,
+    // sent now if it ended with a newline.
+    if (lines.length === 1 && rl.line === '') return typed(lines[0] as string);
     held.push(...lines);
     if (rl.line === '') submit();
     else goOn();

@@ -11,7 +11,7 @@ import { buildRequest } from '../machine/context.js';
 export const SLASH_COMMANDS = [
   ['/help', 'this list'],
   ['/clear', 'start a new session (the current one stays saved)'],
-  ['/cost', "this session's tokens and cost so far"],
+  ['/cost', "this session's tokens and cost since the REPL opened it"],
   ['/state', 'the loop state after the last run, next to what the next request body will hold'],
   ['/exit', 'quit (so do Ctrl-D and, at the prompt, Ctrl-C twice)'],
 ] as const;
@@ -47,7 +47,7 @@ export function unknownText(command: string): string {
   return `unknown command ${command}: /help lists the commands`;
 }
 
-/** What the session's runs in this REPL have used so far. */
+/** What the session's runs in this REPL have used so far (a resumed session's earlier runs are not counted). */
 export interface SessionCost {
   model: string;
   runs: number;

@@ -65,12 +65,22 @@ describe('the REPL: input', () => {
   it('a terminal without bracketed paste: lines that arrive at once are one message too', async () => {
     project.server.enqueue(answer('one message'));
     const p = await startRepl();
-    await p.paste('alpha\nbeta\ngamma', { bracketed: false });
+    await p.paste('alpha\nbeta\ngamma', { bracketed: false }); // ends without a newline: it waits for Enter
     await p.waitFor('gamma');
     await p.keys(['Enter']);
     await settled(p, 'one message');
     expect(project.server.requests).toHaveLength(1);
     expect(userTexts(0)).toEqual([[{ type: 'text', text: 'alpha\nbeta\ngamma' }]]);
+  }, TIMEOUT);
+
+  it('a terminal without bracketed paste: one line and the start of the next, at once, are a paste too', async () => {
+    project.server.enqueue(answer('both lines'));
+    const p = await startRepl();
+    await p.paste('first\nsecond', { bracketed: false });
+    await p.waitFor((s) => lastLine(s) === '... second');
+    await p.keys(['Enter']);
+    await settled(p, 'both lines');
+    expect(userTexts(0)).toEqual([[{ type: 'text', text: 'first\nsecond' }]]);
   }, TIMEOUT);
 
   it('a line that ends with \\ goes on on the next line', async () => {

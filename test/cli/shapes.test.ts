@@ -3,8 +3,9 @@
  * agentloop unchanged: the CLI as a process, against the local Messages API server, and the jq filters people use.
  */
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { findSession } from '../../src/session/store.js';
 import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
 import { CLI, runCli } from '../support/cli.js';
@@ -12,6 +13,8 @@ import type { ScriptedBlock, SseFrame, Step } from '../support/messagesServer.js
 import { openCliProject, type CliProject } from '../support/project.js';
 
 const exec = promisify(execFile);
+// Each test runs the CLI one to three times, each a fresh process: give a busy machine time.
+vi.setConfig({ testTimeout: 90_000 });
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The model as the API names it in its replies (the request names `claude-sonnet-4-5`). */
@@ -78,9 +81,12 @@ function dollars(usage: Sent['usage'], price: typeof SONNET_45): number {
 
 const parseLines = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
 
-/** A shell pipeline, as a script would run it: the CLI's stdout into jq. */
+/**
+ * A shell pipeline, as a script would run it: the CLI's stdout into jq. Its stdin is empty, as a cron job's is (an
+ * open pipe would be read as context for the prompt).
+ */
 async function pipe(cliArgs: string, filter: string): Promise<string> {
-  const { stdout } = await exec('bash', ['-c', `node ${CLI} ${cliArgs} | ${filter}`], { cwd: project.dir, env: project.env });
+  const { stdout } = await exec('bash', ['-c', `node ${CLI} ${cliArgs} < /dev/null | ${filter}`], { cwd: project.dir, env: project.env });
   return stdout;
 }
 
@@ -154,30 +160,34 @@ describe('stream-json in Claude Code shapes', () => {
   });
 
   it("jq filters written for Claude Code's stream-json run unchanged", async () => {
+    // One run piped into jq as a script would; the other filters read the same output, saved as a script might.
     twoTurns();
-    const args = `-p 'list the files' --output-format stream-json`;
-    const answer = await pipe(args, `jq -r 'select(.type=="result") | .result'`);
+    const saved = join(project.dir, '.run.jsonl') // hidden: the run's ls does not list it;
+    const answer = await pipe(`-p 'list the files' --output-format stream-json`, `tee ${saved} | jq -r 'select(.type=="result") | .result'`);
     expect(answer).toBe('Results: main.py\nnotes.txt\n');
+    const jq = async (filter: string) => (await exec('bash', ['-c', `cat ${saved} | ${filter}`])).stdout;
 
-    twoTurns();
-    const texts = await pipe(args, `jq -r 'select(.type=="assistant") | .message.content[] | select(.type=="text") | .text'`);
-    expect(texts).toBe('Let me look.\nResults: main.py\nnotes.txt\n');
+    expect(await jq(`jq -r 'select(.type=="assistant") | .message.content[] | select(.type=="text") | .text'`)).toBe('Let me look.\nResults: main.py\nnotes.txt\n');
+    expect(await jq(`jq -r 'select(.type=="assistant") | .message.content[] | select(.type=="tool_use") | .input.command'`)).toBe('ls\n');
+    expect(await jq(`jq -r 'select(.type=="user") | .message.content[] | select(.type=="tool_result") | .tool_use_id'`)).toBe('toolu_1\n');
 
-    twoTurns();
-    const commands = await pipe(args, `jq -r 'select(.type=="assistant") | .message.content[] | select(.type=="tool_use") | .input.command'`);
-    expect(commands).toBe('ls\n');
+    const first = (await jq(`jq -r '.session_id' | head -1`)).trim();
+    expect(first).toMatch(UUID);
+    expect(findSession(project.home, first)).toContain(first); // the session it names was saved
 
-    twoTurns();
-    const first = await pipe(args, `jq -r '.session_id' | head -1`);
-    expect(first.trim()).toMatch(UUID);
-    expect(findSession(project.home, first.trim())).toContain(first.trim()); // the session it names was saved
-
-    twoTurns();
-    const costAndTurns = await pipe(args, `jq -r 'select(.type=="result") | "\\(.num_turns) \\(.total_cost_usd) \\(.is_error)"'`);
-    const [turns, cost, isError] = costAndTurns.trim().split(' ');
+    const [turns, cost, isError] = (await jq(`jq -r 'select(.type=="result") | "\\(.num_turns) \\(.total_cost_usd) \\(.is_error)"'`)).trim().split(' ');
     expect(turns).toBe('2');
     expect(Number(cost)).toBeCloseTo(dollars(FIRST_USAGE, SONNET_45) + dollars(SECOND_USAGE, SONNET_45), 12);
     expect(isError).toBe('false');
+  });
+});
+
+describe('permissions in the output', () => {
+  it('with allow rules the init line says permissionMode default, and jq reads the denied call from the result', async () => {
+    twoTurns(); // the model asks for `ls`, which no rule allows
+    const args = `-p 'list the files' --output-format stream-json --allowedTools 'Bash(git log:*)'`;
+    const out = await pipe(args, `jq -r '(select(.subtype=="init") | .permissionMode), (select(.type=="result") | .permission_denials[] | "\\(.tool_name) \\(.tool_use_id) \\(.tool_input.command)")'`);
+    expect(out).toBe('default\nbash toolu_1 ls\n');
   });
 });
 
@@ -202,14 +212,13 @@ describe('duration_api_ms', () => {
 describe('--output-format json in Claude Code shape', () => {
   it('one result object; jq .result, .total_cost_usd and .session_id read it', async () => {
     twoTurns();
-    const args = `-p 'list the files' --output-format json`;
-    expect(await pipe(args, `jq -r '.result'`)).toBe('Results: main.py\nnotes.txt\n');
-    twoTurns();
-    const cost = Number(await pipe(args, `jq -r '.total_cost_usd'`));
+    const saved = join(project.dir, '.result.json');
+    expect(await pipe(`-p 'list the files' --output-format json`, `tee ${saved} | jq -r '.result'`)).toBe('Results: main.py\nnotes.txt\n');
+    const jq = async (filter: string) => (await exec('bash', ['-c', `cat ${saved} | ${filter}`])).stdout;
+    const cost = Number(await jq(`jq -r '.total_cost_usd'`));
     expect(cost).toBeCloseTo(dollars(FIRST_USAGE, SONNET_45) + dollars(SECOND_USAGE, SONNET_45), 12);
     expect(cost).toBeGreaterThan(0);
-    twoTurns();
-    const [sessionId, subtype, denials] = (await pipe(args, `jq -r '.session_id, .subtype, (.permission_denials | length)'`)).trim().split('\n');
+    const [sessionId, subtype, denials] = (await jq(`jq -r '.session_id, .subtype, (.permission_denials | length)'`)).trim().split('\n');
     expect(sessionId).toMatch(UUID);
     expect(subtype).toBe('success');
     expect(denials).toBe('0');

@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { isReadOnlyCommand } from '../../src/tools/bash/readOnly.js';
 import { checkDanger, findDanger, isDangerousDevice, isProtectedPath } from '../../src/tools/bash/guard.js';
 import { loadShellParser, type TsParser } from '../../src/tools/bash/shell/load.js';
 
@@ -160,6 +162,10 @@ const SEEN_THROUGH: [command: string, reason: RegExp][] = [
   ['if true; then rm -rf /; fi', /rm -r \//],
   ['cleanup() { rm -rf ~; }; cleanup', /rm -r ~/],
   ['rm -rf / "unterminated', /rm -r \//],
+  ["bash <(echo 'rm -rf /')", /rm -r \//],
+  ['source <(echo rm -rf /)', /rm -r \//],
+  [". <(printf 'rm -rf ~')", /rm -r ~/],
+  ['sh <(base64 -d payload)', /decoded data piped into sh/],
 ];
 
 // Look-alikes that must run.
@@ -253,6 +259,9 @@ const ALLOWED: string[] = [
   'tar czf backup.tgz ~/project',
   'watch -n 1 ls',
   'echo "unterminated',
+  'bash <(curl -s https://example.com/x)',
+  'diff <(ls) <(ls /)',
+  'source ./env.sh',
 ];
 
 describe('findDanger', () => {
@@ -277,6 +286,18 @@ describe('findDanger', () => {
   it.each([...BLOCKED, ...SEEN_THROUGH].filter(([c]) => !c.includes('unterminated')))('quoted %j: blocked in bash -c, allowed in echo', (command) => {
     expect(danger(`bash -c ${quote(command)}`)).not.toBeNull();
     expect(danger(`echo ${quote(command)}`)).toBeNull();
+  });
+
+  it('never throws, whatever the text (a syntax error is judged on what parses)', () => {
+    const pieces = fc.constantFrom('rm', '-rf', '/', '~', '*', '$x', 'x=rm', '"', "'", '`', '$(', ')', '(', '{', '}', ';', '&&', '|', '&', '<<EOF', '\nEOF', '<<<', '>', '/dev/sda', 'bash', '-c', 'eval', 'echo', 'cd', 'find', '-exec', '{}', '\\;', 'xargs', 'base64', '-d', ':()', '\n', ' ');
+    fc.assert(
+      fc.property(fc.oneof(fc.array(pieces, { maxLength: 24 }).map((p) => p.join(' ')), fc.string({ maxLength: 80 })), (command) => {
+        const found = danger(command);
+        expect(found === null || typeof found === 'string').toBe(true);
+        expect(typeof isReadOnlyCommand(parser, command)).toBe('boolean');
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it('loads the parser at the first check', async () => {

@@ -3,8 +3,9 @@
  * that). It reads the command line with a real bash parser (tree-sitter-bash, shell/parse.ts) and
  * sees through what the parse shows: variables assigned earlier in the line (`x=rm; $x -rf /`),
  * `$(echo rm)` and backquotes, `cd / && rm -rf *`, scripts handed to a shell (`bash -c`, `eval`,
- * `echo ... | sh`, `sh <<EOF`, `bash <<< ...`, `base64 -d` of a known text into bash), `find
- * -delete/-exec`, `xargs`, `busybox` and wrappers such as `env`, `nohup`, `timeout`. It blocks:
+ * `echo ... | sh`, `sh <<EOF`, `bash <<< ...`, `source <(echo ...)`, `base64 -d` of a known
+ * text into bash), `find -delete/-exec`, `xargs`, `busybox` and wrappers such as `env`, `nohup`,
+ * `timeout`. It blocks:
  *
  * - privilege escalation in command position: `sudo`, `doas`, `pkexec`, `su`
  *   (`echo sudo`, `grep sudo file`, `apt show sudo` are allowed: only the command word counts);
@@ -68,21 +69,24 @@ class Guard {
 
   private command(command: SimpleCommand, depth: number): string | null {
     const { words, via } = unwrap(command.words.map((w) => w.value));
+    const reads = command.words.slice(command.words.length - words.length).map((w) => w.reads ?? null);
     const cwd = command.cwd;
     if (via.includes('xargs')) {
       const reason = this.xargs(words, command.stdin, cwd);
       if (reason !== null) return reason;
     }
-    return this.words(words, command.stdin, cwd, depth);
+    return this.words(words, command.stdin, cwd, depth, reads);
   }
 
-  private words(words: Value[], stdin: Flow | null, cwd: string | null, depth: number): string | null {
+  /** `reads`: for each word that is a `<(...)`, what reading it gives. */
+  private words(words: Value[], stdin: Flow | null, cwd: string | null, depth: number, reads: (Flow | null)[] = []): string | null {
     const reason = checkCommandWords(words, cwd);
     if (reason !== null) return reason;
     const [first, ...args] = words;
     if (first === null || first === undefined) return null;
     const name = basename(first);
-    if (SHELLS.has(name)) return this.shell(name, args, stdin, cwd, depth);
+    if (SHELLS.has(name)) return this.shell(name, args, stdin, cwd, depth, reads.slice(1));
+    if (name === 'source' || name === '.') return this.readScript(name, reads[1] ?? null, cwd, depth);
     if (name === 'eval') return args.every((a) => a !== null) ? this.check(args.join(' '), depth + 1, cwd) : null;
     if (name === 'watch') {
       const script = args.filter((a): a is string => a !== null && !a.startsWith('-'));
@@ -93,17 +97,22 @@ class Guard {
   }
 
   /** `bash -c SCRIPT`, and a shell reading its script from stdin (`| sh`, `sh <<EOF`, `bash <<< ...`). */
-  private shell(name: string, args: Value[], stdin: Flow | null, cwd: string | null, depth: number): string | null {
+  private shell(name: string, args: Value[], stdin: Flow | null, cwd: string | null, depth: number, reads: (Flow | null)[]): string | null {
     const c = args.findIndex((a) => a !== null && /^-[a-z]*c[a-z]*$/.test(a));
     if (c >= 0) {
       const script = args[c + 1];
       return script === null || script === undefined ? null : this.check(script, depth + 1, cwd);
     }
-    const operands = args.filter((a) => a === null || !a.startsWith('-') || a === '-');
-    const readsStdin = operands.length === 0 || operands[0] === '-' || args.some((a) => a !== null && /^-[a-z]*s/.test(a));
-    if (!readsStdin || stdin === null) return null;
-    if (stdin.kind === 'text') return this.check(stdin.text, depth + 1, cwd);
-    if (stdin.kind === 'decoded') return `decoded data piped into ${name} (${stdin.by}): the script cannot be checked`;
+    const first = args.findIndex((a) => a === null || !a.startsWith('-') || a === '-');
+    const fromStdin = first < 0 || args[first] === '-' || args.some((a) => a !== null && /^-[a-z]*s/.test(a));
+    return this.readScript(name, fromStdin ? stdin : (reads[first] ?? null), cwd, depth);
+  }
+
+  /** The script a shell reads (from stdin or from `<(...)`), when known. */
+  private readScript(name: string, flow: Flow | null, cwd: string | null, depth: number): string | null {
+    if (flow === null) return null;
+    if (flow.kind === 'text') return this.check(flow.text, depth + 1, cwd);
+    if (flow.kind === 'decoded') return `decoded data piped into ${name} (${flow.by}): the script cannot be checked`;
     return null;
   }
 

@@ -114,9 +114,21 @@ function run(options: RunOptions, pipe: OutputPipe): Promise<RunEnding> {
       else if (stop === 'aborted') finish({ kind: 'aborted', started: true });
       else finish({ kind: 'exit', ...exited });
     };
+    let chunks = 0;
+    /**
+     * Stops reading, but only after the loop has polled the pipe once more: a timer can come due while the event
+     * loop is busy elsewhere (many runs at once), before the output already waiting in the pipe was read. Output
+     * read in that poll means the pipe was not silent: the timer starts again instead.
+     */
+    const stopReadingWhenSilent = (): void => {
+      const seen = chunks;
+      setImmediate(() => {
+        if (chunks === seen) reader.destroy();
+      });
+    };
     const armDrainTimer = (): void => {
       clearTimeout(drainTimer);
-      drainTimer = setTimeout(() => reader.destroy(), DRAIN_IDLE_MS);
+      drainTimer = setTimeout(stopReadingWhenSilent, DRAIN_IDLE_MS);
     };
     const kill = (reason: 'timeout' | 'aborted'): void => {
       if (exited === null) stop ??= reason;
@@ -127,6 +139,7 @@ function run(options: RunOptions, pipe: OutputPipe): Promise<RunEnding> {
     signal.addEventListener('abort', onAbort, { once: true });
 
     reader.on('data', (chunk: Buffer) => {
+      chunks++;
       onData(chunk);
       if (exited !== null) armDrainTimer();
     });
@@ -144,7 +157,8 @@ function run(options: RunOptions, pipe: OutputPipe): Promise<RunEnding> {
         return;
       }
       armDrainTimer();
-      drainDeadline = setTimeout(() => reader.destroy(), DRAIN_MAX_MS);
+      // The bound on an escaped descendant that keeps writing; what is in the pipe when it comes is still read.
+      drainDeadline = setTimeout(() => setImmediate(() => reader.destroy()), DRAIN_MAX_MS);
     });
     child.on('error', () => undefined); // after a successful spawn (a failed kill): nothing to do
     trackGroup(pid);

@@ -119,5 +119,5 @@ export function renderRequest(box: HTMLElement, t: Timeline, step: TimelineStep,
       h('div', { text: JSON.stringify(fields) }),
     ]),
   );
-  return req ? `turn ${req.turnCount} · ${req.messageCount} messages${req.step === index ? ' · sent at this step' : ''}` : '';
+  return req ? `turn ${req.turnCount} · ${req.messageCount} message${req.messageCount === 1 ? '' : 's'}${req.step === index ? ' · sent at this step' : ''}` : '';
 }

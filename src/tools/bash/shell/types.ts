@@ -12,6 +12,8 @@ export interface Word {
   glob: boolean;
   /** Holds an expansion or substitution (even one whose value is known). */
   dynamic: boolean;
+  /** For `<(...)`: what reading the file gives. */
+  reads?: Flow;
 }
 
 export interface Redirect {

@@ -19,6 +19,7 @@ interface Piece {
   value: string | null;
   glob: boolean;
   dynamic: boolean;
+  reads?: Flow;
 }
 
 /** A word as an argument: an unquoted expansion standing alone is split at white space. */
@@ -63,7 +64,10 @@ function evaluate(node: SyntaxNode, scope: WordScope, quoted: boolean): Piece {
     case 'process_substitution': {
       scope.notPlain();
       const out = scope.substitute(node);
-      const value = node.type === 'command_substitution' && out.kind === 'text' ? out.text.replace(/\n+$/, '') : null;
+      if (node.type === 'process_substitution') {
+        return { value: null, glob: false, dynamic: true, ...(node.text.startsWith('<') ? { reads: out } : {}) };
+      }
+      const value = out.kind === 'text' ? out.text.replace(/\n+$/, '') : null;
       return { value, glob: false, dynamic: true };
     }
     default:
