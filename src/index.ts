@@ -25,7 +25,7 @@ export { continuationAfter, retryDelayMs, seededRandom } from './machine/rules.j
 export { defineTool, type ToolDeclaration } from './tools/define.js';
 export { inputProblem, s, type Infer, type JsonSchema, type Schema } from './tools/schema.js';
 export { startSession, reopenSession, type SessionRecorder } from './session/recorder.js';
-export { agentloopHome } from './session/store.js';
+export { agentloopHome, SessionExistsError } from './session/store.js';
 export { createAnthropicModel, createClient, type AnthropicModelOptions } from './anthropic/call.js';
 export { toModelError } from './anthropic/errors.js';
 export { reply, scriptedModel, type ScriptedModel, type ScriptedReply, type ScriptStep } from './scripted/model.js';

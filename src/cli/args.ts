@@ -70,7 +70,8 @@ export interface CliOptions {
   compare?: [string, string];
 }
 
-const FLAGS = {
+/** Every flag of a run and of the subcommands, as node:util's parseArgs takes them (each is in the --help text). */
+export const FLAGS = {
   print: { type: 'boolean', short: 'p' },
   'output-format': { type: 'string' },
   'input-format': { type: 'string' },

@@ -3,6 +3,7 @@ import type { ExitReason } from '../core/run.js';
 import type { Usage } from '../core/usage.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../session/run.js';
+import { plural } from '../core/plural.js';
 
 /** Usage and cost of one model over a run, as Claude Code's `modelUsage` has them. */
 export interface ModelUsage {
@@ -92,7 +93,7 @@ export function describeError(run: RunResult): string {
     case 'tool_runner_error':
       return `The tool runner failed: ${error?.message ?? ''}`;
     case 'max_turns':
-      return `Stopped after ${context.turnCount} turns (--max-turns).`;
+      return `Stopped after ${plural(context.turnCount, 'turn')} (--max-turns).`;
     case 'max_budget':
       return `Stopped: the run cost $${context.costUsd.toFixed(4)}, past the budget of $${context.config.maxBudgetUsd ?? 0} (--max-budget-usd).`;
     case 'max_tokens':

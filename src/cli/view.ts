@@ -34,19 +34,22 @@ export interface ViewIo {
 export async function viewCommand(options: CliOptions, io: ViewIo): Promise<number> {
   const home = agentloopHome(io.env);
   let sessionId: string | undefined;
-  if (options.viewId !== undefined) {
-    try {
-      sessionId = /\/([^/]+)\.jsonl$/.exec(findSession(home, options.viewId))?.[1];
-    } catch (error) {
-      if (!(error instanceof SessionNotFoundError)) throw error;
-      io.stderr.write(`agentloop: ${error.message}\n`);
-      return 2;
-    }
+  let compare: [string, string] | undefined;
+  // A unique prefix of an id is enough: the page gets the whole id.
+  const idOf = (given: string) => /\/([^/]+)\.jsonl$/.exec(findSession(home, given))?.[1] ?? given;
+  try {
+    if (options.viewId !== undefined) sessionId = idOf(options.viewId);
+    if (options.compare) compare = [idOf(options.compare[0]), idOf(options.compare[1])];
+  } catch (error) {
+    if (!(error instanceof SessionNotFoundError)) throw error;
+    io.stderr.write(`agentloop: ${error.message}\n`);
+    return 2;
   }
   const viewer = await startViewer({
     home,
     cwd: io.cwd,
     ...(sessionId ? { sessionId } : {}),
+    ...(compare ? { compare } : {}),
     ...(options.port !== undefined ? { port: options.port } : {}),
   });
   io.stdout.write(`${viewer.url}\n`);

@@ -7,6 +7,7 @@
 import type { StopReason } from '../core/messages.js';
 import type { ModelRequest } from '../core/model.js';
 import { reply, respondingModel, type ScriptedModel, type ScriptedReply } from './model.js';
+import { plural } from '../core/plural.js';
 
 export const DEMO_PROMPT = 'List the files in the working directory.';
 export const DEMO_MODEL_ID = 'scripted-demo';
@@ -46,7 +47,7 @@ export function demoReply(request: ModelRequest, call: number, options: DemoMode
   if (result.isError) return reply.text(`The command failed:\n${result.text}`);
   const names = result.text === '(no output)' ? [] : result.text.split('\n').filter(Boolean);
   if (names.length === 0) return reply.text('The working directory is empty.');
-  return reply.text(`The working directory has ${names.length} entries:\n${names.map((n) => `- ${n}`).join('\n')}`);
+  return reply.text(`The working directory has ${plural(names.length, 'entry')}:\n${names.map((n) => `- ${n}`).join('\n')}`);
 }
 
 /** The demo's model: turn 1 asks for `ls -A`; turn 2 answers from the real output sent back in the tool_result. */

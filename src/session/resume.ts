@@ -21,6 +21,7 @@ import { appendUser, appendUserText, toolUsesOf } from '../history/messages.js';
 import { historyProblems } from '../history/validate.js';
 import type { ContentBlock, MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { PromptBlock, SessionRecord } from './records.js';
+import { plural } from '../core/plural.js';
 
 export const INTERRUPTED_TOOL_RESULT = 'interrupted: the session ended before this tool finished';
 
@@ -130,7 +131,7 @@ export function restoreConversation(records: readonly SessionRecord[]): Restored
   const started = pendingPrompt === undefined ? startedDuringLastCall(records, messages) : [];
   if (messages[messages.length - 1]?.role === 'user' && started.length > 0) {
     messages = [...messages, { role: 'assistant', content: started }];
-    repaired.push(`the reply being streamed was cut off after ${started.length} tool(s) had started: kept their tool_use blocks`);
+    repaired.push(`the reply being streamed was cut off after ${plural(started.length, 'tool')} had started: kept their tool_use blocks`);
   }
 
   const last = messages[messages.length - 1];
@@ -146,7 +147,7 @@ export function restoreConversation(records: readonly SessionRecord[]): Restored
       if (interrupted.length > 0) {
         repaired.push(`answered ${interrupted.map((u) => `${u.name} ${u.id}`).join(', ')} as interrupted (not run again)`);
       }
-      if (finished.size > 0) repaired.push(`added the ${finished.size} tool result(s) that had finished`);
+      if (finished.size > 0) repaired.push(`added the ${plural(finished.size, 'tool result')} that had finished`);
     }
   }
 

@@ -176,7 +176,7 @@ function openRecorder(options: RunAgentOptions, cwd: string, prompt: Question | 
   if (!session) return undefined;
   if ('onEvent' in session) return session;
   // The prompt goes in the header's write: no transcript exists without it.
-  return startSession(session.home, { cwd, model: options.model, prompt, ...pick(options, 'sessionId') });
+  return startSession(session.home, { cwd, model: options.model, prompt, ...(options.sessionId !== undefined ? { id: options.sessionId } : {}) });
 }
 
 /** One listener for the caller's `onEvent` and the recorder; `undefined` when nobody listens. */

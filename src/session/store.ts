@@ -14,6 +14,7 @@ import type { ExitReason } from '../core/run.js';
 import { crashPointOf, pauseForever, type CrashPoint } from './crashPoint.js';
 import type { SessionHeader, SessionRecord } from './records.js';
 import { recordProblem } from './shapes.js';
+import { plural } from '../core/plural.js';
 
 /** Where agentloop keeps its state: `$AGENTLOOP_HOME`, else `~/.agentloop`. (`env` is typed without Node's types, for the published .d.ts.) */
 export function agentloopHome(env: Readonly<Record<string, string | undefined>> = process.env): string {
@@ -196,7 +197,7 @@ export function parseTranscript(text: string, path = '<text>'): Transcript {
     }
     if (newline === -1) break;
   }
-  if (more > 0) problems.push(`${more} more unreadable line(s) skipped`);
+  if (more > 0) problems.push(`${plural(more, 'more unreadable line')} skipped`);
   const first = records[0];
   const header = first?.type === 'session' ? first : undefined;
   if (!header) problems.unshift('the transcript does not start with a session header');

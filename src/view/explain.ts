@@ -33,8 +33,8 @@ function toolUses(message: MessageParam | undefined): ToolUseBlock[] {
 }
 
 function describeUse(block: ToolUseBlock): string {
-  const input = block.input as { command?: unknown };
-  return typeof input.command === 'string' ? `${block.name}: ${input.command}` : block.name;
+  const input = block.input as { command?: unknown } | null; // a damaged transcript may hold any input
+  return typeof input?.command === 'string' ? `${block.name}: ${input.command}` : block.name;
 }
 
 const exit = (facts: StepFacts) => (facts.exitReason ? ` (exitReason ${facts.exitReason})` : '');

@@ -27,6 +27,8 @@ export interface ViewerOptions {
   pollMs?: number;
   /** The page follows the newest step (a run in progress) instead of starting at the first. */
   live?: boolean;
+  /** Two sessions side by side, step by step, their first diverging request marked (`view --compare A B`). */
+  compare?: [string, string];
 }
 
 export interface Viewer {
@@ -79,7 +81,7 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
         'referrer-policy': 'no-referrer',
         'set-cookie': tokenCookie(cookie, token),
       });
-      res.end(viewerPage({ defaultSession: defaultSession(), startAtEnd: options.live === true }));
+      res.end(viewerPage({ defaultSession: defaultSession(), startAtEnd: options.live === true, ...(options.compare ? { compare: options.compare } : {}) }));
       return;
     }
     if (path === '/favicon.ico') {
@@ -155,7 +157,11 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     }
   });
   port = await listenOnLoopback(server, options.port ?? 0);
-  const query = options.sessionId ? `&session=${encodeURIComponent(options.sessionId)}` : '';
+  const query = options.compare
+    ? `&compare=${options.compare.map(encodeURIComponent).join(',')}`
+    : options.sessionId
+      ? `&session=${encodeURIComponent(options.sessionId)}`
+      : '';
   let closed: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}/?token=${token}${query}`,

@@ -137,7 +137,7 @@ async function killAndContinue(point: KillPoint): Promise<Outcome> {
     const before = restoreConversation(cut.records);
     expect(before.problems, where).toEqual([]);
     // The points seen from outside cut where they meant to.
-    if (point.kind === 'stream-tool') expect(before.repaired.join(' ')).toContain('the reply being streamed was cut off after 1 tool(s) had started');
+    if (point.kind === 'stream-tool') expect(before.repaired.join(' ')).toContain('the reply being streamed was cut off after 1 tool had started');
     if (point.kind === 'tool') expect(before.repaired.join(' ')).toMatch(/answered bash toolu_C_\d+ as interrupted/);
     if (point.kind === 'request' || point.kind === 'stream-text') expect(before).toMatchObject({ awaitsModel: true, repaired: [] });
 

@@ -108,7 +108,7 @@ describe('a damaged record', () => {
     const junk = Array.from({ length: 500 }, (_, i) => (i % 2 ? '{"type":7}' : '[1,2]'));
     const { transcript } = readAll([...lines, ...junk].join('\n'));
     expect(transcript.problems).toHaveLength(MAX_PROBLEMS + 1);
-    expect(transcript.problems.at(-1)).toBe(`${500 - MAX_PROBLEMS} more unreadable line(s) skipped`);
+    expect(transcript.problems.at(-1)).toBe(`${500 - MAX_PROBLEMS} more unreadable lines skipped`);
   });
 });
 

@@ -147,7 +147,7 @@ describe('kill -9 in the middle of a tool, then --continue', () => {
     });
     const resumed = await runCli(['--continue', '--output-format', 'json'], { cwd: dir, env });
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toContain('the reply being streamed was cut off after 1 tool(s) had started');
+    expect(resumed.stderr).toContain('the reply being streamed was cut off after 1 tool had started');
     expect(JSON.parse(resumed.stdout)).toMatchObject({ exit_reason: 'completed', num_turns: 2 });
     expect(resumedBody!.messages.slice(1).map((m) => [m.role, m.content])).toEqual([
       ['assistant', [{ type: 'tool_use', id: 'toolu_early', name: 'bash', input: { command: sleep } }]],

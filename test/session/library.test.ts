@@ -1,12 +1,12 @@
 /** A library run saved as a session: resumable and viewable like a CLI run. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { restoreConversation } from '../../src/session/resume.js';
 import { runAgent } from '../../src/session/run.js';
-import { findSession, listSessions, readTranscript } from '../../src/session/store.js';
+import { findSession, listSessions, readTranscript, SessionExistsError } from '../../src/session/store.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
 import { graphOf } from '../../src/view/assets.js';
 import { buildTimeline } from '../../src/view/timeline.js';
@@ -44,6 +44,21 @@ describe('runAgent({ session: { home } })', () => {
     const restored = restoreConversation(readTranscript(findSession(home, result.sessionId)).records);
     expect(restored.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'important task' }] }]);
     expect(restored.awaitsModel).toBe(true);
+  });
+});
+
+describe('runAgent({ session: { home }, sessionId })', () => {
+  it('names the new session; an id in use throws SessionExistsError before the model is asked, that transcript untouched', async () => {
+    home = mkdtempSync(join(tmpdir(), 'agentloop-lib-'));
+    const model = scriptedModel([reply.text('one')]);
+    const first = await runAgent('hi', { model: 'scripted', modelCall: model.call, tools: [], session: { home }, cwd: home, sessionId: 'my-session' });
+    expect(first.sessionId).toBe('my-session');
+    const before = readFileSync(findSession(home, 'my-session'), 'utf8');
+    await expect(runAgent('again', { model: 'scripted', modelCall: model.call, tools: [], session: { home }, cwd: home, sessionId: 'my-session' })).rejects.toThrow(
+      SessionExistsError,
+    );
+    expect(model.requests).toHaveLength(1);
+    expect(readFileSync(findSession(home, 'my-session'), 'utf8')).toBe(before);
   });
 });
 

@@ -138,7 +138,7 @@ describe('restoring a conversation', () => {
       role: 'user',
       content: [finished, { type: 'tool_result', tool_use_id: 't2', content: INTERRUPTED_TOOL_RESULT, is_error: true }],
     });
-    expect(restored.repaired).toEqual(['answered bash t2 as interrupted (not run again)', 'added the 1 tool result(s) that had finished']);
+    expect(restored.repaired).toEqual(['answered bash t2 as interrupted (not run again)', 'added the 1 tool result that had finished']);
     expect(historyProblems(restored.messages)).toEqual([]);
   });
 

@@ -12,9 +12,16 @@ import { renderMessages, renderRequest } from './panes.js';
 const usageText = (u: Usage | undefined) =>
   u ? `in ${u.input_tokens} · out ${u.output_tokens} · cache read ${u.cache_read_input_tokens ?? 0} · cache write ${u.cache_creation_input_tokens ?? 0}` : '—';
 
+/** The request of this view that differs from the other run's (view --compare). */
+export interface DivergenceMark {
+  request: number;
+  message: number | null;
+}
+
 export class TimelineView {
   timeline: Timeline | null = null;
   step = 0;
+  divergence: DivergenceMark | null = null;
   /** Follows the newest step while the run goes on (until the user steps back). */
   follow: boolean;
   private readonly diagram: Diagram;
@@ -88,5 +95,25 @@ export class TimelineView {
     this.diagram.show(step.state, new Set(t.steps.slice(0, i).map((s) => s.state)), step.edges);
     text('msg-count', `(${renderMessages(part(this.root, 'messages'), t, i)})`);
     text('req-label', renderRequest(part(this.root, 'request-pane'), t, step, i));
+    this.markDivergence(t, i);
+  }
+
+  /** Marks the request pane (and the first differing message) when this step shows the first diverging request. */
+  private markDivergence(t: Timeline, i: number): void {
+    const pane = part(this.root, 'request-pane');
+    let shown = -1;
+    t.requests.forEach((r, k) => {
+      if (r.step <= i) shown = k;
+    });
+    const d = this.divergence;
+    const missing = d !== null && d.request >= t.requests.length && i === t.steps.length - 1;
+    const on = d !== null && (shown === d.request || missing);
+    pane.parentElement?.classList.toggle('diverging', on);
+    if (!d || !on) return;
+    const text = missing
+      ? `≠ this run sends no request ${d.request + 1}: it stopped here`
+      : `≠ request ${d.request + 1}: the first request that differs from the other run’s${d.message === null ? '' : ` (from messages[${d.message}])`}`;
+    pane.prepend(h('div', { class: 'diverging-note', 'data-testid': 'diverging', text }));
+    if (d.message !== null && !missing) part(this.root, 'messages').querySelector(`.msg[data-index="${d.message}"]`)?.classList.add('differs');
   }
 }

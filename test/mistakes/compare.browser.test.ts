@@ -1,0 +1,115 @@
+/**
+ * `agentloop view --compare A B` (the CLI as a process) in real headless Chromium: a mistaken
+ * demo run beside the correct one, stepped together, the first diverging request marked.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runMistake, type MistakeRun } from '../../src/mistakes/run.js';
+import { cliEnv, startCli } from '../support/cli.js';
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const SCREENSHOTS = join(process.cwd(), 'test-results');
+
+let dir: string;
+let browser: Browser;
+let page: Page;
+let viewer: ReturnType<typeof startCli>;
+let url: URL;
+let dropped: MistakeRun;
+let stopped: MistakeRun;
+const errors: string[] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'agentloop-compare-'));
+  const work = join(dir, 'project');
+  mkdirSync(work);
+  writeFileSync(join(work, 'notes.txt'), 'n');
+  const home = join(dir, 'home');
+  dropped = await runMistake('drop-message', { cwd: work, home });
+  stopped = await runMistake('stop-reason-only', { cwd: work, home });
+  // Prefixes of the ids are enough on the command line.
+  viewer = startCli(['view', '--compare', dropped.mistaken.sessionId.slice(0, 8), dropped.correct.sessionId.slice(0, 8)], {
+    cwd: work,
+    env: cliEnv({ AGENTLOOP_HOME: home }),
+  });
+  const started = Date.now();
+  while (!/^http:\/\/127\.0\.0\.1:\d+\/\S+$/m.test(viewer.output().stdout)) {
+    if (Date.now() - started > 15_000) throw new Error(`the viewer did not start: ${viewer.output().stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  url = new URL(viewer.output().stdout.trim().split('\n')[0] as string);
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  page = await browser.newPage({ viewport: { width: 1700, height: 1000 } });
+  page.on('pageerror', (e) => errors.push(e.message));
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  viewer?.child.kill('SIGINT');
+  await viewer?.done;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const view = (i: 0 | 1) => page.locator(`[data-view="${i}"]`);
+const label = (i: 0 | 1) => view(i).getByTestId('step-label').textContent();
+const sentMessages = async (i: 0 | 1) => (JSON.parse((await view(i).getByTestId('request-messages').textContent()) as string) as unknown[]).length;
+
+async function open(search: URL): Promise<void> {
+  await page.goto(search.toString());
+  // Generous: the diagram's layout (ELK) takes seconds on a loaded machine.
+  await page.waitForSelector('body[data-loaded="true"]', { timeout: 45_000 });
+}
+
+describe('agentloop view --compare, in Chromium', () => {
+  it('shows the mistaken run (A) beside the correct one (B), and says where they first differ', { timeout: 60_000 }, async () => {
+    await open(url);
+    expect(url.searchParams.get('compare')).toBe(`${dropped.mistaken.sessionId},${dropped.correct.sessionId}`);
+    expect(await view(0).getByTestId('view-title').textContent()).toBe(`A · session ${dropped.mistaken.sessionId.slice(0, 8)}`);
+    expect(await view(1).getByTestId('view-title').textContent()).toBe(`B · session ${dropped.correct.sessionId.slice(0, 8)}`);
+    expect(await page.getByTestId('compare-text').textContent()).toBe(
+      'The runs first differ at request 2: A sends 1 message, B sends 3 messages; they differ from messages[1] on.',
+    );
+    // Step 1 sends the same first request in both: nothing marked.
+    expect([await label(0), await label(1)]).toEqual([expect.stringMatching(/^step 1 \//), expect.stringMatching(/^step 1 \//)]);
+    expect(await page.locator('.card.diverging').count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('steps both runs with the keys, and jumps both to the first diverging request, marked in each', async () => {
+    await page.keyboard.press('ArrowRight');
+    expect([await label(0), await label(1)]).toEqual([expect.stringMatching(/^step 2 \//), expect.stringMatching(/^step 2 \//)]);
+    await page.getByTestId('compare-go').click();
+    for (const i of [0, 1] as const) {
+      expect(await view(i).getByTestId('state').textContent()).toBe('callingModel');
+      expect(await view(i).getByTestId('turnCount').textContent()).toBe('2');
+      expect(await view(i).locator('.card.diverging').count()).toBe(1);
+      expect(await view(i).getByTestId('diverging').textContent()).toBe('≠ request 2: the first request that differs from the other run’s (from messages[1])');
+    }
+    // The mistaken run sends the bare question again; the correct one the tool call and its result.
+    expect([await sentMessages(0), await sentMessages(1)]).toEqual([1, 3]);
+    // The deleted messages are gone from A's history pane too, not shown as if still there.
+    expect(await view(0).locator('[data-testid="messages"] .msg').count()).toBe(1);
+    expect(await view(1).locator('[data-testid="messages"] .msg.differs').getAttribute('data-index')).toBe('1');
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'compare-drop-message.png') });
+    // One step back, both show their first request again, which is the same: nothing marked.
+    await page.keyboard.press('ArrowLeft');
+    expect(await page.locator('.card.diverging').count()).toBe(0);
+  });
+
+  it('marks the last step of a run that never sends the diverging request (stop-reason-only)', { timeout: 60_000 }, async () => {
+    const other = new URL(url);
+    other.searchParams.set('compare', `${stopped.mistaken.sessionId},${stopped.correct.sessionId}`);
+    await open(other);
+    expect(await page.getByTestId('compare-text').textContent()).toBe('The runs first differ at request 2: A sends no request 2, B sends 3 messages.');
+    await page.getByTestId('compare-go').click();
+    expect(await view(0).getByTestId('state').textContent()).toBe('done');
+    expect(await view(0).getByTestId('diverging').textContent()).toBe('≠ this run sends no request 2: it stopped here');
+    expect(await view(1).getByTestId('diverging').textContent()).toMatch(/^≠ request 2: /);
+    expect(await sentMessages(1)).toBe(3);
+    expect(errors).toEqual([]);
+  });
+});
