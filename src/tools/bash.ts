@@ -8,10 +8,11 @@ import { commandEnv } from './bash/env.js';
 import { findDanger } from './bash/guard.js';
 import { loadShellParser, loadedShellParser, type TsParser } from './bash/shell/load.js';
 import { parseScript } from './bash/shell/parse.js';
+import { plainWordsScript } from './bash/shell/plain.js';
 import { findInteractive } from './bash/interactive.js';
 import { OutputCollector, type CollectedOutput } from './bash/output.js';
 import type { RunEnding } from './bash/process.js';
-import { isReadOnlyCommand } from './bash/readOnly.js';
+import { isReadOnlyCommand, isReadOnlyScript } from './bash/readOnly.js';
 import { redact, secretValues } from './bash/secrets.js';
 import { commandArgv, prepareArgv } from './bash/argv.js';
 import { requireBwrap } from './bash/sandbox.js';
@@ -97,11 +98,14 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         }),
       ),
     }),
-    // Until the shell parser has loaded (in `prepare`, or at the first command) nothing is judged safe.
+    // Until the shell parser has loaded (in `prepare`, or at the first command) only a line of
+    // plain words (`sleep 1; ls -la`) can be judged safe.
     isConcurrencySafe: ({ command }) => {
       const parser = loadedShellParser();
-      if (parser === null) loadShellParser().catch(() => undefined);
-      return parser !== null && findDanger(parser, command) === null && isReadOnlyCommand(parser, command);
+      if (parser !== null) return findDanger(parser, command) === null && isReadOnlyCommand(parser, command);
+      loadShellParser().catch(() => undefined);
+      const plain = plainWordsScript(command);
+      return plain !== null && isReadOnlyScript(plain);
     },
     prepare() {
       loadShellParser().catch(() => undefined);

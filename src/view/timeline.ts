@@ -75,6 +75,12 @@ export interface Timeline {
   tools: TimelineTool[];
   usage: TimelineUsage[];
   results: Array<ResultRecord & { step: number }>;
+  /**
+   * Where a request carried fewer messages than the history had: something deleted messages from
+   * it (a loop that must not, see src/mistakes/). From `step` on, the older messages at index
+   * `length` and beyond are gone.
+   */
+  truncations: Array<{ step: number; length: number }>;
   /** Lines of the transcript that could not be read. */
   problems: string[];
 }
@@ -89,11 +95,14 @@ const errorText = (error: unknown): string =>
   typeof error === 'string' ? error : error && typeof error === 'object' && 'message' in error ? String(error.message) : String(error);
 
 export function buildTimeline(records: readonly AnyRecord[], graph: MachineGraph, problems: string[] = []): Timeline {
-  const t: Timeline = { header: undefined, steps: [], messages: [], requests: [], tools: [], usage: [], results: [], problems };
+  const t: Timeline = { header: undefined, steps: [], messages: [], requests: [], tools: [], usage: [], results: [], truncations: [], problems };
   let notes: string[] = [];
   let decisions: Decision[] = [];
   let retry: TimelineStep['retry'];
   let resumed = false;
+  // Messages in the history after the records read so far, and a deletion it may have had.
+  let historyLength = 0;
+  let cut: { step: number; length: number } | undefined;
   const next = () => t.steps.length;
   const current = () => Math.max(0, t.steps.length - 1);
   const last = () => t.steps[t.steps.length - 1];
@@ -143,11 +152,20 @@ export function buildTimeline(records: readonly AnyRecord[], graph: MachineGraph
         const origin = (record as { origin?: string }).origin;
         const here = (origin === 'tools' || origin === 'continuation') && last()?.state === 'appendingResults';
         t.messages.push({ index: record.index, step: here ? current() : next(), message: record.message, synthetic: record.synthetic === true });
+        if (cut && record.index === cut.length) {
+          t.truncations.push(cut);
+          historyLength = cut.length;
+        }
+        cut = undefined;
+        historyLength = Math.max(historyLength, record.index + 1);
         break;
       }
       case 'request': {
         const step = last();
         const own = step?.state === 'callingModel' && !t.requests.some((r) => r.step === current());
+        // Shorter than the history: a deletion, if the next message is written right after it (a
+        // hook that only pruned what is sent leaves the history whole, and it goes on at its end).
+        if (record.messageCount < historyLength) cut = { step: own ? current() : next(), length: record.messageCount };
         t.requests.push({
           step: own ? current() : next(),
           turnCount: record.turnCount,

@@ -163,9 +163,9 @@ describe.skipIf('problem' in binary)('durable runs on a real restate-server', ()
     results.forEach((result, i) => {
       expect(result.context.exitReason).toBe('completed');
       expect(result.sessionId).toBe(`many-${i}`);
-      // The answer names the run's own prompt, and its tool saw its own word. (Under this load the bash tool
-      // now and then returns "(no output)" for an echo: its drain timer can fire before the pipe is read.)
-      expect(result.text).toMatch(new RegExp(`^Answer to "echo ${words[i]}": (tool saw ${words[i]}|\\(no output\\))$`));
+      // The answer names the run's own prompt, and its tool saw its own word (no output lost under this load:
+      // test/tools/bashDrain.test.ts).
+      expect(result.text).toBe(`Answer to "echo ${words[i]}": tool saw ${words[i]}`);
     });
     for (const worker of live) expect(cluster.balancer.counts.get(worker.url) ?? 0).toBeGreaterThan(before.get(worker.url) ?? 0);
     expect(cluster.model.violations).toEqual([]);

@@ -90,6 +90,8 @@ describe('agentloop view --compare, in Chromium', () => {
     }
     // The mistaken run sends the bare question again; the correct one the tool call and its result.
     expect([await sentMessages(0), await sentMessages(1)]).toEqual([1, 3]);
+    // The deleted messages are gone from A's history pane too, not shown as if still there.
+    expect(await view(0).locator('[data-testid="messages"] .msg').count()).toBe(1);
     expect(await view(1).locator('[data-testid="messages"] .msg.differs').getAttribute('data-index')).toBe('1');
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: join(SCREENSHOTS, 'compare-drop-message.png') });

@@ -14,6 +14,7 @@ import { formatMistakeReport, symptomOf } from '../../src/mistakes/report.js';
 import { runMistake, type DemoRun, type MistakeRun } from '../../src/mistakes/run.js';
 import { findSourceLine } from '../../src/mistakes/source.js';
 import { findSession, readTranscript } from '../../src/session/store.js';
+import { sessionTimeline } from '../../src/view/server.js';
 
 let dir: string;
 const runs = new Map<MistakeName, MistakeRun>();
@@ -129,6 +130,18 @@ describe('each mistake is the real machine with one swap', () => {
     const types = (id: string) => readTranscript(findSession(join(dir, '.home'), id)).records.map((r) => r.type);
     expect(types(run.mistaken.sessionId).filter((t) => t === 'request')).toHaveLength(2);
     expect(types(run.correct.sessionId).filter((t) => t === 'request')).toHaveLength(2);
+  });
+});
+
+describe('the transcript of a run that deleted messages', () => {
+  it('drop-message: the viewer’s timeline finds each deletion (a request shorter than the history, then a message written over it); the correct run has none', () => {
+    const { mistaken, correct } = runOf('drop-message');
+    const home = join(dir, '.home');
+    const cuts = sessionTimeline(home, mistaken.sessionId).truncations;
+    expect(cuts.map((c) => c.length)).toEqual([1, 1]);
+    const timeline = sessionTimeline(home, mistaken.sessionId);
+    expect(cuts.map((c) => timeline.steps[c.step]?.state)).toEqual(['callingModel', 'callingModel']);
+    expect(sessionTimeline(home, correct.sessionId).truncations).toEqual([]);
   });
 });
 

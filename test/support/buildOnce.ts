@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
  */
 export default function setup(): void {
   const root = fileURLToPath(new URL('../..', import.meta.url));
+  spawnSync(process.execPath, ['scripts/clean-dist.mjs'], { cwd: root }); // nothing left of files src/ no longer has
   const result = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
     cwd: root,
     encoding: 'utf8',

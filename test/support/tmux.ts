@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -45,6 +46,7 @@ export async function openTmux(
   // The pane stays readable after the program ends (its last words are what some tests check).
   await tmux('set-option', '-t', 'test', 'remain-on-exit', 'on');
   const target = 'test:0.0';
+  const socketPath = (await tmux('display-message', '-p', '-t', target, '#{socket_path}')).trim();
 
   const screen = async () =>
     (await tmux('capture-pane', '-p', '-J', '-S', '-', '-t', target))
@@ -87,6 +89,7 @@ export async function openTmux(
     },
     close: async () => {
       await tmux('kill-server').catch(() => undefined); // already gone: nothing to do
+      if (socketPath) rmSync(socketPath, { force: true }); // tmux leaves the socket file behind
     },
   };
 }

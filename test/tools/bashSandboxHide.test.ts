@@ -31,7 +31,8 @@ describe('the bash tool with the sandbox, as this user', () => {
   const plain = () => createBashTool({ env });
   const run = async (tool: ReturnType<typeof createBashTool>, command: string) => (await tool.run({ command }, context(fx.cwd))).content;
 
-  it('hides each credential, the agent home and the .env files, which are readable without it', async () => {
+  // Some 30 commands one after another each: ~10 s on a loaded machine.
+  it('hides each credential, the agent home and the .env files, which are readable without it', { timeout: 90_000 }, async () => {
     const [inside, outside] = [sandboxed(), plain()];
     for (const probe of fx.secrets) {
       expect(await run(outside, probe.command), `control: ${probe.name}`).toContain(probe.marker);
@@ -39,7 +40,7 @@ describe('the bash tool with the sandbox, as this user', () => {
     }
   });
 
-  it('refuses each unix socket outside the working directory, which answers without it', async () => {
+  it('refuses each unix socket outside the working directory, which answers without it', { timeout: 90_000 }, async () => {
     const [inside, outside] = [sandboxed(), plain()];
     for (const probe of fx.sockets) {
       expect(await run(outside, probe.command), `control: ${probe.name}`).toContain(probe.marker);

@@ -6,7 +6,9 @@ import { h, highlightJson, hue } from './dom.js';
 /** The history as it was at step `index` (only the first `limit` messages when given). */
 export function messagesAt(t: Timeline, index: number, limit?: number): TimelineMessage[] {
   const out: TimelineMessage[] = [];
-  for (const m of t.messages) if (m.step <= index && (limit === undefined || m.index < limit)) out[m.index] = m;
+  // A message deleted from the history (a truncation after it was written) is not shown.
+  const cut = (m: TimelineMessage) => (t.truncations ?? []).some((c) => c.step <= index && m.step < c.step && m.index >= c.length);
+  for (const m of t.messages) if (m.step <= index && (limit === undefined || m.index < limit) && !cut(m)) out[m.index] = m;
   const gap = out.findIndex((m) => m === undefined);
   return gap < 0 ? out : out.slice(0, gap);
 }
