@@ -108,7 +108,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       return plain !== null && isReadOnlyScript(plain);
     },
     prepare() {
-      loadShellParser().catch(() => undefined);
+      // The parser, and one check through it, so that the first command's checks run compiled code.
+      loadShellParser().then((parser) => findDanger(parser, 'ls -A') === null && isReadOnlyCommand(parser, 'ls -A'), () => undefined);
       loadRunner().then((processes) => processes.prepareProcesses(), () => undefined);
       prepareArgv({ sandbox: bwrap, contain: options.contain !== false, pathVar: (options.env ?? process.env).PATH });
     },
