@@ -11,7 +11,7 @@ import type { CliOptions } from './args.js';
 import type { PreparedSession } from './sessions.js';
 import { describeError, palette } from './output.js';
 import { PROMPT, openReplInput } from './replInput.js';
-import { type ModelChoice, limitsOf, openSession, progressPrinter } from './run.js';
+import { type ModelChoice, limitsOf, openSession, progressPrinter } from './start.js';
 import { onEndSignals } from './signals.js';
 import { type LastRun, type SessionCost, type SlashCommand, costText, helpText, parseSlash, stateText, unknownText } from './slash.js';
 import { createSpinner } from './spinner.js';

@@ -15,7 +15,7 @@ import { arrayOf, block } from '../session/shapes.js';
 import type { CliOptions } from './args.js';
 import { exitCodeOf, palette } from './output.js';
 import type { PermissionGate } from './permissions.js';
-import { limitsOf, openSession, type ModelChoice } from './run.js';
+import { limitsOf, openSession, type ModelChoice } from './start.js';
 import { onEndSignals } from './signals.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../session/run.js';

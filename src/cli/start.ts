@@ -1,0 +1,78 @@
+/**
+ * What every run of a command starts from, one-shot (./run.ts), REPL (./repl.ts) or stream input (./streamInput.ts):
+ * the session it records to, how it reaches the model, its limits from the flags, and the progress printer.
+ */
+import { defaultRunConfig } from '../core/config.js';
+import type { RunEvent } from '../core/events.js';
+import type { RunHooks } from '../core/hooks.js';
+import type { ModelCall } from '../core/model.js';
+import type { CliOptions } from './args.js';
+import { formatToolResult, formatToolStart, palette } from './output.js';
+import type { PreparedSession } from './sessions.js';
+
+const { stderr, env } = process;
+const colors = palette(stderr, env);
+
+const loadSessions = () => import('./sessions.js');
+
+/** The session of this run: a new transcript, or the one --resume / --continue names; `prompt` is recorded at once. */
+export async function openSession(options: CliOptions, cwd: string, model: string, prompt: string | null): Promise<PreparedSession> {
+  const { prepareSession } = await loadSessions();
+  let warned = false;
+  const session = prepareSession(options, {
+    env,
+    cwd,
+    model,
+    prompt,
+    onRecordError: (error) => {
+      if (warned) return;
+      warned = true;
+      stderr.write(colors.red(`agentloop: the transcript stopped being saved: ${error.message}\n`));
+    },
+  });
+  for (const notice of session.notices) stderr.write(colors.dim(`${notice}\n`));
+  return session;
+}
+
+/**
+ * How to reach the model (the scripted demo, or the API from env/.env/flags), and the gate on its tool calls from
+ * --allowedTools / --disallowedTools (./permissions.ts): what every run of the command, one-shot or REPL, is given.
+ */
+export interface ModelChoice {
+  model: string;
+  modelCall?: ModelCall;
+  client?: { apiKey?: string; authToken?: string; baseURL?: string };
+  hooks?: RunHooks;
+}
+
+/** Shows a run's progress on stderr: tool calls with the start of their output, retries. */
+export function progressPrinter(): (event: RunEvent) => void {
+  return (event) => {
+    if (event.type === 'tool_start') stderr.write(`${colors.cyan(formatToolStart(event))}\n`);
+    if (event.type === 'tool_result') stderr.write(`${colors.dim(formatToolResult(event))}\n`);
+    if (event.type === 'retry') {
+      stderr.write(colors.dim(`model call failed (${event.error.message}); retry ${event.attempt} in ${event.delayMs} ms\n`));
+    }
+  };
+}
+
+/**
+ * The run's tool settings (the session's folder for long outputs), system prompt, fallback model and limits from the
+ * flags. A resumed run starts at turn `startTurn`: `--max-turns` counts
+ * the model calls of this invocation, so the machine's limit is moved on by the turns already done.
+ */
+export function limitsOf(options: CliOptions, startTurn: number | undefined, outputDir: string | undefined) {
+  const maxTurns = startTurn !== undefined && startTurn > 1 ? (options.maxTurns ?? defaultRunConfig.maxTurns) + startTurn - 1 : options.maxTurns;
+  return {
+    ...(options.sandbox ? { sandbox: true } : {}),
+    ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}),
+    ...(outputDir ? { outputDir } : {}),
+    ...(maxTurns !== undefined ? { maxTurns } : {}),
+    ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+    ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    ...(options.maxBudgetUsd !== undefined ? { maxBudgetUsd: options.maxBudgetUsd } : {}),
+    ...(options.fallbackModel !== undefined ? { fallbackModel: options.fallbackModel } : {}),
+    ...(options.systemPrompt !== undefined ? { system: options.systemPrompt } : {}),
+    ...(options.appendSystemPrompt !== undefined ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
+  };
+}
