@@ -118,6 +118,10 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   if (options.command === 'sessions') return (await loadSessions()).sessionsCommand(options, env, stdout, stderr);
   if (options.command === 'view') return (await loadPages()).viewCommand(options, { env, cwd, stdout, stderr });
   if (options.mistake !== undefined) return (await import('./mistake.js')).mistakeCommand(options.mistake, { env, cwd, stdout, stderr });
+  // The bash tool's shell parser loads while the loop and the SDK do: a reply that opens with a read-only command can
+  // start it mid-stream only once the parser is ready (about 0.1 s after it starts loading; the tool's own prepare()
+  // starts it only when the first reply begins).
+  import('../tools/bash/shell/load.js').then((m) => m.loadShellParser()).catch(() => undefined);
   let choice: ModelChoice;
   let gate: PermissionGate | undefined;
   try {

@@ -5,8 +5,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openCliProject, type CliProject } from '../support/project.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cliProjectPerTest } from '../support/project.js';
+import { describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
 import { runCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
@@ -17,15 +17,7 @@ let dir: string;
 let home: string;
 let env: NodeJS.ProcessEnv;
 
-let project: CliProject;
-
-beforeEach(async () => {
-  project = await openCliProject('damaged-cli');
-  ({ server, dir, home, env } = project);
-});
-afterEach(async () => {
-  await project.close();
-});
+cliProjectPerTest('damaged-cli', (project) => ({ server, dir, home, env } = project));
 
 const DAMAGE: Array<[string, (r: Record<string, unknown>) => void]> = [
   ['index 1000000000', (r) => (r.index = 1_000_000_000)],

@@ -8,8 +8,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { openCliProject, type CliProject } from '../support/project.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cliProjectPerTest } from '../support/project.js';
+import { describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
 import { bashUse } from '../support/agentServer.js';
 import { runCli } from '../support/cli.js';
@@ -21,15 +21,7 @@ let dir: string;
 let home: string;
 let env: NodeJS.ProcessEnv;
 
-let project: CliProject;
-
-beforeEach(async () => {
-  project = await openCliProject('invalid');
-  ({ server, dir, home, env } = project);
-});
-afterEach(async () => {
-  await project.close();
-});
+cliProjectPerTest('invalid', (project) => ({ server, dir, home, env } = project));
 
 /** A tool_use block whose input is any JSON value (the server streams it as `input_json_delta`). */
 const oddUse = (id: string, input: unknown) => ({ type: 'tool_use' as const, id, name: 'bash', input: input as Record<string, unknown> });

@@ -5,8 +5,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openCliProject, type CliProject } from '../support/project.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cliProjectPerTest } from '../support/project.js';
+import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { transcripts, waitFor } from './helpers.js';
@@ -16,15 +16,7 @@ let dir: string;
 let home: string;
 let env: NodeJS.ProcessEnv;
 
-let project: CliProject;
-
-beforeEach(async () => {
-  project = await openCliProject('prompt');
-  ({ server, dir, home, env } = project);
-});
-afterEach(async () => {
-  await project.close();
-});
+cliProjectPerTest('prompt', (project) => ({ server, dir, home, env } = project));
 
 const answer = (text: string) => ({ content: [{ type: 'text' as const, text }], stop_reason: 'end_turn' as const });
 const onlyTranscript = () => {

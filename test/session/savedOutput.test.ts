@@ -6,8 +6,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openCliProject, type CliProject } from '../support/project.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cliProjectPerTest } from '../support/project.js';
+import { describe, expect, it } from 'vitest';
 import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
 import { runCli } from '../support/cli.js';
 import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
@@ -17,15 +17,7 @@ let dir: string;
 let home: string;
 let env: NodeJS.ProcessEnv;
 
-let project: CliProject;
-
-beforeEach(async () => {
-  project = await openCliProject('saved');
-  ({ server, dir, home, env } = project);
-});
-afterEach(async () => {
-  await project.close();
-});
+cliProjectPerTest('saved', (project) => ({ server, dir, home, env } = project));
 
 const FULL = Array.from({ length: 100_000 }, (_, i) => `${i + 1}\n`).join('');
 const savedPath = (body: RequestBody) => /is in (\S+output\.txt)\]/.exec(resultText(lastToolResults(body)[0] as never))?.[1];

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { startCheckedServer } from './agentServer.js';
 import { cliEnv } from './cli.js';
 import type { MessagesServer, ServerOptions } from './messagesServer.js';
@@ -45,4 +46,17 @@ export async function openCliProject(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A new project before each test of the file and closed after it; `use` is given it (to set the file's variables). */
+export function cliProjectPerTest(name: string, use: (project: CliProject) => void): void {
+  let project: CliProject | undefined;
+  beforeEach(async () => {
+    project = await openCliProject(name);
+    use(project);
+  });
+  afterEach(async () => {
+    await project?.close();
+    project = undefined;
+  });
 }

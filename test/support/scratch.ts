@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -8,8 +9,33 @@ import { fileURLToPath } from 'node:url';
  * under the project's node_modules/.cache. Removed by the returned cleanup.
  */
 export function scratchDir(prefix = 'agentloop-test-'): { dir: string; cleanup: () => void } {
-  const root = fileURLToPath(new URL('../../node_modules/.cache/agentloop-tests', import.meta.url));
+  const root = scratchRoot();
   mkdirSync(root, { recursive: true });
   const dir = mkdtempSync(join(root, prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const PRIVATE = /^\/(tmp|var\/tmp|run)(\/|$)/;
+
+/**
+ * Where scratch folders go: the project's node_modules/.cache, unless the checkout itself lies in /tmp (a CI clone
+ * made with mktemp does); then /var/cache (root), or the home's .cache, whichever is outside the private folders.
+ */
+function scratchRoot(): string {
+  const inProject = fileURLToPath(new URL('../../node_modules/.cache/agentloop-tests', import.meta.url));
+  const writable = (dir: string) => {
+    try {
+      accessSync(dir, constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const candidates = [inProject, '/var/cache/agentloop-tests', join(homedir(), '.cache', 'agentloop-tests')];
+  for (const candidate of candidates) {
+    if (PRIVATE.test(candidate)) continue;
+    const parent = candidate.slice(0, candidate.lastIndexOf('/'));
+    if (candidate === inProject || writable(parent)) return candidate;
+  }
+  throw new Error(`no scratch folder outside /tmp, /var/tmp and /run for the sandbox tests (tried ${candidates.join(', ')})`);
 }

@@ -132,7 +132,13 @@ function run(options: RunOptions, pipe: OutputPipe): Promise<RunEnding> {
      * loop is busy elsewhere (many runs at once), before the output already waiting in the pipe was read. Output
      * read in that poll means the pipe was not silent: the timer starts again instead.
      */
+    let armedAt = 0;
     const stopReadingWhenSilent = (): void => {
+      // Come due well after its time: the loop was busy, so the silence was not watched. Watch it again.
+      if (Date.now() - armedAt > DRAIN_IDLE_MS * 1.5) {
+        armDrainTimer();
+        return;
+      }
       const seen = chunks;
       setImmediate(() => {
         if (chunks === seen) reader.destroy();
@@ -140,6 +146,7 @@ function run(options: RunOptions, pipe: OutputPipe): Promise<RunEnding> {
     };
     const armDrainTimer = (): void => {
       clearTimeout(drainTimer);
+      armedAt = Date.now();
       drainTimer = setTimeout(stopReadingWhenSilent, DRAIN_IDLE_MS);
     };
     const kill = (reason: 'timeout' | 'aborted'): void => {
