@@ -122,6 +122,8 @@ function unprivileged(): { prefix: string[]; owner: string } | { skip: string } 
   if (tried.status !== 0) {
     return { skip: `bwrap does not work unprivileged here (no user namespaces for nobody?): ${tried.stderr.trim()}` };
   }
+  const reads = spawnSync(prefix[0] as string, [...prefix.slice(1), 'test', '-r', CLI], { cwd: '/' });
+  if (reads.status !== 0) return { skip: `nobody cannot read the checkout's ${CLI} (a folder on its path is private to its owner)` };
   return { prefix, owner: 'nobody:nogroup' };
 }
 
