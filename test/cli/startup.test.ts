@@ -5,6 +5,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, cliEnv } from '../support/cli.js';
+import { writeModuleLogHook } from '../support/moduleLog.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
@@ -12,18 +13,7 @@ let dir: string;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'agentloop-startup-'));
-  // A module hook that notes every module the CLI resolves (it runs on the loader's thread: it appends to a file).
-  writeFileSync(
-    join(dir, 'hooks.mjs'),
-    `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(process.env.MODULE_LOG, result.url + '\\n');
-  return result;
-}
-`,
-  );
-  writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`);
+  writeModuleLogHook(dir); // notes every module the CLI resolves
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

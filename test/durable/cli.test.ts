@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDurableCommand, parseDurableArgs } from '../../src/cli/durableArgs.js';
 import { CLI, cliEnv } from '../support/cli.js';
+import { writeModuleLogHook } from '../support/moduleLog.js';
 import { freePort } from './restateServer.js';
 
 describe('durable command lines', () => {
@@ -58,17 +59,7 @@ describe('durable commands as processes', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'agentloop-durable-cli-'));
-    writeFileSync(
-      join(dir, 'hooks.mjs'),
-      `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(process.env.MODULE_LOG, result.url + '\\n');
-  return result;
-}
-`,
-    );
-    writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`);
+    writeModuleLogHook(dir);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -31,7 +31,10 @@ describe('the drain after the shell exits', () => {
     const marker = join(dir, 'written');
     // The shell exits at once; a descendant in a session of its own (outside the group that is killed at the exit)
     // writes a little later, then leaves a marker. No containment here: runInProcessGroup alone.
-    const command = `setsid sh -c 'sleep 0.2; echo late-output; touch ${marker}' & echo early`;
+    // The shell waits until the descendant has left its group (it says so with a file): killed in the group at the
+    // exit, it would never write (on a loaded machine it had not always started by then).
+    const started = join(dir, 'started');
+    const command = `setsid sh -c 'touch ${started}; sleep 0.2; echo late-output; touch ${marker}' & while [ ! -e ${started} ]; do sleep 0.01; done; echo early`;
     let output = '';
     let exitSeen = false;
     const ending = runInProcessGroup({
