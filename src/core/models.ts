@@ -1,11 +1,12 @@
 /**
- * Claude Code's model aliases: `--model sonnet` means the current Sonnet. Each full id has a price in ./pricing.ts
+ * Claude Code's model aliases: `--model sonnet` means the current Sonnet (first-party ids the aliases resolve to
+ * in Claude Code 2.1.293 and later). Each full id has a price in ./pricing.ts
  * (test/cli/args.test.ts checks that).
  */
 export const MODEL_ALIASES: Readonly<Record<string, string>> = {
-  sonnet: 'claude-sonnet-4-5-20250929',
-  opus: 'claude-opus-4-5-20251101',
-  haiku: 'claude-haiku-4-5-20251001',
+  sonnet: 'claude-sonnet-5-5',
+  opus: 'claude-opus-5-5',
+  haiku: 'claude-haiku-5-5',
 };
 
 /** The full model id of `name`: an alias resolved (any case), anything else as given. */

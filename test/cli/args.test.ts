@@ -64,8 +64,8 @@ describe('the new flags', () => {
       model: MODEL_ALIASES.sonnet,
       fallbackModel: MODEL_ALIASES.haiku,
     });
-    expect(priceOf(MODEL_ALIASES.opus!)).toMatchObject({ input: 5, output: 25 });
-    expect(priceOf(MODEL_ALIASES.haiku!)).toMatchObject({ input: 1, output: 5 });
+    expect(priceOf(MODEL_ALIASES.opus!)).toMatchObject({ input: 4, output: 20 });
+    expect(priceOf(MODEL_ALIASES.haiku!)).toMatchObject({ input: 0.1, output: 0.5 });
   });
 
   it('sessions: -r, --session-id (a UUID, lower-cased), --fork-session', () => {
