@@ -52,6 +52,13 @@ async function enableCompileCache(): Promise<void> {
 }
 
 /** Durable runs on Restate (`worker`, `submit`, `result`, `messages`, `view --restate`): their own parser and module. */
+/** A bad command line: one line and the pointer to --help, exit 2; any other error is thrown on. */
+function usageFailure(error: unknown, UsageError: new (...args: never[]) => Error): number {
+  if (!(error instanceof UsageError)) throw error;
+  print(2, `agentloop: ${error.message}\nsee agentloop --help\n`);
+  return 2;
+}
+
 async function durableMain(argv: string[]): Promise<number | undefined> {
   if (!['worker', 'submit', 'result', 'messages', 'view'].includes(argv[0] ?? '')) return undefined;
   const { isDurableCommand, parseDurableArgs } = await import('./durableArgs.js');
@@ -61,9 +68,7 @@ async function durableMain(argv: string[]): Promise<number | undefined> {
   try {
     options = parseDurableArgs(argv);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    print(2, `agentloop: ${error.message}\nsee agentloop --help\n`);
-    return 2;
+    return usageFailure(error, UsageError);
   }
   await enableCompileCache();
   const { runDurable } = await import('./durable.js');
@@ -79,9 +84,7 @@ export async function main(argv: string[]): Promise<number> {
     try {
       options = parseCliArgs(argv);
     } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      print(2, `agentloop: ${error.message}\nsee agentloop --help\n`);
-      return 2;
+      return usageFailure(error, UsageError);
     }
   }
   if (options.command === 'version') {

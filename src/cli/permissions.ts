@@ -33,12 +33,16 @@ export async function permissionGate(options: { allowedTools?: string[]; disallo
     }
   };
   const rules = { allow: parse('--allowedTools', options.allowedTools), deny: parse('--disallowedTools', options.disallowedTools) };
-  await preparePermissions();
+  // The parser the rules split commands with loads beside the first request, not before it; a call waits for it
+  // (a parser that cannot load makes the hook throw, which denies the call).
+  const ready = preparePermissions();
+  ready.catch(() => undefined);
   const denials: PermissionDenial[] = [];
   return {
     denials,
     hooks: {
-      beforeToolCall: ({ block }) => {
+      beforeToolCall: async ({ block }) => {
+        await ready;
         const decision = decidePermission(block.name, block.input, rules);
         if (decision.allowed) return undefined;
         denials.push({ tool_name: block.name, tool_use_id: block.id, tool_input: block.input });
