@@ -72,7 +72,7 @@ export const MISTAKES: Record<MistakeName, Mistake> = {
         recordToolResult: enqueueActions(({ context, enqueue }, params: { done: { block: ToolUseBlock; result: ToolResultBlockParam } | undefined }) => {
           if (!params.done) return;
           const { block, result } = params.done;
-          enqueue.assign({ toolResults: { ...context.toolResults, [block.id]: unbound(result) } });
+          enqueue.assign({ turn: { ...context.turn, toolResults: { ...context.turn.toolResults, [block.id]: unbound(result) } } });
           enqueue.emit({ type: 'tool_result', block, result });
         }),
       },
@@ -91,7 +91,7 @@ export const MISTAKES: Record<MistakeName, Mistake> = {
         // the API still accepts the history and nothing warns.
         startNextTurn: assign(({ context }) => ({
           turnCount: context.turnCount + 1,
-          transitionReason: nextTransitionReason(context.toolUses.length > 0, context.continuation),
+          transitionReason: nextTransitionReason(context.turn.toolUses.length > 0, context.turn.continuation),
           messages: withoutLastExchange(context.messages),
         })),
       },
