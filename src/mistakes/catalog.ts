@@ -84,7 +84,7 @@ export const MISTAKES: Record<MistakeName, Mistake> = {
       enqueueActions(({ context, enqueue }, params: { done: { block: ToolUseBlock; result: ToolResultBlockParam } | undefined }) => {
         if (!params.done) return;
         const { block, result } = params.done;
-        enqueue.assign({ toolResults: { ...context.toolResults, [block.id]: unbound(result) } });
+        enqueue.assign({ turn: { ...context.turn, toolResults: { ...context.turn.toolResults, [block.id]: unbound(result) } } });
         enqueue.emit({ type: 'tool_result', block, result });
       }),
     ),
@@ -100,7 +100,7 @@ export const MISTAKES: Record<MistakeName, Mistake> = {
       'startNextTurn',
       assign(({ context }) => ({
         turnCount: context.turnCount + 1,
-        transitionReason: nextTransitionReason(context.toolUses.length > 0, context.continuation),
+        transitionReason: nextTransitionReason(context.turn.toolUses.length > 0, context.turn.continuation),
         messages: withoutLastExchange(context.messages),
       })),
     ),
