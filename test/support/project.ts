@@ -21,10 +21,15 @@ export interface CliProject {
   close(): Promise<void>;
 }
 
-export async function openCliProject(
-  name: string,
-  options: { apiKey?: string; files?: Record<string, string>; env?: Record<string, string>; server?: Omit<ServerOptions, 'validate'> } = {},
-): Promise<CliProject> {
+export interface CliProjectOptions {
+  apiKey?: string;
+  /** Files written into the directory, by name. */
+  files?: Record<string, string>;
+  env?: Record<string, string>;
+  server?: Omit<ServerOptions, 'validate'>;
+}
+
+export async function openCliProject(name: string, options: CliProjectOptions = {}): Promise<CliProject> {
   const server = await startCheckedServer(options.server);
   const dir = mkdtempSync(join(tmpdir(), `agentloop-${name}-`));
   const home = join(dir, '.home');
@@ -48,14 +53,23 @@ export async function openCliProject(
   };
 }
 
-/** A new project before each test of the file and closed after it; `use` is given it (to set the file's variables). */
-export function cliProjectPerTest(name: string, use: (project: CliProject) => void): void {
+/**
+ * A new project before each test of the file and closed after it; `use` is given it (to set the
+ * file's variables). `beforeClose` runs after each test, before its project closes.
+ */
+export function cliProjectPerTest(
+  name: string,
+  use: (project: CliProject) => void,
+  options: CliProjectOptions & { beforeClose?: () => void } = {},
+): void {
+  const { beforeClose, ...open } = options;
   let project: CliProject | undefined;
   beforeEach(async () => {
-    project = await openCliProject(name);
+    project = await openCliProject(name, open);
     use(project);
   });
   afterEach(async () => {
+    beforeClose?.();
     await project?.close();
     project = undefined;
   });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import type { ToolContext } from '../../src/core/tool.js';
 
 /** A fresh temporary directory, removed by the returned cleanup. */
@@ -61,4 +62,31 @@ export function killMarked(marker: string): void {
       // already gone
     }
   }
+}
+
+/**
+ * For each test of the file: a fresh temporary directory (given to `use`, to set the file's
+ * variable), and `marked()`, a new sleep marker (uniqueSleep). After the test, every process whose
+ * command line holds one of the test's markers is killed and the directory removed.
+ */
+export function bashScratchPerTest(use: (dir: string) => void): { marked: () => string } {
+  const markers: string[] = [];
+  let cleanup: (() => void) | undefined;
+  beforeEach(() => {
+    const temp = makeTempDir();
+    cleanup = temp.cleanup;
+    use(temp.dir);
+  });
+  afterEach(() => {
+    for (const m of markers.splice(0)) killMarked(m);
+    cleanup?.();
+    cleanup = undefined;
+  });
+  return {
+    marked: () => {
+      const m = uniqueSleep();
+      markers.push(m);
+      return m;
+    },
+  };
 }
