@@ -4,13 +4,13 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import { constants } from 'node:os';
-import { commandEnv } from './bash/env.js';
+import { CommandEnvironment } from './bash/env.js';
 import { isSafeAlongside, refusal } from './bash/judge.js';
 import { loadShellParser } from './bash/shell/load.js';
 import { checkNow, checkSoon } from './bash/shell/reader.js';
 import { OutputCollector, type CollectedOutput } from './bash/output.js';
 import type { RunEnding } from './bash/process.js';
-import { redact, secretValues } from './bash/secrets.js';
+import { redact } from './bash/secrets.js';
 import { commandArgv, prepareArgv } from './bash/argv.js';
 import { requireBwrap } from './bash/sandbox.js';
 import { SpillSpace } from './bash/spill.js';
@@ -82,6 +82,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
   }
   const bwrap = options.sandbox === true ? requireBwrap((options.env ?? process.env).PATH) : null;
   const spill = new SpillSpace(options.outputDir, settings.maxOutputDirBytes);
+  const environment = new CommandEnvironment(options.allowEnv);
 
   return defineTool({
     name: 'bash',
@@ -139,18 +140,19 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         view: { env: base, ...(options.hide ? { hide: options.hide } : {}), reveal: revealed(spill) },
       });
       const { runInProcessGroup } = await loadRunner();
+      // Read at each call: the caller may load more variables (a .env file) after creating the tool.
+      const { env, secrets } = environment.read(base, options.secrets);
       const ending = await runInProcessGroup({
         argv,
         cwd,
-        // Read at each call: the caller may load more variables (a .env file) after creating the tool.
-        env: commandEnv(base, options.allowEnv),
+        env,
         timeoutMs,
         signal: context.signal,
         onData: (chunk) => output.write(chunk),
       });
       if (ending.kind === 'spawn-error' && !(await isDirectory(cwd))) return noDirectory(context.cwd);
       const result = formatResult(output.finish(), ending, timeoutMs);
-      return { ...result, content: redact(result.content, secretValues(base, options.secrets)) };
+      return { ...result, content: redact(result.content, secrets) };
     },
   });
 }
