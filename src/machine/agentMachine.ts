@@ -96,9 +96,10 @@ export const agentMachine = setup({
       enqueue.sendTo('tools', { type: 'SUBMIT', block: params.block } satisfies ToolRunnerCommand);
     }),
     finishToolUses: sendTo('tools', ({ context }) => ({ type: 'FINISH', blocks: context.turn.toolUses }) satisfies ToolRunnerCommand),
-    // Not to a runner that crashed (its error is what ends the turn then).
-    cancelTools: enqueueActions(({ enqueue, self }) => {
-      if (self.getSnapshot().children.tools?.getSnapshot().status === 'active') {
+    // Not after TOOLS_DONE (nothing of the turn runs then, and the runner has let the turn go), nor
+    // to a runner that crashed (its error is what ends the turn then).
+    cancelTools: enqueueActions(({ enqueue, event, self }) => {
+      if (event.type !== 'TOOLS_DONE' && self.getSnapshot().children.tools?.getSnapshot().status === 'active') {
         enqueue.sendTo('tools', { type: 'CANCEL' } satisfies ToolRunnerCommand);
       }
     }),
