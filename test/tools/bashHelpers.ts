@@ -14,17 +14,12 @@ export function context(cwd: string, signal: AbortSignal = new AbortController()
   return { cwd, signal };
 }
 
-export { processes, type ProcInfo } from '../support/processes.js';
-import { processes, type ProcInfo } from '../support/processes.js';
+export { killMarked, liveWithMarker, processes, type ProcInfo } from '../support/processes.js';
+import { killMarked, processes, type ProcInfo } from '../support/processes.js';
 
 /** Live (non-zombie) processes of a process group. */
 export function liveMembers(pgid: number): ProcInfo[] {
   return processes().filter((p) => p.pgrp === pgid && p.state !== 'Z');
-}
-
-/** Live processes whose command line contains `marker`. */
-export function liveWithMarker(marker: string): ProcInfo[] {
-  return processes().filter((p) => p.cmdline.includes(marker) && p.state !== 'Z');
 }
 
 /**
@@ -52,16 +47,6 @@ export async function waitFor(predicate: () => boolean, deadlineMs = 5000): Prom
 /** A marker unique to one test, to find its processes by command line. */
 export function uniqueSleep(): string {
   return `${1000 + Math.floor(Math.random() * 1000)}.${process.pid}${Math.floor(Math.random() * 1e6)}`;
-}
-
-export function killMarked(marker: string): void {
-  for (const p of liveWithMarker(marker)) {
-    try {
-      process.kill(p.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
 }
 
 /**
