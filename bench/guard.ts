@@ -1,8 +1,9 @@
 /**
  * The bash guard's parser (tree-sitter-bash through web-tree-sitter), as shipped in dist/:
  * - first load in a fresh process (import, WebAssembly init, grammar), over several processes;
- * - per command, once loaded: the guard (`findDanger`), and what `isConcurrencySafe` does (the
- *   guard and the read-only check, two parses);
+ * - per command, once loaded: the guard (`findDanger`, one parse), and what `isConcurrencySafe` does (the
+ *   guard and the read-only check on one parse); for a line of plain words, the same before the parser has loaded
+ *   (shell/plain.ts);
  * - the first tool run of a fresh process, with the tool's `prepare` called while a model call
  *   would be under way (300 ms here) and without it, next to the second run.
  * Output on stdout. `npx tsx bench/guard.ts [--processes N]`
@@ -10,8 +11,9 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { findDanger } from '../src/tools/bash/guard.js';
-import { isReadOnlyCommand } from '../src/tools/bash/readOnly.js';
+import { isSafeAlongside } from '../src/tools/bash/judge.js';
 import { loadShellParser } from '../src/tools/bash/shell/load.js';
+import { parserReader, plainReader, type ReadScript } from '../src/tools/bash/shell/reader.js';
 import { build } from './build.js';
 import { fmt, median, now } from './stats.js';
 
@@ -65,22 +67,29 @@ async function main(): Promise<void> {
   console.log(`first load in a fresh process (median of ${processes}):`);
   console.log(`  import of the loader ${fmt(median(loads.map((l) => l.importMs ?? 0)))} ms, parser ready after ${fmt(median(loads.map((l) => l.loadMs ?? 0)))} ms more; RSS then ${fmt(median(loads.map((l) => l.rssMiB ?? 0)))} MiB`);
 
-  const parser = await loadShellParser();
+  const read = parserReader(await loadShellParser());
   const rounds = 200;
-  console.log(`per command, parser loaded (median of ${rounds} rounds):`);
-  for (const command of COMMANDS) {
+  const perCommand = (reader: ReadScript, command: string): string => {
     const guard: number[] = [];
     const safe: number[] = [];
     for (let i = 0; i < rounds; i++) {
       let t = now();
-      findDanger(parser, command);
+      findDanger(reader(command), reader);
       guard.push(now() - t);
       t = now();
-      if (findDanger(parser, command) === null) isReadOnlyCommand(parser, command);
+      isSafeAlongside(reader, command);
       safe.push(now() - t);
     }
+    return `${fmt(median(guard) * 1000)} µs guard, ${fmt(median(safe) * 1000)} µs isConcurrencySafe`;
+  };
+  console.log(`per command, parser loaded (median of ${rounds} rounds):`);
+  for (const command of COMMANDS) {
     const shown = command.length > 60 ? `${JSON.stringify(command.slice(0, 57))}... (${command.length} chars)` : JSON.stringify(command);
-    console.log(`  ${fmt(median(guard) * 1000)} µs guard, ${fmt(median(safe) * 1000)} µs isConcurrencySafe  ${shown}`);
+    console.log(`  ${perCommand(read, command)}  ${shown}`);
+  }
+  console.log(`per command of plain words, before the parser has loaded (median of ${rounds} rounds):`);
+  for (const command of ['ls -la src', 'git status && git diff --stat', 'cd / && rm -rf usr']) {
+    console.log(`  ${perCommand(plainReader, command)}  ${JSON.stringify(command)}`);
   }
 
   console.log(`first tool run of a fresh process, 300 ms after start (median of ${processes}; contain: false):`);

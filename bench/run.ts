@@ -11,6 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { benchBashCommands, benchBashRss, type BashCommandFigures, type BashRssFigures } from './bashTool.js';
 import { benchFresh, startupSection, toolStartRows, type FreshFigures } from './fresh.js';
+import { benchMachineTurn, type MachineTurnFigures } from './machineTurn.js';
 import { benchGrowth, growthSection, type GrowthFigures } from './growth.js';
 import { describeMachine, type MachineInfo } from './machine.js';
 import { benchOverhead, SIDES, type ModeFigures, type OverheadFigures, type OverheadSide, type ServerMode } from './overhead.js';
@@ -34,6 +35,7 @@ interface Results {
   machine: MachineInfo;
   machineAfter?: MachineInfo;
   overhead?: OverheadFigures;
+  machineTurn?: MachineTurnFigures;
   growth?: GrowthFigures;
   bash?: BashCommandFigures[];
   bashRss?: BashRssFigures;
@@ -53,7 +55,10 @@ if (only.includes('startup')) {
   log('startup: building dist/, then fresh `-p` runs of the CLI and the plain loop, and fresh tool starts ...');
   results.startup = await benchFresh(quick ? 3 : 15, log);
 }
-if (only.includes('overhead')) results.overhead = await benchOverhead(quick ? 3 : 25, log);
+if (only.includes('overhead')) {
+  results.overhead = await benchOverhead(quick ? 3 : 25, log);
+  results.machineTurn = await benchMachineTurn(quick ? 30 : 200, log);
+}
 if (only.includes('growth')) results.growth = await benchGrowth(quick ? 2_000 : 10_000, log);
 if (only.includes('persistence')) results.persistence = await benchPersistence(quick ? 2 : 9, log);
 if (only.includes('bash')) {
@@ -164,7 +169,7 @@ function render(r: Results): string {
   }
 
   const sections: string[] = [];
-  if (r.overhead) sections.push(overheadSection(r.overhead, r.growth));
+  if (r.overhead) sections.push(overheadSection(r.overhead, r.growth, r.machineTurn));
   if (r.growth) sections.push(growthSection(r.growth));
   if (r.persistence) sections.push(persistenceSection(r.persistence));
   if (r.bash || r.bashRss) sections.push(bashSection(r.bash, r.bashRss));
@@ -204,7 +209,7 @@ ${sections.join('\n\n')}
 `;
 }
 
-function overheadSection(o: OverheadFigures, g: GrowthFigures | undefined): string {
+function overheadSection(o: OverheadFigures, g: GrowthFigures | undefined, m: MachineTurnFigures | undefined): string {
   const labels: Record<OverheadSide, string> = {
     agentloop: 'agentloop `runAgent` (streaming, machine, history check before each send)',
     agentloopObserved: 'agentloop `runAgent` with the transcript recorder, durable (what the CLI runs)',
@@ -277,7 +282,16 @@ What the figures say:
   before it does any of agentloop's work.`
       : ''
   }
-- agentloop adds ${extraUs(r, 'plainEvents')} µs a turn to that floor with one write per reply
+${m ? `- The machines alone, with an in-process model that answers at once (no HTTP, no serialising; the same
+  conversation and tool; [bench/machineTurn.ts](bench/machineTurn.ts), CPU of the process, ${m.rounds} interleaved rounds):
+  agentloop's turn takes **${fmt(m.agentloopUs, 0)} µs**, the smallest XState loop's ${fmt(m.minimalUs, 0)} µs
+  (${fmt(m.ratio)} ×). agentloop's machine does more in a turn (a tool starts while the reply streams, so
+  \`TOOL_USE_READY\` and \`TOOL_STARTED\` are events of their own; every step is announced; the reply is checked before
+  it joins the history), and XState's own work (macrosteps, snapshots, actor start and stop) is most of a profile of
+  it. A profile found the context in V8's dictionary mode: XState copies it with \`Object.assign\` at every
+  \`assign\`, and with 22 fields V8 kept the copies as hash tables (about 8 µs a copy); grouped into 16 fields the
+  machine's turn took half the time (test/machine/fastContext.test.ts keeps it so).
+` : ''}- agentloop adds ${extraUs(r, 'plainEvents')} µs a turn to that floor with one write per reply
   (${extraUs(e, 'plainEvents')} µs with one per event): the machine's steps, the tool runner, the
   history check (${fmt(o.historyCheckUsPerTurn, 1)} µs a turn on average over this conversation), the
   cache breakpoints. ${split(r)} (the machine's handling of \`TOOL_USE_READY\` and the start of the

@@ -15,7 +15,11 @@ interface Context {
 }
 
 export async function xstateLoop(prompt: string, options: PlainLoopOptions): Promise<PlainLoopResult> {
-  const step = plainLoopStep(options);
+  return xstateLoopWith(prompt, plainLoopStep(options));
+}
+
+/** The same machine around any model call and tool runner (bench/machineTurn.ts gives it in-process ones). */
+export async function xstateLoopWith(prompt: string, step: Pick<ReturnType<typeof plainLoopStep>, 'call' | 'runTools'>): Promise<PlainLoopResult> {
   const machine = setup({
     types: { context: {} as Context },
     actors: {

@@ -89,7 +89,7 @@ export function describeError(run: RunResult): string {
     case 'prompt_too_long':
       return `The conversation is too long for the model (${api}${error?.message ?? ''}).`;
     case 'model_error':
-      return `The model call failed${context.retryAttempt > 1 ? ` after ${context.retryAttempt} attempts` : ''}: ${api}${error?.message ?? ''}`;
+      return `The model call failed${context.recovery.retryAttempt > 1 ? ` after ${context.recovery.retryAttempt} attempts` : ''}: ${api}${error?.message ?? ''}`;
     case 'tool_runner_error':
       return `The tool runner failed: ${error?.message ?? ''}`;
     case 'max_turns':

@@ -24,7 +24,7 @@ export class RuleError extends Error {
  */
 export async function permissionGate(options: { allowedTools?: string[]; disallowedTools?: string[] }): Promise<PermissionGate | undefined> {
   if (!options.allowedTools?.length && !options.disallowedTools?.length) return undefined;
-  const { decidePermission, parseRules, preparePermissions } = await import('../tools/bash/permissions.js');
+  const { decideSoon, parseRules, preparePermissions } = await import('../tools/bash/permissions.js');
   const parse = (flag: string, texts: string[] | undefined) => {
     try {
       return parseRules(texts ?? []);
@@ -33,17 +33,16 @@ export async function permissionGate(options: { allowedTools?: string[]; disallo
     }
   };
   const rules = { allow: parse('--allowedTools', options.allowedTools), deny: parse('--disallowedTools', options.disallowedTools) };
-  // The parser the rules split commands with loads beside the first request, not before it; a call waits for it
-  // (a parser that cannot load makes the hook throw, which denies the call).
-  const ready = preparePermissions();
-  ready.catch(() => undefined);
+  // The parser the rules split commands with loads beside the first request, not before it. A call of another tool or a
+  // command of plain words is judged at once (the same rules, read without the parser: tools/bash/shell/reader.ts);
+  // any other command waits for the parser (a parser that cannot load makes the hook throw, which denies the call).
+  preparePermissions().catch(() => undefined);
   const denials: PermissionDenial[] = [];
   return {
     denials,
     hooks: {
       beforeToolCall: async ({ block }) => {
-        await ready;
-        const decision = decidePermission(block.name, block.input, rules);
+        const decision = await decideSoon(block.name, block.input, rules);
         if (decision.allowed) return undefined;
         denials.push({ tool_name: block.name, tool_use_id: block.id, tool_input: block.input });
         return { action: 'deny', reason: decision.message };

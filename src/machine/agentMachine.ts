@@ -6,7 +6,7 @@ import { INTERRUPTED_BY_USER, NO_RESULT, RUNNER_FAILED } from '../core/prompts.j
 import type { ExitReason } from '../core/run.js';
 import { toRunError } from '../core/run.js';
 import { toolUseProblem } from '../history/validate.js';
-import { buildRequest, initialContext, type AgentContext, type AgentInput } from './context.js';
+import { buildRequest, freshTurn, initialContext, type AgentContext, type AgentInput } from './context.js';
 import type { AgentEvent, ToolRunnerCommand } from './events.js';
 import { nextTransitionReason, overBudget } from './rules.js';
 import {
@@ -62,20 +62,20 @@ export const agentMachine = setup({
     runTools: fromCallback<ToolRunnerCommand>(() => notProvided('runTools')),
   },
   delays: {
-    retryDelay: ({ context }) => context.retryDelayMs,
+    retryDelay: ({ context }) => context.recovery.retryDelayMs,
   },
   guards: {
     needsFollowUp: ({ context }) => context.needsFollowUp,
     isRefusal: ({ context }) => context.stopReason === 'refusal',
-    needsContinuation: ({ context }) => context.continuation !== null,
+    needsContinuation: ({ context }) => context.turn.continuation !== null,
     isCutByMaxTokens: ({ context }) => context.stopReason === 'max_tokens',
     isPromptTooLong: ({ context }) => context.error?.kind === 'prompt_too_long',
-    canRetry: ({ context }) => context.error?.retryable === true && context.retryAttempt <= context.config.maxRetries,
+    canRetry: ({ context }) => context.error?.retryable === true && context.recovery.retryAttempt <= context.config.maxRetries,
     reachedMaxTurns: ({ context }) => context.turnCount >= context.config.maxTurns,
     reachedBudget: ({ context }) => overBudget(context.costUsd, context.config.maxBudgetUsd),
     /** A tool_use from the stream that may join the history (so it may run). */
     isUsableToolUse: ({ context }, params: { block: ToolUseBlock }) =>
-      !context.streamedToolUseIds.includes(params.block.id) && toolUseProblem(params.block, context.toolUseIds) === undefined,
+      !context.turn.streamedToolUseIds.includes(params.block.id) && toolUseProblem(params.block, context.toolUseIds) === undefined,
     isInvalidReply: ({ context }, params: { reply: ModelReply }) => problemsOfReply(context, params.reply).length > 0,
   },
   actions: {
@@ -88,29 +88,30 @@ export const agentMachine = setup({
       exitReason: context.exitReason,
     })),
     decide: emit((_, params: { state: ChoiceState; guard: string; target: string }) => ({ type: 'decision' as const, ...params })),
-    startTurn: assign({ needsFollowUp: false, toolUses: [], streamedToolUseIds: [], startedToolIds: [], toolResults: {}, continuation: null }),
+    startTurn: assign(() => ({ needsFollowUp: false, turn: freshTurn() })),
     /** A complete tool_use in the stream: a follow-up is needed, and the runner may start it now. */
     acceptToolUse: enqueueActions(({ context, enqueue }, params: { block: ToolUseBlock }) => {
-      enqueue.assign({ needsFollowUp: true, streamedToolUseIds: [...context.streamedToolUseIds, params.block.id] });
+      enqueue.assign({ needsFollowUp: true, turn: { ...context.turn, streamedToolUseIds: [...context.turn.streamedToolUseIds, params.block.id] } });
       enqueue.emit({ type: 'tool_use', turnCount: context.turnCount, block: params.block });
       enqueue.sendTo('tools', { type: 'SUBMIT', block: params.block } satisfies ToolRunnerCommand);
     }),
-    finishToolUses: sendTo('tools', ({ context }) => ({ type: 'FINISH', blocks: context.toolUses }) satisfies ToolRunnerCommand),
-    // Not to a runner that crashed (its error is what ends the turn then).
-    cancelTools: enqueueActions(({ enqueue, self }) => {
-      if (self.getSnapshot().children.tools?.getSnapshot().status === 'active') {
+    finishToolUses: sendTo('tools', ({ context }) => ({ type: 'FINISH', blocks: context.turn.toolUses }) satisfies ToolRunnerCommand),
+    // Not after TOOLS_DONE (nothing of the turn runs then, and the runner has let the turn go), nor
+    // to a runner that crashed (its error is what ends the turn then).
+    cancelTools: enqueueActions(({ enqueue, event, self }) => {
+      if (event.type !== 'TOOLS_DONE' && self.getSnapshot().children.tools?.getSnapshot().status === 'active') {
         enqueue.sendTo('tools', { type: 'CANCEL' } satisfies ToolRunnerCommand);
       }
     }),
     recordToolStarted: enqueueActions(({ context, enqueue }, params: { block: ToolUseBlock }) => {
-      enqueue.assign({ startedToolIds: [...context.startedToolIds, params.block.id] });
+      enqueue.assign({ turn: { ...context.turn, startedToolIds: [...context.turn.startedToolIds, params.block.id] } });
       enqueue.emit({ type: 'tool_start', block: params.block });
     }),
     recordToolResult: enqueueActions(
       ({ context, enqueue }, params: { done: { block: ToolUseBlock; result: ToolResultBlockParam } | undefined }) => {
         if (!params.done) return;
         const { block, result } = params.done;
-        enqueue.assign({ toolResults: { ...context.toolResults, [block.id]: result } });
+        enqueue.assign({ turn: { ...context.turn, toolResults: { ...context.turn.toolResults, [block.id]: result } } });
         enqueue.emit({ type: 'tool_result', block, result });
       },
     ),
@@ -143,21 +144,21 @@ export const agentMachine = setup({
     announceRetry: emit(({ context }) => ({
       type: 'retry' as const,
       turnCount: context.turnCount,
-      attempt: context.retryAttempt,
-      delayMs: context.retryDelayMs,
+      attempt: context.recovery.retryAttempt,
+      delayMs: context.recovery.retryDelayMs,
       error: context.error ?? toRunError('unknown error'),
       model: context.model,
     })),
     recordToolRunnerError: assign((_, params: { error: unknown }) => ({ error: toRunError(params.error) })),
     appendResults: enqueueActions(({ context, enqueue }) =>
-      applyWrite(enqueue, context, (c) => resultsUpdate(c, NO_RESULT), context.toolUses.length > 0 ? 'tools' : 'continuation'),
+      applyWrite(enqueue, context, (c) => resultsUpdate(c, NO_RESULT), context.turn.toolUses.length > 0 ? 'tools' : 'continuation'),
     ),
     answerOpenToolUses: enqueueActions(({ context, enqueue }, params: { reason: string }) =>
       applyWrite(enqueue, context, (c) => openToolUsesUpdate(c, params.reason), 'interrupted'),
     ),
     startNextTurn: assign({
       turnCount: ({ context }) => context.turnCount + 1,
-      transitionReason: ({ context }) => nextTransitionReason(context.toolUses.length > 0, context.continuation),
+      transitionReason: ({ context }) => nextTransitionReason(context.turn.toolUses.length > 0, context.turn.continuation),
     }),
     markRetry: assign({ transitionReason: 'retry' }),
     exit: assign((_, reason: ExitReason) => ({ exitReason: reason, transitionReason: null })),

@@ -7,6 +7,12 @@ import type { Usage } from '../core/usage.js';
 import type { Continuation } from './rules.js';
 import { zeroUsage } from '../core/usage.js';
 
+/**
+ * The loop's state. It has few top-level fields on purpose: XState copies it with `Object.assign` at every
+ * `assign`, and V8 keeps an object built that way with more than ~18 properties in slow
+ * (dictionary) mode, which made every copy ~8 µs and every read slower (BENCHMARKS.md, section 1).
+ * test/machine/fastContext.test.ts checks that the machine's contexts stay fast.
+ */
 export interface AgentContext {
   /** The model's whole working memory: sent in full with every call. */
   messages: MessageParam[];
@@ -32,6 +38,19 @@ export interface AgentContext {
    * the reply). The guard that sends the loop to `executingTools` reads it, not `stop_reason`.
    */
   needsFollowUp: boolean;
+  /** Every tool_use id in `messages`: an append-only set, like `messages` an append-only log. */
+  toolUseIds: Set<string>;
+  /** What the current turn has seen and started: reset when a turn begins. */
+  turn: TurnState;
+  /** Counters of the loop's recoveries: retries of a failed call, continuations after max_tokens. */
+  recovery: RecoveryState;
+  error: RunError | null;
+  /** The run's randomness (retry jitter) is derived from this seed (machine/rules.ts). */
+  seed: number;
+}
+
+/** What one turn has seen and started. */
+export interface TurnState {
   /** Complete tool_use blocks of the latest reply. */
   toolUses: ToolUseBlock[];
   /** Ids of the tool_use blocks handed to the tool runner while this turn's reply streamed. */
@@ -40,18 +59,22 @@ export interface AgentContext {
   startedToolIds: string[];
   /** Results of this turn's tools as they arrive, by tool_use id. */
   toolResults: Record<string, ToolResultBlockParam>;
-  /** Every tool_use id in `messages`: an append-only set, like `messages` an append-only log. */
-  toolUseIds: Set<string>;
   /** What the next call needs besides tool results. */
   continuation: Continuation;
-  /** Replies cut by max_tokens in a row. */
-  maxTokensStreak: number;
+}
+
+export interface RecoveryState {
   /** Failed attempts of the current model call. */
   retryAttempt: number;
+  /** The wait before the next attempt. */
   retryDelayMs: number;
-  error: RunError | null;
-  /** The run's randomness (retry jitter) is derived from this seed (machine/rules.ts). */
-  seed: number;
+  /** Replies cut by max_tokens in a row. */
+  maxTokensStreak: number;
+}
+
+/** A turn before anything has happened in it. */
+export function freshTurn(): TurnState {
+  return { toolUses: [], streamedToolUseIds: [], startedToolIds: [], toolResults: {}, continuation: null };
 }
 
 export interface AgentInput {
@@ -80,15 +103,9 @@ export function initialContext(input: AgentInput): AgentContext {
     turnUsage: [],
     costUsd: 0,
     needsFollowUp: false,
-    toolUses: [],
-    streamedToolUseIds: [],
-    startedToolIds: [],
-    toolResults: {},
     toolUseIds: new Set(messages.flatMap(toolUseIdsOf)),
-    continuation: null,
-    maxTokensStreak: 0,
-    retryAttempt: 0,
-    retryDelayMs: 0,
+    turn: freshTurn(),
+    recovery: { retryAttempt: 0, retryDelayMs: 0, maxTokensStreak: 0 },
     error: null,
     seed: input.seed ?? 0,
   };

@@ -32,16 +32,14 @@ export function replyUpdate(context: AgentContext, reply: ModelReply): ContextUp
   const toolUses = toolUsesOf(reply.content);
   for (const use of toolUses) context.toolUseIds.add(use.id);
   context.turnUsage.push(reply.usage);
-  const { continuation, streak } = continuationAfter(reply.stopReason, context.maxTokensStreak, context.config.maxTokensContinuations);
+  const { continuation, streak } = continuationAfter(reply.stopReason, context.recovery.maxTokensStreak, context.config.maxTokensContinuations);
   return {
     stopReason: reply.stopReason,
     usage: addUsage(context.usage, reply.usage),
     costUsd: context.costUsd + costOf(reply.usage, reply.model ?? context.model),
-    toolUses,
+    turn: { ...context.turn, toolUses, continuation },
     needsFollowUp: context.needsFollowUp || toolUses.length > 0,
-    maxTokensStreak: streak,
-    continuation,
-    retryAttempt: 0,
+    recovery: { retryAttempt: 0, retryDelayMs: context.recovery.retryDelayMs, maxTokensStreak: streak },
     error: null,
   };
 }
@@ -55,16 +53,19 @@ export function invalidReplyError(problems: readonly string[]): ModelError {
 
 /** A failed model call: whether and when to try again, and with which model. */
 export function errorUpdate(context: AgentContext, error: unknown): ContextUpdate {
-  const attempt = context.retryAttempt + 1;
+  const attempt = context.recovery.retryAttempt + 1;
   const modelError = isModelError(error) ? error : undefined;
   const retryable =
     modelError !== undefined &&
-    canRetryAfter({ retryable: modelError.retryable, midStream: modelError.details.midStream === true }, context.startedToolIds.length);
+    canRetryAfter({ retryable: modelError.retryable, midStream: modelError.details.midStream === true }, context.turn.startedToolIds.length);
   const random = seededRandom(context.seed, context.turnCount, attempt);
   return {
     error: toRunError(error, retryable),
-    retryAttempt: attempt,
-    retryDelayMs: retryable ? retryDelayMs(attempt, context.config, modelError?.details.retryAfterMs, random) : 0,
+    recovery: {
+      ...context.recovery,
+      retryAttempt: attempt,
+      retryDelayMs: retryable ? retryDelayMs(attempt, context.config, modelError?.details.retryAfterMs, random) : 0,
+    },
     model: modelError ? modelAfterError(context.model, modelError.kind, context.config.fallbackModel) : context.model,
   };
 }
@@ -73,8 +74,8 @@ export function errorUpdate(context: AgentContext, error: unknown): ContextUpdat
 export function resultsUpdate(context: AgentContext, missingReason: string): ContextUpdate {
   return {
     messages: pushUser(context.messages, [
-      ...completeResults(context.toolUses, context.toolResults, missingReason),
-      ...(context.continuation === 'max_tokens' ? [{ type: 'text' as const, text: CONTINUE_AFTER_MAX_TOKENS }] : []),
+      ...completeResults(context.turn.toolUses, context.turn.toolResults, missingReason),
+      ...(context.turn.continuation === 'max_tokens' ? [{ type: 'text' as const, text: CONTINUE_AFTER_MAX_TOKENS }] : []),
     ]),
   };
 }
@@ -82,6 +83,7 @@ export function resultsUpdate(context: AgentContext, missingReason: string): Con
 /** Answers every tool_use of the latest reply that has no result yet, so the history stays valid. */
 export function openToolUsesUpdate(context: AgentContext, reason: string): ContextUpdate {
   const last = context.messages[context.messages.length - 1];
-  if (context.toolUses.length === 0 || last?.role !== 'assistant') return {};
-  return { messages: pushUser(context.messages, completeResults(context.toolUses, context.toolResults, reason)) };
+  const { toolUses, toolResults } = context.turn;
+  if (toolUses.length === 0 || last?.role !== 'assistant') return {};
+  return { messages: pushUser(context.messages, completeResults(toolUses, toolResults, reason)) };
 }

@@ -65,7 +65,7 @@ async function runDemo(mistake: Mistake, machine: AgentMachine | undefined, opti
     cwd: options.cwd,
     session: { home: options.home },
     ...(machine ? { machine } : {}),
-    ...(mistake.demo.maxTurns !== undefined ? { maxTurns: mistake.demo.maxTurns } : {}),
+    ...(mistake.demo?.maxTurns !== undefined ? { maxTurns: mistake.demo.maxTurns } : {}),
     onEvent: (event) => {
       if (event.type === 'request') requests.push({ turnCount: event.turnCount, messages: structuredClone(event.body.messages.slice(0, event.messageCount)) });
       if (event.type === 'tool_start') commands.push(String((event.block.input as { command?: unknown }).command));

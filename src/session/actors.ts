@@ -70,7 +70,7 @@ export function modelActor(
 
 /**
  * The tool runner as an XState actor: one for the whole run, with an executor per turn. `CANCEL`
- * (sent when a turn is left) stops that turn's tools; stopping the actor stops them too.
+ * (sent when a turn is left before its tools are done) stops that turn's tools; stopping the actor stops them too.
  */
 export function toolRunnerActor(tools: readonly Tool[], cwd: string, options: Pick<AgentActorsOptions, 'maxConcurrency' | 'hooks'> = {}) {
   const byName = new Map(tools.map((t) => [t.name, t]));
@@ -88,6 +88,8 @@ export function toolRunnerActor(tools: readonly Tool[], cwd: string, options: Pi
       onAllDone: () => {
         const event: AgentEvent = last ? { type: 'TOOLS_DONE', last } : { type: 'TOOLS_DONE' };
         last = undefined;
+        // The turn's tools are all done: the next turn gets an executor of its own (no CANCEL comes).
+        executor = undefined;
         send(event);
       },
     };

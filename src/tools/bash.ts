@@ -4,16 +4,13 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import { constants } from 'node:os';
-import { commandEnv } from './bash/env.js';
-import { findDanger } from './bash/guard.js';
-import { loadShellParser, loadedShellParser, type TsParser } from './bash/shell/load.js';
-import { parseScript } from './bash/shell/parse.js';
-import { plainWordsScript } from './bash/shell/plain.js';
-import { findInteractive } from './bash/interactive.js';
+import { CommandEnvironment } from './bash/env.js';
+import { isSafeAlongside, refusal } from './bash/judge.js';
+import { loadShellParser } from './bash/shell/load.js';
+import { checkNow, checkSoon } from './bash/shell/reader.js';
 import { OutputCollector, type CollectedOutput } from './bash/output.js';
 import type { RunEnding } from './bash/process.js';
-import { isReadOnlyCommand, isReadOnlyScript } from './bash/readOnly.js';
-import { redact, secretValues } from './bash/secrets.js';
+import { redact } from './bash/secrets.js';
 import { commandArgv, prepareArgv } from './bash/argv.js';
 import { requireBwrap } from './bash/sandbox.js';
 import { SpillSpace } from './bash/spill.js';
@@ -85,6 +82,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
   }
   const bwrap = options.sandbox === true ? requireBwrap((options.env ?? process.env).PATH) : null;
   const spill = new SpillSpace(options.outputDir, settings.maxOutputDirBytes);
+  const environment = new CommandEnvironment(options.allowEnv);
 
   return defineTool({
     name: 'bash',
@@ -98,31 +96,28 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         }),
       ),
     }),
-    // Until the shell parser has loaded (in `prepare`, or at the first command) only a line of
-    // plain words (`sleep 1; ls -la`) can be judged safe.
-    isConcurrencySafe: ({ command }) => {
-      const parser = loadedShellParser();
-      if (parser !== null) return findDanger(parser, command) === null && isReadOnlyCommand(parser, command);
-      loadShellParser().catch(() => undefined);
-      const plain = plainWordsScript(command);
-      return plain !== null && isReadOnlyScript(plain);
-    },
+    // Until the shell parser has loaded (in `prepare`, or at the first command) only a line of plain words
+    // (`sleep 1; ls -la`) can be judged; it is judged by the same rules (shell/reader.ts).
+    isConcurrencySafe: ({ command }) => checkNow((read) => isSafeAlongside(read, command))?.value ?? false,
     prepare() {
-      // The parser, and one check through it, so that the first command's checks run compiled code.
-      loadShellParser().then((parser) => findDanger(parser, 'ls -A') === null && isReadOnlyCommand(parser, 'ls -A'), () => undefined);
+      // The parser, and one check through each reader, so that the first command's checks run compiled code.
+      checkNow((read) => isSafeAlongside(read, 'ls -A'));
+      loadShellParser().then(() => checkNow((read) => isSafeAlongside(read, 'ls -A')), () => undefined);
+      // The FIFOs do not wait for execa: its import (tens of ms in a fresh process) is the longest of these.
+      import('./bash/pipe.js').then((pipe) => pipe.prepareFifos(), () => undefined);
       loadRunner().then((processes) => processes.prepareProcesses(), () => undefined);
       prepareArgv({ sandbox: bwrap, contain: options.contain !== false, pathVar: (options.env ?? process.env).PATH });
     },
     async run(parsed, context) {
       if (parsed.command.trim() === '') return { isError: true, content: 'Invalid input for bash: "command" is empty.' };
-      const parser = await shellParser();
-      if (typeof parser === 'string') return { isError: true, content: `The command was not run: ${parser}` };
-      const danger = findDanger(parser, parsed.command);
-      if (danger !== null) {
-        return { isError: true, content: `Dangerous command blocked: ${danger}. The command was not run.` };
+      let refused: string | null;
+      try {
+        refused = await checkSoon((read) => refusal(read, parsed.command));
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        return { isError: true, content: `The command was not run: the shell parser (tree-sitter-bash) did not load: ${why}` };
       }
-      const interactive = findInteractive(parseScript(parser, parsed.command));
-      if (interactive !== null) return { isError: true, content: interactiveMessage(interactive) };
+      if (refused !== null) return { isError: true, content: refused };
       // Without the sandbox the working directory is only checked when the spawn fails: a stat
       // before each command would cost a round trip to the thread pool.
       if (bwrap !== null && !(await isDirectory(context.cwd))) return noDirectory(context.cwd);
@@ -145,18 +140,19 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         view: { env: base, ...(options.hide ? { hide: options.hide } : {}), reveal: revealed(spill) },
       });
       const { runInProcessGroup } = await loadRunner();
+      // Read at each call: the caller may load more variables (a .env file) after creating the tool.
+      const { env, secrets } = environment.read(base, options.secrets);
       const ending = await runInProcessGroup({
         argv,
         cwd,
-        // Read at each call: the caller may load more variables (a .env file) after creating the tool.
-        env: commandEnv(base, options.allowEnv),
+        env,
         timeoutMs,
         signal: context.signal,
         onData: (chunk) => output.write(chunk),
       });
       if (ending.kind === 'spawn-error' && !(await isDirectory(cwd))) return noDirectory(context.cwd);
       const result = formatResult(output.finish(), ending, timeoutMs);
-      return { ...result, content: redact(result.content, secretValues(base, options.secrets)) };
+      return { ...result, content: redact(result.content, secrets) };
     },
   });
 }
@@ -172,15 +168,6 @@ let runner: Promise<typeof import('./bash/process.js')> | undefined;
 function loadRunner(): Promise<typeof import('./bash/process.js')> {
   runner ??= import('./bash/process.js');
   return runner;
-}
-
-/** The bash parser the guard reads commands with, or why it did not load. */
-async function shellParser(): Promise<TsParser | string> {
-  try {
-    return await loadShellParser();
-  } catch (error) {
-    return `the shell parser (tree-sitter-bash) did not load: ${error instanceof Error ? error.message : String(error)}`;
-  }
 }
 
 function formatResult(out: CollectedOutput, ending: RunEnding, timeoutMs: number): ToolOutput {
@@ -239,14 +226,6 @@ function revealed(spill: SpillSpace): string[] {
 
 function noDirectory(cwd: string): ToolOutput {
   return { isError: true, content: `The working directory ${cwd} does not exist or is not a directory.` };
-}
-
-function interactiveMessage(name: string): string {
-  return (
-    `${name} is interactive and needs a terminal, which commands run here do not have: it would wait until the timeout. ` +
-    `The command was not run. Edit files with other commands (sed, cat > file <<'EOF', patch), ` +
-    `or script it: ${name} -es -c '%s/old/new/g' -c 'wq' FILE.`
-  );
 }
 
 function describe(cwd: string | undefined, settings: typeof DEFAULTS, sandboxed: boolean): string {

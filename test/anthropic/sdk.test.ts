@@ -1,25 +1,18 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAnthropicModel } from '../../src/anthropic/call.js';
 import { runAgent, type RunAgentOptions } from '../../src/session/run.js';
 import { type RunEvent } from '../../src/core/events.js';
 import { createBashTool } from '../../src/tools/bash.js';
-import { answerFromResults, bashUse, lastToolResults, startCheckedServer } from '../support/agentServer.js';
+import { answerFromResults, bashUse, lastToolResults } from '../support/agentServer.js';
 import type { MessagesServer } from '../support/messagesServer.js';
+import { cliProjectPerTest } from '../support/project.js';
 
 let server: MessagesServer;
 let dir: string;
 
-beforeEach(async () => {
-  server = await startCheckedServer();
-  dir = mkdtempSync(join(tmpdir(), 'agentloop-it-'));
-});
-afterEach(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+cliProjectPerTest('it', (project) => ({ server, dir } = project));
 
 function options(extra: Partial<RunAgentOptions> = {}): RunAgentOptions {
   return {

@@ -1,33 +1,19 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { stripMessages } from '../../src/anthropic/cache.js';
-import { answerFromResults, bashUse, startCheckedServer } from '../support/agentServer.js';
+import { answerFromResults, bashUse } from '../support/agentServer.js';
 import { cliEnv, runCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
+import { cliProjectPerTest } from '../support/project.js';
 import { scratchDir } from '../support/scratch.js';
 
 let server: MessagesServer;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 
-beforeEach(async () => {
-  server = await startCheckedServer();
-  dir = mkdtempSync(join(tmpdir(), 'agentloop-cli-'));
-  writeFileSync(join(dir, 'notes.txt'), 'n');
-  writeFileSync(join(dir, 'main.py'), 'print(1)');
-  env = cliEnv({
-    ANTHROPIC_API_KEY: 'sk-test',
-    ANTHROPIC_BASE_URL: server.url,
-    MODEL_ID: 'claude-test',
-    AGENTLOOP_HOME: join(dir, '.home'),
-  });
-});
-afterEach(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+cliProjectPerTest('cli', (project) => ({ server, dir, env } = project), { apiKey: 'sk-test', files: { 'notes.txt': 'n', 'main.py': 'print(1)' } });
 
 const twoTurn = () => server.enqueue({ content: [bashUse('toolu_1', 'ls')], stop_reason: 'tool_use' }, answerFromResults);
 

@@ -3,19 +3,15 @@
  * piped stdin (as the prompt, as context, never waited on for ever), the system prompt flags reaching the request,
  * model aliases, the budget, the fallback model, --verbose, --include-partial-messages, and bad flags.
  */
-import { spawn } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MODEL_ALIASES } from '../../src/core/models.js';
 import { answerFromResults, bashUse } from '../support/agentServer.js';
-import { CLI, runCli, type CliRun } from '../support/cli.js';
+import { runCli, startCli, type CliRun } from '../support/cli.js';
 import type { RequestBody } from '../support/messagesServer.js';
-import { openCliProject, type CliProject } from '../support/project.js';
+import { cliProjectPerTest, type CliProject } from '../support/project.js';
 
 let project: CliProject;
-beforeEach(async () => {
-  project = await openCliProject('flags', { files: { 'notes.txt': 'n' } });
-});
-afterEach(() => project.close());
+cliProjectPerTest('flags', (p) => (project = p), { files: { 'notes.txt': 'n' } });
 
 const cli = (args: string[], input = '', env: Record<string, string> = {}) =>
   runCli(args, { cwd: project.dir, env: { ...project.env, ...env }, input });
@@ -81,39 +77,28 @@ describe('piped stdin', () => {
     expect(project.server.requests).toHaveLength(0);
   });
 
+  /** `-p PROMPT` with stdin a pipe the test holds open, and a grace period of 0.3 s for it. */
+  const withOpenPipe = (prompt: string) =>
+    startCli(['-p', prompt], { cwd: project.dir, env: { ...project.env, AGENTLOOP_STDIN_WAIT_MS: '300' }, openStdin: true });
+
   it('a pipe left open and silent does not hang a run that has its prompt: it goes on after the grace period', async () => {
     answer();
-    const child = spawn(process.execPath, [CLI, '-p', 'hello'], {
-      cwd: project.dir,
-      env: { ...project.env, AGENTLOOP_STDIN_WAIT_MS: '300' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code, stderr).toBe(0);
-    expect(stdout).toBe('ok\n');
-    expect(stderr).toMatch(/nothing came on stdin within 0\.3 s: going on without it/);
+    const run = await withOpenPipe('hello').done;
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('ok\n');
+    expect(run.stderr).toMatch(/nothing came on stdin within 0\.3 s: going on without it/);
     expect(firstUserText(body())).toBe('hello');
   });
 
   it('a pipe that has started is read to its end, however long past the grace period that takes', async () => {
     answer();
-    const child = spawn(process.execPath, [CLI, '-p', 'review'], {
-      cwd: project.dir,
-      env: { ...project.env, AGENTLOOP_STDIN_WAIT_MS: '300' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-    child.stdin.write('first part\n'); // in the pipe before the CLI reads it: the pipe has started
+    const cli = withOpenPipe('review');
+    cli.child.stdin?.write('first part\n'); // in the pipe before the CLI reads it: the pipe has started
     // The rest comes long after the grace period: it is still read.
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    child.stdin.end('second part\n');
-    expect(await closed, stderr).toBe(0);
+    cli.child.stdin?.end('second part\n');
+    const run = await cli.done;
+    expect(run.code, run.stderr).toBe(0);
     expect(firstUserText(body())).toBe('review\n\n<stdin>\nfirst part\nsecond part\n</stdin>');
   });
 

@@ -4,20 +4,16 @@
  * the json / stream-json result lists the call in permission_denials. The rules' matching itself is pinned in
  * test/tools/permissions.test.ts; here, that the CLI wires it into every run.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { answerFromResults, bashUse, lastToolResults, resultText } from '../support/agentServer.js';
 import { runCli } from '../support/cli.js';
 import type { RequestBody } from '../support/messagesServer.js';
-import { openCliProject, type CliProject } from '../support/project.js';
+import { cliProjectPerTest, type CliProject } from '../support/project.js';
 
 let project: CliProject;
-beforeEach(async () => {
-  project = await openCliProject('permissions');
-  writeFileSync(join(project.dir, 'victim.txt'), 'still here');
-});
-afterEach(() => project.close());
+cliProjectPerTest('permissions', (p) => (project = p), { files: { 'victim.txt': 'still here' } });
 
 const cli = (args: string[], input = '') => runCli(args, { cwd: project.dir, env: project.env, input });
 /** The model asks for `command`, then answers with the tool result it got. */

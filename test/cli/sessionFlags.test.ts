@@ -6,22 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../support/cli.js';
 import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
-import { openCliProject, type CliProject } from '../support/project.js';
+import { cliProjectPerTest, type CliProject } from '../support/project.js';
 
 let project: CliProject;
 let server: MessagesServer;
 
-beforeEach(async () => {
-  project = await openCliProject('sessionflags');
-  server = project.server;
-});
-afterEach(async () => {
-  expect(server.violations).toEqual([]);
-  await project.close();
-});
+cliProjectPerTest('sessionflags', (p) => { project = p; server = p.server; }, { noViolations: true });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const answer = (text: string) => ({ content: [{ type: 'text' as const, text }], stop_reason: 'end_turn' as const });

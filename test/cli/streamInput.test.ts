@@ -4,23 +4,16 @@
  * end of stdin ends the process with the last turn's exit code. The CLI runs as a real process against the local
  * Messages API server, which refuses (and counts) every request whose history is not valid.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../support/cli.js';
 import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
-import { openCliProject, type CliProject } from '../support/project.js';
+import { cliProjectPerTest, type CliProject } from '../support/project.js';
 import { waitFor } from '../session/helpers.js';
 
 let project: CliProject;
 let server: MessagesServer;
 
-beforeEach(async () => {
-  project = await openCliProject('streaminput');
-  server = project.server;
-});
-afterEach(async () => {
-  expect(server.violations).toEqual([]);
-  await project.close();
-});
+cliProjectPerTest('streaminput', (p) => { project = p; server = p.server; }, { noViolations: true });
 
 const STREAM = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json'];
 const answer = (text: string) => ({ content: [{ type: 'text' as const, text }], stop_reason: 'end_turn' as const });

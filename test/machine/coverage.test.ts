@@ -16,7 +16,7 @@ import { drive, echoTool, type DriveOptions } from '../support/drive.js';
 const use = (id: string) => ({ id, name: 'echo', input: { text: id } });
 const overloaded = () => ({ error: new ModelError('overloaded', 'Overloaded', { status: 529 }) });
 const cut: ScriptedReply = { content: [{ type: 'text', text: 'cut' }], stop_reason: 'max_tokens' };
-const abortWhen = (ready: (state: { matches: (v: unknown) => boolean; context: { startedToolIds: string[] } }) => boolean): DriveOptions['onStart'] =>
+const abortWhen = (ready: (state: { matches: (v: unknown) => boolean; context: { turn: { startedToolIds: string[] } } }) => boolean): DriveOptions['onStart'] =>
   (actor) => {
     const sub = actor.subscribe((s) => {
       if (!ready(s as never)) return;
@@ -63,7 +63,7 @@ const scenarios: Record<string, DriveOptions> = {
   'abort while tools run': {
     steps: [reply.toolUse([use('slow')])],
     tools: [echoTool({ delayMs: 5000 })],
-    onStart: abortWhen((s) => s.context.startedToolIds.includes('slow')),
+    onStart: abortWhen((s) => s.context.turn.startedToolIds.includes('slow')),
   },
   'abort while waiting to retry': {
     steps: [overloaded(), reply.text('never')],

@@ -6,9 +6,8 @@ import { agentMachine } from '../../src/machine/agentMachine.js';
 import { reply, scriptedModel, type ScriptedReply } from '../../src/scripted/model.js';
 import { modelActor, toolRunnerActor } from '../../src/session/actors.js';
 import { drive, echoTool, requestProblems } from '../support/drive.js';
+import { cut, paused, SIX_CALLS } from '../support/sixCalls.js';
 
-const cut = (text: string): ScriptedReply => ({ content: [{ type: 'text', text }], stop_reason: 'max_tokens' });
-const paused: ScriptedReply = { content: [{ type: 'text', text: 'searching…' }], stop_reason: 'pause_turn' };
 const overloaded = () => ({ error: new ModelError('overloaded', 'Overloaded', { status: 529, apiType: 'overloaded_error' }) });
 const of = <T extends MachineEvent['type']>(events: MachineEvent[], type: T) =>
   events.filter((e): e is Extract<MachineEvent, { type: T }> => e.type === type);
@@ -18,14 +17,7 @@ describe('the machine announces every step', () => {
     const run = await drive({ steps: [cut('a'), cut('b'), cut('c'), paused, overloaded(), reply.text('done')] });
     expect(run.context.exitReason).toBe('completed');
     const calls = of(run.events, 'transition').filter((e) => e.state === 'callingModel');
-    expect(calls.map((e) => [e.turnCount, e.transitionReason])).toEqual([
-      [1, null],
-      [2, 'max_tokens_continuation'],
-      [3, 'max_tokens_continuation'],
-      [4, 'max_tokens_continuation'],
-      [5, 'pause_turn'],
-      [5, 'retry'],
-    ]);
+    expect(calls.map((e) => [e.turnCount, e.transitionReason])).toEqual(SIX_CALLS);
     expect(run.requests).toHaveLength(calls.length);
     expect(requestProblems(run.requests)).toEqual([]);
   });

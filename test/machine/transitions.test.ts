@@ -95,7 +95,7 @@ describe('the agent machine, driven by a scripted model', () => {
       onStart: (actor) => {
         actor.subscribe((s) => {
           if (s.matches({ turn: 'callingModel' }) && s.context.turnCount === 1) seenWhileStreaming.push(s.context.needsFollowUp);
-          if (s.context.startedToolIds.includes('t1')) finishStream();
+          if (s.context.turn.startedToolIds.includes('t1')) finishStream();
         });
       },
     });
@@ -208,7 +208,7 @@ describe('the agent machine, driven by a scripted model', () => {
     expect(run.context.exitReason).toBe('completed');
     expect(run.states).toEqual(['callingModel', 'waitingToRetry', 'callingModel', 'waitingToRetry', 'callingModel', 'done']);
     expect(run.context.turnCount).toBe(1);
-    expect(run.context.retryAttempt).toBe(0);
+    expect(run.context.recovery.retryAttempt).toBe(0);
     expect(run.requests).toHaveLength(3);
   });
 
@@ -250,7 +250,7 @@ describe('the agent machine, driven by a scripted model', () => {
     });
     const run = await drive({ steps: [], tools, machine });
     expect(run.finalState).toBe('failed');
-    expect(run.context.startedToolIds).toEqual(['t1']);
+    expect(run.context.turn.startedToolIds).toEqual(['t1']);
     expect(run.context.messages).toEqual([{ role: 'user', content: 'go' }]);
   });
 
@@ -278,7 +278,7 @@ describe('the agent machine, driven by a scripted model', () => {
       tools: [echoTool({ name: 'fast', safe: true }), echoTool({ delayMs: 5000 })],
       onStart: (actor) => {
         const sub = actor.subscribe((s) => {
-          if (s.context.startedToolIds.includes('slow')) {
+          if (s.context.turn.startedToolIds.includes('slow')) {
             sub.unsubscribe();
             actor.send({ type: 'ABORT' });
           }

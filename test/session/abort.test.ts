@@ -1,28 +1,21 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
 import { createAnthropicModel } from '../../src/anthropic/call.js';
 import { runAgent, type RunAgentOptions } from '../../src/session/run.js';
 import { type RunEvent } from '../../src/core/events.js';
 import { createBashTool } from '../../src/tools/bash.js';
-import { answerFromResults, bashUse, lastToolResults, startCheckedServer } from '../support/agentServer.js';
-import { cliEnv, startCli } from '../support/cli.js';
+import { answerFromResults, bashUse, lastToolResults } from '../support/agentServer.js';
+import { startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
+import { cliProjectPerTest } from '../support/project.js';
 
 let server: MessagesServer;
 let dir: string;
 
-beforeEach(async () => {
-  server = await startCheckedServer();
-  dir = mkdtempSync(join(tmpdir(), 'agentloop-abort-'));
-});
-afterEach(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+let env: NodeJS.ProcessEnv;
+
+cliProjectPerTest('abort', (project) => ({ server, dir, env } = project));
 
 /** A sleep whose command line is unique to this test, so `pgrep -f` finds only ours. */
 const uniqueSleep = () => `sleep 30.${Math.floor(Math.random() * 1e6)}`;
@@ -121,7 +114,6 @@ describe('abort', () => {
   ] as const)('-p ends on %s with exit code %i, the tool’s process group killed', async (signal, code) => {
     const sleep = uniqueSleep();
     server.enqueue({ content: [bashUse('s', sleep)], stop_reason: 'tool_use' });
-    const env = cliEnv({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'm', AGENTLOOP_HOME: join(dir, '.home') });
     const cli = startCli(['-p', 'sleep', '--output-format', 'json'], { cwd: dir, env, input: '' });
     for (let i = 0; i < 200 && processesMatching(sleep) === ''; i++) await new Promise((r) => setTimeout(r, 25));
     expect(processesMatching(sleep)).not.toBe('');
@@ -138,7 +130,6 @@ describe('abort', () => {
       { content: [bashUse('s', sleep)], stop_reason: 'tool_use' },
       { content: [{ type: 'text', text: 'still here' }], stop_reason: 'end_turn' },
     );
-    const env = cliEnv({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'm', AGENTLOOP_HOME: join(dir, '.home') });
     const cli = startCli([], { cwd: dir, env });
     cli.child.stdin?.write('first question\n');
     for (let i = 0; i < 200 && processesMatching(sleep) === ''; i++) await new Promise((r) => setTimeout(r, 25));
@@ -161,7 +152,6 @@ describe('abort', () => {
   });
 
   it('a second Ctrl-C at an idle REPL prompt quits', async () => {
-    const env = cliEnv({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'm', AGENTLOOP_HOME: join(dir, '.home') });
     const cli = startCli([], { cwd: dir, env });
     for (let i = 0; i < 200 && !cli.output().stdout.includes('agentloop >> '); i++) await new Promise((r) => setTimeout(r, 25));
     cli.child.kill('SIGINT');

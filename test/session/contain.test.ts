@@ -6,12 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openCliProject, type CliProject } from '../support/project.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cliProjectPerTest } from '../support/project.js';
+import { describe, expect, it } from 'vitest';
 import { lastToolResults, resultText } from '../support/agentServer.js';
 import { runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
-import { processes } from '../support/processes.js';
+import { killMarked, liveWithMarker } from '../support/processes.js';
 import { transcripts, waitFor } from './helpers.js';
 
 const API_KEY = `sk-ant-api03-${randomUUID().replaceAll('-', '')}${randomUUID().replaceAll('-', '')}-AA`;
@@ -21,25 +21,14 @@ let dir: string;
 let env: NodeJS.ProcessEnv;
 let marker: string;
 
-let project: CliProject;
-
-beforeEach(async () => {
-  project = await openCliProject('contain', { apiKey: API_KEY });
-  ({ server, dir, env } = project);
-  marker = `m${randomUUID().slice(0, 8)}`;
-});
-afterEach(async () => {
-  for (const p of live(marker)) {
-    try {
-      process.kill(p.pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-  await project.close();
-});
-
-const live = (m: string) => processes().filter((p) => p.cmdline.includes(m) && p.state !== 'Z');
+cliProjectPerTest(
+  'contain',
+  (project) => {
+    ({ server, dir, env } = project);
+    marker = `m${randomUUID().slice(0, 8)}`;
+  },
+  { apiKey: API_KEY, beforeClose: () => killMarked(marker) },
+);
 
 describe.each([['without --sandbox', []], ['with --sandbox', ['--sandbox']]])('kill -9 of the agent %s', (_mode, flags) => {
   it('kills every process of the running tool, and its side effects never happen', async () => {
@@ -53,12 +42,12 @@ describe.each([['without --sandbox', []], ['with --sandbox', ['--sandbox']]])('k
     });
     const run = startCli(['-p', 'go', ...flags], { cwd: dir, env });
     await waitFor('the command to start', () => existsSync(join(dir, 'started')), 20_000);
-    expect(live(marker).length).toBeGreaterThan(0);
+    expect(liveWithMarker(marker).length).toBeGreaterThan(0);
     run.child.kill('SIGKILL');
     expect((await run.done).signal).toBe('SIGKILL');
 
-    await waitFor('the tool processes to go', () => live(marker).length === 0, 3000).catch(() => undefined);
-    expect(live(marker).map((p) => p.cmdline)).toEqual([]);
+    await waitFor('the tool processes to go', () => liveWithMarker(marker).length === 0, 3000).catch(() => undefined);
+    expect(liveWithMarker(marker).map((p) => p.cmdline)).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 2000)); // past the 1.5 s of the side effects
     for (const file of ['late-child', 'late-setsid', 'late-fork']) expect(existsSync(join(dir, file)), file).toBe(false);
   });

@@ -14,16 +14,8 @@ import { buildTimeline } from '../../src/view/timeline.js';
 import { startCheckedServer } from '../support/agentServer.js';
 import { cliEnv, runCli, type CliRun } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
+import { cut, paused, SIX_CALLS } from '../support/sixCalls.js';
 
-const cut = (text: string) => ({ content: [{ type: 'text' as const, text }], stop_reason: 'max_tokens' as const });
-const CALLS = [
-  [1, null],
-  [2, 'max_tokens_continuation'],
-  [3, 'max_tokens_continuation'],
-  [4, 'max_tokens_continuation'],
-  [5, 'pause_turn'],
-  [5, 'retry'],
-];
 
 let server: MessagesServer;
 let dir: string;
@@ -38,7 +30,7 @@ beforeAll(async () => {
     cut('part one'),
     cut('part two'),
     cut('part three'),
-    { content: [{ type: 'text', text: 'searching' }], stop_reason: 'pause_turn' },
+    paused,
     { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' }, headers: { 'retry-after-ms': '5' } },
     { content: [{ type: 'text', text: 'the end' }], stop_reason: 'end_turn' },
   );
@@ -60,7 +52,7 @@ describe('six model calls: three continuations, a pause_turn and a retry', () =>
   it('stream-json: one transition into callingModel per model call, with its transitionReason', () => {
     const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     const calls = lines.filter((l) => l.type === 'transition' && l.state === 'callingModel');
-    expect(calls.map((l) => [l.turnCount, l.transitionReason])).toEqual(CALLS);
+    expect(calls.map((l) => [l.turnCount, l.transitionReason])).toEqual(SIX_CALLS);
     expect(lines.filter((l) => l.type === 'request')).toHaveLength(6);
   });
 
@@ -68,12 +60,12 @@ describe('six model calls: three continuations, a pause_turn and a retry', () =>
     const result = JSON.parse(run.stdout.trim().split('\n').at(-1) as string) as { session_id: string };
     const { records } = readTranscript(findSession(home, result.session_id));
     const calls = records.filter((r) => r.type === 'transition' && r.state === 'callingModel');
-    expect(calls.map((r) => r.type === 'transition' && [r.turnCount, r.transitionReason])).toEqual(CALLS);
+    expect(calls.map((r) => r.type === 'transition' && [r.turnCount, r.transitionReason])).toEqual(SIX_CALLS);
     expect(records.filter((r) => r.type === 'request')).toHaveLength(6);
 
     const timeline = buildTimeline(records, graphOf(agentMachine));
     const steps = timeline.steps.map((s, i) => ({ ...s, i })).filter((s) => s.state === 'callingModel');
-    expect(steps.map((s) => [s.turnCount, s.transitionReason])).toEqual(CALLS);
+    expect(steps.map((s) => [s.turnCount, s.transitionReason])).toEqual(SIX_CALLS);
     // Each model call's step holds its own request, so every turn's request can be viewed.
     expect(steps.map((s) => timeline.requests.filter((r) => r.step === s.i).length)).toEqual([1, 1, 1, 1, 1, 1]);
     const waiting = timeline.steps.find((s) => s.state === 'waitingToRetry');

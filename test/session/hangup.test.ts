@@ -3,17 +3,15 @@
  * the tools killed, the transcript closed with its `result` record; the session resumes.
  * The CLI as a real process against the local Messages API server, one-shot and REPL.
  */
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { openCliProject, type CliProject } from '../support/project.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
 import { bashUse, lastToolResults } from '../support/agentServer.js';
 import { runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { processes } from '../support/processes.js';
-import { killGroupsMarked, transcripts, waitFor } from './helpers.js';
+import { markedCliProjectPerTest, transcripts, waitFor } from './helpers.js';
 
 let server: MessagesServer;
 let dir: string;
@@ -21,16 +19,9 @@ let home: string;
 let env: NodeJS.ProcessEnv;
 let marker: string;
 
-let project: CliProject;
-
-beforeEach(async () => {
-  project = await openCliProject('hup');
+markedCliProjectPerTest('hup', (project, m) => {
   ({ server, dir, home, env } = project);
-  marker = `m${randomUUID().slice(0, 8)}`;
-});
-afterEach(async () => {
-  killGroupsMarked(marker);
-  await project.close();
+  marker = m;
 });
 
 const records = () =>

@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { cliProjectPerTest, type CliProject, type CliProjectOptions } from '../support/project.js';
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
 export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 10_000, everyMs = 20): Promise<T> {
@@ -51,4 +53,25 @@ export function killGroupsMarked(marker: string): number[] {
     }
   }
   return killed;
+}
+
+/**
+ * A CLI project per test (cliProjectPerTest) and a marker unique to the test, for the commands
+ * its bash tool runs; `use` is given both. After the test the process groups marked with it are
+ * killed (killGroupsMarked: a CLI killed with SIGKILL leaves them behind), then the project closes.
+ */
+export function markedCliProjectPerTest(
+  name: string,
+  use: (project: CliProject, marker: string) => void,
+  options: CliProjectOptions = {},
+): void {
+  let marker = '';
+  cliProjectPerTest(
+    name,
+    (project) => {
+      marker = `m${randomUUID().slice(0, 8)}`;
+      use(project, marker);
+    },
+    { ...options, beforeClose: () => killGroupsMarked(marker) },
+  );
 }

@@ -5,14 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openCliProject, type CliProject } from '../support/project.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
 import { INTERRUPTED_TOOL_RESULT } from '../../src/session/resume.js';
 import { lastToolResults } from '../support/agentServer.js';
 import { runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
-import { killGroupsMarked, transcripts, waitFor } from './helpers.js';
+import { markedCliProjectPerTest, transcripts, waitFor } from './helpers.js';
 
 const API_KEY = `sk-ant-test-${randomUUID()}`;
 
@@ -22,17 +21,14 @@ let home: string;
 let env: NodeJS.ProcessEnv;
 let marker: string;
 
-let project: CliProject;
-
-beforeEach(async () => {
-  project = await openCliProject('resume', { apiKey: API_KEY, files: { 'notes.txt': 'n' } });
-  ({ server, dir, home, env } = project);
-  marker = `m${randomUUID().slice(0, 8)}`;
-});
-afterEach(async () => {
-  killGroupsMarked(marker);
-  await project.close();
-});
+markedCliProjectPerTest(
+  'resume',
+  (project, m) => {
+    ({ server, dir, home, env } = project);
+    marker = m;
+  },
+  { apiKey: API_KEY, files: { 'notes.txt': 'n' } },
+);
 
 const records = (text: string) =>
   text

@@ -29,6 +29,14 @@ const bashCall: ScriptedBlock = {
   input: { command: 'ls -la /tmp', timeout: 120, flags: ['a', 'l'] },
 };
 
+/** Streams `request`, keeping each content block as the SDK completes it; `final` is the stream's finalMessage(). */
+function streamKeepingBlocks(client: Anthropic) {
+  const stream = client.messages.stream(request);
+  const blocks: Anthropic.ContentBlock[] = [];
+  stream.on('contentBlock', (block) => blocks.push(block));
+  return { stream, blocks, final: stream.finalMessage() };
+}
+
 async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   try {
     await promise;
@@ -106,14 +114,12 @@ describe('replies', () => {
     const { server, client } = await setup();
     server.enqueue({ content: [text('Let me look at the files.'), bashCall], stop_reason: 'tool_use' });
 
-    const stream = client.messages.stream(request);
+    const { stream, blocks, final } = streamKeepingBlocks(client);
     const texts: string[] = [];
     const jsonPieces: string[] = [];
-    const blocks: Anthropic.ContentBlock[] = [];
     stream.on('text', (delta) => texts.push(delta));
     stream.on('inputJson', (partial) => jsonPieces.push(partial));
-    stream.on('contentBlock', (block) => blocks.push(block));
-    const message = await stream.finalMessage();
+    const message = await final;
 
     expect(texts.length).toBeGreaterThan(1);
     expect(texts.join('')).toBe('Let me look at the files.');
@@ -400,10 +406,8 @@ describe('faults in a stream', () => {
     const { server, client } = await setup();
     server.enqueue({ fault: 'error-event-mid-stream', content: [text('Partial answer')], errorType: 'overloaded_error' });
 
-    const stream = client.messages.stream(request);
-    const blocks: Anthropic.ContentBlock[] = [];
-    stream.on('contentBlock', (block) => blocks.push(block));
-    const err = await rejectionOf(stream.finalMessage());
+    const { blocks, final } = streamKeepingBlocks(client);
+    const err = await rejectionOf(final);
 
     expect(blocks).toEqual([text('Partial answer')]);
     expect(err).toBeInstanceOf(Anthropic.APIError);
@@ -418,10 +422,8 @@ describe('faults in a stream', () => {
     const { server, client } = await setup();
     server.enqueue({ fault: 'reset-mid-stream', content: [text('one'), bashCall], afterBlocks: 1, midBlock: true });
 
-    const stream = client.messages.stream(request);
-    const blocks: Anthropic.ContentBlock[] = [];
-    stream.on('contentBlock', (block) => blocks.push(block));
-    const err = await rejectionOf(stream.finalMessage());
+    const { blocks, final } = streamKeepingBlocks(client);
+    const err = await rejectionOf(final);
 
     expect(blocks).toEqual([text('one')]);
     expect(err).toBeInstanceOf(Anthropic.AnthropicError);
@@ -491,10 +493,8 @@ describe('max_tokens cut inside a tool_use', () => {
     const { server, client } = await setup();
     server.enqueue(cutReply);
 
-    const stream = client.messages.stream(request);
-    const blocks: Anthropic.ContentBlock[] = [];
-    stream.on('contentBlock', (block) => blocks.push(block));
-    const message = await stream.finalMessage();
+    const { blocks, final } = streamKeepingBlocks(client);
+    const message = await final;
 
     expect(message.stop_reason).toBe('max_tokens');
     expect(blocks).toEqual([text('Writing it.')]);

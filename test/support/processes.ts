@@ -26,3 +26,19 @@ export function processes(): ProcInfo[] {
   }
   return out;
 }
+
+/** Live (non-zombie) processes whose command line contains `marker`. */
+export function liveWithMarker(marker: string): ProcInfo[] {
+  return processes().filter((p) => p.cmdline.includes(marker) && p.state !== 'Z');
+}
+
+/** Kills (SIGKILL) every live process whose command line contains `marker`. */
+export function killMarked(marker: string): void {
+  for (const p of liveWithMarker(marker)) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { startCheckedServer } from './agentServer.js';
 import { cliEnv } from './cli.js';
 import type { MessagesServer, ServerOptions } from './messagesServer.js';
@@ -21,10 +21,15 @@ export interface CliProject {
   close(): Promise<void>;
 }
 
-export async function openCliProject(
-  name: string,
-  options: { apiKey?: string; files?: Record<string, string>; env?: Record<string, string>; server?: Omit<ServerOptions, 'validate'> } = {},
-): Promise<CliProject> {
+export interface CliProjectOptions {
+  apiKey?: string;
+  /** Files written into the directory, by name. */
+  files?: Record<string, string>;
+  env?: Record<string, string>;
+  server?: Omit<ServerOptions, 'validate'>;
+}
+
+export async function openCliProject(name: string, options: CliProjectOptions = {}): Promise<CliProject> {
   const server = await startCheckedServer(options.server);
   const dir = mkdtempSync(join(tmpdir(), `agentloop-${name}-`));
   const home = join(dir, '.home');
@@ -48,15 +53,28 @@ export async function openCliProject(
   };
 }
 
+export interface PerTestOptions extends CliProjectOptions {
+  /** After each test: expect that the server refused no request for an invalid history (`server.violations` is empty). */
+  noViolations?: boolean;
+  /** Runs after each test, before the `noViolations` check and the close (which happens even when either throws). */
+  beforeClose?: () => void;
+}
+
 /** A new project before each test of the file and closed after it; `use` is given it (to set the file's variables). */
-export function cliProjectPerTest(name: string, use: (project: CliProject) => void): void {
+export function cliProjectPerTest(name: string, use: (project: CliProject) => void, options: PerTestOptions = {}): void {
+  const { noViolations, beforeClose, ...open } = options;
   let project: CliProject | undefined;
   beforeEach(async () => {
-    project = await openCliProject(name);
+    project = await openCliProject(name, open);
     use(project);
   });
   afterEach(async () => {
-    await project?.close();
-    project = undefined;
+    try {
+      beforeClose?.();
+      if (noViolations && project) expect(project.server.violations).toEqual([]);
+    } finally {
+      await project?.close();
+      project = undefined;
+    }
   });
 }

@@ -2,32 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bashTool, createBashTool } from '../../src/tools/bash.js';
 import { NON_INTERACTIVE_ENV } from '../../src/tools/bash/env.js';
 import { loadShellParser } from '../../src/tools/bash/shell/load.js';
-import {
-  context,
-  killMarked,
-  liveWithMarker,
-  makeTempDir,
-  uniqueSleep,
-  waitFor,
-  waitUntilEmpty,
-} from './bashHelpers.js';
+import { bashScratchPerTest, context, liveWithMarker, waitFor, waitUntilEmpty } from './bashHelpers.js';
 
 let dir: string;
-let cleanup: () => void;
-const markers: string[] = [];
-
-beforeEach(() => {
-  ({ dir, cleanup } = makeTempDir());
-});
-
-afterEach(() => {
-  for (const m of markers.splice(0)) killMarked(m);
-  cleanup();
-});
+const { marked } = bashScratchPerTest((d) => (dir = d));
 
 const tool = createBashTool();
 
@@ -199,8 +181,7 @@ describe('bash tool: never hangs', () => {
     ['echo hi; sleep SLEEP &', 'hi'],
     ['sleep SLEEP &', '(no output)'],
   ])('returns when the shell exits although a background child holds stdout: %s', async (template, expected) => {
-    const marker = uniqueSleep();
-    markers.push(marker);
+    const marker = marked();
     const r = await run(template.replace('SLEEP', marker));
     expect(r.isError).toBe(false);
     expect(r.content).toBe(expected);
@@ -209,8 +190,7 @@ describe('bash tool: never hangs', () => {
   });
 
   it('returns and kills a descendant that left the process group and holds stdout', async () => {
-    const marker = uniqueSleep();
-    markers.push(marker);
+    const marker = marked();
     // The shell exits only once the escapee has left the group, so a group kill cannot reach it.
     const command =
       `setsid sh -c 'echo $$ > escaped.pid; exec sleep ${marker}' & ` +
@@ -226,8 +206,7 @@ describe('bash tool: never hangs', () => {
   });
 
   it('returns even when an escaped descendant keeps writing to stdout', async () => {
-    const marker = uniqueSleep();
-    markers.push(marker);
+    const marker = marked();
     const r = await run(
       `setsid sh -c 'echo $$ > escaped.pid; exec yes ${marker}' & ` +
         'while [ ! -s escaped.pid ]; do sleep 0.01; done; echo started',
@@ -240,8 +219,7 @@ describe('bash tool: never hangs', () => {
   });
 
   it('times out, kills the whole group and keeps the output so far', async () => {
-    const marker = uniqueSleep();
-    markers.push(marker);
+    const marker = marked();
     const r = await run(`echo before; sleep ${marker} & sleep 5`, { timeout: 1000 });
     expect(r.isError).toBe(true);
     expect(r.content).toContain('before');
@@ -265,8 +243,7 @@ describe('bash tool: never hangs', () => {
   });
 
   it('an abort mid-command returns within well under a second and kills the group', async () => {
-    const marker = uniqueSleep();
-    markers.push(marker);
+    const marker = marked();
     const controller = new AbortController();
     const pidFile = join(dir, 'started');
     const pending = tool.run(

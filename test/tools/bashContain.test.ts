@@ -6,28 +6,12 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createBashTool } from '../../src/tools/bash.js';
-import { context, killMarked, liveWithMarker, makeTempDir, uniqueSleep, waitFor, waitUntilEmpty } from './bashHelpers.js';
+import { bashScratchPerTest, context, liveWithMarker, waitFor, waitUntilEmpty } from './bashHelpers.js';
 
 let dir: string;
-let cleanup: () => void;
-const markers: string[] = [];
-
-beforeEach(() => {
-  ({ dir, cleanup } = makeTempDir());
-});
-
-afterEach(() => {
-  for (const m of markers.splice(0)) killMarked(m);
-  cleanup();
-});
-
-const marked = (): string => {
-  const m = uniqueSleep();
-  markers.push(m);
-  return m;
-};
+const { marked } = bashScratchPerTest((d) => (dir = d));
 
 /** The escapes of the issue, each with its own sleep. */
 const ESCAPES: [name: string, command: (m: string) => string][] = [

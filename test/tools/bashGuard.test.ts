@@ -1,14 +1,15 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { isReadOnlyCommand } from '../../src/tools/bash/readOnly.js';
+import { isReadOnlyScript } from '../../src/tools/bash/readOnly.js';
 import { checkDanger, findDanger, isDangerousDevice, isProtectedPath } from '../../src/tools/bash/guard.js';
-import { loadShellParser, type TsParser } from '../../src/tools/bash/shell/load.js';
+import { loadShellParser } from '../../src/tools/bash/shell/load.js';
+import { parserReader, type ReadScript } from '../../src/tools/bash/shell/reader.js';
 
-let parser: TsParser;
+let read: ReadScript;
 beforeAll(async () => {
-  parser = await loadShellParser();
+  read = parserReader(await loadShellParser());
 });
-const danger = (command: string) => findDanger(parser, command);
+const danger = (command: string) => findDanger(read(command), read);
 
 // Every entry of the blocklist, in the forms the model is likely to write.
 const BLOCKED: [command: string, reason: RegExp][] = [
@@ -294,7 +295,7 @@ describe('findDanger', () => {
       fc.property(fc.oneof(fc.array(pieces, { maxLength: 24 }).map((p) => p.join(' ')), fc.string({ maxLength: 80 })), (command) => {
         const found = danger(command);
         expect(found === null || typeof found === 'string').toBe(true);
-        expect(typeof isReadOnlyCommand(parser, command)).toBe('boolean');
+        expect(typeof isReadOnlyScript(read(command))).toBe('boolean');
       }),
       { numRuns: 400 },
     );

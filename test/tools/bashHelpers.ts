@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import type { ToolContext } from '../../src/core/tool.js';
 
 /** A fresh temporary directory, removed by the returned cleanup. */
@@ -13,17 +14,12 @@ export function context(cwd: string, signal: AbortSignal = new AbortController()
   return { cwd, signal };
 }
 
-export { processes, type ProcInfo } from '../support/processes.js';
-import { processes, type ProcInfo } from '../support/processes.js';
+export { killMarked, liveWithMarker, processes, type ProcInfo } from '../support/processes.js';
+import { killMarked, processes, type ProcInfo } from '../support/processes.js';
 
 /** Live (non-zombie) processes of a process group. */
 export function liveMembers(pgid: number): ProcInfo[] {
   return processes().filter((p) => p.pgrp === pgid && p.state !== 'Z');
-}
-
-/** Live processes whose command line contains `marker`. */
-export function liveWithMarker(marker: string): ProcInfo[] {
-  return processes().filter((p) => p.cmdline.includes(marker) && p.state !== 'Z');
 }
 
 /**
@@ -53,12 +49,29 @@ export function uniqueSleep(): string {
   return `${1000 + Math.floor(Math.random() * 1000)}.${process.pid}${Math.floor(Math.random() * 1e6)}`;
 }
 
-export function killMarked(marker: string): void {
-  for (const p of liveWithMarker(marker)) {
-    try {
-      process.kill(p.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
+/**
+ * For each test of the file: a fresh temporary directory (given to `use`, to set the file's
+ * variable), and `marked()`, a new sleep marker (uniqueSleep). After the test, every process whose
+ * command line holds one of the test's markers is killed and the directory removed.
+ */
+export function bashScratchPerTest(use: (dir: string) => void): { marked: () => string } {
+  const markers: string[] = [];
+  let cleanup: (() => void) | undefined;
+  beforeEach(() => {
+    const temp = makeTempDir();
+    cleanup = temp.cleanup;
+    use(temp.dir);
+  });
+  afterEach(() => {
+    for (const m of markers.splice(0)) killMarked(m);
+    cleanup?.();
+    cleanup = undefined;
+  });
+  return {
+    marked: () => {
+      const m = uniqueSleep();
+      markers.push(m);
+      return m;
+    },
+  };
 }

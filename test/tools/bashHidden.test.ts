@@ -149,7 +149,7 @@ describe('planMounts', () => {
     const args = plan({ cwd: HOME, hidden: [dir(`${HOME}/.ssh`), dir(HOME)] });
     expect(view(args, `${HOME}/notes.txt`)).toBe('cwd');
     expect(view(args, `${HOME}/.ssh/id_rsa`)).toBe('empty-dir');
-    expect(args.filter((a, i) => args[i - 1] === '--remount-ro')).toEqual([`${HOME}/.ssh`]);
+    expect(args.filter((_, i) => args[i - 1] === '--remount-ro')).toEqual([`${HOME}/.ssh`]);
   });
 
   it('covers each socket outside the working directory that is not already out of sight', () => {

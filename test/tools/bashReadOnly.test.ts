@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { isReadOnlyCommand as isReadOnly, isReadOnlyScript } from '../../src/tools/bash/readOnly.js';
-import { plainWordsScript } from '../../src/tools/bash/shell/plain.js';
+import { isReadOnlyScript } from '../../src/tools/bash/readOnly.js';
 import { loadShellParser, type TsParser } from '../../src/tools/bash/shell/load.js';
+import { parseScript } from '../../src/tools/bash/shell/parse.js';
 
 let parser: TsParser;
 beforeAll(async () => {
   parser = await loadShellParser();
 });
-const isReadOnlyCommand = (command: string) => isReadOnly(parser, command);
+const isReadOnlyCommand = (command: string) => isReadOnlyScript(parseScript(parser, command));
 
 const READ_ONLY: string[] = [
   'ls',
@@ -121,22 +121,5 @@ describe('isReadOnlyCommand', () => {
 
   it.each(NOT_READ_ONLY)('not read-only: %j', (command) => {
     expect(isReadOnlyCommand(command)).toBe(false);
-  });
-});
-
-// Before the parser has loaded, the bash tool reads lines of plain words alone (shell/plain.ts).
-describe('plainWordsScript', () => {
-  it.each([...READ_ONLY, ...NOT_READ_ONLY])('agrees with the parser, or leaves %j to it', (command) => {
-    const plain = plainWordsScript(command);
-    if (plain !== null) expect(isReadOnlyScript(plain)).toBe(isReadOnlyCommand(command));
-  });
-
-  it.each(['sleep 0.3; echo a', 'ls -la src && git status', 'sleep 30 # marker', 'cat a.txt | wc -l', 'ls\npwd'])('reads %j (read-only)', (command) => {
-    expect(plainWordsScript(command)).not.toBeNull();
-    expect(isReadOnlyScript(plainWordsScript(command)!)).toBe(true);
-  });
-
-  it.each(['ls > out', 'echo $HOME', 'ls *.ts', 'echo "a b"', 'ls |', '| ls', 'ls &', 'a#b', 'ls `x`', "ls 'x'", 'ls\\ x', 'ls 2>&1'])('leaves %j to the parser', (command) => {
-    expect(plainWordsScript(command)).toBeNull();
   });
 });

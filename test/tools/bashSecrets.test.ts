@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createBashTool } from '../../src/tools/bash.js';
-import { commandEnv } from '../../src/tools/bash/env.js';
+import { CommandEnvironment, commandEnv } from '../../src/tools/bash/env.js';
 import { isSecretName, redact, secretShape, secretValues } from '../../src/tools/bash/secrets.js';
 import { context, makeTempDir } from './bashHelpers.js';
 
@@ -155,6 +155,31 @@ describe('credentials by name', () => {
     const env = commandEnv({ DATABASE_URL: url, GH_PAT: 'ghp_x', OTHER_URL: url }, ['DATABASE_URL', 'GH_PAT']);
     expect(env).toMatchObject({ DATABASE_URL: url, GH_PAT: 'ghp_x' });
     expect(env.OTHER_URL).toBeUndefined();
+  });
+});
+
+describe('CommandEnvironment: the base environment read again at each command', () => {
+  it('sees variables added, changed and removed since the last command, as commandEnv and secretValues would', () => {
+    const environment = new CommandEnvironment(['ALLOWED_TOKEN']);
+    const token = `ghp_${r(36)}`;
+    const base: Record<string, string | undefined> = { PATH: '/bin', SETTING: 'plain value', ALLOWED_TOKEN: `t-${r(20)}` };
+    const extra = [{ name: 'ANTHROPIC_API_KEY', value: `sk-ant-api03-${r(40, B64URL)}` }];
+    const same = () => {
+      const { env, secrets } = environment.read(base, extra);
+      expect(env).toEqual(commandEnv(base, ['ALLOWED_TOKEN']));
+      expect(secrets).toEqual(secretValues(base, extra));
+      expect(environment.read(base).secrets).toEqual(secretValues(base));
+      return { env, secrets };
+    };
+    expect(same().env.SETTING).toBe('plain value');
+    base.SETTING = token; // now a credential by its value
+    expect(same().env.SETTING).toBeUndefined();
+    base.DB_PASS = r(16);
+    base.EDITOR = 'vim';
+    expect(same().env).toMatchObject({ EDITOR: 'false', ALLOWED_TOKEN: base.ALLOWED_TOKEN });
+    delete base.SETTING;
+    base.DB_PASS = undefined;
+    expect(same().secrets.map((s) => s.name).sort()).toEqual(['ALLOWED_TOKEN', 'ANTHROPIC_API_KEY']);
   });
 });
 

@@ -1,9 +1,15 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { decidePermission, parseRules, preparePermissions, type PermissionRules } from '../../src/tools/bash/permissions.js';
+import { decidePermission as decide, parseRules, type PermissionRules } from '../../src/tools/bash/permissions.js';
+import { loadShellParser } from '../../src/tools/bash/shell/load.js';
+import { parserReader, type ReadScript } from '../../src/tools/bash/shell/reader.js';
 
-beforeAll(() => preparePermissions());
+let read: ReadScript;
+beforeAll(async () => {
+  read = parserReader(await loadShellParser());
+});
 
 const rules = (allow: string[], deny: string[] = []): PermissionRules => ({ allow: parseRules(allow), deny: parseRules(deny) });
+const decidePermission = (tool: string, input: unknown, r: PermissionRules) => decide(tool, input, r, read);
 const bash = (command: string, r: PermissionRules) => decidePermission('bash', { command }, r);
 
 // [allow rules, deny rules, command, allowed?, the deny rule that decided (when denied by one)]
@@ -154,14 +160,23 @@ describe('parseRules', () => {
   });
 });
 
-describe('decidePermission before the parser has loaded', () => {
-  it('judges the whole line: never allowed by a pattern, denied when the line matches', async () => {
+describe('decideSoon before the parser has loaded', () => {
+  it('judges a command of plain words and another tool at once, by the same rules; waits for the parser for any other', async () => {
     vi.resetModules();
+    const load = await import('../../src/tools/bash/shell/load.js');
     const fresh = await import('../../src/tools/bash/permissions.js');
-    const r = { allow: fresh.parseRules(['Bash(git log:*)']), deny: fresh.parseRules(['Bash(rm:*)']) };
-    expect(fresh.decidePermission('bash', { command: 'git log' }, r).allowed).toBe(false);
-    expect(fresh.decidePermission('bash', { command: 'rm -rf x' }, r)).toMatchObject({ allowed: false, rule: 'Bash(rm:*)' });
-    await fresh.preparePermissions();
-    expect(fresh.decidePermission('bash', { command: 'git log' }, r).allowed).toBe(true);
+    const r = { allow: fresh.parseRules(['Bash(git log:*)', 'Read']), deny: fresh.parseRules(['Bash(rm:*)']) };
+    const soon = (command: string) => fresh.decideSoon('bash', { command }, r);
+    const decisions = [soon('git log'), soon('git log && rm -rf x'), soon('ls'), fresh.decideSoon('Read', { path: 'x' }, r)];
+    expect(load.loadedShellParser()).toBeNull();
+    const quoted = soon('git log "x"');
+    expect(await Promise.all(decisions)).toEqual([
+      { allowed: true },
+      { allowed: false, rule: 'Bash(rm:*)', message: 'denied by rule Bash(rm:*)' },
+      { allowed: false, rule: null, message: 'not allowed: no allow rule matches "ls"' },
+      { allowed: true },
+    ]);
+    expect(await quoted).toEqual({ allowed: true });
+    expect(load.loadedShellParser()).not.toBeNull();
   });
 });

@@ -14,6 +14,7 @@ import { startSession } from '../../src/session/recorder.js';
 import { runAgent } from '../../src/session/run.js';
 import { createBashTool } from '../../src/tools/bash.js';
 import { startViewer, type Viewer } from '../../src/view/server.js';
+import { cut, paused, SIX_CALLS } from '../support/sixCalls.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -233,12 +234,11 @@ describe('agentloop view, in Chromium', () => {
 describe('every model call is a step in the page', () => {
   it('shows three continuations, a pause_turn and a retry each as its own callingModel step, the retry with its error and delay', async () => {
     const home = join(dir, 'home');
-    const cut = (text: string) => ({ content: [{ type: 'text' as const, text }], stop_reason: 'max_tokens' as const });
     const model = scriptedModel([
       cut('one'),
       cut('two'),
       cut('three'),
-      { content: [{ type: 'text', text: 'searching' }], stop_reason: 'pause_turn' },
+      paused,
       { error: new ModelError('overloaded', 'Overloaded', { status: 529, apiType: 'overloaded_error', retryAfterMs: 7 }) },
       reply.text('the end'),
     ]);
@@ -261,14 +261,9 @@ describe('every model call is a step in the page', () => {
       if (await page.getByTestId('next').isDisabled()) break;
       await page.keyboard.press('ArrowRight');
     }
-    expect(seen.filter((s) => s.state === 'callingModel').map((s) => [s.turnCount, s.transitionReason])).toEqual([
-      ['1', 'null'],
-      ['2', 'max_tokens_continuation'],
-      ['3', 'max_tokens_continuation'],
-      ['4', 'max_tokens_continuation'],
-      ['5', 'pause_turn'],
-      ['5', 'retry'],
-    ]);
+    // The page shows each field as text: null as "null".
+    const asShown = SIX_CALLS.map(([turnCount, reason]) => [String(turnCount), String(reason)]);
+    expect(seen.filter((s) => s.state === 'callingModel').map((s) => [s.turnCount, s.transitionReason])).toEqual(asShown);
     const waiting = seen.find((s) => s.state === 'waitingToRetry');
     expect(waiting?.retry).toMatch(/Overloaded/);
     expect(waiting?.retry).toMatch(/7 ms/);

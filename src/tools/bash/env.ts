@@ -1,9 +1,9 @@
 /**
  * The environment a command runs with: the base environment without credentials (by name or by
  * value, see secrets.ts), plus settings that keep programs from waiting for a human (editors,
- * pagers, credential prompts).
+ * pagers, credential prompts); and the credential values cut out of what it prints.
  */
-import { withheldBecause } from './secrets.js';
+import { isSecretVariable, redactionOrder, type SecretValue } from './secrets.js';
 
 export { isSecretName } from './secrets.js';
 
@@ -23,16 +23,52 @@ export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
   TERM: 'dumb',
 };
 
-export function commandEnv(
-  base: Readonly<Record<string, string | undefined>>,
-  allowEnv: readonly string[] = [],
-): Record<string, string> {
-  // One pass over `base` (reading process.env is slow: each name and value is fetched from C++).
-  const env: Record<string, string> = {};
-  for (const name of Object.keys(base)) {
-    if (name in NON_INTERACTIVE_ENV) continue;
-    const value = base[name];
-    if (value !== undefined && withheldBecause(name, value, allowEnv) === null) env[name] = value;
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function commandEnv(base: Env, allowEnv: readonly string[] = []): Record<string, string> {
+  return new CommandEnvironment(allowEnv).read(base).env;
+}
+
+/**
+ * Reads the base environment for each command (the caller may load more variables, a .env file, after creating the
+ * tool) in one pass: reading process.env is slow, each name and value is fetched from C++. Whether a variable is a
+ * credential is worked out once per name and value, not per command (secrets.ts tries some thirty value shapes).
+ */
+export class CommandEnvironment {
+  private readonly known = new Map<string, { value: string; secret: boolean }>();
+  /** The credentials of the base environment, in its order; rebuilt when a variable changed. */
+  private baseSecrets: SecretValue[] = [];
+  private ordered: SecretValue[] = [];
+
+  constructor(private readonly allowEnv: readonly string[] = []) {}
+
+  /** The command's environment, and the values to cut out of its output (`extra` besides the credentials of `base`). */
+  read(base: Env, extra: readonly SecretValue[] = []): { env: Record<string, string>; secrets: SecretValue[] } {
+    const env: Record<string, string> = {};
+    let changed = false;
+    let count = 0;
+    for (const name of Object.keys(base)) {
+      const value = base[name];
+      if (value === undefined) continue;
+      count++;
+      let entry = this.known.get(name);
+      if (entry === undefined || entry.value !== value) {
+        entry = { value, secret: isSecretVariable(name, value) };
+        this.known.set(name, entry);
+        changed = true;
+      }
+      if (name in NON_INTERACTIVE_ENV) continue;
+      if (!entry.secret || this.allowEnv.includes(name)) env[name] = value;
+    }
+    if (count !== this.known.size) {
+      const present = new Set(Object.keys(base).filter((name) => base[name] !== undefined));
+      for (const name of this.known.keys()) if (!present.has(name)) this.known.delete(name);
+      changed = true;
+    }
+    if (changed) {
+      this.baseSecrets = [...this.known].filter(([, e]) => e.secret).map(([name, e]) => ({ name, value: e.value }));
+      this.ordered = redactionOrder([], this.baseSecrets);
+    }
+    return { env: Object.assign(env, NON_INTERACTIVE_ENV), secrets: extra.length === 0 ? this.ordered : redactionOrder(extra, this.baseSecrets) };
   }
-  return Object.assign(env, NON_INTERACTIVE_ENV);
 }

@@ -1,7 +1,7 @@
 /**
  * A guard against the model's worst mistakes: it is NOT a security boundary (use the sandbox for
- * that). It reads the command line with a real bash parser (tree-sitter-bash, shell/parse.ts) and
- * sees through what the parse shows: variables assigned earlier in the line (`x=rm; $x -rf /`),
+ * that). It reads the command line with a real bash parser (tree-sitter-bash, shell/parse.ts), or, before that has
+ * loaded, a line of plain words the same way (shell/plain.ts, shell/reader.ts), and sees through what it shows: variables assigned earlier in the line (`x=rm; $x -rf /`),
  * `$(echo rm)` and backquotes, `cd / && rm -rf *`, scripts handed to a shell (`bash -c`, `eval`,
  * `echo ... | sh`, `sh <<EOF`, `bash <<< ...`, `source <(echo ...)`, `base64 -d` of a known
  * text into bash), `find -delete/-exec`, `xargs`, `busybox` and wrappers such as `env`, `nohup`,
@@ -24,20 +24,22 @@
  */
 import { DESTRUCTIVE, checkCommandWords, isDangerousDevice, isProtectedPath, resolvePath } from './guardRules.js';
 import { basename, unwrap, type Value } from './shell/commandWords.js';
-import { loadShellParser, type TsParser } from './shell/load.js';
-import { parseScript } from './shell/parse.js';
+import { checkSoon, type ReadScript } from './shell/reader.js';
 import type { Flow, Redirect, Script, SimpleCommand } from './shell/types.js';
 
 export { isDangerousDevice, isProtectedPath } from './guardRules.js';
 
-/** Why the command is blocked, or null when it may run; loads the parser at the first call. */
-export async function checkDanger(command: string): Promise<string | null> {
-  return findDanger(await loadShellParser(), command);
+/** Why the command is blocked, or null when it may run; loads the parser at the first call unless the command is plain words. */
+export function checkDanger(command: string): Promise<string | null> {
+  return checkSoon((read) => findDanger(read(command), read));
 }
 
-/** Why the command is blocked, or null when it may run. */
-export function findDanger(parser: TsParser, command: string): string | null {
-  return new Guard(parser).check(command, 0, null);
+/**
+ * Why the script is blocked, or null when it may run. `read` reads the scripts it hands to a shell (`bash -c`,
+ * `eval`, `echo ... | sh`): the reader `script` came from.
+ */
+export function findDanger(script: Script, read: ReadScript): string | null {
+  return new Guard(read).script(script, 0);
 }
 
 const MAX_DEPTH = 8;
@@ -45,16 +47,15 @@ const FORK_BOMB = /:\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;?\s*:/;
 const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish']);
 
 class Guard {
-  constructor(private readonly parser: TsParser) {}
+  constructor(private readonly read: ReadScript) {}
 
-  check(source: string, depth: number, cwd: string | null): string | null {
+  private check(source: string, depth: number, cwd: string | null): string | null {
     if (depth > MAX_DEPTH) return 'command nested too deeply to check';
-    const script = parseScript(this.parser, source, { cwd });
-    if (!script.complete && FORK_BOMB.test(source)) return 'fork bomb';
-    return this.script(script, depth);
+    return this.script(this.read(source, { cwd }), depth);
   }
 
-  private script(script: Script, depth: number): string | null {
+  script(script: Script, depth: number): string | null {
+    if (!script.complete && FORK_BOMB.test(script.source)) return 'fork bomb';
     if (script.functions.some((f) => f.selfCalls >= 2 && /[|&]/.test(f.body))) return 'fork bomb';
     for (const r of script.redirects) {
       const target = r.target?.value;

@@ -20,8 +20,8 @@
  * allows none.
  */
 import { unwrap, type Value } from './shell/commandWords.js';
-import { loadShellParser, loadedShellParser } from './shell/load.js';
-import { parseScript } from './shell/parse.js';
+import { loadShellParser } from './shell/load.js';
+import { checkSoon, type ReadScript } from './shell/reader.js';
 import type { SimpleCommand } from './shell/types.js';
 
 export type RulePattern =
@@ -87,36 +87,45 @@ function wildcard(spec: string): RegExp {
   return new RegExp(`^${source}${optionalTail ? '( .*)?' : ''}$`, 's');
 }
 
-/** Loads the bash parser `decidePermission` splits commands with; call (and await) once before it. */
-export async function preparePermissions(): Promise<void> {
-  await loadShellParser();
+/** Starts loading the bash parser commands that are not plain words are split with (see decideSoon). */
+export function preparePermissions(): Promise<void> {
+  return loadShellParser().then(() => undefined);
 }
 
-/** Whether the rules let the tool call run. */
-export function decidePermission(toolName: string, input: unknown, rules: PermissionRules): PermissionDecision {
+/**
+ * decidePermission with the reader at hand (shell/reader.ts): at once for another tool or a command of plain words,
+ * else once the parser has loaded; rejects when it is needed and cannot load.
+ */
+export function decideSoon(toolName: string, input: unknown, rules: PermissionRules): Promise<PermissionDecision> {
+  return checkSoon((read) => decidePermission(toolName, input, rules, read));
+}
+
+/** Whether the rules let the tool call run; a bash command is split into its simple commands with `read`. */
+export function decidePermission(toolName: string, input: unknown, rules: PermissionRules, read: ReadScript): PermissionDecision {
   const tool = toolName.toLowerCase();
   const deny = rules.deny.filter((r) => r.tool === tool);
   const allow = rules.allow.filter((r) => r.tool === tool);
   const whole = deny.find((r) => r.pattern === null || tool !== 'bash');
   if (whole !== undefined) return denied(whole);
   const command = tool === 'bash' && isRecord(input) && typeof input.command === 'string' ? input.command : null;
-  const split = command === null ? null : splitCommand(command);
-  if (split !== null) {
-    for (const rule of deny) {
-      if (split.commands.some((forms) => forms.deny.some((f) => matches(rule, f))) || matches(rule, normalize(command ?? ''))) {
-        return denied(rule);
-      }
-    }
+  if (command === null) {
+    if (rules.allow.length === 0 || allow.some((r) => r.pattern === null)) return { allowed: true };
+    return { allowed: false, rule: null, message: `not allowed: no allow rule matches the tool ${toolName}` };
+  }
+  if (deny.length === 0 && (rules.allow.length === 0 || allow.some((r) => r.pattern === null))) return { allowed: true };
+  const script = read(command);
+  const split = script.commands.map(forms);
+  for (const rule of deny) {
+    if (split.some((f) => f.deny.some((form) => matches(rule, form))) || matches(rule, normalize(command))) return denied(rule);
   }
   if (rules.allow.length === 0) return { allowed: true };
   if (allow.some((r) => r.pattern === null)) return { allowed: true };
-  if (split !== null && split.complete && split.commands.length > 0) {
-    const uncovered = split.commands.find((forms) => !forms.allow.some((f) => allow.some((r) => matches(r, f))));
+  if (script.complete && split.length > 0) {
+    const uncovered = split.find((f) => !f.allow.some((form) => allow.some((r) => matches(r, form))));
     if (uncovered === undefined) return { allowed: true };
     return { allowed: false, rule: null, message: `not allowed: no allow rule matches ${JSON.stringify(uncovered.text)}` };
   }
-  const what = command === null ? `the tool ${toolName}` : JSON.stringify(command);
-  return { allowed: false, rule: null, message: `not allowed: no allow rule matches ${what}` };
+  return { allowed: false, rule: null, message: `not allowed: no allow rule matches ${JSON.stringify(command)}` };
 }
 
 function denied(rule: PermissionRule): PermissionDecision {
@@ -140,17 +149,6 @@ interface Forms {
 }
 
 const BENIGN_WRAPPERS = new Set(['timeout', 'nice', 'nohup', 'time', 'stdbuf', 'ionice']);
-
-/** The forms of each simple command; before the parser loaded, the whole line as one (never complete). */
-function splitCommand(command: string): { commands: Forms[]; complete: boolean } {
-  const parser = loadedShellParser();
-  if (parser === null) {
-    const text = normalize(command);
-    return { commands: [{ text, allow: [text], deny: [text] }], complete: false };
-  }
-  const script = parseScript(parser, command);
-  return { commands: script.commands.map(forms), complete: script.complete };
-}
 
 function forms(command: SimpleCommand): Forms {
   const text = normalize(command.text);

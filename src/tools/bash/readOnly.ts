@@ -8,8 +8,6 @@
  * or another descriptor (`2>&1`), and with no expansion at all: no `$VAR`, `$(...)`, backquotes,
  * process substitution, leading `VAR=value`, subshells, background `&` or here-documents.
  */
-import type { TsParser } from './shell/load.js';
-import { parseScript } from './shell/parse.js';
 import type { Redirect, Script, SimpleCommand } from './shell/types.js';
 
 interface Spec {
@@ -61,10 +59,6 @@ const COMMANDS: Record<string, Spec> = {
     },
   },
 };
-
-export function isReadOnlyCommand(parser: TsParser, command: string): boolean {
-  return isReadOnlyScript(parseScript(parser, command));
-}
 
 /** A script that does not parse, or holds anything but plain commands (types.ts `plain`), is not read-only. */
 export function isReadOnlyScript(script: Script): boolean {

@@ -89,12 +89,22 @@ const MIN_REDACTED_LENGTH = 8;
  * (e.g. an API key read from a .env file), longest first.
  */
 export function secretValues(base: Readonly<Record<string, string | undefined>>, extra: readonly SecretValue[] = []): SecretValue[] {
-  const out: SecretValue[] = [...extra];
+  const out: SecretValue[] = [];
   for (const name of Object.keys(base)) {
     const value = base[name];
-    if (value !== undefined && (isSecretName(name) || secretShape(value) !== null)) out.push({ name, value });
+    if (value !== undefined && isSecretVariable(name, value)) out.push({ name, value });
   }
-  return out.filter((s) => s.value.length >= MIN_REDACTED_LENGTH).sort((a, b) => b.value.length - a.value.length);
+  return redactionOrder(extra, out);
+}
+
+/** A credential, by its name or its value (the variables commands do not get unless allowed). */
+export function isSecretVariable(name: string, value: string): boolean {
+  return isSecretName(name) || secretShape(value) !== null;
+}
+
+/** `extra` and `values` as `redact` takes them: long enough to cut out, longest first. */
+export function redactionOrder(extra: readonly SecretValue[], values: readonly SecretValue[]): SecretValue[] {
+  return [...extra, ...values].filter((s) => s.value.length >= MIN_REDACTED_LENGTH).sort((a, b) => b.value.length - a.value.length);
 }
 
 /** `text` with every secret value replaced by `[redacted NAME]`. */

@@ -66,3 +66,17 @@ export function commandWords(words: readonly Value[]): Value[] {
 export function basename(word: string): string {
   return word.slice(word.lastIndexOf('/') + 1);
 }
+
+/**
+ * The directory a `cd DIR` (or `pushd DIR`) moves the commands after it to, from `cwd`: an absolute path or one
+ * under `~`, a relative one when `cwd` is known, else null (not known); undefined when the command is no `cd`.
+ */
+export function changedDirectory(words: readonly Value[], cwd: string | null): string | null | undefined {
+  const [name, ...args] = words;
+  if (name !== 'cd' && name !== 'pushd') return undefined;
+  const operands = args.filter((a) => a === null || !a.startsWith('-') || a === '-');
+  const dir = operands.length === 0 ? '~' : operands[0];
+  if (dir === null || dir === undefined || dir === '-') return null;
+  if (dir.startsWith('/') || dir === '~' || dir.startsWith('~/')) return dir;
+  return cwd === null ? null : `${cwd}/${dir}`;
+}

@@ -8,6 +8,7 @@
  * A syntax error does not throw: `complete` is false and what could be parsed is listed.
  */
 import type { SyntaxNode, TsParser } from './load.js';
+import { changedDirectory } from './commandWords.js';
 import { outputOf } from './output.js';
 import type { Flow, Redirect, Script, ShellFunction, SimpleCommand, Word } from './types.js';
 import { children, resolveWord, resolveWords, type WordScope } from './words.js';
@@ -21,13 +22,13 @@ export interface ParseOptions {
 
 export function parseScript(parser: TsParser, source: string, options: ParseOptions = {}): Script {
   const tree = parser.parse(source);
-  if (tree === null) return { commands: [], redirects: [], functions: [], plain: false, complete: false };
+  if (tree === null) return { source, commands: [], redirects: [], functions: [], plain: false, complete: false };
   try {
     const walker = new Walker();
     const root = tree.rootNode;
     const start: Context = { env: new Map(options.env ?? []), where: { cwd: options.cwd ?? null }, stdin: null, substituted: false, redirects: [] };
     walker.statement(root, start);
-    return { commands: walker.commands, redirects: walker.redirects, functions: walker.functions, plain: walker.plain && !root.hasError, complete: !root.hasError };
+    return { source, commands: walker.commands, redirects: walker.redirects, functions: walker.functions, plain: walker.plain && !root.hasError, complete: !root.hasError };
   } finally {
     tree.delete();
   }
@@ -246,14 +247,8 @@ class Walker {
 
   /** `cd DIR` (or `pushd DIR`) in this shell moves the commands after it. */
   private changeDirectory(command: SimpleCommand, ctx: Context): void {
-    const [name, ...args] = command.words.map((w) => w.value);
-    if (name !== 'cd' && name !== 'pushd') return;
-    const operands = args.filter((a) => a === null || !a.startsWith('-') || a === '-');
-    const dir = operands.length === 0 ? '~' : operands[0];
-    const where = ctx.where;
-    if (dir === null || dir === undefined || dir === '-') where.cwd = null;
-    else if (dir.startsWith('/') || dir === '~' || dir.startsWith('~/')) where.cwd = dir;
-    else where.cwd = where.cwd === null ? null : `${where.cwd}/${dir}`;
+    const moved = changedDirectory(command.words.map((w) => w.value), ctx.where.cwd);
+    if (moved !== undefined) ctx.where.cwd = moved;
   }
 
   private scope(ctx: Context): WordScope {

@@ -62,6 +62,8 @@ export interface ShellFunction {
 }
 
 export interface Script {
+  /** The command line as given. */
+  source: string;
   /** Every simple command, in the order they would run, including those in substitutions and function bodies. */
   commands: SimpleCommand[];
   /** Every file redirection, including those of compound commands and bare ones (`> /dev/sda`). */
