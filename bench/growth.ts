@@ -5,6 +5,12 @@
  * to the next; "at 1,000 turns" is the median over turns 901–1,000, "at 10,000" over turns 9,901–10,000. The
  * serialisation grows with the history for any harness that sends it (the plain loop too); agentloop's own share is
  * the turn less the time inside the model call.
+ *
+ * Serialising a large body also costs the turn after it: the caches hold the body's bytes instead of the loop's code
+ * and data, and the string's garbage brings collections forward. A control run shows how much of the growth that is:
+ * 1,000 turns in which each model call serialises, besides its own request, the history of the long run at its last
+ * mark (as large a body as it sent there), inside the timed call; agentloop's own share at 10,000 turns ÷ the control's
+ * at 1,000 is what grows with the history itself.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,18 +45,26 @@ export interface GrowthFigures {
   /** agentloop's own µs per turn at 10,000 ÷ at 1,000 (the target), and the same for the whole turn. */
   ownRatio: number;
   totalRatio: number;
+  /** The control run: agentloop's own µs per turn at 1,000 turns with each call also serialising the long run's history. */
+  control: { ownUs: number; ballastKb: number };
+  /** agentloop's own µs per turn at 10,000 (or the last mark) ÷ the control's: the growth with the history itself. */
+  controlledRatio: number;
   transcriptMb: number;
   seconds: number;
 }
 
 const MARKS = [1_000, 10_000];
 
-/** Answers a tool_use at once on every call before `turns`, then text; serialises each request first, as the SDK does. */
-function serialisingModel(turns: number, calls: number[], inCall: number[], bodies: number[], heaps: Map<number, number>): ModelCall {
+/**
+ * Answers a tool_use at once on every call before `turns`, then text; serialises each request first, as the SDK does
+ * (and `ballast` after it, for the control run).
+ */
+function serialisingModel(turns: number, calls: number[], inCall: number[], bodies: number[], heaps: Map<number, number>, ballast?: unknown): ModelCall {
   return async ({ request, turnCount, onToolUse }) => {
     const start = now();
     calls.push(start);
     bodies.push(JSON.stringify({ ...request, stream: true }).length);
+    if (ballast !== undefined) JSON.stringify(ballast);
     inCall.push(now() - start);
     if (MARKS.includes(calls.length)) {
       collect();
@@ -65,54 +79,79 @@ function serialisingModel(turns: number, calls: number[], inCall: number[], bodi
   };
 }
 
+interface GrowthRun {
+  at: GrowthFigures['at'];
+  messages: readonly unknown[];
+  transcriptBytes: number;
+}
+
+/** One run of `turns` turns with the recorder on; the figures at the marks it reaches. */
+async function growthRun(home: string, turns: number, marks: number[], ballast?: unknown): Promise<GrowthRun> {
+  const calls: number[] = [];
+  const inCall: number[] = [];
+  const bodies: number[] = [];
+  const heaps = new Map<number, number>();
+  const recorder = startSession(home, { cwd: process.cwd(), model: 'bench' });
+  recorder.prompt('go');
+  collect();
+  const result = await runAgent('go', {
+    model: 'bench',
+    modelCall: serialisingModel(turns, calls, inCall, bodies, heaps, ballast),
+    tools: [noopTool],
+    maxTurns: turns + 1,
+    cwd: process.cwd(),
+    onEvent: recorder.onEvent,
+  });
+  recorder.finish(result);
+  recorder.close();
+  if (result.state !== 'done' || result.context.turnCount < turns) {
+    throw new Error(`growth run ended ${result.state} after ${result.context.turnCount} turns`);
+  }
+  const at: GrowthFigures['at'] = {};
+  for (const mark of marks.filter((m) => m <= turns)) {
+    const window = Array.from({ length: 100 }, (_, i) => mark - 100 + i).filter((i) => i >= 1);
+    // Turn i runs from call i-1 to call i (0-based calls): the model call, the machine, the tool, the recorder.
+    const total = window.map((i) => ((calls[i] ?? NaN) - (calls[i - 1] ?? NaN)) * 1000);
+    const serialise = window.map((i) => (inCall[i - 1] ?? NaN) * 1000);
+    const own = window.map((i, k) => (total[k] ?? NaN) - (serialise[k] ?? NaN));
+    at[mark] = {
+      totalUs: median(total),
+      serialiseUs: median(serialise),
+      ownUs: median(own),
+      heapMb: (heaps.get(mark) ?? NaN) / 2 ** 20,
+      bodyKb: (bodies[mark - 1] ?? NaN) / 1024,
+    };
+  }
+  return { at, messages: result.context.messages, transcriptBytes: statSync(recorder.path).size };
+}
+
 export async function benchGrowth(turns = 10_000, log: (line: string) => void = () => {}): Promise<GrowthFigures> {
   const home = mkdtempSync(join(tmpdir(), 'agentloop-growth-'));
   const started = now();
   try {
-    const calls: number[] = [];
-    const inCall: number[] = [];
-    const bodies: number[] = [];
-    const heaps = new Map<number, number>();
-    const recorder = startSession(home, { cwd: process.cwd(), model: 'bench' });
-    recorder.prompt('go');
-    collect();
-    const result = await runAgent('go', {
-      model: 'bench',
-      modelCall: serialisingModel(turns, calls, inCall, bodies, heaps),
-      tools: [noopTool],
-      maxTurns: turns + 1,
-      cwd: process.cwd(),
-      onEvent: recorder.onEvent,
-    });
-    recorder.finish(result);
-    recorder.close();
-    if (result.state !== 'done' || result.context.turnCount < turns) {
-      throw new Error(`growth run ended ${result.state} after ${result.context.turnCount} turns`);
+    const long = await growthRun(home, turns, MARKS);
+    const { at } = long;
+    for (const [mark, x] of Object.entries(at)) {
+      log(`growth at ${mark} turns: ${fmt(x.totalUs, 0)} µs a turn, ${fmt(x.serialiseUs, 0)} µs of it serialising, heap ${fmt(x.heapMb, 1)} MB`);
     }
-    const at: GrowthFigures['at'] = {};
-    for (const mark of MARKS.filter((m) => m <= turns)) {
-      const window = Array.from({ length: 100 }, (_, i) => mark - 100 + i).filter((i) => i >= 1);
-      // Turn i runs from call i-1 to call i (0-based calls): the model call, the machine, the tool, the recorder.
-      const total = window.map((i) => ((calls[i] ?? NaN) - (calls[i - 1] ?? NaN)) * 1000);
-      const serialise = window.map((i) => (inCall[i - 1] ?? NaN) * 1000);
-      const own = window.map((i, k) => (total[k] ?? NaN) - (serialise[k] ?? NaN));
-      at[mark] = {
-        totalUs: median(total),
-        serialiseUs: median(serialise),
-        ownUs: median(own),
-        heapMb: (heaps.get(mark) ?? NaN) / 2 ** 20,
-        bodyKb: (bodies[mark - 1] ?? NaN) / 1024,
-      };
-      log(`growth at ${mark} turns: ${fmt(at[mark].totalUs, 0)} µs a turn, ${fmt(at[mark].serialiseUs, 0)} µs of it serialising, heap ${fmt(at[mark].heapMb, 1)} MB`);
-    }
+    // The control: as large a body serialised at each call of a 1,000-turn run as the long run sent at its last mark
+    // (the request of call m holds 2m - 1 messages).
+    const lastMark = Math.max(...Object.keys(at).map(Number));
+    const ballast = { messages: long.messages.slice(0, 2 * lastMark - 1) };
+    const control = (await growthRun(home, 1_000, [1_000], ballast)).at[1_000];
+    const controlOwn = control?.ownUs ?? NaN;
+    log(`growth control (1,000 turns, each call also serialising the history at ${lastMark} turns): agentloop's own ${fmt(controlOwn, 0)} µs a turn`);
     const a = at[1_000];
     const b = at[10_000];
+    const last = at[lastMark];
     return {
       turns,
       at,
       ownRatio: a && b ? b.ownUs / a.ownUs : NaN,
       totalRatio: a && b ? b.totalUs / a.totalUs : NaN,
-      transcriptMb: statSync(recorder.path).size / 2 ** 20,
+      control: { ownUs: controlOwn, ballastKb: JSON.stringify(ballast).length / 1024 },
+      controlledRatio: last ? last.ownUs / controlOwn : NaN,
+      transcriptMb: long.transcriptBytes / 2 ** 20,
       seconds: (now() - started) / 1000,
     };
   } finally {
@@ -138,7 +177,13 @@ history check, the tool runner, the copies of the request for the observers, the
 ${rows}
 
 agentloop's own µs per turn at 10,000 ÷ at 1,000: **${fmt(g.ownRatio)}** (target ≤ 1.2); the whole turn:
-${fmt(g.totalRatio)}. The transcript of the run: ${fmt(g.transcriptMb, 1)} MB.`;
+${fmt(g.totalRatio)}. The transcript of the run: ${fmt(g.transcriptMb, 1)} MB.
+
+Serialising a large body also costs the turn after it (the caches hold the body's bytes instead of the loop's code and
+data; the string's garbage brings collections forward), and that lands in agentloop's share. Control: a run of 1,000
+turns in which each model call also serialises the long run's history at its last mark (${fmt(g.control.ballastKb, 0)} KB,
+as large as the body it sent there), inside the timed call: agentloop's own ${fmt(g.control.ownUs, 0)} µs per turn. agentloop's own
+at ${Math.max(...Object.keys(g.at).map(Number)).toLocaleString('en')} turns ÷ the control's: **${fmt(g.controlledRatio)}**, what grows with the history itself.`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -5,7 +5,9 @@
  * no persistence). Two views of the same cost:
  * - `perf_hooks.monitorEventLoopDelay` (1 ms resolution) over the run: the time the loop's timer came late, summed
  *   (mean × count − count × resolution); the difference to the listener that keeps nothing is what persistence adds;
- * - the main thread's time inside the recorder's `writeSync` and `fsyncSync` calls, timed by wrapping them.
+ * - the main thread's time inside the recorder's `writeSync` and `fsyncSync` calls, timed by wrapping them;
+ * - the main thread's CPU time (Linux: `/proc/thread-self/schedstat`), which, unlike the lateness, does not count the
+ *   time the thread waited for a core: on a loaded machine it is the steadier figure of what persistence costs.
  */
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
@@ -22,7 +24,7 @@ import { fmt, median, now } from './stats.js';
 const SIDES = ['durable', 'buffered', 'none'] as const;
 type Side = (typeof SIDES)[number];
 const LABELS: Record<Side, string> = {
-  durable: 'transcript recorder as the CLI has it (writeSync per record, fsync once a tick)',
+  durable: 'transcript recorder as the CLI has it (one writeSync a step, fsync on the thread pool at most every 50 ms)',
   buffered: 'transcript recorder without fsync (`durable: false`)',
   none: 'a listener that keeps nothing (the same events, no persistence)',
 };
@@ -30,9 +32,11 @@ const LABELS: Record<Side, string> = {
 export interface PersistenceFigures {
   rounds: number;
   /** Per side: ms per turn the loop's timer came late; ms per turn inside writeSync / fsyncSync. */
-  sides: Record<Side, { lateMsPerTurn: number; maxLateMs: number; writeMsPerTurn: number; fsyncMsPerTurn: number; msPerTurn: number }>;
+  sides: Record<Side, { lateMsPerTurn: number; maxLateMs: number; writeMsPerTurn: number; fsyncMsPerTurn: number; msPerTurn: number; cpuMsPerTurn: number }>;
   /** What persistence adds to the loop's lateness per turn, durable recorder − no persistence (the target's figure). */
   blockedMsPerTurn: number;
+  /** What persistence adds to the main thread's CPU time per turn, durable recorder − no persistence. */
+  cpuMsPerTurn: number;
 }
 
 /** Wraps fs.writeSync and fs.fsyncSync (for the ESM importers too) to add up the time spent in them. */
@@ -61,6 +65,15 @@ function timeSyncCalls(): { totals: { write: number; fsync: number }; restore: (
   };
 }
 
+/** The CPU time of the calling thread, ms (`/proc/thread-self/schedstat`: on the CPU, in ns); NaN where there is none. */
+function threadCpuMs(): number {
+  try {
+    return Number(fs.readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return NaN;
+  }
+}
+
 export async function benchPersistence(rounds = 7, log: (line: string) => void = () => {}): Promise<PersistenceFigures> {
   const server = await startRemoteServer();
   const home = fs.mkdtempSync(join(tmpdir(), 'agentloop-persist-'));
@@ -79,6 +92,7 @@ export async function benchPersistence(rounds = 7, log: (line: string) => void =
       probe.totals.write = 0;
       probe.totals.fsync = 0;
       const start = now();
+      const cpuStart = threadCpuMs();
       histogram.enable();
       recorder?.prompt('go');
       const result = await runAgent('Run the tool 49 times, then say done.', {
@@ -91,6 +105,7 @@ export async function benchPersistence(rounds = 7, log: (line: string) => void =
       recorder?.finish(result);
       recorder?.close();
       histogram.disable();
+      const cpuMs = threadCpuMs() - cpuStart;
       const ms = now() - start;
       await server.clear();
       if (result.state !== 'done') throw new Error(`persistence run ended ${result.state}: ${result.context.error?.message}`);
@@ -101,6 +116,7 @@ export async function benchPersistence(rounds = 7, log: (line: string) => void =
         writeMsPerTurn: probe.totals.write / TURNS,
         fsyncMsPerTurn: probe.totals.fsync / TURNS,
         msPerTurn: ms / TURNS,
+        cpuMsPerTurn: cpuMs / TURNS,
       };
     };
     for (const side of SIDES) await once(side); // warm-up
@@ -114,11 +130,12 @@ export async function benchPersistence(rounds = 7, log: (line: string) => void =
     const sides = Object.fromEntries(
       SIDES.map((s) => {
         const m = (f: (x: PersistenceFigures['sides'][Side]) => number) => median(samples[s].map(f));
-        return [s, { lateMsPerTurn: m((x) => x.lateMsPerTurn), maxLateMs: m((x) => x.maxLateMs), writeMsPerTurn: m((x) => x.writeMsPerTurn), fsyncMsPerTurn: m((x) => x.fsyncMsPerTurn), msPerTurn: m((x) => x.msPerTurn) }];
+        return [s, { lateMsPerTurn: m((x) => x.lateMsPerTurn), maxLateMs: m((x) => x.maxLateMs), writeMsPerTurn: m((x) => x.writeMsPerTurn), fsyncMsPerTurn: m((x) => x.fsyncMsPerTurn), msPerTurn: m((x) => x.msPerTurn), cpuMsPerTurn: m((x) => x.cpuMsPerTurn) }];
       }),
     ) as PersistenceFigures['sides'];
-    const paired = median(samples.durable.map((d, i) => d.lateMsPerTurn - (samples.none[i]?.lateMsPerTurn ?? NaN)));
-    return { rounds, sides, blockedMsPerTurn: paired };
+    const paired = (f: (x: PersistenceFigures['sides'][Side]) => number) =>
+      median(samples.durable.map((d, i) => f(d) - (samples.none[i] ? f(samples.none[i]) : NaN)));
+    return { rounds, sides, blockedMsPerTurn: paired((x) => x.lateMsPerTurn), cpuMsPerTurn: paired((x) => x.cpuMsPerTurn) };
   } finally {
     probe.restore();
     await server.close();
@@ -129,23 +146,26 @@ export async function benchPersistence(rounds = 7, log: (line: string) => void =
 export function persistenceSection(p: PersistenceFigures): string {
   const rows = SIDES.map((s) => {
     const x = p.sides[s];
-    return `| ${LABELS[s]} | ${fmt(x.msPerTurn, 3)} | ${fmt(x.lateMsPerTurn, 3)} | ${fmt(x.maxLateMs, 2)} | ${fmt(x.writeMsPerTurn, 3)} | ${fmt(x.fsyncMsPerTurn, 3)} |`;
+    return `| ${LABELS[s]} | ${fmt(x.msPerTurn, 3)} | ${fmt(x.lateMsPerTurn, 3)} | ${fmt(x.maxLateMs, 2)} | ${fmt(x.cpuMsPerTurn, 3)} | ${fmt(x.writeMsPerTurn, 3)} | ${fmt(x.fsyncMsPerTurn, 3)} |`;
   }).join('\n');
   return `## 6. Event loop blocked by persistence
 
 \`runAgent\` as the CLI runs it (the SDK against the local server in its own process, one write per SSE event, the
 50-turn conversation of benchmark 1), three ways, interleaved over ${p.rounds} rounds. "Late" is what
 \`perf_hooks.monitorEventLoopDelay\` (1 ms resolution) saw: the loop's timer came late by this much in all, per turn
-(mean × count − count × resolution), with the longest single delay beside it; the last two columns are the main
-thread's time inside \`writeSync\` and \`fsyncSync\` (timed by wrapping them), per turn.
+(mean × count − count × resolution), with the longest single delay beside it; then the main thread's CPU time
+(\`/proc/thread-self/schedstat\`: unlike the lateness it leaves out the time the thread waited for a core, so it is the
+steadier figure on a loaded machine), and its time inside \`writeSync\` and \`fsyncSync\` (timed by wrapping them), per turn.
 
-| Side | ms per turn | late, ms per turn | longest delay, ms | in writeSync, ms per turn | in fsyncSync, ms per turn |
-|---|---|---|---|---|---|
+| Side | ms per turn | late, ms per turn | longest delay, ms | main-thread CPU, ms per turn | in writeSync, ms per turn | in fsyncSync, ms per turn |
+|---|---|---|---|---|---|---|
 ${rows}
 
 What persistence adds to the loop's lateness (durable recorder − no persistence, median of paired rounds):
-**${fmt(p.blockedMsPerTurn, 3)} ms per turn** (target ≤ 0.2 ms). The fsync runs on the main thread, so the event loop
-waits for the disk.`;
+**${fmt(p.blockedMsPerTurn, 3)} ms per turn** (target ≤ 0.2 ms); to its CPU time: ${fmt(p.cpuMsPerTurn, 3)} ms per turn. The
+recorder writes the records of a step of the run (11 records a turn here) in one \`writeSync\` as the step ends (3 a
+turn), a \`tool_start\` at once (the tool starts right after it); the fsync runs on the thread pool, at most one every
+50 ms, and once on the main thread when the transcript is closed (the end of a run).`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -34,7 +34,13 @@ export interface SessionRecorder {
    * run starts with (if any), in one write.
    */
   resumed(conversation: RestoredConversation, prompt?: Question | null): void;
+  /**
+   * Records a run event: the records of one step of the run go out in one write when the step
+   * ends (a microtask later), a `tool_start` at once (the tool starts right after it).
+   */
   onEvent(event: RunEvent): void;
+  /** Writes the records of the step that runs now, without waiting for its end. */
+  flush(): void;
   /** Records how a run ended (a REPL session has one per question). */
   finish(result: FinishedRun): void;
   close(): void;
@@ -112,28 +118,46 @@ export function reopenSession(id: string, path: string, options: RecorderOptions
 /** A record without its timestamp; `at` is added on write. */
 export type Draft = SessionRecord extends infer R ? (R extends { at: string } ? Omit<R, 'at'> : never) : never;
 
+/**
+ * The records a run event leaves in the file at once, in the write of the event itself: a tool
+ * starts right after its `tool_start`, and resume.ts must know of it (never run it again).
+ */
+const WRITTEN_AT_ONCE: ReadonlySet<RunEvent['type']> = new Set(['tool_start']);
+
 function createRecorder(id: string, writer: TranscriptWriter, options: RecorderOptions, recordedPrompt?: Question): SessionRecorder {
-  const now = options.now ?? (() => new Date());
   let failure: Error | undefined;
-  const at = () => now().toISOString();
+  const at = timestamps(options.now);
   // The prompt recorded last, until a message is written (the run has put it into the history).
   let unanswered = recordedPrompt === undefined ? undefined : questionKey(recordedPrompt);
+  // Lines not written yet: the records of the step that is running, written in one write when it
+  // ends (a microtask), or with the next record written at once.
+  let pending: string[] = [];
+  let scheduled = false;
 
-  /** Writes the drafts in one write. */
-  const write = (...drafts: Draft[]) => {
+  const flush = () => {
+    scheduled = false;
+    if (pending.length === 0) return;
+    const lines = pending;
+    pending = [];
     if (failure) return;
     try {
-      const stamp = at();
-      writer.write(...drafts.map((draft) => ({ ...draft, at: stamp }) as SessionRecord));
+      writer.writeLines(lines);
     } catch (error) {
       failure = error instanceof Error ? error : new Error(String(error));
       options.onError?.(failure);
-      return;
     }
-    for (const draft of drafts) {
-      if (draft.type === 'message') unanswered = undefined;
-      if (draft.type === 'prompt') unanswered = questionKey(draft.content ?? draft.text);
-    }
+  };
+  const add = (draft: Draft, stamp: string) => {
+    pending.push(lineOf(draft, stamp));
+    if (draft.type === 'message') unanswered = undefined;
+    if (draft.type === 'prompt') unanswered = questionKey(draft.content ?? draft.text);
+  };
+  /** Writes the drafts, after what is pending, in one write now. */
+  const write = (...drafts: Draft[]) => {
+    if (failure) return;
+    const stamp = at();
+    for (const draft of drafts) add(draft, stamp);
+    flush();
   };
 
   return {
@@ -150,18 +174,47 @@ function createRecorder(id: string, writer: TranscriptWriter, options: RecorderO
     },
     onEvent(event) {
       const draft = draftOf(event);
-      if (draft) write(draft);
+      if (!draft || failure) return;
+      if (WRITTEN_AT_ONCE.has(event.type)) return write(draft);
+      add(draft, at());
+      if (!scheduled) {
+        scheduled = true;
+        queueMicrotask(flush);
+      }
     },
+    flush,
     finish(result) {
       write(resultDraft(result));
     },
     close() {
+      flush();
       try {
         writer.close();
       } catch (error) {
         if (!failure) options.onError?.(error instanceof Error ? error : new Error(String(error)));
       }
     },
+  };
+}
+
+/** A draft's line: its JSON with `at` last (as `{ ...draft, at }` would give), and the newline. */
+function lineOf(draft: Draft, at: string): string {
+  const json = JSON.stringify(draft);
+  return `${json.slice(0, -1)},"at":${JSON.stringify(at)}}\n`;
+}
+
+/** The time for `at`: `now()`, or the clock, whose ISO string is made once a millisecond. */
+function timestamps(now: (() => Date) | undefined): () => string {
+  if (now) return () => now().toISOString();
+  let ms = NaN;
+  let iso = '';
+  return () => {
+    const t = Date.now();
+    if (t !== ms) {
+      ms = t;
+      iso = new Date(t).toISOString();
+    }
+    return iso;
   };
 }
 

@@ -1,156 +1,18 @@
 /**
- * Session transcripts on disk: `$AGENTLOOP_HOME/sessions/<id>.jsonl` (default `~/.agentloop`).
- *
- * Each record is written with `writeSync` as soon as it is known, so a process killed with
- * `kill -9` loses nothing already done (the bytes are in the kernel); an `fsync` follows on the
- * thread pool (the event loop is not blocked), so a power cut loses at most the records written
- * since the last one ended. A torn or corrupt line (the
- * process died mid-write, the disk filled up) is reported and skipped when reading.
+ * Session transcripts on disk: `$AGENTLOOP_HOME/sessions/<id>.jsonl` (default `~/.agentloop`),
+ * written by writer.ts, read and listed here. A torn or corrupt line (the process died mid-write,
+ * the disk filled up) is reported and skipped when reading.
  */
-import { closeSync, existsSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExitReason } from '../core/run.js';
-import { crashPointOf, pauseForever, type CrashPoint } from './crashPoint.js';
+import { ID_PATTERN, sessionsDir, transcriptPath } from './paths.js';
 import type { SessionHeader, SessionRecord } from './records.js';
 import { recordProblem } from './shapes.js';
 import { plural } from '../core/plural.js';
 
-/** Where agentloop keeps its state: `$AGENTLOOP_HOME`, else `~/.agentloop`. (`env` is typed without Node's types, for the published .d.ts.) */
-export function agentloopHome(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  return env.AGENTLOOP_HOME && env.AGENTLOOP_HOME.trim() !== '' ? env.AGENTLOOP_HOME : join(homedir(), '.agentloop');
-}
-
-export function sessionsDir(home: string): string {
-  return join(home, 'sessions');
-}
-
-const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-
-export function transcriptPath(home: string, id: string): string {
-  if (!ID_PATTERN.test(id)) throw new Error(`not a session id: "${id}"`);
-  return join(sessionsDir(home), `${id}.jsonl`);
-}
-
-/** The folder of a session's other files (the saved output of long commands), beside its transcript. */
-export function sessionFilesDir(transcript: string): string {
-  return transcript.replace(/\.jsonl$/, '');
-}
-
-/** A new session was given the id of one that exists (`--session-id`): it is left untouched. */
-export class SessionExistsError extends Error {
-  override readonly name = 'SessionExistsError';
-}
-
-/** Appends records to one transcript file. Not thread-safe: one writer per file. */
-export class TranscriptWriter {
-  private fd: number | null;
-  /** An fsync is running on the thread pool. */
-  private syncing = false;
-  /** Records were written since the running fsync began: another follows it. */
-  private dirty = false;
-  /** Closed while an fsync ran: the file is closed when it ends. */
-  private closeAfterSync: number | null = null;
-  private written = 0;
-  private readonly crashPoint: CrashPoint | undefined = crashPointOf();
-
-  private constructor(
-    readonly path: string,
-    fd: number,
-    private readonly durable: boolean,
-  ) {
-    this.fd = fd;
-  }
-
-  /**
-   * Creates the transcript of a new session and writes its header, with `first` in the same
-   * write (the prompt: a kill cannot fall between the two).
-   */
-  static create(home: string, header: SessionHeader, options: { durable?: boolean } = {}, ...first: SessionRecord[]): TranscriptWriter {
-    mkdirSync(sessionsDir(home), { recursive: true, mode: 0o700 });
-    const path = transcriptPath(home, header.id);
-    let fd: number;
-    try {
-      fd = openSync(path, 'wx', 0o600);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new SessionExistsError(`session ${header.id} exists already (${path})`);
-      throw error;
-    }
-    const writer = new TranscriptWriter(path, fd, options.durable ?? true);
-    writer.write(header, ...first);
-    return writer;
-  }
-
-  /** Opens an existing transcript to go on appending (`--resume`). */
-  static reopen(path: string, options: { durable?: boolean } = {}): TranscriptWriter {
-    const fd = openSync(path, 'a+', 0o600);
-    const writer = new TranscriptWriter(path, fd, options.durable ?? true);
-    // A line torn by a crash must not swallow the next record: start on a fresh line.
-    if (!endsWithNewline(fd)) writeSync(fd, '\n');
-    return writer;
-  }
-
-  /** Appends the records in one write: a process killed meanwhile leaves all or none of them (or a torn last line). */
-  write(...records: SessionRecord[]): void {
-    if (this.fd === null) throw new Error(`transcript ${this.path} is closed`);
-    const lines = records.map((record) => `${JSON.stringify(record)}\n`);
-    const point = this.crashPoint;
-    const before = this.written;
-    this.written += lines.length;
-    if (point && before < point.record && this.written >= point.record) {
-      const cut = point.record - before - 1;
-      const torn = lines[cut] as string;
-      writeSync(this.fd, point.torn ? lines.slice(0, cut).join('') + torn.slice(0, Math.floor(torn.length / 2)) : lines.join(''));
-      pauseForever(point);
-    }
-    writeSync(this.fd, lines.join(''));
-    this.scheduleSync();
-  }
-
-  /** Flushes to the disk and closes the file; writing afterwards throws. */
-  close(): void {
-    if (this.fd === null) return;
-    const fd = this.fd;
-    this.fd = null;
-    if (this.durable) fsyncSync(fd); // once, at the end of a run
-    // An fsync still running on the thread pool has this descriptor: it is closed after it.
-    if (this.syncing) this.closeAfterSync = fd;
-    else closeSync(fd);
-  }
-
-  /**
-   * Flushes what was written to the disk, off the main thread: `fs.fsync` runs on the thread
-   * pool, so the event loop is not blocked (an fsync took 1-5 ms here, twice a turn). The records
-   * themselves were written with `writeSync` before this, so a `kill -9` loses none of them; a
-   * power cut loses at most what was written since the last fsync ended. Records written while
-   * one runs are flushed by the next, one fsync for all of them.
-   */
-  private scheduleSync(): void {
-    if (!this.durable) return;
-    this.dirty = true;
-    if (!this.syncing && this.fd !== null) this.startSync(this.fd);
-  }
-
-  private startSync(fd: number): void {
-    this.syncing = true;
-    this.dirty = false;
-    fsync(fd, () => {
-      this.syncing = false;
-      if (this.closeAfterSync !== null) {
-        closeSync(this.closeAfterSync);
-        this.closeAfterSync = null;
-      } else if (this.dirty && this.fd !== null) this.startSync(this.fd);
-    });
-  }
-}
-
-function endsWithNewline(fd: number): boolean {
-  const size = fstatSync(fd).size;
-  if (size === 0) return true;
-  const last = Buffer.alloc(1);
-  readSync(fd, last, 0, 1, size - 1);
-  return last[0] === 0x0a;
-}
+export { agentloopHome, sessionFilesDir, sessionsDir, transcriptPath } from './paths.js';
+export { SessionExistsError, TranscriptWriter } from './writer.js';
 
 export interface Transcript {
   path: string;
