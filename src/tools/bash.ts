@@ -7,13 +7,14 @@ import { constants } from 'node:os';
 import { CommandEnvironment } from './bash/env.js';
 import { isSafeAlongside, refusal } from './bash/judge.js';
 import { loadShellParser } from './bash/shell/load.js';
-import { checkNow, checkSoon } from './bash/shell/reader.js';
+import { checkNow, checkSoon, parserReader, plainReader } from './bash/shell/reader.js';
 import { OutputCollector, type CollectedOutput } from './bash/output.js';
 import type { RunEnding } from './bash/process.js';
 import { redact } from './bash/secrets.js';
 import { commandArgv, prepareArgv } from './bash/argv.js';
 import { requireBwrap } from './bash/sandbox.js';
 import { SpillSpace } from './bash/spill.js';
+import { prepareFifos } from './bash/pipe.js';
 import type { Tool, ToolOutput } from '../core/tool.js';
 import { defineTool } from './define.js';
 import { s } from './schema.js';
@@ -100,13 +101,17 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
     // (`sleep 1; ls -la`) can be judged; it is judged by the same rules (shell/reader.ts).
     isConcurrencySafe: ({ command }) => checkNow((read) => isSafeAlongside(read, command))?.value ?? false,
     prepare() {
-      // The parser, and one check through each reader, so that the first command's checks run compiled code.
-      checkNow((read) => isSafeAlongside(read, 'ls -A'));
-      loadShellParser().then(() => checkNow((read) => isSafeAlongside(read, 'ls -A')), () => undefined);
-      // The FIFOs do not wait for execa: its import (tens of ms in a fresh process) is the longest of these.
-      import('./bash/pipe.js').then((pipe) => pipe.prepareFifos(), () => undefined);
-      loadRunner().then((processes) => processes.prepareProcesses(), () => undefined);
+      // What waits on other processes and files first: the FIFOs (not waiting for execa, whose import is the longest
+      // of these, 25-40 ms in a fresh process), the runner, the bwrap probe.
+      prepareFifos();
+      // A command already waiting for the runner is the warm-up: another run before it would only delay it.
+      const runnerReady = loadRunner().then((processes) => processes.prepareProcesses({ warmUp: waitingForRunner === 0 }));
       prepareArgv({ sandbox: bwrap, contain: options.contain !== false, pathVar: (options.env ?? process.env).PATH });
+      // Then one check through each reader, so that later checks run compiled code. The parser's first parse compiles
+      // its WebAssembly (~12 ms): after the runner, and after a command that waits for it (plain words need no parser).
+      isSafeAlongside(plainReader, 'ls -A');
+      const warmParser = () => void loadShellParser().then((parser) => isSafeAlongside(parserReader(parser), 'ls -A'), () => undefined);
+      runnerReady.then(() => setImmediate(warmParser), warmParser);
     },
     async run(parsed, context) {
       if (parsed.command.trim() === '') return { isError: true, content: 'Invalid input for bash: "command" is empty.' };
@@ -139,7 +144,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         timeoutMs,
         view: { env: base, ...(options.hide ? { hide: options.hide } : {}), reveal: revealed(spill) },
       });
-      const { runInProcessGroup } = await loadRunner();
+      waitingForRunner++;
+      const { runInProcessGroup } = await loadRunner().finally(() => waitingForRunner--);
       // Read at each call: the caller may load more variables (a .env file) after creating the tool.
       const { env, secrets } = environment.read(base, options.secrets);
       const ending = await runInProcessGroup({
@@ -165,6 +171,8 @@ export const bashTool: Tool = createBashTool();
  * the first command of a run does not wait for it.
  */
 let runner: Promise<typeof import('./bash/process.js')> | undefined;
+/** Commands waiting for the runner to load. */
+let waitingForRunner = 0;
 function loadRunner(): Promise<typeof import('./bash/process.js')> {
   runner ??= import('./bash/process.js');
   return runner;

@@ -282,6 +282,22 @@ describe('findDanger', () => {
     expect(danger(command)).toBeNull();
   });
 
+  // tree-sitter-bash reads `a | b | c\nd && e` as `a | (b | c d && e)`: the guard reads the line after the newline as
+  // bash does, a command of its own (shell/parse.ts `misread`).
+  it.each([
+    ['cat x | cat | cat\nrm -rf / && true', /rm -r/],
+    ['ls | grep x | wc -l\nsudo reboot || true', /sudo/],
+    ['ls | cat | wc\ncd / && rm -rf usr', /rm -r/],
+    ['ls | cat | wc\nls && dd if=/dev/zero of=/dev/sda', /dev\/sda/],
+  ] as [string, RegExp][])('blocks %j, a command after a long pipeline and a newline', (command, reason) => {
+    expect(read(command).misread).toBe(true);
+    expect(danger(command)?.toLowerCase()).toMatch(reason);
+  });
+
+  it('allows a harmless line after a long pipeline and a newline', () => {
+    expect(danger('ls | cat | wc -l\nls && cat x')).toBeNull();
+  });
+
   // Every blocked command stays blocked handed to a shell, and is harmless as the text of a string.
   const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
   it.each([...BLOCKED, ...SEEN_THROUGH].filter(([c]) => !c.includes('unterminated')))('quoted %j: blocked in bash -c, allowed in echo', (command) => {

@@ -103,6 +103,13 @@ describe('decidePermission: the bash tool', () => {
     }
   });
 
+  it('sees a command after a long pipeline and a newline, which tree-sitter-bash reads as arguments', () => {
+    const r = rules(['Bash(ls:*)', 'Bash(cat:*)', 'Bash(wc:*)'], ['Bash(rm:*)']);
+    expect(bash('ls | cat | wc\nrm -rf x && ls', r)).toMatchObject({ allowed: false, rule: 'Bash(rm:*)' });
+    expect(bash('ls | cat | wc -l\nls && cat x', r)).toMatchObject({ allowed: false, rule: null }); // misread: no pattern allows it
+    expect(bash('ls | cat | wc -l\nls', r)).toEqual({ allowed: true });
+  });
+
   it('names the simple command no allow rule covers', () => {
     const decision = bash('git log && rm x', rules(['Bash(git log:*)']));
     expect(decision).toEqual({ allowed: false, rule: null, message: 'not allowed: no allow rule matches "rm x"' });

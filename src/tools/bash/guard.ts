@@ -56,6 +56,13 @@ class Guard {
 
   script(script: Script, depth: number): string | null {
     if (!script.complete && FORK_BOMB.test(script.source)) return 'fork bomb';
+    if (script.misread) {
+      // Each line on its own as well: bash reads `cd / && rm -rf usr` on a line of its own, whatever the tree says.
+      for (const line of script.source.split('\n')) {
+        const reason = this.check(line, depth + 1, null);
+        if (reason !== null) return reason;
+      }
+    }
     if (script.functions.some((f) => f.selfCalls >= 2 && /[|&]/.test(f.body))) return 'fork bomb';
     for (const r of script.redirects) {
       const target = r.target?.value;

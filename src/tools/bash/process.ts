@@ -19,10 +19,12 @@ let warmedUp = false;
  * What the first command would otherwise wait for: a batch of FIFOs, and once per process a `true` run the way a
  * command runs (a FIFO, execa, the exit, the drain), so that the first real command runs code V8 has compiled
  * already (cold, that path cost the first command of a process ~15 ms more than the next: `npm run bench -- --only=startup`).
+ * No warm-up when a command is already waiting for this module: it warms the path itself, and a run before it would
+ * only delay it.
  */
-export function prepareProcesses(): void {
+export function prepareProcesses(options: { warmUp: boolean } = { warmUp: true }): void {
   prepareFifos();
-  if (warmedUp) return;
+  if (warmedUp || !options.warmUp) return;
   warmedUp = true;
   const idle = new AbortController();
   runInProcessGroup({ argv: ['true'], cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 5_000, signal: idle.signal, onData: () => undefined }).catch(

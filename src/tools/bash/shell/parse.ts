@@ -24,11 +24,11 @@ export function parseScript(parser: TsParser, source: string, options: ParseOpti
   const tree = parser.parse(source);
   if (tree === null) return { source, commands: [], redirects: [], functions: [], plain: false, complete: false };
   try {
-    const walker = new Walker();
+    const walker = new Walker(source);
     const root = tree.rootNode;
     const start: Context = { env: new Map(options.env ?? []), where: { cwd: options.cwd ?? null }, stdin: null, substituted: false, redirects: [] };
     walker.statement(root, start);
-    return { source, commands: walker.commands, redirects: walker.redirects, functions: walker.functions, plain: walker.plain && !root.hasError, complete: !root.hasError };
+    return { source, commands: walker.commands, redirects: walker.redirects, functions: walker.functions, plain: walker.plain && !root.hasError && !walker.misread, complete: !root.hasError && !walker.misread, ...(walker.misread ? { misread: true as const } : {}) };
   } finally {
     tree.delete();
   }
@@ -53,6 +53,10 @@ class Walker {
   redirects: Redirect[] = [];
   functions: ShellFunction[] = [];
   plain = true;
+  /** tree-sitter-bash ran a command on past the end of its line (see `command`). */
+  misread = false;
+
+  constructor(private readonly source: string) {}
 
   /** Walks one statement (or any node holding statements) and gives what it writes to stdout. */
   statement(node: SyntaxNode, ctx: Context): Flow {
@@ -104,13 +108,32 @@ class Walker {
     return out;
   }
 
+  /**
+   * A simple command. tree-sitter-bash sometimes runs one on past an unescaped newline (`a | b | c\nrm x && d` reads
+   * as `c rm x`); bash ends it there, so what follows is a command of its own, and the line is marked misread.
+   */
   private command(node: SyntaxNode, ctx: Context): Flow {
+    const parts = children(node);
+    let out: Flow = NONE;
+    for (let from = 0, i = 1; i <= parts.length; i++) {
+      const next = parts[i];
+      if (next !== undefined && !/(^|[^\\])\n/.test(this.source.slice((parts[i - 1] as SyntaxNode).endIndex, next.startIndex))) continue;
+      const segment = parts.slice(from, i);
+      if (from > 0) this.misread = true;
+      const text = from === 0 && next === undefined ? node.text : this.source.slice((segment[0] as SyntaxNode).startIndex, (segment.at(-1) as SyntaxNode).endIndex);
+      if (segment.some((c) => c.isNamed && c.type !== 'comment')) out = this.simple(text, segment, ctx);
+      from = i;
+    }
+    return out;
+  }
+
+  private simple(text: string, parts: SyntaxNode[], ctx: Context): Flow {
     const scope = this.scope(ctx);
     const assignments: SimpleCommand['assignments'] = [];
     const words: Word[] = [];
     const redirects = [...ctx.redirects];
     let stdin = ctx.stdin;
-    for (const c of children(node)) {
+    for (const c of parts) {
       if (c.type === 'variable_assignment') {
         this.plain = false;
         const name = c.childForFieldName('name')?.text ?? '';
@@ -126,9 +149,10 @@ class Walker {
         words.push(...resolveWords(c, scope));
       }
     }
-    const command: SimpleCommand = { text: node.text, assignments, words, redirects, stdin, cwd: ctx.where.cwd, substituted: ctx.substituted };
+    const command: SimpleCommand = { text, assignments, words, redirects, stdin, cwd: ctx.where.cwd, substituted: ctx.substituted };
     this.commands.push(command);
-    this.changeDirectory(command, ctx);
+    // `cd DIR` (or `pushd DIR`) in this shell moves the commands after it.
+    ctx.where.cwd = changedDirectory(words.map((w) => w.value), ctx.where.cwd) ?? ctx.where.cwd;
     if (redirects.some((r) => r.target !== null && /^(>|>>|&>|&>>|>\||>&)$/.test(r.op) && r.fd !== '2')) return NONE;
     return outputOf(command);
   }
@@ -243,12 +267,6 @@ class Walker {
   /** Operands of `export`/`declare` that are not assignments: only their substitutions matter. */
   private args(node: SyntaxNode, ctx: Context): void {
     resolveWords(node, this.scope(ctx));
-  }
-
-  /** `cd DIR` (or `pushd DIR`) in this shell moves the commands after it. */
-  private changeDirectory(command: SimpleCommand, ctx: Context): void {
-    const moved = changedDirectory(command.words.map((w) => w.value), ctx.where.cwd);
-    if (moved !== undefined) ctx.where.cwd = moved;
   }
 
   private scope(ctx: Context): WordScope {

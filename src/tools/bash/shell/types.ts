@@ -77,4 +77,9 @@ export interface Script {
   plain: boolean;
   /** False when the parser found a syntax error (what it could parse is still listed). */
   complete: boolean;
+  /**
+   * tree-sitter-bash ran a command on past the end of its line (`a | b | c\nrm x && d` as `c rm x`): the command
+   * after the newline is listed as one of its own, but what the tree shows of pipes and `cd` there is not bash's.
+   */
+  misread?: true;
 }
