@@ -113,7 +113,7 @@ async function growthRun(home: string, turns: number, marks: number[], ballast?:
     // Turn i runs from call i-1 to call i (0-based calls): the model call, the machine, the tool, the recorder.
     const total = window.map((i) => ((calls[i] ?? NaN) - (calls[i - 1] ?? NaN)) * 1000);
     const serialise = window.map((i) => (inCall[i - 1] ?? NaN) * 1000);
-    const own = window.map((i, k) => (total[k] ?? NaN) - (serialise[k] ?? NaN));
+    const own = window.map((_, k) => (total[k] ?? NaN) - (serialise[k] ?? NaN));
     at[mark] = {
       totalUs: median(total),
       serialiseUs: median(serialise),
