@@ -123,7 +123,14 @@ processes:
 | | ms |
 |---|---|
 | **first tool of the process** | **${fmt(f.tool.firstToolMs, 1)}** |
-| second tool (the next reply, same process) | ${fmt(f.tool.laterFirstToolMs, 1)} |`;
+| second tool (the next reply, same process) | ${fmt(f.tool.laterFirstToolMs, 1)} |
+
+What the first tool of a process waits for, and a later one does not: the process runner's import (execa, 25-40 ms
+of main-thread time in a fresh process), a batch of FIFOs (one \`mkfifo\`), the bwrap probe and execa's first call,
+all started in the bash tool's \`prepare\` when the first reply begins; a command of plain words is judged without
+the shell parser if it has not loaded yet (src/tools/bash/shell/plain.ts). Here the reply streams on after its
+tool_use, so they are ready in time; in the peers two-turn task, whose tool_use comes a few ms after the reply
+begins, they are not.`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
