@@ -124,16 +124,20 @@ export class ToolExecutor {
   private start(entry: Entry): void {
     entry.status = 'running';
     this.listener.onStart(entry.block);
-    this.controller ??= new AbortController();
-    void runOne(this.tools, entry.block, { cwd: this.options.cwd, signal: this.controller.signal }, this.options.hooks).then(
-      (output) => {
-        if (this.cancelled) return;
+    const context = { cwd: this.options.cwd, signal: (this.controller ??= new AbortController()).signal };
+    // The tool is called a microtask after its start is announced: by then the machine has taken
+    // TOOL_STARTED and the transcript holds the tool_start record (write-ahead), even for a tool
+    // that acts at once when called (test/session/writeAhead.test.ts).
+    // A turn cancelled in between never calls it.
+    void Promise.resolve()
+      .then(() => (this.cancelled ? undefined : runOne(this.tools, entry.block, context, this.options.hooks)))
+      .then((output) => {
+        if (this.cancelled || output === undefined) return;
         entry.status = 'done';
         entry.result = toToolResult(entry.block.id, output);
         this.listener.onResult(entry.result, entry.block, this.allDone());
         this.schedule();
-      },
-    );
+      });
   }
 }
 

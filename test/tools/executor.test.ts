@@ -23,7 +23,14 @@ function controlledTools() {
         pending.set(id, () => resolve({ content: `${name}:${id}`, isError: false }));
       }),
   });
-  return { tools: [tool('read', true), tool('write', false)], finish: (id: string) => pending.get(id)?.() };
+  // A tool is called a microtask after its start (write-ahead, see executor.ts): wait for that first.
+  const finish = async (id: string) => {
+    await Promise.resolve();
+    const resolve = pending.get(id);
+    if (!resolve) throw new Error(`${id} was never called`);
+    resolve();
+  };
+  return { tools: [tool('read', true), tool('write', false)], finish };
 }
 
 function start(tools: Tool[], maxConcurrency?: number): Trace {
@@ -51,13 +58,13 @@ describe('ToolExecutor', () => {
     expect(t.log).toEqual(['start r1']);
     t.executor.finish([block('r1', 'read'), block('w1', 'write'), block('r2', 'read')]);
     expect(t.log).toEqual(['start r1']); // w1 waits for r1
-    finish('r1');
+    await finish('r1');
     await tick();
     expect(t.log).toEqual(['start r1', 'result r1', 'start w1']); // r2 waits: w1 runs alone
-    finish('w1');
+    await finish('w1');
     await tick();
     expect(t.log.slice(3)).toEqual(['result w1', 'start r2']);
-    finish('r2');
+    await finish('r2');
     const results = await t.done;
     expect(results.map((r) => r.tool_use_id)).toEqual(['r1', 'w1', 'r2']);
     // Only the result that completes the set says so (it then travels with TOOLS_DONE).
@@ -70,11 +77,11 @@ describe('ToolExecutor', () => {
     const blocks = ['a', 'b', 'c'].map((id) => block(id, 'read'));
     t.executor.finish(blocks);
     expect(t.log).toEqual(['start a', 'start b']);
-    finish('b');
+    await finish('b');
     await tick();
     expect(t.log).toEqual(['start a', 'start b', 'result b', 'start c']);
-    finish('c');
-    finish('a');
+    await finish('c');
+    await finish('a');
     expect((await t.done).map((r) => r.content)).toEqual(['read:a', 'read:b', 'read:c']);
   });
 
@@ -95,9 +102,30 @@ describe('ToolExecutor', () => {
     };
     const t = start([slow]);
     t.executor.finish([block('a', 'read')]);
+    await tick();
     t.executor.cancel();
     await tick();
     expect(aborted).toBe(true);
+    expect(t.log).toEqual(['start a']);
+  });
+
+  it('never calls a tool whose turn is cancelled between its start and its call', async () => {
+    let called = false;
+    const tool: Tool = {
+      name: 'read',
+      description: '',
+      inputSchema: { type: 'object' },
+      isConcurrencySafe: () => true,
+      run: async () => {
+        called = true;
+        return { content: 'ran', isError: false };
+      },
+    };
+    const t = start([tool]);
+    t.executor.finish([block('a', 'read')]);
+    t.executor.cancel();
+    await tick();
+    expect(called).toBe(false);
     expect(t.log).toEqual(['start a']);
   });
 
