@@ -117,6 +117,15 @@ function render(r: Results): string {
         g.ownRatio <= 1.2,
       );
     }
+    if (Number.isFinite(g.controlledRatio)) {
+      row(
+        '2c',
+        `Growth with the history itself: agentloop's own µs per turn at 10,000 turns ÷ a 1,000-turn control run whose calls serialise as large a body (what row 2 measures, less the aftermath of serialising ${fmt(g.control.ballastKb / 1024, 1)} MB a turn: caches, collections; section 2)`,
+        fmt(g.controlledRatio),
+        '≤ 1.2',
+        g.controlledRatio <= 1.2,
+      );
+    }
   }
   if (r.persistence) {
     const p = r.persistence;
