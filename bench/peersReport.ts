@@ -165,7 +165,12 @@ SSE event is its own write, with no pause. ${r.roundsA} round${r.roundsA === 1 ?
 
 ${tableA(r.a)}
 
-${targetsA(r.a, r.rawA)}`);
+${targetsA(r.a, r.rawA)}
+
+What the first tool waits for here: the tool_use comes a few ms after the reply begins, and the bash tool's
+\`prepare\` starts then: the process runner's import (execa, 25-40 ms of main-thread time in a fresh process), a batch
+of FIFOs and bwrap (section 4, "In a fresh CLI process", where the reply streams on and they are ready in time).
+Starting them before the first request would delay the first request of every run, tool or not, by as much.`);
   }
   if (r.b) {
     parts.push(`### (b) Where it counts: ten turns at a real model's pace
