@@ -5,9 +5,14 @@
  * the tool runner, the checks. CPU time of this process per turn (`process.cpuUsage`), interleaved rounds.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ModelCall } from '../src/core/model.js';
 import { runAgent } from '../src/session/run.js';
 import { TURNS, conversationStep, echoTool } from './conversation.js';
+import { summarizeProfiles } from './profileSummary.js';
 import { median } from './stats.js';
 import { xstateLoopWith } from './xstateLoop.js';
 
@@ -17,6 +22,8 @@ export interface MachineTurnFigures {
   agentloopUs: number;
   minimalUs: number;
   ratio: number;
+  /** A CPU profile of agentloop's side: share of the main thread's busy time by where the code lives. */
+  profile: { turns: number; shares: Array<{ place: string; percent: number }> };
 }
 
 const usage = { input_tokens: 10, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
@@ -64,8 +71,41 @@ export async function benchMachineTurn(rounds: number, log: (line: string) => vo
       if (round >= 0) cpu[name].push((used.user + used.system) / TURNS);
     }
   }
-  const figures = { rounds, agentloopUs: median(cpu.agentloop), minimalUs: median(cpu.minimal), ratio: 0 };
-  figures.ratio = figures.agentloopUs / figures.minimalUs;
+  const agentloopUs = median(cpu.agentloop);
+  const minimalUs = median(cpu.minimal);
+  const figures = { rounds, agentloopUs, minimalUs, ratio: agentloopUs / minimalUs, profile: await profileAgentloop(Math.max(20, rounds / 2)) };
   log(`machine alone: agentloop ${figures.agentloopUs.toFixed(0)} µs, minimal machine ${figures.minimalUs.toFixed(0)} µs CPU a turn`);
   return figures;
+}
+
+/** Where agentloop's turn spends the main thread: a V8 CPU profile (node:inspector) of `rounds` runs of its side. */
+async function profileAgentloop(rounds: number): Promise<MachineTurnFigures['profile']> {
+  const session = new Session();
+  session.connect();
+  const dir = mkdtempSync(join(tmpdir(), 'agentloop-machine-profile-'));
+  try {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 50 });
+    await session.post('Profiler.start');
+    for (let i = 0; i < rounds; i++) await sides.agentloop();
+    const { profile } = await session.post('Profiler.stop');
+    const path = join(dir, 'agentloop.cpuprofile');
+    writeFileSync(path, JSON.stringify(profile));
+    const busy = summarizeProfiles([path], 0).byPlace.filter((p) => p.place !== '(idle)' && p.place !== '(program)');
+    const total = busy.reduce((sum, p) => sum + p.ms, 0);
+    // agentloop's own folders as one place: src/machine, src/session, src/tools, ...
+    const grouped = new Map<string, number>();
+    for (const p of busy) {
+      const place = p.place.startsWith('src/') ? "agentloop's own code (src/)" : p.place.startsWith('node:') || p.place === '(native)' ? 'Node (internals, native)' : p.place;
+      grouped.set(place, (grouped.get(place) ?? 0) + p.ms);
+    }
+    const shares = [...grouped]
+      .map(([place, ms]) => ({ place, percent: (100 * ms) / total }))
+      .filter((s) => s.percent >= 1)
+      .sort((a, b) => b.percent - a.percent);
+    return { turns: rounds * TURNS, shares };
+  } finally {
+    session.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
