@@ -60,7 +60,7 @@ if (only.includes('overhead')) {
   results.machineTurn = await benchMachineTurn(quick ? 30 : 200, log);
 }
 if (only.includes('growth')) results.growth = await benchGrowth(quick ? 2_000 : 10_000, log);
-if (only.includes('persistence')) results.persistence = await benchPersistence(quick ? 2 : 9, log);
+if (only.includes('persistence')) results.persistence = await benchPersistence(quick ? 2 : 31, log);
 if (only.includes('bash')) {
   results.bash = await benchBashCommands(quick ? 5 : 40, log);
   log('bash: 1 GB through the tool in a fresh process ...');
