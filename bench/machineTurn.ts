@@ -96,7 +96,13 @@ async function profileAgentloop(rounds: number): Promise<MachineTurnFigures['pro
     // agentloop's own folders as one place: src/machine, src/session, src/tools, ...
     const grouped = new Map<string, number>();
     for (const p of busy) {
-      const place = p.place.startsWith('src/') ? "agentloop's own code (src/)" : p.place.startsWith('node:') || p.place === '(native)' ? 'Node (internals, native)' : p.place;
+      const place = p.place.startsWith('src/')
+        ? "agentloop's own code (src/)"
+        : p.place.startsWith('node:') || p.place === '(native)'
+          ? 'Node (internals, native)'
+          : p.place.includes('/bench/')
+            ? "the benchmark's model and tool"
+            : p.place;
       grouped.set(place, (grouped.get(place) ?? 0) + p.ms);
     }
     const shares = [...grouped]
