@@ -9,7 +9,7 @@ import { zeroUsage } from '../core/usage.js';
 
 /**
  * The loop's state. It has few top-level fields on purpose: XState copies it with `Object.assign` at every
- * `assign`, and V8 keeps an object built that way with more than ~18 properties in slow
+ * `assign`, and V8 keeps an object built that way with more than about 19 properties in slow
  * (dictionary) mode, which made every copy ~8 µs and every read slower (BENCHMARKS.md, section 1).
  * test/machine/fastContext.test.ts checks that the machine's contexts stay fast.
  */
