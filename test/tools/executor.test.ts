@@ -45,6 +45,15 @@ function start(tools: Tool[], maxConcurrency?: number): Trace {
   return { log, done, executor };
 }
 
+/** A concurrency-safe tool named `read` that runs `run`. */
+const readTool = (run: Tool['run'], isConcurrencySafe: Tool['isConcurrencySafe'] = () => true): Tool => ({
+  name: 'read',
+  description: '',
+  inputSchema: { type: 'object' },
+  isConcurrencySafe,
+  run,
+});
+
 const block = (id: string, name: 'read' | 'write'): ToolUseBlock => ({ type: 'tool_use', id, name, input: { id } });
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -87,19 +96,15 @@ describe('ToolExecutor', () => {
 
   it('aborts running tools on cancel and reports nothing after it', async () => {
     let aborted = false;
-    const slow: Tool = {
-      name: 'read',
-      description: '',
-      inputSchema: { type: 'object' },
-      isConcurrencySafe: () => true,
-      run: (_input, { signal }) =>
+    const slow = readTool(
+      (_input, { signal }) =>
         new Promise((resolve) => {
           signal.addEventListener('abort', () => {
             aborted = true;
             resolve({ content: 'stopped', isError: true });
           });
         }),
-    };
+    );
     const t = start([slow]);
     t.executor.finish([block('a', 'read')]);
     await tick();
@@ -111,16 +116,10 @@ describe('ToolExecutor', () => {
 
   it('never calls a tool whose turn is cancelled between its start and its call', async () => {
     let called = false;
-    const tool: Tool = {
-      name: 'read',
-      description: '',
-      inputSchema: { type: 'object' },
-      isConcurrencySafe: () => true,
-      run: async () => {
-        called = true;
-        return { content: 'ran', isError: false };
-      },
-    };
+    const tool = readTool(async () => {
+      called = true;
+      return { content: 'ran', isError: false };
+    });
     const t = start([tool]);
     t.executor.finish([block('a', 'read')]);
     t.executor.cancel();
@@ -130,15 +129,12 @@ describe('ToolExecutor', () => {
   });
 
   it('treats a tool whose safety check throws as unsafe', async () => {
-    const odd: Tool = {
-      name: 'read',
-      description: '',
-      inputSchema: { type: 'object' },
-      isConcurrencySafe: () => {
+    const odd = readTool(
+      async () => ({ content: 'ran', isError: false }),
+      () => {
         throw new Error('bad input');
       },
-      run: async () => ({ content: 'ran', isError: false }),
-    };
+    );
     const t = start([odd]);
     t.executor.submit(block('a', 'read'));
     expect(t.log).toEqual([]);

@@ -1,7 +1,8 @@
 /**
  * A guard against the model's worst mistakes: it is NOT a security boundary (use the sandbox for
- * that). It reads the command line with a real bash parser (tree-sitter-bash, shell/parse.ts), or, before that has
- * loaded, a line of plain words the same way (shell/plain.ts, shell/reader.ts), and sees through what it shows: variables assigned earlier in the line (`x=rm; $x -rf /`),
+ * that). It reads the command line with a real bash parser (tree-sitter-bash, shell/parse.ts), or,
+ * before that has loaded, a line of plain words the same way (shell/plain.ts, shell/reader.ts),
+ * and sees through what it shows: variables assigned earlier in the line (`x=rm; $x -rf /`),
  * `$(echo rm)` and backquotes, `cd / && rm -rf *`, scripts handed to a shell (`bash -c`, `eval`,
  * `echo ... | sh`, `sh <<EOF`, `bash <<< ...`, `source <(echo ...)`, `base64 -d` of a known
  * text into bash), `find -delete/-exec`, `xargs`, `busybox` and wrappers such as `env`, `nohup`,

@@ -67,14 +67,6 @@ export function secretShape(value: string): string | null {
   return null;
 }
 
-/** Why the variable is withheld from commands, or null when it is passed on. */
-export function withheldBecause(name: string, value: string, allowEnv: readonly string[]): string | null {
-  if (allowEnv.includes(name)) return null;
-  if (isSecretName(name)) return 'its name';
-  const shape = secretShape(value);
-  return shape === null ? null : shape;
-}
-
 /** A value to cut out of output, and the name it is shown as. */
 export interface SecretValue {
   name: string;
