@@ -10,7 +10,7 @@ import { decidePermission, parseRules, type PermissionRules } from '../../src/to
 import { isReadOnlyScript } from '../../src/tools/bash/readOnly.js';
 import { loadShellParser } from '../../src/tools/bash/shell/load.js';
 import { plainWordsScript } from '../../src/tools/bash/shell/plain.js';
-import { NeedsParser, parserReader, plainReader, type ReadScript } from '../../src/tools/bash/shell/reader.js';
+import { checkNow, NeedsParser, parserReader, plainReader, type ReadScript } from '../../src/tools/bash/shell/reader.js';
 
 let parsed: ReadScript;
 beforeAll(async () => {
@@ -200,5 +200,17 @@ describe('the bash tool before the parser has loaded', () => {
     expect(tool.isConcurrencySafe?.({ command: 'ls "src"' })).toBe(false); // not judged yet: starts the parser's load
     expect(await tool.run({ command: 'x=rm; $x -rf /' }, context)).toMatchObject({ isError: true, content: expect.stringMatching(/rm -r/) });
     expect(load.loadedShellParser()).not.toBeNull();
+  });
+});
+
+describe('checkNow once the parser has loaded', () => {
+  it('still reads a line of plain words without the parser, and any other line with it', async () => {
+    const parser = await loadShellParser();
+    const readerOf = (line: string) => checkNow((read) => (read(line), read))?.value;
+    expect(readerOf('sleep 1; ls -la src | wc -l')).toBe(plainReader);
+    expect(readerOf('ls "src"')).toBe(parserReader(parser));
+    expect(readerOf('bash -c "ls -la"')).toBe(parserReader(parser));
+    // The verdict is the same either way: what the plain reader gives is the parser's Script.
+    expect(checkNow((read) => read('git status && ls src'))?.value).toEqual(parserReader(parser)('git status && ls src'));
   });
 });

@@ -1,8 +1,8 @@
 /**
- * How the checks (guard.ts, interactive.ts, readOnly.ts, permissions.ts) read command lines: with the bash parser
- * once it has loaded, and before that with plain.ts, which reads lines of plain words alone and gives the Script the
- * parser would (test/tools/bashPlain.test.ts). So the first command of a process, often sent before the parser has
- * loaded (~0.1 s), is judged at once by the same rules when it is plain; anything else waits for the parser.
+ * How the checks (guard.ts, interactive.ts, readOnly.ts, permissions.ts) read command lines: a line of plain words with
+ * plain.ts, which gives the Script the parser would (test/tools/bashPlain.test.ts), and any other line with the bash
+ * parser, waiting for it to load when it has not. So the first command of a process, often sent before the parser has
+ * loaded (~0.1 s), is judged at once by the same rules when it is plain, and no plain line waits for a parse.
  */
 import { loadShellParser, loadedShellParser, type TsParser } from './load.js';
 import { parseScript, type ParseOptions } from './parse.js';
@@ -32,19 +32,20 @@ export const plainReader: ReadScript = (source, options) => {
 };
 
 /**
- * The check's answer now: through the parser once loaded, else through the plain reader; null when the check needs
- * the parser (its load is then started).
+ * The check's answer now: through the plain reader when the line is plain words (the parser would give the same Script,
+ * and its first parse of a process compiles its WebAssembly, ~10-20 ms on the path of the first tool), else through the
+ * parser once loaded; null when the check needs the parser and it has not loaded (its load is then started).
  */
 export function checkNow<T>(check: (read: ReadScript) => T): { value: T } | null {
-  const parser = loadedShellParser();
-  if (parser !== null) return { value: check(parserReader(parser)) };
   try {
     return { value: check(plainReader) };
   } catch (error) {
     if (!(error instanceof NeedsParser)) throw error;
-    loadShellParser().catch(() => undefined); // the caller that waits gets the error
-    return null;
   }
+  const parser = loadedShellParser();
+  if (parser !== null) return { value: check(parserReader(parser)) };
+  loadShellParser().catch(() => undefined); // the caller that waits gets the error
+  return null;
 }
 
 /** The check's answer, at once when it can be had without the parser; rejects when the parser is needed and cannot load. */
