@@ -16,7 +16,8 @@ import { describeMachine } from './machine.js';
 import { clockCheck, commandTimes, measureScenario, summarize, type SideResult } from './peersMeasure.js';
 import { renderPeers, replaceSection } from './peersReport.js';
 import { PEERS_DIR, prepareBench, SIDE_NAMES, type SideName } from './peersSides.js';
-import { commandsOf, makeWorkspace, scenarioA, scenarioB } from './peersTask.js';
+import { commandsOf, makeWorkspace, scenarioA, scenarioB, startTaskServer } from './peersTask.js';
+import { profileFirstTool, type FirstToolProfile } from './peersProfile.js';
 import { build } from './build.js';
 
 const args = process.argv.slice(2);
@@ -55,6 +56,17 @@ try {
   log(`bench:peers: the (b) commands alone: ${tools.sequentialMs.toFixed(0)} ms one after another, ${tools.parallelMs.toFixed(0)} ms reply by reply at once`);
   const results: { a?: SideResult[]; b?: SideResult[] } = {};
   if (only.includes('a')) results.a = await measureScenario(scenarioA, sides, bench, { rounds: roundsA, warmup: 1, log });
+  // Where agentloop's first tool waits in (a), from a few more runs under the profiler.
+  let firstTool: FirstToolProfile | undefined;
+  if (only.includes('a') && sides.includes('agentloop')) {
+    log('bench:peers: (a) agentloop under the profiler ...');
+    const server = await startTaskServer(scenarioA);
+    try {
+      firstTool = await profileFirstTool(scenarioA, bench, server, quick ? 1 : 3);
+    } finally {
+      await server.close();
+    }
+  }
   if (only.includes('b')) results.b = await measureScenario(scenarioB, sides, bench, { rounds: roundsB, warmup: 0, log });
   const report = renderPeers({
     machine,
@@ -67,6 +79,7 @@ try {
     tools,
     roundsA,
     roundsB,
+    ...(firstTool ? { firstTool } : {}),
   });
   if (out) {
     const path = out;

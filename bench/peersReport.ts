@@ -1,6 +1,7 @@
 /** The peers benchmark's section of BENCHMARKS.md: the tables, the targets of issue 15 next to each figure. */
 import type { MachineInfo } from './machine.js';
 import type { RunFigures, SideResult, SideSummary } from './peersMeasure.js';
+import type { FirstToolProfile } from './peersProfile.js';
 import { SIDE_LABELS, type SideName } from './peersSides.js';
 import { pacedStreamMs, scenarioB, TIME_TO_FIRST_TOKEN_MS, TOKENS_PER_SECOND } from './peersTask.js';
 import { fmt, median } from './stats.js';
@@ -35,6 +36,8 @@ export interface PeersReport {
   tools: { sequentialMs: number; parallelMs: number; perCommandMs: Record<string, number> };
   roundsA: number;
   roundsB: number;
+  /** Where the first tool of a fresh process waits in (a), from profiled runs of agentloop's side. */
+  firstTool?: FirstToolProfile;
 }
 
 const verdict = (pass: boolean) => (pass ? '**pass**' : '**FAIL**');
@@ -90,6 +93,52 @@ function targetsA(rows: SideSummary[], raw: SideResult[] | undefined): string {
   ratio('process start → first request ≤ 1.1 × the plain loop', al.firstRequestMs, get('plain'), 1.1, first);
   out.push(`| first tool start in a fresh process ≤ 20 ms after its \`content_block_stop\` | ${fmt(al.firstToolMs, 1)} ms | ${verdict(al.firstToolMs <= 20)} |`);
   return `| Target (issue 15) | agentloop | Result |\n|---|---|---|\n${out.join('\n')}`;
+}
+
+/** The profile of the first tool's wait, grouped: the runner's import, the process starts, the rest, idle. */
+function firstToolSection(p: FirstToolProfile, unprofiledMs: number | undefined, realPaceMs: number | undefined): string {
+  const runner = new Set(p.evaluatedHold);
+  const isRunner = (what: string) => what.startsWith("Node's module loader") || what.startsWith('evaluating ') || runner.has(what);
+  const isIdle = (what: string) => what.startsWith('idle');
+  const isSpawn = (what: string) => what.startsWith('starting processes');
+  const sum = (pick: (what: string) => boolean) => p.rows.filter((r) => pick(r.what)).reduce((n, r) => n + r.ms, 0);
+  const runnerMs = sum(isRunner);
+  const spawnMs = sum(isSpawn);
+  const idleMs = sum(isIdle);
+  const restMs = sum((w) => !isRunner(w) && !isSpawn(w) && !isIdle(w));
+  const shown = p.rows.filter((r) => r.ms >= 0.5);
+  const small = p.rows.filter((r) => r.ms < 0.5).reduce((n, r) => n + r.ms, 0);
+  const rows = shown.map((r) => `| ${r.what}${isRunner(r.what) && !r.what.startsWith("Node's") && !r.what.startsWith('evaluating') ? ' (in the runner’s chunk)' : ''} | ${fmt(r.ms, 1)} |`);
+  if (small > 0) rows.push(`| the rest (each under 0.5 ms) | ${fmt(small, 1)} |`);
+  const top = p.functions
+    .slice(0, 6)
+    .map((f) => `\`${f.frame}\` ${fmt(f.ms, 1)}`)
+    .join(', ');
+  const chunks = p.evaluated.map((c) => `\`${c}\``).join(', ') || 'none';
+  return `**Where the first tool's time goes** ([bench/peersProfile.ts](bench/peersProfile.ts)): agentloop's side ran ${p.runs} more
+times under \`node --cpu-prof\` (a sample every ${p.intervalUs} µs, which slows it: its first tool took ${fmt(p.toolMs, 1)} ms there,
+against ${unprofiledMs === undefined ? '–' : fmt(unprofiledMs, 1)} ms above). What its main thread did between the server's write of the tool_use block's
+\`content_block_stop\` and the exec of the tool's shell (${fmt(p.windowMs, 1)} ms, busy ${fmt(p.busyMs, 1)}), mean ms a run, by where the code
+lives (a chunk of the bundle by esbuild's module comments):
+
+| Main thread | ms |
+|---|---|
+${rows.join('\n')}
+
+Chunks of the bundle imported in that window: ${chunks}, which holds ${p.evaluatedHold.length} modules' packages (${p.evaluatedHold
+    .slice(0, 6)
+    .join(', ')}, …). Grouped: **${fmt(runnerMs, 1)} ms importing the process runner and running execa's code for the first
+time** (Node's module loader, the chunk's evaluation, the packages it holds), ${fmt(spawnMs, 1)} ms starting processes (each a fork
+and exec on the main thread: the FIFO batch, the bwrap probe, the warm-up run, the command), ${fmt(restMs, 1)} ms the first run of
+everything else on the path (undici's response, the SDK's stream, the machine, the tool's checks, the transcript), and
+${fmt(idleMs, 1)} ms idle. Most self time: ${top}.
+
+Why it stays so: with the server answering at once, the first reply's tool_use arrives about 2 ms after the request,
+while the bash tool's \`prepare\` (called as the response begins) is still importing the runner. A real model leaves
+that import the time to its first token (${realPaceMs === undefined ? 'section (b)' : `section (b): the first tool of a fresh process starts ${fmt(realPaceMs, 1)} ms after its block`}).
+Importing the runner before the first request puts it on the path of every run's first request instead, tool or not
+(tried by hand with the whole \`prepare\` at start-up, 9 rounds: the first request came 56 ms later, 0.87 → 1.05 × the
+plain loop, and the first tool still took 26 ms: the cold path after the import, and the spawns, remain).`;
 }
 
 function tableB(rows: SideSummary[]): string {
@@ -167,10 +216,7 @@ ${tableA(r.a)}
 
 ${targetsA(r.a, r.rawA)}
 
-What the first tool waits for here: the tool_use comes a few ms after the reply begins, and the bash tool's
-\`prepare\` starts then: the process runner's import (execa, 25-40 ms of main-thread time in a fresh process), a batch
-of FIFOs and bwrap (section 4, "In a fresh CLI process", where the reply streams on and they are ready in time).
-Starting them before the first request would delay the first request of every run, tool or not, by as much.`);
+${r.firstTool ? firstToolSection(r.firstTool, r.a.find((s) => s.side === 'agentloop')?.firstToolMs, r.b?.find((s) => s.side === 'agentloop' && s.runs > 0)?.firstToolMs) : ''}`);
   }
   if (r.b) {
     parts.push(`### (b) Where it counts: ten turns at a real model's pace

@@ -60,14 +60,14 @@ export function prepareBench(dir: string): Bench {
   return { dir, workspace: join(dir, 'workspace'), shims, stamps, homes };
 }
 
-function commandOf(side: SideName, prompt: string): string[] {
+function commandOf(side: SideName, prompt: string, nodeArgs: string[] = []): string[] {
   switch (side) {
     case 'agentloop':
-      return [process.execPath, join(root, 'dist', 'cli', 'main.js'), '-p', prompt, '--output-format', 'json', '--model', MODEL];
+      return [process.execPath, ...nodeArgs, join(root, 'dist', 'cli', 'main.js'), '-p', prompt, '--output-format', 'json', '--model', MODEL];
     case 'claude':
       return [CLAUDE, '-p', prompt, '--output-format', 'json', '--model', MODEL, '--allowedTools', 'Bash'];
     default:
-      return [process.execPath, join(PEERS_DIR, 'sides', `${side}.mjs`), prompt];
+      return [process.execPath, ...nodeArgs, join(PEERS_DIR, 'sides', `${side}.mjs`), prompt];
   }
 }
 
@@ -123,17 +123,27 @@ function readStamps(path: string): Stamp[] {
     });
 }
 
-/** Runs one side once under `/usr/bin/time`; resolves when it has exited. */
-export function runSide(side: SideName, prompt: string, bench: Bench, url: string, timeoutMs = 120_000): Promise<ProcessRun> {
+/**
+ * Runs one side once under `/usr/bin/time`, with `env` added to its environment and `nodeArgs` given to Node (for the
+ * sides that run on it); resolves when it has exited.
+ */
+export function runSide(
+  side: SideName,
+  prompt: string,
+  bench: Bench,
+  url: string,
+  options: { timeoutMs?: number; env?: Record<string, string>; nodeArgs?: string[] } = {},
+): Promise<ProcessRun> {
+  const timeoutMs = options.timeoutMs ?? 120_000;
   rmSync(bench.stamps, { force: true });
   const timeFile = join(bench.dir, 'time.txt');
   rmSync(timeFile, { force: true });
-  const argv = ['-f', '%e %U %S %M', '-o', timeFile, ...commandOf(side, prompt)];
+  const argv = ['-f', '%e %U %S %M', '-o', timeFile, ...commandOf(side, prompt, options.nodeArgs)];
   return new Promise((resolve) => {
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     const spawnAt = performance.now();
-    const child = spawn('/usr/bin/time', argv, { cwd: bench.workspace, env: envOf(side, bench, url), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/usr/bin/time', argv, { cwd: bench.workspace, env: { ...envOf(side, bench, url), ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (c: Buffer) => stdout.push(c));
     child.stderr.on('data', (c: Buffer) => stderr.push(c));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);

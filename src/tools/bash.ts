@@ -15,7 +15,7 @@ import { commandArgv, prepareArgv } from './bash/argv.js';
 import { requireBwrap } from './bash/sandbox.js';
 import { SpillSpace } from './bash/spill.js';
 import { prepareFifos } from './bash/pipe.js';
-import type { Tool, ToolOutput } from '../core/tool.js';
+import type { Tool, ToolContext, ToolOutput } from '../core/tool.js';
 import { defineTool } from './define.js';
 import { s } from './schema.js';
 
@@ -104,63 +104,77 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       // What waits on other processes and files first: the FIFOs (not waiting for execa, whose import is the longest
       // of these, 25-40 ms in a fresh process), the runner, the bwrap probe.
       prepareFifos();
-      // A command already waiting for the runner is the warm-up: another run before it would only delay it.
-      const runnerReady = loadRunner().then((processes) => processes.prepareProcesses({ warmUp: waitingForRunner === 0 }));
+      // A command on its way to the runner is the warm-up: another run before it would only delay it.
+      const runnerReady = loadRunner().then((processes) => processes.prepareProcesses({ warmUp: commandsStarting === 0 }));
       prepareArgv({ sandbox: bwrap, contain: options.contain !== false, pathVar: (options.env ?? process.env).PATH });
       // Then one check through each reader, so that later checks run compiled code. The parser's first parse compiles
-      // its WebAssembly (~12 ms): after the runner, and after a command that waits for it (plain words need no parser).
+      // its WebAssembly (~10 ms): after the runner, and after any command on its way to it (plain words need no parser).
       isSafeAlongside(plainReader, 'ls -A');
       const warmParser = () => void loadShellParser().then((parser) => isSafeAlongside(parserReader(parser), 'ls -A'), () => undefined);
-      runnerReady.then(() => setImmediate(warmParser), warmParser);
+      runnerReady.then(() => setImmediate(() => whenNoCommandStarting(warmParser)), warmParser);
     },
     async run(parsed, context) {
       if (parsed.command.trim() === '') return { isError: true, content: 'Invalid input for bash: "command" is empty.' };
-      let refused: string | null;
+      commandsStarting++;
+      let starting = true;
+      const handedOver = () => {
+        if (!starting) return;
+        starting = false;
+        commandStarted();
+      };
       try {
-        refused = await checkSoon((read) => refusal(read, parsed.command));
-      } catch (error) {
-        const why = error instanceof Error ? error.message : String(error);
-        return { isError: true, content: `The command was not run: the shell parser (tree-sitter-bash) did not load: ${why}` };
+        return await runCommand(parsed, context, handedOver);
+      } finally {
+        handedOver();
       }
-      if (refused !== null) return { isError: true, content: refused };
-      // Without the sandbox the working directory is only checked when the spawn fails: a stat
-      // before each command would cost a round trip to the thread pool.
-      if (bwrap !== null && !(await isDirectory(context.cwd))) return noDirectory(context.cwd);
-      const timeoutMs =
-        parsed.timeout === undefined ? settings.timeoutMs : Math.min(parsed.timeout, settings.maxTimeoutMs);
-      const cwd = bwrap === null ? context.cwd : await realpath(context.cwd);
-      const base = options.env ?? process.env;
-      const output = new OutputCollector({
-        maxChars: settings.maxOutputChars,
-        maxFileBytes: settings.maxOutputFileBytes,
-        spill,
-      });
-      const argv = await commandArgv({
-        sandbox: bwrap,
-        contain: options.contain !== false,
-        pathVar: (options.env ?? process.env).PATH,
-        cwd,
-        command: parsed.command,
-        timeoutMs,
-        view: { env: base, ...(options.hide ? { hide: options.hide } : {}), reveal: revealed(spill) },
-      });
-      waitingForRunner++;
-      const { runInProcessGroup } = await loadRunner().finally(() => waitingForRunner--);
-      // Read at each call: the caller may load more variables (a .env file) after creating the tool.
-      const { env, secrets } = environment.read(base, options.secrets);
-      const ending = await runInProcessGroup({
-        argv,
-        cwd,
-        env,
-        timeoutMs,
-        signal: context.signal,
-        onData: (chunk) => output.write(chunk),
-      });
-      if (ending.kind === 'spawn-error' && !(await isDirectory(cwd))) return noDirectory(context.cwd);
-      const result = formatResult(output.finish(), ending, timeoutMs);
-      return { ...result, content: redact(result.content, secrets) };
     },
   });
+
+  async function runCommand(parsed: { command: string; timeout?: number | undefined }, context: ToolContext, handedOver: () => void): Promise<ToolOutput> {
+    let refused: string | null;
+    try {
+      refused = await checkSoon((read) => refusal(read, parsed.command));
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return { isError: true, content: `The command was not run: the shell parser (tree-sitter-bash) did not load: ${why}` };
+    }
+    if (refused !== null) return { isError: true, content: refused };
+    // Without the sandbox the working directory is only checked when the spawn fails: a stat
+    // before each command would cost a round trip to the thread pool.
+    if (bwrap !== null && !(await isDirectory(context.cwd))) return noDirectory(context.cwd);
+    const timeoutMs = parsed.timeout === undefined ? settings.timeoutMs : Math.min(parsed.timeout, settings.maxTimeoutMs);
+    const cwd = bwrap === null ? context.cwd : await realpath(context.cwd);
+    const base = options.env ?? process.env;
+    const output = new OutputCollector({
+      maxChars: settings.maxOutputChars,
+      maxFileBytes: settings.maxOutputFileBytes,
+      spill,
+    });
+    const argv = await commandArgv({
+      sandbox: bwrap,
+      contain: options.contain !== false,
+      pathVar: (options.env ?? process.env).PATH,
+      cwd,
+      command: parsed.command,
+      timeoutMs,
+      view: { env: base, ...(options.hide ? { hide: options.hide } : {}), reveal: revealed(spill) },
+    });
+    const { runInProcessGroup } = await loadRunner();
+    // Read at each call: the caller may load more variables (a .env file) after creating the tool.
+    const { env, secrets } = environment.read(base, options.secrets);
+    handedOver();
+    const ending = await runInProcessGroup({
+      argv,
+      cwd,
+      env,
+      timeoutMs,
+      signal: context.signal,
+      onData: (chunk) => output.write(chunk),
+    });
+    if (ending.kind === 'spawn-error' && !(await isDirectory(cwd))) return noDirectory(context.cwd);
+    const result = formatResult(output.finish(), ending, timeoutMs);
+    return { ...result, content: redact(result.content, secrets) };
+  }
 }
 
 export const bashTool: Tool = createBashTool();
@@ -171,11 +185,27 @@ export const bashTool: Tool = createBashTool();
  * the first command of a run does not wait for it.
  */
 let runner: Promise<typeof import('./bash/process.js')> | undefined;
-/** Commands waiting for the runner to load. */
-let waitingForRunner = 0;
 function loadRunner(): Promise<typeof import('./bash/process.js')> {
   runner ??= import('./bash/process.js');
   return runner;
+}
+
+/**
+ * Commands called and not yet handed to the runner. The warm-ups of `prepare` (a `true` run, a parse) give way to
+ * them: in a fresh process they would sit on the path of the first command.
+ */
+let commandsStarting = 0;
+let afterStart: Array<() => void> = [];
+function whenNoCommandStarting(warm: () => void): void {
+  if (commandsStarting === 0) warm();
+  else afterStart.push(warm);
+}
+function commandStarted(): void {
+  commandsStarting--;
+  if (commandsStarting > 0 || afterStart.length === 0) return;
+  const waiting = afterStart;
+  afterStart = [];
+  setImmediate(() => waiting.forEach((warm) => warm()));
 }
 
 function formatResult(out: CollectedOutput, ending: RunEnding, timeoutMs: number): ToolOutput {

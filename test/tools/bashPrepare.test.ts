@@ -1,0 +1,49 @@
+/**
+ * The bash tool's warm-ups (`prepare`: a `true` run through the runner, a first parse) give way to a command on its way
+ * to the runner: in a fresh process they would otherwise sit on the path of the first command.
+ */
+import { ChildProcess } from 'node:child_process';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+type Spawn = (this: ChildProcess, options: { file: string; args: string[] }) => unknown;
+const proto = ChildProcess.prototype as unknown as { spawn: Spawn };
+const original = proto.spawn;
+/** What this process spawned, as `file arg…` (argv[0] left out). */
+let spawned: string[] = [];
+proto.spawn = function (options) {
+  spawned.push([options.file, ...options.args.slice(1)].join(' '));
+  return original.call(this, options);
+};
+afterEach(() => {
+  spawned = [];
+});
+
+const context = { cwd: process.cwd(), signal: new AbortController().signal };
+
+/** The bash tool with fresh module state: no runner loaded, no warm-up run yet, no parser. */
+async function freshTool() {
+  vi.resetModules();
+  const { createBashTool } = await import('../../src/tools/bash.js');
+  return createBashTool({ contain: false });
+}
+
+describe('bash tool: prepare', () => {
+  it('runs `true` through the runner once when no command is on its way', async () => {
+    const tool = await freshTool();
+    tool.prepare?.();
+    await vi.waitFor(() => expect(spawned).toContain('true'), { timeout: 10_000 });
+    tool.prepare?.();
+    expect(await tool.run({ command: 'echo later' }, context)).toEqual({ content: 'later', isError: false });
+    expect(spawned.filter((s) => s === 'true')).toHaveLength(1);
+  });
+
+  it('runs no warm-up while a command waits for its check (here for the parser), and the command runs', async () => {
+    const tool = await freshTool();
+    // Not plain words: its check waits for the parser to load, longer than the runner takes.
+    const first = tool.run({ command: 'echo "first"' }, context);
+    tool.prepare?.();
+    expect(await first).toEqual({ content: 'first', isError: false });
+    expect(spawned).toContain('bash -c echo "first"');
+    expect(spawned).not.toContain('true');
+  });
+});
