@@ -1,7 +1,8 @@
 /**
  * Where the first tool of a fresh CLI process waits, in scenario (a) of the peers benchmark: agentloop's side runs a few
  * more times under `node --cpu-prof`, and each profile's samples between the server's write of the tool_use block's
- * `content_block_stop` and the exec of the tool's shell are put by what the main thread was doing. V8's profile clock
+ * `content_block_stop` and the return of the command's spawn are put by what the main thread was doing; from there to
+ * the exec of the tool's shell, the started process (bwrap, `timeout`) is on its way. V8's profile clock
  * and `process.hrtime` are both CLOCK_MONOTONIC, so the harness's times place the window in the profile.
  *
  * The CLI is one esbuild bundle: a sample's place in a chunk of dist/cli/ is told by the `// node_modules/…` and
@@ -40,8 +41,10 @@ export interface FirstToolProfile {
   evaluated: string[];
   /** The packages and files those chunks hold (`execa`, `agentloop src/tools/bash/process.ts`, ...). */
   evaluatedHold: string[];
-  /** The window's length (block end → exec, mean ms a run) and how much of it the main thread was busy. */
+  /** The window's length (block end → the command's spawn returns, mean ms a run) and how much of it was busy. */
   windowMs: number;
+  /** The spawn's return → the exec of the tool's shell (bwrap, `timeout`, the shim starting), mean ms a run. */
+  spawnToExecMs: number;
   busyMs: number;
   /** The sampling interval, µs. */
   intervalUs: number;
@@ -115,7 +118,19 @@ function classifier(profile: CpuProfile) {
     }
     return of(line);
   };
-  return (id: number): { kind: string; topLevel?: string; frame: string } => {
+  /** Whether a sample is inside execa's spawn of a command (the one call that ends in `ChildProcess.spawn`). */
+  const spawning = new Map<number, boolean>();
+  const inSpawn = (id: number): boolean => {
+    let known = spawning.get(id);
+    if (known === undefined) {
+      const node = byId.get(id);
+      const up = parent.get(id);
+      known = node?.callFrame.functionName === 'spawnSubprocessAsync' || (up !== undefined && inSpawn(up));
+      spawning.set(id, known);
+    }
+    return known;
+  };
+  const classify = (id: number): { kind: string; topLevel?: string; frame: string } => {
     const leaf = byId.get(id);
     const name = leaf?.callFrame.functionName ?? '';
     const frame = `${name || '(anonymous)'} ${leaf?.callFrame.url.split('/').pop() ?? ''}:${(leaf?.callFrame.lineNumber ?? 0) + 1}`;
@@ -139,6 +154,7 @@ function classifier(profile: CpuProfile) {
     }
     return kindOf({ kind: 'native code' });
   };
+  return { classify, inSpawn };
 }
 
 /** Runs agentloop's side `runs` times under the profiler and sums what its main thread did before the first tool. */
@@ -148,6 +164,7 @@ export async function profileFirstTool(spec: ScenarioSpec, bench: Bench, server:
   const evaluated = new Set<string>();
   const hold = new Set<string>();
   let windowMs = 0;
+  let spawnToExecMs = 0;
   let busyMs = 0;
   const toolMs: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -163,18 +180,32 @@ export async function profileFirstTool(spec: ScenarioSpec, bench: Bench, server:
       const stop = id === undefined ? undefined : log.blockStops.get(id);
       if (stop === undefined) throw new Error('no first tool_use in the profiled run');
       toolMs.push(figures.firstToolMs);
-      windowMs += figures.firstToolMs;
       const from = monotonicUs(stop);
       const to = monotonicUs(stop + figures.firstToolMs);
       const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
       if (!file) throw new Error('the profiled run wrote no .cpuprofile');
       const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
-      const classify = classifier(profile);
+      const { classify, inSpawn } = classifier(profile);
+      // The window ends when the command's spawn returns (libuv returns once the child has exec'd bwrap or bash); what
+      // comes after it, up to the exec of the shell, is that process starting, beside the main thread.
+      const times: number[] = [];
       let t = profile.startTime;
+      for (const delta of profile.timeDeltas) times.push((t += delta));
+      let until = to;
+      for (let k = times.length - 1; k >= 0; k--) {
+        const at = times[k] as number;
+        if (at < from) break;
+        if (at <= to && inSpawn(profile.samples[k] as number)) {
+          until = at;
+          break;
+        }
+      }
+      spawnToExecMs += (to - until) / 1000;
+      windowMs += (until - from) / 1000;
       profile.samples.forEach((sample, k) => {
         const delta = profile.timeDeltas[k] ?? 0;
-        t += delta;
-        if (t < from || t > to) return;
+        const at = times[k] as number;
+        if (at < from || at > until) return;
         const { kind, topLevel, frame } = classify(sample);
         if (kind !== IDLE) busyMs += delta / 1000;
         if (topLevel && !evaluated.has(topLevel)) for (const { module } of modulesOf(fileURLToPath(topLevel))) hold.add(packageOf(module));
@@ -201,6 +232,7 @@ export async function profileFirstTool(spec: ScenarioSpec, bench: Bench, server:
     evaluated: [...evaluated].map((url) => url.split('/').pop() as string),
     evaluatedHold: [...hold],
     windowMs: windowMs / runs,
+    spawnToExecMs: spawnToExecMs / runs,
     busyMs: busyMs / runs,
     intervalUs: INTERVAL_US,
   };

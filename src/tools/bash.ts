@@ -104,11 +104,11 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       // What waits on other processes and files first: the FIFOs (not waiting for execa, whose import is the longest
       // of these, 25-40 ms in a fresh process), the runner, the bwrap probe.
       prepareFifos();
-      // A command on its way to the runner is the warm-up: another run before it would only delay it.
+      // A command on its way to its spawn is the warm-up: another run before it would only delay it.
       const runnerReady = loadRunner().then((processes) => processes.prepareProcesses({ warmUp: commandsStarting === 0 }));
       prepareArgv({ sandbox: bwrap, contain: options.contain !== false, pathVar: (options.env ?? process.env).PATH });
       // Then one check through each reader, so that later checks run compiled code. The parser's first parse compiles
-      // its WebAssembly (~10 ms): after the runner, and after any command on its way to it (plain words need no parser).
+      // its WebAssembly (~10 ms): after the runner, and after the spawn of any command on its way (plain words need no parser).
       isSafeAlongside(plainReader, 'ls -A');
       const warmParser = () => void loadShellParser().then((parser) => isSafeAlongside(parserReader(parser), 'ls -A'), () => undefined);
       runnerReady.then(() => setImmediate(() => whenNoCommandStarting(warmParser)), warmParser);
@@ -117,20 +117,20 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       if (parsed.command.trim() === '') return { isError: true, content: 'Invalid input for bash: "command" is empty.' };
       commandsStarting++;
       let starting = true;
-      const handedOver = () => {
+      const spawned = () => {
         if (!starting) return;
         starting = false;
         commandStarted();
       };
       try {
-        return await runCommand(parsed, context, handedOver);
+        return await runCommand(parsed, context, spawned);
       } finally {
-        handedOver();
+        spawned();
       }
     },
   });
 
-  async function runCommand(parsed: { command: string; timeout?: number | undefined }, context: ToolContext, handedOver: () => void): Promise<ToolOutput> {
+  async function runCommand(parsed: { command: string; timeout?: number | undefined }, context: ToolContext, spawned: () => void): Promise<ToolOutput> {
     let refused: string | null;
     try {
       refused = await checkSoon((read) => refusal(read, parsed.command));
@@ -162,7 +162,6 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
     const { runInProcessGroup } = await loadRunner();
     // Read at each call: the caller may load more variables (a .env file) after creating the tool.
     const { env, secrets } = environment.read(base, options.secrets);
-    handedOver();
     const ending = await runInProcessGroup({
       argv,
       cwd,
@@ -170,6 +169,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       timeoutMs,
       signal: context.signal,
       onData: (chunk) => output.write(chunk),
+      onSpawned: spawned,
     });
     if (ending.kind === 'spawn-error' && !(await isDirectory(cwd))) return noDirectory(context.cwd);
     const result = formatResult(output.finish(), ending, timeoutMs);
@@ -191,8 +191,8 @@ function loadRunner(): Promise<typeof import('./bash/process.js')> {
 }
 
 /**
- * Commands called and not yet handed to the runner. The warm-ups of `prepare` (a `true` run, a parse) give way to
- * them: in a fresh process they would sit on the path of the first command.
+ * Commands called and not yet spawned. The warm-ups of `prepare` (a `true` run, a parse) give way to them: in a fresh
+ * process they would sit on the path of the first command.
  */
 let commandsStarting = 0;
 let afterStart: Array<() => void> = [];

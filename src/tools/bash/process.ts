@@ -40,6 +40,8 @@ export interface RunOptions {
   timeoutMs: number;
   signal: AbortSignal;
   onData(chunk: Buffer): void;
+  /** Called once: when the spawn has returned (the shell runs, or it failed to start), or when the run ends without one. */
+  onSpawned?(): void;
 }
 
 export type RunEnding =
@@ -59,6 +61,17 @@ const DRAIN_MAX_MS = 2000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export async function runInProcessGroup(options: RunOptions): Promise<RunEnding> {
+  let spawned = options.onSpawned;
+  const onSpawned = () => {
+    spawned?.();
+    spawned = undefined;
+  };
+  const ending = runBeforeSpawn({ ...options, onSpawned });
+  ending.then(onSpawned, onSpawned); // a run that ended without a spawn
+  return ending;
+}
+
+async function runBeforeSpawn(options: RunOptions): Promise<RunEnding> {
   if (options.signal.aborted) return { kind: 'aborted', started: false };
   let pipe: OutputPipe;
   try {
@@ -82,6 +95,7 @@ function run(options: RunOptions, pipe: OutputPipe): Promise<RunEnding> {
     let shell: Shell;
     try {
       shell = spawnDetached(file, args, cwd, env, writeFd);
+      options.onSpawned?.();
     } catch (err) {
       closeSync(readFd); // execa refused the options; a failed spawn itself is in its result
       resolve({ kind: 'spawn-error', message: (err as Error).message });
