@@ -6,8 +6,14 @@
  *   npm run bench                       all benchmarks, writes BENCHMARKS.md
  *   npm run bench -- --only=growth,bash  some of them, printed only (add --out=FILE to write)
  *   npm run bench -- --quick             fewer repetitions (a smoke run)
+ *
+ * Each benchmark runs in a fresh process of its own (this script again, with `--section=NAME --json=FILE`), so that
+ * what one leaves behind (a heap grown by 10,000 turns, compiled code, open handles) does not weigh on the next.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchBashCommands, benchBashRss, type BashCommandFigures, type BashRssFigures } from './bashTool.js';
 import { benchFresh, startupSection, toolStartRows, type FreshFigures } from './fresh.js';
@@ -47,31 +53,77 @@ interface Results {
   seconds: number;
 }
 
+/** Runs one benchmark in this process, putting its figures into `into`. */
+async function runSection(name: Name, into: Partial<Results>): Promise<void> {
+  switch (name) {
+    case 'startup':
+      log('startup: building dist/, then fresh `-p` runs of the CLI and the plain loop, and fresh tool starts ...');
+      into.startup = await benchFresh(quick ? 3 : 15, log);
+      break;
+    case 'overhead':
+      into.overhead = await benchOverhead(quick ? 3 : 25, log);
+      into.machineTurn = await benchMachineTurn(quick ? 30 : 200, log);
+      break;
+    case 'growth':
+      into.growth = await benchGrowth(quick ? 2_000 : 10_000, log);
+      break;
+    case 'persistence':
+      into.persistence = await benchPersistence(quick ? 2 : 31, log);
+      break;
+    case 'bash':
+      into.bash = await benchBashCommands(quick ? 5 : 40, log);
+      log('bash: 1 GB through the tool in a fresh process ...');
+      into.bashRss = benchBashRss();
+      log(`bash: peak RSS ${into.bashRss.peakMb} MB (baseline ${into.bashRss.baselineMb} MB)`);
+      break;
+    case 'parallel':
+      into.parallel = await benchParallel(quick ? 2 : 5, log);
+      into.streaming = await benchStreaming(quick ? 3 : 10, log);
+      break;
+    case 'durable':
+      into.durable = await benchDurable(quick ? 2 : 7, log);
+      break;
+  }
+}
+
+// JSON keeps no NaN or Infinity (a figure that could not be had): they travel as strings.
+const encode = (_key: string, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? { nonFinite: String(v) } : v);
+const decode = (_key: string, v: unknown) =>
+  v !== null && typeof v === 'object' && 'nonFinite' in v && Object.keys(v).length === 1 ? Number((v as { nonFinite: string }).nonFinite) : v;
+
+const section = flag('section') as Name | undefined;
+if (section !== undefined) {
+  // A child of the run below: one benchmark, its figures to the file the parent reads.
+  const into: Partial<Results> = {};
+  await runSection(section, into);
+  writeFileSync(flag('json') as string, JSON.stringify(into, encode));
+  process.exit(0);
+}
+
+/** Runs one benchmark in a fresh process (this script under the same loader) and returns its figures. */
+function isolated(name: Name): Partial<Results> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentloop-bench-'));
+  const json = join(dir, `${name}.json`);
+  try {
+    const child = spawnSync(
+      process.execPath,
+      [...process.execArgv, fileURLToPath(import.meta.url), `--section=${name}`, `--json=${json}`, ...(quick ? ['--quick'] : [])],
+      { stdio: ['ignore', 'inherit', 'inherit'] },
+    );
+    if (child.status !== 0 || !existsSync(json)) throw new Error(`the ${name} benchmark failed (exit ${child.status ?? child.signal})`);
+    return JSON.parse(readFileSync(json, 'utf8'), decode) as Partial<Results>;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const started = Date.now();
 const results: Results = { machine: describeMachine(), seconds: 0 };
 log(`agentloop benchmarks on ${results.machine.cpuCount} × ${results.machine.cpuModel}, node ${results.machine.node}`);
-
-if (only.includes('startup')) {
-  log('startup: building dist/, then fresh `-p` runs of the CLI and the plain loop, and fresh tool starts ...');
-  results.startup = await benchFresh(quick ? 3 : 15, log);
+// In the order they always ran: start-up first, on a machine nothing else has warmed.
+for (const name of ['startup', 'overhead', 'growth', 'persistence', 'bash', 'parallel', 'durable'] as const) {
+  if (only.includes(name)) Object.assign(results, isolated(name));
 }
-if (only.includes('overhead')) {
-  results.overhead = await benchOverhead(quick ? 3 : 25, log);
-  results.machineTurn = await benchMachineTurn(quick ? 30 : 200, log);
-}
-if (only.includes('growth')) results.growth = await benchGrowth(quick ? 2_000 : 10_000, log);
-if (only.includes('persistence')) results.persistence = await benchPersistence(quick ? 2 : 31, log);
-if (only.includes('bash')) {
-  results.bash = await benchBashCommands(quick ? 5 : 40, log);
-  log('bash: 1 GB through the tool in a fresh process ...');
-  results.bashRss = benchBashRss();
-  log(`bash: peak RSS ${results.bashRss.peakMb} MB (baseline ${results.bashRss.baselineMb} MB)`);
-}
-if (only.includes('parallel')) {
-  results.parallel = await benchParallel(quick ? 2 : 5, log);
-  results.streaming = await benchStreaming(quick ? 3 : 10, log);
-}
-if (only.includes('durable')) results.durable = await benchDurable(quick ? 2 : 7, log);
 results.machineAfter = describeMachine();
 results.seconds = Math.round((Date.now() - started) / 1000);
 
@@ -189,8 +241,10 @@ function render(r: Results): string {
   return `# agentloop benchmarks
 
 Generated by \`npm run bench\` (\`tsx bench/run.ts\`); the code is in [bench/](bench/). Every figure
-comes from this one run: each side of a ratio was measured in the same process, interleaved with
-the other, and each number is a median of repeated runs. Re-run the command to reproduce.
+comes from this one run. Each benchmark ran in a fresh process of its own (so that one's heap and
+compiled code do not weigh on the next); each side of a ratio was measured in the same process,
+interleaved with the other, and each number is a median of repeated runs. Re-run the command to
+reproduce.
 
 ## Machine
 
