@@ -118,7 +118,7 @@ function firstToolSection(p: FirstToolProfile, unprofiledMs: number | undefined,
   return `**Where the first tool's time goes** ([bench/peersProfile.ts](bench/peersProfile.ts)): agentloop's side ran ${p.runs} more
 times under \`node --cpu-prof\` (a sample every ${p.intervalUs} µs, which slows it: its first tool took ${fmt(p.toolMs, 1)} ms there,
 against ${unprofiledMs === undefined ? '–' : fmt(unprofiledMs, 1)} ms above). What its main thread did between the server's write of the tool_use block's
-\`content_block_stop\` and the return of the command's spawn (${fmt(p.windowMs, 1)} ms, busy ${fmt(p.busyMs, 1)}; from there
+\`content_block_stop\` and the return of the command's spawn (${fmt(p.windowMs, 1)} ms, busy ${fmt(Math.min(p.busyMs, p.windowMs), 1)}; from there
 ${fmt(p.spawnToExecMs, 1)} ms more to the exec of the tool's shell: bwrap, its namespace, \`timeout\` and the shim starting), mean ms a
 run, by where the code lives (in the bundle, by esbuild's module comments):
 
@@ -126,9 +126,11 @@ run, by where the code lives (in the bundle, by esbuild's module comments):
 |---|---|
 ${rows.join('\n')}
 
-Chunks of the bundle imported in that window: ${chunks}, which holds ${p.evaluatedHold.length} modules' packages (${p.evaluatedHold
+Chunks of the bundle imported in that window: ${chunks}, holding ${p.evaluatedHold.length} packages and files (${p.evaluatedHold
     .slice(0, 6)
-    .join(', ')}, …). Grouped: **${fmt(runnerMs, 1)} ms importing the process runner and running execa's code for the first
+    .join(', ')}, …).
+
+Grouped: **${fmt(runnerMs, 1)} ms importing the process runner and running execa's code for the first
 time** (Node's module loader, the chunk's evaluation, the packages it holds), ${fmt(spawnMs, 1)} ms starting processes (each a fork
 and exec on the main thread: the FIFO batch, the bwrap probe, the command), ${fmt(restMs, 1)} ms the first run of
 everything else on the path (undici's response, the SDK's stream, the machine, the tool's checks, the transcript), and
