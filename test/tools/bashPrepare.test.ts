@@ -14,7 +14,10 @@ proto.spawn = function (options) {
   spawned.push([options.file, ...options.args.slice(1)].join(' '));
   return original.call(this, options);
 };
-afterEach(() => {
+/** The fresh modules' parser load: a test ends once it is done, so that no two loads of web-tree-sitter overlap. */
+let parserLoad: (() => Promise<unknown>) | undefined;
+afterEach(async () => {
+  await parserLoad?.().catch(() => undefined);
   spawned = [];
 });
 
@@ -24,6 +27,8 @@ const context = { cwd: process.cwd(), signal: new AbortController().signal };
 async function freshTool() {
   vi.resetModules();
   const { createBashTool } = await import('../../src/tools/bash.js');
+  const { loadShellParser } = await import('../../src/tools/bash/shell/load.js');
+  parserLoad = loadShellParser;
   return createBashTool({ contain: false });
 }
 
