@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { resolveModel } from '../core/models.js';
 import { isMistakeName } from '../mistakes/names.js';
+import { PERMISSION_MODES, type PermissionMode } from '../tools/bash/permissionModes.js';
 import { UsageError, portOf, positiveInt, positiveNumber, splitRules, usageErrorOf, uuidOf } from './argValues.js';
 
 export { UsageError } from './argValues.js';
@@ -43,6 +44,8 @@ export interface CliOptions {
   allowedTools?: string[];
   /** `--disallowedTools` rules; deny beats allow. */
   disallowedTools?: string[];
+  /** `--permission-mode` (`manual` is `default`), `--dangerously-skip-permissions` (`bypassPermissions`). */
+  permissionMode?: PermissionMode;
   cwd?: string;
   /** Run bash commands under bubblewrap. */
   sandbox?: boolean;
@@ -89,6 +92,8 @@ export const FLAGS = {
   'allowed-tools': { type: 'string', multiple: true },
   disallowedTools: { type: 'string', multiple: true },
   'disallowed-tools': { type: 'string', multiple: true },
+  'permission-mode': { type: 'string' },
+  'dangerously-skip-permissions': { type: 'boolean' },
   cwd: { type: 'string' },
   sandbox: { type: 'boolean' },
   'allow-env': { type: 'string', multiple: true },
@@ -147,6 +152,22 @@ export function parseCliArgs(argv: string[]): CliOptions {
   return options;
 }
 
+/** `--permission-mode` and `--dangerously-skip-permissions`, as one mode. */
+function permissionModeOf(given: string | undefined, skip: boolean): PermissionMode | undefined {
+  if (given === undefined) return skip ? 'bypassPermissions' : undefined;
+  const mode = given === 'manual' ? 'default' : given;
+  if (mode === 'auto') {
+    throw new UsageError(`--permission-mode auto needs Claude Code's safety classifier, which agentloop does not have: use ${PERMISSION_MODES.join(', ')}`);
+  }
+  if (!(PERMISSION_MODES as readonly string[]).includes(mode)) {
+    throw new UsageError(`--permission-mode must be one of ${PERMISSION_MODES.join(', ')} (or manual), not "${given}"`);
+  }
+  if (skip && mode !== 'bypassPermissions') {
+    throw new UsageError(`--dangerously-skip-permissions is --permission-mode bypassPermissions: it cannot go with --permission-mode ${given}`);
+  }
+  return mode as PermissionMode;
+}
+
 /** The flags of a run that take a value or switch something on, checked one by one. */
 function setRunValues(options: CliOptions, values: Values): void {
   if (values.model !== undefined) options.model = nonEmpty('--model', resolveModel(values.model));
@@ -159,6 +180,8 @@ function setRunValues(options: CliOptions, values: Values): void {
   const disallowed = splitRules('--disallowedTools', join(values.disallowedTools, values['disallowed-tools']));
   if (allowed) options.allowedTools = allowed;
   if (disallowed) options.disallowedTools = disallowed;
+  const mode = permissionModeOf(values['permission-mode'], values['dangerously-skip-permissions'] === true);
+  if (mode !== undefined) options.permissionMode = mode;
   if (values.cwd !== undefined) options.cwd = values.cwd;
   if (values.sandbox) options.sandbox = true;
   for (const name of values['allow-env'] ?? []) {

@@ -1,11 +1,22 @@
 /**
- * `--allowedTools` / `--disallowedTools` as runAgent hooks: each tool call is judged by the rules
- * (src/tools/bash/permissions.ts) before it runs; a denied call never runs, the model gets an `is_error` result
+ * `--allowedTools` / `--disallowedTools` and `--permission-mode` as runAgent hooks: each tool call is judged by the
+ * rules in the mode (src/tools/bash/permissions.ts) before it runs; a denied call never runs, the model gets an `is_error` result
  * naming the rule ("Not run: denied by rule Bash(rm:*)"), and the call is kept for the result's
  * `permission_denials`.
  */
 import type { RunHooks } from '../core/hooks.js';
+import type { PermissionMode } from '../tools/bash/permissionModes.js';
 import type { PermissionDenial } from './output.js';
+
+type PermissionOptions = { allowedTools?: string[]; disallowedTools?: string[]; permissionMode?: PermissionMode };
+
+/**
+ * The mode a run's calls are judged in: the one given, else `default` when allow rules are given (what they and the
+ * read-only check allow runs) and `bypassPermissions` when not (every call runs that no deny rule matches).
+ */
+export function permissionModeOf(options: PermissionOptions): PermissionMode {
+  return options.permissionMode ?? (options.allowedTools?.length ? 'default' : 'bypassPermissions');
+}
 
 export interface PermissionGate {
   hooks: RunHooks;
@@ -19,12 +30,13 @@ export class RuleError extends Error {
 }
 
 /**
- * The gate for the rules of the command line, or `undefined` when there are none (every call runs). The rules
- * module and the bash parser it splits commands with load only here.
+ * The gate for the rules and the permission mode of the command line (`cwd`: the tools' working directory), or
+ * `undefined` when every call runs. The rules module and the bash parser it splits commands with load only here.
  */
-export async function permissionGate(options: { allowedTools?: string[]; disallowedTools?: string[] }): Promise<PermissionGate | undefined> {
-  if (!options.allowedTools?.length && !options.disallowedTools?.length) return undefined;
-  const { decideSoon, parseRules, preparePermissions } = await import('../tools/bash/permissions.js');
+export async function permissionGate(options: PermissionOptions, cwd: string): Promise<PermissionGate | undefined> {
+  const mode = permissionModeOf(options);
+  if (mode === 'bypassPermissions' && !options.disallowedTools?.length) return undefined;
+  const { decideInModeSoon, parseRules, preparePermissions } = await import('../tools/bash/permissions.js');
   const parse = (flag: string, texts: string[] | undefined) => {
     try {
       return parseRules(texts ?? []);
@@ -42,7 +54,7 @@ export async function permissionGate(options: { allowedTools?: string[]; disallo
     denials,
     hooks: {
       beforeToolCall: async ({ block }) => {
-        const decision = await decideSoon(block.name, block.input, rules);
+        const decision = await decideInModeSoon(block.name, block.input, rules, mode, cwd);
         if (decision.allowed) return undefined;
         denials.push({ tool_name: block.name, tool_use_id: block.id, tool_input: block.input });
         return { action: 'deny', reason: decision.message };

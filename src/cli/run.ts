@@ -125,7 +125,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   let choice: ModelChoice;
   let gate: PermissionGate | undefined;
   try {
-    gate = await permissionGate(options);
+    gate = await permissionGate(options, cwd);
     choice = { ...chooseModel(options, cwd), ...(gate ? { hooks: gate.hooks } : {}) };
   } catch (error) {
     if (error instanceof RuleError) {

@@ -9,8 +9,10 @@ import { performance } from 'node:perf_hooks';
 import type { RunEvent } from '../core/events.js';
 import type { MessageParam } from '../core/messages.js';
 import { costOf } from '../core/pricing.js';
+import type { PermissionMode } from '../tools/bash/permissionModes.js';
 import type { CliOptions } from './args.js';
 import type { ModelUsage, RunFacts } from './output.js';
+import { permissionModeOf } from './permissions.js';
 
 /** What the init line tells about the run. */
 export interface InitFacts {
@@ -19,8 +21,8 @@ export interface InitFacts {
   model: string;
   /** The names of the tools the model is offered. */
   tools: string[];
-  /** `default` when allow rules decide what runs, `bypassPermissions` when every tool call runs (deny rules aside). */
-  permissionMode: 'default' | 'bypassPermissions';
+  /** The mode tool calls are judged in (cli/permissions.ts): `bypassPermissions` when every call runs (deny rules aside). */
+  permissionMode: PermissionMode;
   /** Where the credentials came from: `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, or `none` (the demo). */
   apiKeySource: string;
   version: string;
@@ -28,7 +30,7 @@ export interface InitFacts {
 
 /** The init line's facts for a CLI run: the default tool set (the bash tool), credentials from `client`. */
 export function initFacts(
-  options: Pick<CliOptions, 'allowedTools'>,
+  options: Pick<CliOptions, 'allowedTools' | 'permissionMode'>,
   cwd: string,
   choice: { model: string; client?: { apiKey?: string; authToken?: string } },
   sessionId: string,
@@ -40,7 +42,7 @@ export function initFacts(
     cwd,
     model: choice.model,
     tools: ['bash'],
-    permissionMode: options.allowedTools?.length ? 'default' : 'bypassPermissions',
+    permissionMode: permissionModeOf(options),
     apiKeySource: client?.apiKey ? 'ANTHROPIC_API_KEY' : client?.authToken ? 'ANTHROPIC_AUTH_TOKEN' : 'none',
     version,
   };

@@ -27,6 +27,11 @@ Options:
       --allowedTools RULES        allow only these bash commands, e.g. "Bash(git log:*) Bash(npm test)"
       --disallowedTools RULES     never run these, e.g. "Bash(rm:*)" (beats --allowedTools; several
                                   rules per value by commas or spaces; also --allowed-tools, --disallowed-tools)
+      --permission-mode MODE      what runs without a rule (nothing is asked: the rest is denied): default
+                                  (read-only commands; also manual, dontAsk), acceptEdits (and mkdir, touch,
+                                  mv, cp inside the working directory), plan (read-only only), bypassPermissions
+                                  (everything; the mode without --allowedTools)
+      --dangerously-skip-permissions  --permission-mode bypassPermissions
       --max-turns N               stop after N model calls (default 50)
       --max-budget-usd AMOUNT     stop once the run has cost AMOUNT dollars
       --max-tokens N              max_tokens of each request (default 8000)

@@ -1,5 +1,5 @@
 /**
- * --allowedTools / --disallowedTools with the CLI as a process against the local Messages API server: a denied
+ * --allowedTools / --disallowedTools and --permission-mode with the CLI as a process against the local Messages API server: a denied
  * command never runs (its side-effect file is never made), the model gets an is_error result naming the rule, and
  * the json / stream-json result lists the call in permission_denials. The rules' matching itself is pinned in
  * test/tools/permissions.test.ts; here, that the CLI wires it into every run.
@@ -87,6 +87,74 @@ describe('an allowed command runs', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(file('victim.txt')).toBe(false);
     expect(JSON.parse(run.stdout).permission_denials).toEqual([]);
+  });
+});
+
+describe('--permission-mode, --dangerously-skip-permissions: what runs without a rule', () => {
+  /** One reply asking for each command (ids toolu_1, toolu_2, ...), then the answer from the results. */
+  const asksAll = (...commands: string[]) =>
+    project.server.enqueue({ content: commands.map((c, i) => bashUse(`toolu_${i + 1}`, c)), stop_reason: 'tool_use' }, answerFromResults);
+  const results = () => lastToolResults(project.server.requests[1]?.body as RequestBody);
+  const initLine = (stdout: string) => JSON.parse(stdout.split('\n')[0] as string) as { subtype: string; permissionMode: string };
+
+  it('plan: a read-only command runs, one that writes does not, even with an allow rule', async () => {
+    asksAll('ls', 'touch made.txt');
+    const run = await cli(['-p', '--permission-mode', 'plan', '--allowedTools', 'Bash', '--output-format', 'stream-json', '--verbose', 'go']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(file('made.txt')).toBe(false);
+    expect(initLine(run.stdout)).toMatchObject({ subtype: 'init', permissionMode: 'plan' });
+    const [ls, touch] = results();
+    expect(ls?.is_error ?? false).toBe(false);
+    expect(resultText(ls!)).toMatch(/victim\.txt/);
+    expect(resultText(touch!)).toBe('Not run: not allowed in plan mode: only read-only commands run, and "touch made.txt" is not one');
+    const last = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { permission_denials: unknown[] };
+    expect(last.permission_denials).toEqual([{ tool_name: 'bash', tool_use_id: 'toolu_2', tool_input: { command: 'touch made.txt' } }]);
+  });
+
+  it('default (Claude Code\'s manual): read-only commands run; what would be asked is denied', async () => {
+    asksAll('cat victim.txt', 'rm victim.txt');
+    const run = await cli(['-p', '--permission-mode', 'manual', '--output-format', 'json', 'go']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(file('victim.txt')).toBe(true);
+    const [cat, rm] = results();
+    expect(resultText(cat!)).toBe('still here');
+    expect(rm?.is_error).toBe(true);
+    expect(JSON.parse(run.stdout).permission_denials).toHaveLength(1);
+  });
+
+  it('acceptEdits: file commands inside the working directory run', async () => {
+    asksAll('mkdir -p out && touch out/made.txt', 'cp victim.txt /tmp/agentloop-escaped.txt');
+    const run = await cli(['-p', '--permission-mode', 'acceptEdits', '--output-format', 'json', 'go']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(file('out/made.txt')).toBe(true);
+    expect(existsSync('/tmp/agentloop-escaped.txt')).toBe(false);
+    expect(JSON.parse(run.stdout).permission_denials).toEqual([
+      { tool_name: 'bash', tool_use_id: 'toolu_2', tool_input: { command: 'cp victim.txt /tmp/agentloop-escaped.txt' } },
+    ]);
+  });
+
+  it('--dangerously-skip-permissions: every call runs, allow rules or not; deny rules still deny', async () => {
+    asksAll('touch made.txt', 'rm victim.txt');
+    const run = await cli([
+      '-p', '--dangerously-skip-permissions', '--allowedTools', 'Bash(echo:*)', '--disallowedTools', 'Bash(rm:*)',
+      '--output-format', 'stream-json', '--verbose', 'go',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(initLine(run.stdout).permissionMode).toBe('bypassPermissions');
+    expect(file('made.txt')).toBe(true);
+    expect(file('victim.txt')).toBe(true);
+    expect(resultText(results()[1]!)).toBe('Not run: denied by rule Bash(rm:*)');
+  });
+
+  it.each([
+    [['--permission-mode', 'yolo'], /^agentloop: --permission-mode must be one of default, acceptEdits, plan, dontAsk, bypassPermissions \(or manual\), not "yolo"$/],
+    [['--permission-mode', 'auto'], /^agentloop: --permission-mode auto needs Claude Code's safety classifier/],
+    [['--permission-mode', 'plan', '--dangerously-skip-permissions'], /^agentloop: --dangerously-skip-permissions is --permission-mode bypassPermissions: it cannot go with --permission-mode plan$/],
+  ])('%j: one line and a pointer to --help, exit 2, no request', async (flags, message) => {
+    const run = await cli(['-p', ...flags, 'go']);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(message), 'see agentloop --help']);
+    expect(project.server.requests).toHaveLength(0);
   });
 });
 

@@ -184,8 +184,8 @@ describe('stream-json in Claude Code shapes', () => {
 
 describe('permissions in the output', () => {
   it('with allow rules the init line says permissionMode default, and jq reads the denied call from the result', async () => {
-    twoTurns(); // the model asks for `ls`, which no rule allows
-    const args = `-p 'list the files' --output-format stream-json --allowedTools 'Bash(git log:*)'`;
+    twoTurns(); // the model asks for `ls`: read-only, which runs in default mode, but a deny rule matches it
+    const args = `-p 'list the files' --output-format stream-json --allowedTools 'Bash(git log:*)' --disallowedTools 'Bash(ls:*)'`;
     const out = await pipe(args, `jq -r '(select(.subtype=="init") | .permissionMode), (select(.type=="result") | .permission_denials[] | "\\(.tool_name) \\(.tool_use_id) \\(.tool_input.command)")'`);
     expect(out).toBe('default\nbash toolu_1 ls\n');
   });

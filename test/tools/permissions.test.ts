@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { decidePermission as decide, parseRules, type PermissionRules } from '../../src/tools/bash/permissions.js';
+import { decideInMode, decidePermission as decide, parseRules, type PermissionRules } from '../../src/tools/bash/permissions.js';
+import type { PermissionMode } from '../../src/tools/bash/permissionModes.js';
 import { loadShellParser } from '../../src/tools/bash/shell/load.js';
 import { parserReader, type ReadScript } from '../../src/tools/bash/shell/reader.js';
 
@@ -185,5 +186,57 @@ describe('decideSoon before the parser has loaded', () => {
     ]);
     expect(await quoted).toEqual({ allowed: true });
     expect(load.loadedShellParser()).not.toBeNull();
+  });
+});
+
+describe('decideInMode: Claude Code\'s permission modes, nothing asked', () => {
+  const cwd = '/work/project';
+  const inMode = (mode: PermissionMode, command: string, r: PermissionRules = rules([])) => decideInMode('bash', { command }, r, mode, read, cwd);
+  // [mode, allow rules, deny rules, command, runs?]
+  const MODES: [PermissionMode, string[], string[], string, boolean][] = [
+    // bypassPermissions: everything but what a deny rule matches; allow rules change nothing
+    ['bypassPermissions', [], [], 'rm -rf build && make', true],
+    ['bypassPermissions', ['Bash(git log:*)'], [], 'npm install', true],
+    ['bypassPermissions', [], ['Bash(rm:*)'], 'ls && rm x', false],
+    // default (and dontAsk): read-only commands, or what the allow rules allow
+    ['default', [], [], 'ls -la src && git status', true],
+    ['default', [], [], 'grep -rn TODO src | head -20', true],
+    ['default', [], [], 'touch made.txt', false],
+    ['default', [], [], 'ls > listing.txt', false],
+    ['default', ['Bash(touch:*)'], [], 'touch made.txt', true],
+    ['default', ['Bash(echo:*)'], [], 'echo ok && touch made.txt', false],
+    ['default', [], ['Bash(cat:*)'], 'cat notes.txt', false],
+    ['dontAsk', [], [], 'cat README.md', true],
+    ['dontAsk', [], [], 'npm test', false],
+    // plan: read-only commands only, whatever the allow rules say
+    ['plan', [], [], 'git log --oneline -n 5', true],
+    ['plan', ['Bash'], [], 'touch made.txt', false],
+    ['plan', [], [], 'find . -name "*.ts" -delete', false],
+    // acceptEdits: also mkdir, touch, mv, cp, with paths inside the working directory
+    ['acceptEdits', [], [], 'mkdir -p build/out && touch build/out/a.txt && ls build', true],
+    ['acceptEdits', [], [], 'cp src/a.ts src/b.ts && mv src/b.ts /work/project/lib/b.ts', true],
+    ['acceptEdits', [], [], 'cp src/a.ts /etc/a.ts', false],
+    ['acceptEdits', [], [], 'mv ../other/x.txt x.txt', false],
+    ['acceptEdits', [], [], 'cp --target-directory=/tmp a.txt', false],
+    ['acceptEdits', [], [], 'touch "$HOME/x"', false],
+    ['acceptEdits', [], [], 'touch a.txt > /dev/sda', false],
+    ['acceptEdits', [], [], 'rm a.txt', false],
+    ['acceptEdits', [], [], 'cd /tmp && touch x', false],
+  ];
+
+  it.each(MODES)('%s, allow %j, deny %j: %s → %s', (mode, allow, deny, command, runs) => {
+    expect(inMode(mode, command, rules(allow, deny)).allowed).toBe(runs);
+  });
+
+  it('says why, naming the mode or the rule', () => {
+    expect(inMode('plan', 'touch a')).toEqual({
+      allowed: false,
+      rule: null,
+      message: 'not allowed in plan mode: only read-only commands run, and "touch a" is not one',
+    });
+    expect(inMode('default', 'npm test')).toMatchObject({ message: 'not allowed in permission mode default: without an allow rule only read-only commands run, and "npm test" is not one' });
+    expect(inMode('default', 'npm test', rules(['Bash(git log:*)']))).toMatchObject({ message: 'not allowed: no allow rule matches "npm test" (permission mode default)' });
+    expect(inMode('bypassPermissions', 'rm x', rules([], ['Bash(rm:*)']))).toEqual({ allowed: false, rule: 'Bash(rm:*)', message: 'denied by rule Bash(rm:*)' });
+    expect(decideInMode('other', {}, rules([]), 'default', read, cwd)).toMatchObject({ allowed: false, message: expect.stringContaining('the tool other') });
   });
 });

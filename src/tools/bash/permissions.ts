@@ -18,11 +18,18 @@
  * `busybox`, ...). A command line that does not parse is never allowed by a pattern.
  * A rule with a specifier on another tool (`Read(./.env)`) denies every call of that tool and
  * allows none.
+ *
+ * And Claude Code's permission modes (`--permission-mode`, decideInMode): nothing is ever asked here, so a call
+ * that would be asked about is denied, as Claude Code does with `-p`. Deny rules apply in every mode.
  */
+import { isAbsolute, relative, resolve } from 'node:path';
+import { isSafeAlongside } from './judge.js';
+import type { PermissionMode } from './permissionModes.js';
+import { isReadOnlyScript } from './readOnly.js';
 import { unwrap, type Value } from './shell/commandWords.js';
 import { loadShellParser } from './shell/load.js';
 import { checkSoon, type ReadScript } from './shell/reader.js';
-import type { SimpleCommand } from './shell/types.js';
+import type { Script, SimpleCommand } from './shell/types.js';
 
 export type RulePattern =
   | { kind: 'exact'; command: string }
@@ -100,6 +107,11 @@ export function decideSoon(toolName: string, input: unknown, rules: PermissionRu
   return checkSoon((read) => decidePermission(toolName, input, rules, read));
 }
 
+/** decideInMode with the reader at hand, as decideSoon. */
+export function decideInModeSoon(toolName: string, input: unknown, rules: PermissionRules, mode: PermissionMode, cwd: string): Promise<PermissionDecision> {
+  return checkSoon((read) => decideInMode(toolName, input, rules, mode, read, cwd));
+}
+
 /** Whether the rules let the tool call run; a bash command is split into its simple commands with `read`. */
 export function decidePermission(toolName: string, input: unknown, rules: PermissionRules, read: ReadScript): PermissionDecision {
   const tool = toolName.toLowerCase();
@@ -126,6 +138,58 @@ export function decidePermission(toolName: string, input: unknown, rules: Permis
     return { allowed: false, rule: null, message: `not allowed: no allow rule matches ${JSON.stringify(uncovered.text)}` };
   }
   return { allowed: false, rule: null, message: `not allowed: no allow rule matches ${JSON.stringify(command)}` };
+}
+
+/**
+ * Whether a call runs in `mode`, the rules applied:
+ * - bypassPermissions: every call a deny rule does not match (allow rules change nothing);
+ * - default, dontAsk: a read-only command (the check that lets it start mid-stream: readOnly.ts), or a call the allow
+ *   rules allow;
+ * - acceptEdits: the same, and command lines of `mkdir`, `touch`, `mv`, `cp` (with read-only commands) whose paths,
+ *   as written, stay inside the working directory `cwd`;
+ * - plan: read-only commands only.
+ */
+export function decideInMode(
+  toolName: string,
+  input: unknown,
+  rules: PermissionRules,
+  mode: PermissionMode,
+  read: ReadScript,
+  cwd: string,
+): PermissionDecision {
+  const byDeny = decidePermission(toolName, input, { allow: [], deny: rules.deny }, read);
+  if (!byDeny.allowed || mode === 'bypassPermissions') return byDeny;
+  const command = toolName.toLowerCase() === 'bash' && isRecord(input) && typeof input.command === 'string' ? input.command : null;
+  if (command !== null && isSafeAlongside(read, command)) return { allowed: true };
+  const what = command === null ? `the tool ${toolName}` : JSON.stringify(command);
+  if (mode === 'plan') return { allowed: false, rule: null, message: `not allowed in plan mode: only read-only commands run, and ${what} is not one` };
+  if (mode === 'acceptEdits' && command !== null && isFileEdit(read(command), cwd)) return { allowed: true };
+  if (rules.allow.length > 0) {
+    const byRules = decidePermission(toolName, input, rules, read);
+    return byRules.allowed || byRules.rule !== null ? byRules : { ...byRules, message: `${byRules.message} (permission mode ${mode})` };
+  }
+  const runs = mode === 'acceptEdits' ? 'read-only commands and file commands inside the working directory' : 'read-only commands';
+  return { allowed: false, rule: null, message: `not allowed in permission mode ${mode}: without an allow rule only ${runs} run, and ${what} is not one` };
+}
+
+const FILE_COMMANDS = new Set(['mkdir', 'touch', 'mv', 'cp']);
+
+/** Only `mkdir`, `touch`, `mv`, `cp` and read-only commands, plain words, every path as written inside `cwd`. */
+function isFileEdit(script: Script, cwd: string): boolean {
+  if (!script.plain || !script.complete || script.redirects.length > 0 || script.commands.length === 0) return false;
+  return script.commands.every((command) => {
+    const [name, ...args] = command.words.map((w) => w.value);
+    if (name === undefined || name === null) return false;
+    if (!FILE_COMMANDS.has(name)) return isReadOnlyScript({ ...script, commands: [command] });
+    const base = command.cwd ?? cwd;
+    // Options of letters alone (`-p`, `--parents`); one with a value written into it (`--target-directory=/x`) is not.
+    return args.every((arg) => arg !== null && (arg.startsWith('-') ? /^-[A-Za-z]+$|^--[a-z][a-z-]*$/.test(arg) : inside(resolve(base, arg), cwd)));
+  });
+}
+
+function inside(path: string, dir: string): boolean {
+  const rel = relative(resolve(dir), path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 function denied(rule: PermissionRule): PermissionDecision {
