@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
+import { resolveModel } from '../core/models.js';
 
 /** How to reach the model, as read from the environment and `.env`. */
 export interface ModelSettings {
@@ -31,7 +32,8 @@ export function readDotEnv(cwd: string): Record<string, string> {
 
 /**
  * Model settings from the environment, then `.env` in `cwd` (the environment wins), then
- * `overrides` (command-line flags) over both.
+ * `overrides` (command-line flags) over both. The model is MODEL_ID, else Claude Code's ANTHROPIC_MODEL; an alias
+ * there (`sonnet`) resolves as `--model sonnet` does.
  */
 export function loadModelSettings(
   env: Environment,
@@ -43,7 +45,8 @@ export function loadModelSettings(
   if (merged.ANTHROPIC_API_KEY) settings.apiKey = merged.ANTHROPIC_API_KEY;
   if (merged.ANTHROPIC_AUTH_TOKEN) settings.authToken = merged.ANTHROPIC_AUTH_TOKEN;
   if (merged.ANTHROPIC_BASE_URL) settings.baseURL = merged.ANTHROPIC_BASE_URL;
-  const model = overrides.model ?? merged.MODEL_ID;
+  const fromEnv = merged.MODEL_ID ?? merged.ANTHROPIC_MODEL;
+  const model = overrides.model ?? (fromEnv === undefined ? undefined : resolveModel(fromEnv));
   if (model) settings.model = model;
   return settings;
 }

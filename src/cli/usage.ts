@@ -54,7 +54,7 @@ Options:
   -v, --version                   print the version
 
 Configuration (environment or .env in the working directory):
-  ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, MODEL_ID, NO_COLOR
+  ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, MODEL_ID (or ANTHROPIC_MODEL), NO_COLOR
   AGENTLOOP_HOME: where sessions are saved (default ~/.agentloop; transcripts in sessions/ID.jsonl)
 
 Exit codes: 0 success, 1 the run failed, 2 bad usage or configuration, 130/143 interrupted.`;

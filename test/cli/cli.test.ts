@@ -111,6 +111,16 @@ describe('agentloop -p', () => {
     expect(server.requests[0]?.body?.model).toBe('from-flag');
   });
 
+  it('MODEL_ID (else Claude Code\'s ANTHROPIC_MODEL) takes the aliases too: sonnet is the full id', async () => {
+    const { MODEL_ID: _set, ...withoutModel } = env;
+    for (const given of [{ MODEL_ID: 'sonnet' }, { ANTHROPIC_MODEL: 'Haiku' }]) {
+      server.enqueue({ content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn' });
+      const run = await runCli(['-p', 'hello'], { cwd: dir, env: { ...withoutModel, ...given } });
+      expect(run.code, run.stderr).toBe(0);
+    }
+    expect(server.requests.map((r) => r.body?.model)).toEqual(['claude-sonnet-5-5', 'claude-haiku-5-5']);
+  });
+
   it('a failed run exits 1 with the API’s error on stderr', async () => {
     server.enqueue({ error: { status: 403, type: 'permission_error', message: 'not allowed' } });
     const run = await runCli(['-p', 'hello'], { cwd: dir, env });
