@@ -139,9 +139,8 @@ ${fmt(idleMs, 1)} ms idle. Most self time: ${top}.
 Why it stays so: with the server answering at once, the first reply's tool_use arrives about 2 ms after the request,
 while the bash tool's \`prepare\` (called as the response begins) is still importing the runner. A real model leaves
 that import the time to its first token (${realPaceMs === undefined ? 'section (b)' : `section (b): the first tool of a fresh process starts ${fmt(realPaceMs, 1)} ms after its block`}).
-Importing the runner before the first request puts it on the path of every run's first request instead, tool or not
-(tried by hand with the whole \`prepare\` at start-up, 9 rounds: the first request came 56 ms later, 0.87 → 1.05 × the
-plain loop, and the first tool still took 26 ms: the cold path after the import, and the spawns, remain).`;
+Importing the runner before the first request puts it on the path of every run's first request instead, tool or not,
+and leaves the rest of the table (the first, cold run of the path, the spawns) where it is.`;
 }
 
 function tableB(rows: SideSummary[]): string {

@@ -153,7 +153,7 @@ export function parseCliArgs(argv: string[]): CliOptions {
 }
 
 /** `--permission-mode` and `--dangerously-skip-permissions`, as one mode. */
-function permissionModeOf(given: string | undefined, skip: boolean): PermissionMode | undefined {
+function modeOfFlags(given: string | undefined, skip: boolean): PermissionMode | undefined {
   if (given === undefined) return skip ? 'bypassPermissions' : undefined;
   const mode = given === 'manual' ? 'default' : given;
   if (mode === 'auto') {
@@ -180,7 +180,7 @@ function setRunValues(options: CliOptions, values: Values): void {
   const disallowed = splitRules('--disallowedTools', join(values.disallowedTools, values['disallowed-tools']));
   if (allowed) options.allowedTools = allowed;
   if (disallowed) options.disallowedTools = disallowed;
-  const mode = permissionModeOf(values['permission-mode'], values['dangerously-skip-permissions'] === true);
+  const mode = modeOfFlags(values['permission-mode'], values['dangerously-skip-permissions'] === true);
   if (mode !== undefined) options.permissionMode = mode;
   if (values.cwd !== undefined) options.cwd = values.cwd;
   if (values.sandbox) options.sandbox = true;

@@ -154,9 +154,11 @@ export function decideInMode(
   input: unknown,
   rules: PermissionRules,
   mode: PermissionMode,
-  read: ReadScript,
+  given: ReadScript,
   cwd: string,
 ): PermissionDecision {
+  // The checks below read the same line: once.
+  const read = readingOnce(given);
   const byDeny = decidePermission(toolName, input, { allow: [], deny: rules.deny }, read);
   if (!byDeny.allowed || mode === 'bypassPermissions') return byDeny;
   const command = toolName.toLowerCase() === 'bash' && isRecord(input) && typeof input.command === 'string' ? input.command : null;
@@ -170,6 +172,20 @@ export function decideInMode(
   }
   const runs = mode === 'acceptEdits' ? 'read-only commands and file commands inside the working directory' : 'read-only commands';
   return { allowed: false, rule: null, message: `not allowed in permission mode ${mode}: without an allow rule only ${runs} run, and ${what} is not one` };
+}
+
+/** `read`, keeping the Script of each line read without options (a nested script read with its variables is read anew). */
+function readingOnce(read: ReadScript): ReadScript {
+  const seen = new Map<string, Script>();
+  return (source, options) => {
+    if (options !== undefined) return read(source, options);
+    let script = seen.get(source);
+    if (script === undefined) {
+      script = read(source);
+      seen.set(source, script);
+    }
+    return script;
+  };
 }
 
 const FILE_COMMANDS = new Set(['mkdir', 'touch', 'mv', 'cp']);
