@@ -195,7 +195,9 @@ describe('duration_api_ms', () => {
   it('counts the time the model took, not the time the tools took', async () => {
     const slow = await openCliProject('shapes-slow', { env: { MODEL_ID: 'claude-sonnet-4-5' }, server: { eventDelayMs: 25 } });
     try {
-      slow.server.enqueue({ content: [bashUse('toolu_1', 'sleep 1')], stop_reason: 'tool_use' }, { content: [{ type: 'text', text: 'slept' }], stop_reason: 'end_turn' });
+      // Not read-only (touch), so it runs after the reply has ended, not while it still streams: none of its second
+      // falls inside a model call.
+      slow.server.enqueue({ content: [bashUse('toolu_1', 'sleep 1 && touch slept')], stop_reason: 'tool_use' }, { content: [{ type: 'text', text: 'slept' }], stop_reason: 'end_turn' });
       const run = await runCli(['-p', 'sleep', '--output-format', 'json'], { cwd: slow.dir, env: slow.env });
       expect(run.code, run.stderr).toBe(0);
       const result = JSON.parse(run.stdout) as { duration_ms: number; duration_api_ms: number };
