@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { tmpdir } from 'node:os';
-import { createBashTool } from '../src/tools/bash.js';
+import { createBashTool } from '../src/tools/bash/bashTool.js';
 
 function statusKb(field: 'VmHWM' | 'VmRSS'): number {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync('/proc/self/status', 'utf8'));

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createBashTool } from '../src/tools/bash.js';
+import { createBashTool } from '../src/tools/bash/bashTool.js';
 import { median, now } from './stats.js';
 
 export const BASH_COMMANDS = ['true', 'echo hello', 'ls -la /usr/bin | wc -l'];

@@ -11,7 +11,7 @@ import type { ModelCall } from '../src/core/model.js';
 import { zeroUsage } from '../src/core/usage.js';
 import { attachRun, submitRun } from '../src/durable/ingress.js';
 import { registerDeployment, startWorker } from '../src/durable/worker.js';
-import { runAgent } from '../src/session/run.js';
+import { runAgent } from '../src/run/runAgent.js';
 import { restateBinary, startRestateServer } from '../test/durable/restateServer.js';
 import { TURNS, conversationStep, echoTool } from './conversation.js';
 import { fmt, median, now } from './stats.js';

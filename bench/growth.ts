@@ -20,8 +20,8 @@ import vm from 'node:vm';
 import type { ModelCall, ModelReply } from '../src/core/model.js';
 import type { ToolUseBlock } from '../src/core/messages.js';
 import { zeroUsage } from '../src/core/usage.js';
-import { startSession } from '../src/session/recorder.js';
-import { runAgent } from '../src/session/run.js';
+import { startSession } from '../src/transcript/recorder.js';
+import { runAgent } from '../src/run/runAgent.js';
 import type { Tool } from '../src/core/tool.js';
 import { fmt, median, now } from './stats.js';
 

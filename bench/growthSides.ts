@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import type { MessageParam } from '../src/core/messages.js';
 import type { ModelCall } from '../src/core/model.js';
 import { zeroUsage } from '../src/core/usage.js';
-import { startSession } from '../src/session/recorder.js';
-import { runAgent } from '../src/session/run.js';
+import { startSession } from '../src/transcript/recorder.js';
+import { runAgent } from '../src/run/runAgent.js';
 import { noopTool } from './growth.js';
 import { fmt, median, now } from './stats.js';
 

@@ -10,10 +10,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { findDanger } from '../src/tools/bash/guard.js';
-import { isSafeAlongside } from '../src/tools/bash/judge.js';
-import { loadShellParser } from '../src/tools/bash/shell/load.js';
-import { parserReader, plainReader, type ReadScript } from '../src/tools/bash/shell/reader.js';
+import { findDanger } from '../src/tools/bash/judge/guard.js';
+import { isSafeAlongside } from '../src/tools/bash/judge/checks.js';
+import { loadShellParser } from '../src/tools/bash/judge/shell/load.js';
+import { parserReader, plainReader, type ReadScript } from '../src/tools/bash/judge/shell/reader.js';
 import { build } from './build.js';
 import { fmt, median, now } from './stats.js';
 
@@ -41,14 +41,14 @@ function fresh(script: string): Record<string, number> {
 
 const loadScript = `
 const t0 = performance.now();
-const { loadShellParser } = await import(${JSON.stringify(dist('tools/bash/shell/load.js'))});
+const { loadShellParser } = await import(${JSON.stringify(dist('tools/bash/judge/shell/load.js'))});
 const t1 = performance.now();
 await loadShellParser();
 const t2 = performance.now();
 console.log(JSON.stringify({ importMs: t1 - t0, loadMs: t2 - t1, rssMiB: process.memoryUsage().rss / 2 ** 20 }));`;
 
 const runScript = (prepare: boolean) => `
-const { createBashTool } = await import(${JSON.stringify(dist('tools/bash.js'))});
+const { createBashTool } = await import(${JSON.stringify(dist('tools/bash/bashTool.js'))});
 const tool = createBashTool({ contain: false });
 const context = { cwd: process.cwd(), signal: new AbortController().signal };
 ${prepare ? 'tool.prepare();' : ''}

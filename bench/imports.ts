@@ -20,12 +20,12 @@ export const MODULES: Array<[string, string]> = [
   ['dist/cli/args.js (the parser)', dist('cli/args.js')],
   ['dist/cli/run.js (what main.js loads for -p)', dist('cli/run.js')],
   ['dist/machine/agentMachine.js (machine + xstate)', dist('machine/agentMachine.js')],
-  ['dist/tools/bash.js (bash tool; execa loads at its first use)', dist('tools/bash.js')],
-  ['dist/tools/bash/process.js (the process runner + execa)', dist('tools/bash/process.js')],
-  ['dist/session/run.js (runAgent: machine, tools)', dist('session/run.js')],
+  ['dist/tools/bash/bashTool.js (bash tool; execa loads at its first use)', dist('tools/bash/bashTool.js')],
+  ['dist/tools/bash/run/process.js (the process runner + execa)', dist('tools/bash/run/process.js')],
+  ['dist/run/runAgent.js (runAgent: machine, tools)', dist('run/runAgent.js')],
   ['dist/anthropic/call.js (adapter + SDK)', dist('anthropic/call.js')],
-  ['dist/session/recorder.js (transcript)', dist('session/recorder.js')],
-  ['everything a -p run loads', `${dist('cli/run.js')}","${dist('session/run.js')}","${dist('anthropic/call.js')}","${dist('cli/sessions.js')}`],
+  ['dist/transcript/recorder.js (transcript)', dist('transcript/recorder.js')],
+  ['everything a -p run loads', `${dist('cli/run.js')}","${dist('run/runAgent.js')}","${dist('anthropic/call.js')}","${dist('cli/sessions.js')}`],
 ];
 
 function importOnce(specifiers: string): { wallMs: number; cpuMs: number } {

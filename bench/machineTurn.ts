@@ -10,7 +10,7 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ModelCall } from '../src/core/model.js';
-import { runAgent } from '../src/session/run.js';
+import { runAgent } from '../src/run/runAgent.js';
 import { TURNS, conversationStep, echoTool } from './conversation.js';
 import { summarizeProfiles } from './profileSummary.js';
 import { median } from './stats.js';

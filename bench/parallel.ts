@@ -13,9 +13,9 @@
 import { createClient } from '../src/anthropic/call.js';
 import { createAnthropicModel } from '../src/anthropic/call.js';
 import type { ModelCall } from '../src/core/model.js';
-import { runAgent } from '../src/session/run.js';
+import { runAgent } from '../src/run/runAgent.js';
 import { type RunEvent } from '../src/core/events.js';
-import { createBashTool } from '../src/tools/bash.js';
+import { createBashTool } from '../src/tools/bash/bashTool.js';
 import type { Tool } from '../src/core/tool.js';
 import type { ScriptedBlock } from '../test/support/messagesServer.js';
 import { startRemoteServer } from './serverClient.js';

@@ -39,7 +39,7 @@ export interface FirstToolProfile {
   functions: Array<{ frame: string; kind: string; ms: number }>;
   /** Chunks of the bundle whose top-level code ran in the window (they were imported then), by file name. */
   evaluated: string[];
-  /** The packages and files those chunks hold (`execa`, `agentloop src/tools/bash/process.ts`, ...). */
+  /** The packages and files those chunks hold (`execa`, `agentloop src/tools/bash/run/process.ts`, ...). */
   evaluatedHold: string[];
   /** The window's length (block end → the command's spawn returns, mean ms a run) and how much of it was busy. */
   windowMs: number;
@@ -84,7 +84,7 @@ function sectionsOf(path: string): (line: number) => string {
   };
 }
 
-/** `node_modules/@scope/pkg/lib/x.js` → `@scope/pkg`; `src/tools/bash/pipe.ts` → `agentloop src/tools/bash/pipe.ts`. */
+/** `node_modules/@scope/pkg/lib/x.js` → `@scope/pkg`; `src/tools/bash/run/pipe.ts` → `agentloop src/tools/bash/run/pipe.ts`. */
 function packageOf(module: string): string {
   if (!module.startsWith('node_modules/') && !module.startsWith('src/')) return module;
   if (module.startsWith('src/')) return `agentloop ${module}`;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { DEMO_PROMPT, demoModel } from '../src/cli/demo.js';
-import { runAgent } from '../src/session/run.js';
+import { runAgent } from '../src/run/runAgent.js';
 import { type RunEvent } from '../src/core/events.js';
 import { sequenceDiagram } from '../src/view/sequence.js';
 

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { resolveModel } from '../core/models.js';
 import { isMistakeName } from '../mistakes/names.js';
-import { PERMISSION_MODES, type PermissionMode } from '../tools/bash/permissionModes.js';
+import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
 import { UsageError, portOf, positiveInt, positiveNumber, splitRules, usageErrorOf, uuidOf } from './argValues.js';
 
 export { UsageError } from './argValues.js';

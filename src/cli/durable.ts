@@ -12,7 +12,7 @@ import { fromDurableResult } from '../durable/protocol.js';
 import { attachRun, IngressError, runMessages, runStatus, runTranscript, submitRun } from '../durable/ingress.js';
 import type { DurableOptions } from './durableArgs.js';
 import { costOf } from '../core/pricing.js';
-import type { SessionRecord } from '../session/records.js';
+import type { SessionRecord } from '../transcript/records.js';
 import { exitCodeOf, toJsonResult, type RunFacts } from './output.js';
 
 export interface DurableIo {
@@ -119,7 +119,7 @@ async function workerCommand(options: Extract<DurableOptions, { command: 'worker
   const { model, ...client } = settings;
   const [{ createAnthropicModel }, { createBashTool }, { startWorker, registerDeployment, RegistrationError }] = await Promise.all([
     import('../anthropic/call.js'),
-    import('../tools/bash.js'),
+    import('../tools/bash/bashTool.js'),
     import('../durable/worker.js'),
   ]);
   const secrets = [

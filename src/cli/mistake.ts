@@ -6,7 +6,7 @@
 import { isMistakeName } from '../mistakes/names.js';
 import { formatMistakeList, formatMistakeReport, symptomOf } from '../mistakes/report.js';
 import { runMistake } from '../mistakes/run.js';
-import { agentloopHome } from '../session/store.js';
+import { agentloopHome } from '../transcript/store.js';
 import { DEMO_BANNER } from './demo.js';
 import { formatToolResult, formatToolStart, palette } from './output.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ExitReason } from '../core/run.js';
 import type { Usage } from '../core/usage.js';
 import type { RunEvent } from '../core/events.js';
-import type { RunResult } from '../session/run.js';
+import type { RunResult } from '../run/runAgent.js';
 import { plural } from '../core/plural.js';
 
 /** Usage and cost of one model over a run, as Claude Code's `modelUsage` has them. */

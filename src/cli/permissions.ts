@@ -1,11 +1,11 @@
 /**
  * `--allowedTools` / `--disallowedTools` and `--permission-mode` as runAgent hooks: each tool call is judged by the
- * rules in the mode (src/tools/bash/permissions.ts) before it runs; a denied call never runs, the model gets an `is_error` result
+ * rules in the mode (src/permissions/rules.ts) before it runs; a denied call never runs, the model gets an `is_error` result
  * naming the rule ("Not run: denied by rule Bash(rm:*)"), and the call is kept for the result's
  * `permission_denials`.
  */
 import type { RunHooks } from '../core/hooks.js';
-import type { PermissionMode } from '../tools/bash/permissionModes.js';
+import type { PermissionMode } from '../permissions/modes.js';
 import type { PermissionDenial } from './output.js';
 
 type PermissionOptions = { allowedTools?: string[]; disallowedTools?: string[]; permissionMode?: PermissionMode };
@@ -36,7 +36,7 @@ export class RuleError extends Error {
 export async function permissionGate(options: PermissionOptions, cwd: string): Promise<PermissionGate | undefined> {
   const mode = permissionModeOf(options);
   if (mode === 'bypassPermissions' && !options.disallowedTools?.length) return undefined;
-  const { decideInModeSoon, parseRules, preparePermissions } = await import('../tools/bash/permissions.js');
+  const { decideInModeSoon, parseRules, preparePermissions } = await import('../permissions/rules.js');
   const parse = (flag: string, texts: string[] | undefined) => {
     try {
       return parseRules(texts ?? []);
@@ -46,7 +46,7 @@ export async function permissionGate(options: PermissionOptions, cwd: string): P
   };
   const rules = { allow: parse('--allowedTools', options.allowedTools), deny: parse('--disallowedTools', options.disallowedTools) };
   // The parser the rules split commands with loads beside the first request, not before it. A call of another tool or a
-  // command of plain words is judged at once (the same rules, read without the parser: tools/bash/shell/reader.ts);
+  // command of plain words is judged at once (the same rules, read without the parser: tools/bash/judge/shell/reader.ts);
   // any other command waits for the parser (a parser that cannot load makes the hook throw, which denies the call).
   preparePermissions().catch(() => undefined);
   const denials: PermissionDenial[] = [];

@@ -19,7 +19,7 @@ import { createSpinner } from './spinner.js';
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
 
-const loadRunner = () => import('../session/run.js');
+const loadRunner = () => import('../run/runAgent.js');
 const loadSessions = () => import('./sessions.js');
 const loadPages = () => import('./view.js');
 

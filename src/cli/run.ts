@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, loadModelSettings, requireModelSettings } from '../anthropic/settings.js';
 import type { RunEvent } from '../core/events.js';
-import type { RunResult } from '../session/run.js';
+import type { RunResult } from '../run/runAgent.js';
 import type { CliOptions } from './args.js';
 import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
 import { describeError, exitCodeOf, palette, toJsonResult } from './output.js';
@@ -19,7 +19,7 @@ const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
 
 /** The loop and its dependencies load only when a run starts: `sessions` and `view` do without them. */
-const loadRunner = () => import('../session/run.js');
+const loadRunner = () => import('../run/runAgent.js');
 const loadSessions = () => import('./sessions.js');
 const loadPages = () => import('./view.js');
 
@@ -121,7 +121,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   // The bash tool's shell parser loads while the loop and the SDK do: a reply that opens with a read-only command can
   // start it mid-stream only once the parser is ready (about 0.1 s after it starts loading; the tool's own prepare()
   // starts it only when the first reply begins).
-  import('../tools/bash/shell/load.js').then((m) => m.loadShellParser()).catch(() => undefined);
+  import('../tools/bash/judge/shell/load.js').then((m) => m.loadShellParser()).catch(() => undefined);
   let choice: ModelChoice;
   let gate: PermissionGate | undefined;
   try {

@@ -5,10 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { MessageParam } from '../core/messages.js';
 import type { Usage } from '../core/usage.js';
-import { reopenSession, startSession, type ForkSource, type SessionRecorder } from '../session/recorder.js';
-import { restoreConversation } from '../session/resume.js';
-import type { Question } from '../session/records.js';
-import type { RunResult } from '../session/run.js';
+import { reopenSession, startSession, type ForkSource, type SessionRecorder } from '../transcript/recorder.js';
+import { restoreConversation } from '../transcript/resume.js';
+import type { Question } from '../transcript/records.js';
+import type { RunResult } from '../run/runAgent.js';
 import {
   agentloopHome,
   findSession,
@@ -19,7 +19,7 @@ import {
   SessionNotFoundError,
   sessionFilesDir,
   type SessionSummary,
-} from '../session/store.js';
+} from '../transcript/store.js';
 import type { CliOptions } from './args.js';
 
 /** A session that cannot be resumed: the message says why (exit code 2). */

@@ -10,15 +10,15 @@ import { createInterface } from 'node:readline';
 import type { MessageParam } from '../core/messages.js';
 import { appendUser, appendUserText } from '../history/messages.js';
 import { historyProblems } from '../history/validate.js';
-import type { Question } from '../session/records.js';
-import { arrayOf, block } from '../session/shapes.js';
+import type { Question } from '../transcript/records.js';
+import { arrayOf, block } from '../transcript/shapes.js';
 import type { CliOptions } from './args.js';
 import { exitCodeOf, palette } from './output.js';
 import type { PermissionGate } from './permissions.js';
 import { limitsOf, openSession, type ModelChoice } from './start.js';
 import { onEndSignals } from './signals.js';
 import type { RunEvent } from '../core/events.js';
-import type { RunResult } from '../session/run.js';
+import type { RunResult } from '../run/runAgent.js';
 import { toJsonResult } from './output.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 
@@ -111,7 +111,7 @@ export async function streamInput(
   if (options.view || options.inspect) return refuse('--view and --inspect do not go with --input-format stream-json');
 
   const session = await openSession(options, cwd, choice.model, null);
-  const { runAgent } = await import('../session/run.js');
+  const { runAgent } = await import('../run/runAgent.js');
   let messages = session.messages;
   let resumeAt = session.turnCount; // only the first turn goes on counting from a resumed session
   let running: AbortController | undefined;

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { RunEvent } from '../core/events.js';
 import type { MessageParam } from '../core/messages.js';
 import { costOf } from '../core/pricing.js';
-import type { PermissionMode } from '../tools/bash/permissionModes.js';
+import type { PermissionMode } from '../permissions/modes.js';
 import type { CliOptions } from './args.js';
 import type { ModelUsage, RunFacts } from './output.js';
 import { permissionModeOf } from './permissions.js';

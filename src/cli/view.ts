@@ -4,7 +4,7 @@
  */
 import type { InspectionEvent, Observer } from 'xstate';
 import { startStatelyInspector, STATELY_INSPECTOR_URL } from '../inspect/stately.js';
-import { agentloopHome, findSession, SessionNotFoundError } from '../session/store.js';
+import { agentloopHome, findSession, SessionNotFoundError } from '../transcript/store.js';
 import { startViewer } from '../view/server.js';
 import type { CliOptions } from './args.js';
 

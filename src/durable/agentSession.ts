@@ -1,6 +1,6 @@
 /**
  * The agent as a Restate virtual object, `AgentSession`, keyed by the session id. Its `run`
- * handler runs the same machine as the CLI (session/run.ts `runAgent`), with the model call and
+ * handler runs the same machine as the CLI (run/runAgent.ts `runAgent`), with the model call and
  * the tools as journalled steps (journal.ts): after a worker dies, Restate replays the handler on
  * a live one, which takes the recorded replies and results from the journal and goes on.
  *
@@ -13,8 +13,8 @@ import type { MessageParam } from '../core/messages.js';
 import type { ModelCall } from '../core/model.js';
 import type { Tool } from '../core/tool.js';
 import { defaultRunConfig } from '../core/config.js';
-import { recordedMessages } from '../session/resume.js';
-import { runAgent } from '../session/run.js';
+import { recordedMessages } from '../transcript/resume.js';
+import { runAgent } from '../run/runAgent.js';
 import { journalledModel, journalledTools } from './journal.js';
 import { openRecords, readRecords } from './records.js';
 import { requestProblem, toDurableResult, type DurableRunResult, type RunRequest, type RunStatus } from './protocol.js';

@@ -6,7 +6,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { SessionRecord } from '../session/records.js';
+import type { SessionRecord } from '../transcript/records.js';
 import type { MessageParam } from '../core/messages.js';
 import type { DurableRunResult, RunRequest, RunStatus } from './protocol.js';
 

@@ -4,7 +4,7 @@
  * loads none.
  */
 import type { AgentContext } from '../machine/context.js';
-import type { FinalState, RunResult } from '../session/run.js';
+import type { FinalState, RunResult } from '../run/runAgent.js';
 
 /** The body of `AgentSession/<id>/run`. */
 export interface RunRequest {

@@ -9,8 +9,8 @@
  * execution wrote.
  */
 import type { RunEvent } from '../core/events.js';
-import { draftOf, resultDraft, type Draft, type FinishedRun } from '../session/recorder.js';
-import { TRANSCRIPT_VERSION, type SessionRecord } from '../session/records.js';
+import { draftOf, resultDraft, type Draft, type FinishedRun } from '../transcript/recorder.js';
+import { TRANSCRIPT_VERSION, type SessionRecord } from '../transcript/records.js';
 import type { JournalClock } from './journal.js';
 
 /** What the records need of an object's state (a Restate `ObjectContext` has it). */

@@ -10,7 +10,7 @@ import type { ExitReason } from '../core/run.js';
 import { appendUserText } from '../history/messages.js';
 import type { AgentMachine } from '../machine/agentMachine.js';
 import { DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from '../scripted/demo.js';
-import { runAgent } from '../session/run.js';
+import { runAgent } from '../run/runAgent.js';
 import { checkedByApi, verdictOf, type Verdict } from './api.js';
 import { mistakeOf, type Mistake } from './catalog.js';
 import type { MistakeName } from './names.js';

@@ -9,7 +9,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { agentMachine } from '../machine/agentMachine.js';
-import { findSession, listSessions, readTranscript, SessionNotFoundError } from '../session/store.js';
+import { findSession, listSessions, readTranscript, SessionNotFoundError } from '../transcript/store.js';
 import { CLIENT_FILES, clientFile, graphOf, machineView, viewerPage } from './assets.js';
 import { buildTimeline, type Timeline } from './timeline.js';
 import { listenOnLoopback } from '../loopback/listen.js';

@@ -14,7 +14,7 @@ import type { MessageParam, ToolResultBlockParam } from '../core/messages.js';
 import type { ExitReason, TransitionReason } from '../core/run.js';
 import type { Usage } from '../core/usage.js';
 import type { MachineGraph } from '../diagram/graph.js';
-import type { CacheMark, RequestRecord, ResultRecord, SessionHeader, SessionRecord } from '../session/records.js';
+import type { CacheMark, RequestRecord, ResultRecord, SessionHeader, SessionRecord } from '../transcript/records.js';
 import { explainStep } from './explain.js';
 import { edgesTaken, type Decision } from './path.js';
 

@@ -7,9 +7,9 @@ import { cachedMessageIndexes, countCacheBreakpoints, MAX_CACHE_BREAKPOINTS, mes
 import { buildRequest, initialContext } from '../../src/machine/context.js';
 import type { MessageParam } from '../../src/core/messages.js';
 import type { ModelRequest } from '../../src/core/model.js';
-import { startSession } from '../../src/session/recorder.js';
-import { runAgent } from '../../src/session/run.js';
-import { findSession, readTranscript } from '../../src/session/store.js';
+import { startSession } from '../../src/transcript/recorder.js';
+import { runAgent } from '../../src/run/runAgent.js';
+import { findSession, readTranscript } from '../../src/transcript/store.js';
 import { answerFromResults, bashUse, startCheckedServer } from '../support/agentServer.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stripMessages } from '../../src/anthropic/cache.js';
 import { costOf } from '../../src/core/pricing.js';
-import { listSessions } from '../../src/session/store.js';
+import { listSessions } from '../../src/transcript/store.js';
 import { answerFromResults, bashUse } from '../support/agentServer.js';
 import { CLI } from '../support/cli.js';
 import { openCliProject, type CliProject } from '../support/project.js';

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { findSession } from '../../src/session/store.js';
+import { findSession } from '../../src/transcript/store.js';
 import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
 import { CLI, runCli } from '../support/cli.js';
 import type { ScriptedBlock, SseFrame, Step } from '../support/messagesServer.js';

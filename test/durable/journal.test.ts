@@ -8,7 +8,7 @@ import type { ModelCall } from '../../src/core/model.js';
 import { ModelError } from '../../src/core/model.js';
 import type { Tool } from '../../src/core/tool.js';
 import { INTERRUPTED_BY_WORKER, journalledModel, journalledTools, type Journal } from '../../src/durable/journal.js';
-import { runAgent } from '../../src/session/run.js';
+import { runAgent } from '../../src/run/runAgent.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 
 interface Entry {

@@ -14,7 +14,8 @@ const LAYERS: string[][] = [
   ['core'],
   ['history'],
   ['machine', 'anthropic', 'scripted', 'tools'],
-  ['session', 'diagram', 'loopback'],
+  ['permissions', 'transcript', 'diagram', 'loopback'],
+  ['run'],
   ['view', 'inspect', 'mistakes'],
   ['durable'],
   ['cli'],
@@ -84,8 +85,8 @@ describe('the layers of src/', () => {
 
   it('sees an import that runs back up (the check itself)', () => {
     const fake = join(SRC, 'core', 'x.ts');
-    expect(importsOf(fake, "import { runAgent } from '../session/run.js';\nconst m = await import('../cli/main.js');")).toEqual([
-      'session/run.js',
+    expect(importsOf(fake, "import { runAgent } from '../run/runAgent.js';\nconst m = await import('../cli/main.js');")).toEqual([
+      'run/runAgent.js',
       'cli/main.js',
     ]);
   });

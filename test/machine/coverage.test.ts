@@ -9,7 +9,7 @@ import { ModelError } from '../../src/core/model.js';
 import { listTransitions } from '../../src/diagram/transitions.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
 import { reply, scriptedModel, type ScriptedReply } from '../../src/scripted/model.js';
-import { modelActor } from '../../src/session/actors.js';
+import { modelActor } from '../../src/run/actors.js';
 import { takenTransitions } from '../support/coverage.js';
 import { drive, echoTool, type DriveOptions } from '../support/drive.js';
 

@@ -4,7 +4,7 @@ import type { MachineEvent } from '../../src/core/events.js';
 import { ModelError } from '../../src/core/model.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
 import { reply, scriptedModel, type ScriptedReply } from '../../src/scripted/model.js';
-import { modelActor, toolRunnerActor } from '../../src/session/actors.js';
+import { modelActor, toolRunnerActor } from '../../src/run/actors.js';
 import { drive, echoTool, requestProblems } from '../support/drive.js';
 import { cut, paused, SIX_CALLS } from '../support/sixCalls.js';
 

@@ -6,7 +6,7 @@ import type { ContentBlock, StopReason, ToolUseBlock } from '../../src/core/mess
 import type { ModelCall, ModelReply } from '../../src/core/model.js';
 import { ModelError } from '../../src/core/model.js';
 import { zeroUsage } from '../../src/core/usage.js';
-import { createAgentMachine } from '../../src/session/actors.js';
+import { createAgentMachine } from '../../src/run/actors.js';
 import { toolDefinition, type Tool } from '../../src/core/tool.js';
 
 type ToolKind = 'safe' | 'unsafe' | 'failing' | 'unknown';

@@ -6,7 +6,7 @@ import { reply, scriptedModel, type ScriptedReply } from '../../src/scripted/mod
 import { ModelError } from '../../src/core/model.js';
 import { zeroUsage } from '../../src/core/usage.js';
 import { type MessageParam } from '../../src/core/messages.js';
-import { createAgentMachine, modelActor } from '../../src/session/actors.js';
+import { createAgentMachine, modelActor } from '../../src/run/actors.js';
 import { drive, echoTool, requestProblems } from '../support/drive.js';
 
 const useEcho = (id: string, text = id) => ({ id, name: 'echo', input: { text } });

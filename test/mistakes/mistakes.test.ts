@@ -13,7 +13,7 @@ import { MISTAKE_NAMES, type MistakeName } from '../../src/mistakes/names.js';
 import { formatMistakeReport, symptomOf } from '../../src/mistakes/report.js';
 import { runMistake, type DemoRun, type MistakeRun } from '../../src/mistakes/run.js';
 import { findSourceLine } from '../../src/mistakes/source.js';
-import { findSession, readTranscript } from '../../src/session/store.js';
+import { findSession, readTranscript } from '../../src/transcript/store.js';
 import { sessionTimeline } from '../../src/view/server.js';
 
 let dir: string;

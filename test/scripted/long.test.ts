@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply, scriptedModel, type ScriptStep } from '../../src/scripted/model.js';
-import { startSession } from '../../src/session/recorder.js';
-import { runAgent } from '../../src/session/run.js';
+import { startSession } from '../../src/transcript/recorder.js';
+import { runAgent } from '../../src/run/runAgent.js';
 import { echoTool } from '../support/drive.js';
 
 const TURNS = 10_000;

@@ -11,10 +11,10 @@ import { textOf } from '../../src/history/messages.js';
 import { historyProblems } from '../../src/history/validate.js';
 import type { MessageParam } from '../../src/core/messages.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
-import { startSession } from '../../src/session/recorder.js';
-import { recordedMessages, restoreConversation } from '../../src/session/resume.js';
-import { runAgent } from '../../src/session/run.js';
-import { parseTranscript, readTranscript } from '../../src/session/store.js';
+import { startSession } from '../../src/transcript/recorder.js';
+import { recordedMessages, restoreConversation } from '../../src/transcript/resume.js';
+import { runAgent } from '../../src/run/runAgent.js';
+import { parseTranscript, readTranscript } from '../../src/transcript/store.js';
 import { echoTool } from '../support/drive.js';
 
 let home: string;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentMachine } from '../../src/machine/agentMachine.js';
-import { findSession, readTranscript } from '../../src/session/store.js';
+import { findSession, readTranscript } from '../../src/transcript/store.js';
 import { graphOf } from '../../src/view/assets.js';
 import { buildTimeline } from '../../src/view/timeline.js';
 import { startCheckedServer } from '../support/agentServer.js';

@@ -9,7 +9,7 @@ import { historyProblems } from '../../src/history/validate.js';
 import { createAnthropicModel } from '../../src/anthropic/call.js';
 import type { MessageParam } from '../../src/core/messages.js';
 import type { ModelCall } from '../../src/core/model.js';
-import { runAgent, type RunResult } from '../../src/session/run.js';
+import { runAgent, type RunResult } from '../../src/run/runAgent.js';
 import { type RunEvent } from '../../src/core/events.js';
 import type { Tool } from '../../src/core/tool.js';
 import { answerFromResults, startCheckedServer } from '../support/agentServer.js';

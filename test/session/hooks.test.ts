@@ -4,7 +4,7 @@ import type { RunEvent } from '../../src/core/events.js';
 import type { MessageParam } from '../../src/core/messages.js';
 import { historyProblems } from '../../src/history/validate.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
-import { runAgent, type RunAgentOptions } from '../../src/session/run.js';
+import { runAgent, type RunAgentOptions } from '../../src/run/runAgent.js';
 import { echoTool } from '../support/drive.js';
 
 function counting() {

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
-import { INTERRUPTED_TOOL_RESULT } from '../../src/session/resume.js';
+import { INTERRUPTED_TOOL_RESULT } from '../../src/transcript/resume.js';
 import { lastToolResults } from '../support/agentServer.js';
 import { runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAgent, type RunResult } from '../../src/session/run.js';
+import { runAgent, type RunResult } from '../../src/run/runAgent.js';
 import { bashUse, lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
 import type { MessagesServer, RequestBody, Step } from '../support/messagesServer.js';
 import { processes, type ProcInfo } from '../support/processes.js';

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelCall } from '../../src/core/model.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
-import { runAgent } from '../../src/session/run.js';
-import { createBashTool } from '../../src/tools/bash.js';
+import { runAgent } from '../../src/run/runAgent.js';
+import { createBashTool } from '../../src/tools/bash/bashTool.js';
 import { echoTool } from '../support/drive.js';
 
 describe('Tool.prepare', () => {

@@ -5,10 +5,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import type { MessageParam } from '../../src/core/messages.js';
-import type { SessionRecord } from '../../src/session/records.js';
-import { startSession } from '../../src/session/recorder.js';
-import { INTERRUPTED_TOOL_RESULT, restoreConversation } from '../../src/session/resume.js';
-import { runAgent } from '../../src/session/run.js';
+import type { SessionRecord } from '../../src/transcript/records.js';
+import { startSession } from '../../src/transcript/recorder.js';
+import { INTERRUPTED_TOOL_RESULT, restoreConversation } from '../../src/transcript/resume.js';
+import { runAgent } from '../../src/run/runAgent.js';
 import {
   agentloopHome,
   findSession,
@@ -19,7 +19,7 @@ import {
   SessionExistsError,
   SessionNotFoundError,
   TranscriptWriter,
-} from '../../src/session/store.js';
+} from '../../src/transcript/store.js';
 import { echoTool } from '../support/drive.js';
 
 let home: string;

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Tool } from '../../src/core/tool.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
-import { startSession } from '../../src/session/recorder.js';
-import { runAgent } from '../../src/session/run.js';
+import { startSession } from '../../src/transcript/recorder.js';
+import { runAgent } from '../../src/run/runAgent.js';
 
 let home: string;
 afterEach(() => rmSync(home, { recursive: true, force: true }));

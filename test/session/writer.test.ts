@@ -7,11 +7,11 @@ import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TRANSCRIPT_VERSION, type SessionHeader } from '../../src/session/records.js';
+import { TRANSCRIPT_VERSION, type SessionHeader } from '../../src/transcript/records.js';
 import type { LoopState } from '../../src/core/events.js';
-import { startSession } from '../../src/session/recorder.js';
-import { TranscriptWriter } from '../../src/session/store.js';
-import { SYNC_EVERY_MS } from '../../src/session/writer.js';
+import { startSession } from '../../src/transcript/recorder.js';
+import { TranscriptWriter } from '../../src/transcript/store.js';
+import { SYNC_EVERY_MS } from '../../src/transcript/writer.js';
 
 let home: string;
 afterEach(() => rmSync(home, { recursive: true, force: true }));

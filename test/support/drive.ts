@@ -6,7 +6,7 @@ import type { ModelRequest } from '../../src/core/model.js';
 import { toolDefinition, type Tool } from '../../src/core/tool.js';
 import { historyProblems } from '../../src/history/validate.js';
 import { scriptedModel, type ScriptStep } from '../../src/scripted/model.js';
-import { createAgentMachine } from '../../src/session/actors.js';
+import { createAgentMachine } from '../../src/run/actors.js';
 
 export interface DriveOptions {
   steps: ScriptStep[];

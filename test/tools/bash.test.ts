@@ -3,9 +3,9 @@ import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bashTool, createBashTool } from '../../src/tools/bash.js';
-import { NON_INTERACTIVE_ENV } from '../../src/tools/bash/env.js';
-import { loadShellParser } from '../../src/tools/bash/shell/load.js';
+import { bashTool, createBashTool } from '../../src/tools/bash/bashTool.js';
+import { NON_INTERACTIVE_ENV } from '../../src/tools/bash/run/env.js';
+import { loadShellParser } from '../../src/tools/bash/judge/shell/load.js';
 import { bashScratchPerTest, context, liveWithMarker, waitFor, waitUntilEmpty } from './bashHelpers.js';
 
 let dir: string;

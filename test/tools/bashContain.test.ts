@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createBashTool } from '../../src/tools/bash.js';
+import { createBashTool } from '../../src/tools/bash/bashTool.js';
 import { bashScratchPerTest, context, liveWithMarker, waitFor, waitUntilEmpty } from './bashHelpers.js';
 
 let dir: string;
@@ -51,7 +51,7 @@ it('the escapes do survive a plain process group (what containment is for)', asy
   expect(liveWithMarker(m)).toHaveLength(1);
 });
 
-const DIST_BASH = fileURLToPath(new URL('../../dist/tools/bash.js', import.meta.url));
+const DIST_BASH = fileURLToPath(new URL('../../dist/tools/bash/bashTool.js', import.meta.url));
 
 describe('the timeout holds without the agent', () => {
   it.each([['contained', '{}'], ['sandboxed', '{ sandbox: true }']])(

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runInProcessGroup } from '../../src/tools/bash/process.js';
+import { runInProcessGroup } from '../../src/tools/bash/run/process.js';
 
 let dir: string | undefined;
 afterEach(() => {

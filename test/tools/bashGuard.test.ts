@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { isReadOnlyScript } from '../../src/tools/bash/readOnly.js';
-import { checkDanger, findDanger, isDangerousDevice, isProtectedPath } from '../../src/tools/bash/guard.js';
-import { loadShellParser } from '../../src/tools/bash/shell/load.js';
-import { parserReader, type ReadScript } from '../../src/tools/bash/shell/reader.js';
+import { isReadOnlyScript } from '../../src/tools/bash/judge/readOnly.js';
+import { checkDanger, findDanger, isDangerousDevice, isProtectedPath } from '../../src/tools/bash/judge/guard.js';
+import { loadShellParser } from '../../src/tools/bash/judge/shell/load.js';
+import { parserReader, type ReadScript } from '../../src/tools/bash/judge/shell/reader.js';
 
 let read: ReadScript;
 beforeAll(async () => {

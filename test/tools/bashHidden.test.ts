@@ -1,5 +1,5 @@
 /**
- * What the sandbox hides, as a list and as bubblewrap mounts (src/tools/bash/hidden.ts, pure).
+ * What the sandbox hides, as a list and as bubblewrap mounts (src/tools/bash/run/hidden.ts, pure).
  * The mounts are checked by what a path shows once bubblewrap has made them in order (a later
  * mount covers an earlier one at and below its destination), by `view` below; the real thing is
  * tried in bashSandboxHide.test.ts.
@@ -17,7 +17,7 @@ import {
   socketPaths,
   type Found,
   type MountInput,
-} from '../../src/tools/bash/hidden.js';
+} from '../../src/tools/bash/run/hidden.js';
 
 const HOME = '/home/u';
 const CWD = '/home/u/code/app';

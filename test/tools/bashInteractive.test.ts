@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { findInteractive as findInScript } from '../../src/tools/bash/interactive.js';
-import { loadShellParser, type TsParser } from '../../src/tools/bash/shell/load.js';
-import { parseScript } from '../../src/tools/bash/shell/parse.js';
+import { findInteractive as findInScript } from '../../src/tools/bash/judge/interactive.js';
+import { loadShellParser, type TsParser } from '../../src/tools/bash/judge/shell/load.js';
+import { parseScript } from '../../src/tools/bash/judge/shell/parse.js';
 
 let parser: TsParser;
 beforeAll(async () => {

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OutputCollector, type CollectedOutput } from '../../src/tools/bash/output.js';
-import { charLength, prefixEnd, suffixStart } from '../../src/tools/bash/utf8.js';
+import { OutputCollector, type CollectedOutput } from '../../src/tools/bash/run/output.js';
+import { charLength, prefixEnd, suffixStart } from '../../src/tools/bash/run/utf8.js';
 
 const MARKER = /\n\[\.\.\. (\d+) bytes omitted \.\.\.\]\n/;
 const saved: string[] = [];

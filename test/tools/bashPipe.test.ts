@@ -3,8 +3,8 @@ import { closeSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createBashTool } from '../../src/tools/bash.js';
-import { openOutputPipe } from '../../src/tools/bash/pipe.js';
+import { createBashTool } from '../../src/tools/bash/bashTool.js';
+import { openOutputPipe } from '../../src/tools/bash/run/pipe.js';
 import { context, makeTempDir } from './bashHelpers.js';
 
 // The first test relies on this file's fresh module state: no FIFO batch made yet.

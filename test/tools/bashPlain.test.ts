@@ -3,14 +3,14 @@
 // parser's: the same Script, hence the same verdicts, and null for every line it cannot read as the parser does.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { findDanger } from '../../src/tools/bash/guard.js';
-import { findInteractive } from '../../src/tools/bash/interactive.js';
-import { isSafeAlongside, refusal } from '../../src/tools/bash/judge.js';
-import { decidePermission, parseRules, type PermissionRules } from '../../src/tools/bash/permissions.js';
-import { isReadOnlyScript } from '../../src/tools/bash/readOnly.js';
-import { loadShellParser } from '../../src/tools/bash/shell/load.js';
-import { plainWordsScript } from '../../src/tools/bash/shell/plain.js';
-import { checkNow, NeedsParser, parserReader, plainReader, type ReadScript } from '../../src/tools/bash/shell/reader.js';
+import { findDanger } from '../../src/tools/bash/judge/guard.js';
+import { findInteractive } from '../../src/tools/bash/judge/interactive.js';
+import { isSafeAlongside, refusal } from '../../src/tools/bash/judge/checks.js';
+import { decidePermission, parseRules, type PermissionRules } from '../../src/permissions/rules.js';
+import { isReadOnlyScript } from '../../src/tools/bash/judge/readOnly.js';
+import { loadShellParser } from '../../src/tools/bash/judge/shell/load.js';
+import { plainWordsScript } from '../../src/tools/bash/judge/shell/plain.js';
+import { checkNow, NeedsParser, parserReader, plainReader, type ReadScript } from '../../src/tools/bash/judge/shell/reader.js';
 
 let parsed: ReadScript;
 beforeAll(async () => {
@@ -188,8 +188,8 @@ describe('plainWordsScript: the parser\'s reading of a line of plain words', () 
 describe('the bash tool before the parser has loaded', () => {
   it('judges a plain command at once and waits for the parser only for another', async () => {
     vi.resetModules();
-    const load = await import('../../src/tools/bash/shell/load.js');
-    const { createBashTool } = await import('../../src/tools/bash.js');
+    const load = await import('../../src/tools/bash/judge/shell/load.js');
+    const { createBashTool } = await import('../../src/tools/bash/bashTool.js');
     const tool = createBashTool({ contain: false });
     const context = { cwd: process.cwd(), signal: new AbortController().signal };
     expect(tool.isConcurrencySafe?.({ command: 'ls -la src' })).toBe(true);

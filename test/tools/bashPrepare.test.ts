@@ -26,8 +26,8 @@ const context = { cwd: process.cwd(), signal: new AbortController().signal };
 /** The bash tool with fresh module state: no runner loaded, no warm-up run yet, no parser. */
 async function freshTool() {
   vi.resetModules();
-  const { createBashTool } = await import('../../src/tools/bash.js');
-  const { loadShellParser } = await import('../../src/tools/bash/shell/load.js');
+  const { createBashTool } = await import('../../src/tools/bash/bashTool.js');
+  const { loadShellParser } = await import('../../src/tools/bash/judge/shell/load.js');
   parserLoad = loadShellParser;
   return createBashTool({ contain: false });
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createBashTool, SandboxUnavailableError } from '../../src/tools/bash.js';
+import { createBashTool, SandboxUnavailableError } from '../../src/tools/bash/bashTool.js';
 import { scratchDir } from '../support/scratch.js';
 import { context, killMarked, liveWithMarker, makeTempDir, uniqueSleep, waitUntilEmpty } from './bashHelpers.js';
 

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBashTool } from '../../src/tools/bash.js';
+import { createBashTool } from '../../src/tools/bash/bashTool.js';
 import { lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
 import { CLI, cliEnv, type CliRun } from '../support/cli.js';
 import { context } from './bashHelpers.js';

@@ -4,9 +4,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createBashTool } from '../../src/tools/bash.js';
-import { CommandEnvironment, commandEnv } from '../../src/tools/bash/env.js';
-import { isSecretName, redact, secretShape, secretValues } from '../../src/tools/bash/secrets.js';
+import { createBashTool } from '../../src/tools/bash/bashTool.js';
+import { CommandEnvironment, commandEnv } from '../../src/tools/bash/run/env.js';
+import { isSecretName, redact, secretShape, secretValues } from '../../src/tools/bash/judge/secrets.js';
 import { context, makeTempDir } from './bashHelpers.js';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

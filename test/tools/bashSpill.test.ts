@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createBashTool } from '../../src/tools/bash.js';
+import { createBashTool } from '../../src/tools/bash/bashTool.js';
 import { context, makeTempDir } from './bashHelpers.js';
 
 let dir: string;
@@ -57,7 +57,7 @@ describe('saved output', () => {
   });
 
   it('without a folder: a temporary one, removed when the process exits', () => {
-    const bash = fileURLToPath(new URL('../../dist/tools/bash.js', import.meta.url));
+    const bash = fileURLToPath(new URL('../../dist/tools/bash/bashTool.js', import.meta.url));
     const script = `
       const { createBashTool } = await import(${JSON.stringify(bash)});
       const r = await createBashTool({ maxOutputChars: 100 }).run({ command: 'seq 1 5000' }, { cwd: ${JSON.stringify(dir)}, signal: new AbortController().signal });

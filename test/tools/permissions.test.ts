@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { decideInMode, decidePermission as decide, parseRules, type PermissionRules } from '../../src/tools/bash/permissions.js';
-import type { PermissionMode } from '../../src/tools/bash/permissionModes.js';
-import { loadShellParser } from '../../src/tools/bash/shell/load.js';
-import { parserReader, type ReadScript } from '../../src/tools/bash/shell/reader.js';
+import { decideInMode, decidePermission as decide, parseRules, type PermissionRules } from '../../src/permissions/rules.js';
+import type { PermissionMode } from '../../src/permissions/modes.js';
+import { loadShellParser } from '../../src/tools/bash/judge/shell/load.js';
+import { parserReader, type ReadScript } from '../../src/tools/bash/judge/shell/reader.js';
 
 let read: ReadScript;
 beforeAll(async () => {
@@ -171,8 +171,8 @@ describe('parseRules', () => {
 describe('decideSoon before the parser has loaded', () => {
   it('judges a command of plain words and another tool at once, by the same rules; waits for the parser for any other', async () => {
     vi.resetModules();
-    const load = await import('../../src/tools/bash/shell/load.js');
-    const fresh = await import('../../src/tools/bash/permissions.js');
+    const load = await import('../../src/tools/bash/judge/shell/load.js');
+    const fresh = await import('../../src/permissions/rules.js');
     const r = { allow: fresh.parseRules(['Bash(git log:*)', 'Read']), deny: fresh.parseRules(['Bash(rm:*)']) };
     const soon = (command: string) => fresh.decideSoon('bash', { command }, r);
     const decisions = [soon('git log'), soon('git log && rm -rf x'), soon('ls'), fresh.decideSoon('Read', { path: 'x' }, r)];

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startStatelyInspector, STATELY_INSPECTOR_URL, type StatelyInspector } from '../../src/inspect/stately.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
-import { runAgent } from '../../src/session/run.js';
+import { runAgent } from '../../src/run/runAgent.js';
 import { startCheckedServer } from '../support/agentServer.js';
 import { cliEnv, startCli } from '../support/cli.js';
 import { echoTool } from '../support/drive.js';

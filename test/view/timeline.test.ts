@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
-import type { SessionRecord } from '../../src/session/records.js';
-import { runAgent } from '../../src/session/run.js';
+import type { SessionRecord } from '../../src/transcript/records.js';
+import { runAgent } from '../../src/run/runAgent.js';
 import { type RunEvent } from '../../src/core/events.js';
 import { sequenceDiagram } from '../../src/view/sequence.js';
 import { machineGraph } from '../../src/diagram/graph.js';

@@ -10,9 +10,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/core/model.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
-import { startSession } from '../../src/session/recorder.js';
-import { runAgent } from '../../src/session/run.js';
-import { createBashTool } from '../../src/tools/bash.js';
+import { startSession } from '../../src/transcript/recorder.js';
+import { runAgent } from '../../src/run/runAgent.js';
+import { createBashTool } from '../../src/tools/bash/bashTool.js';
 import { startViewer, type Viewer } from '../../src/view/server.js';
 import { cut, paused, SIX_CALLS } from '../support/sixCalls.js';
 

@@ -16,11 +16,11 @@ import type { AnthropicModelOptions } from '../anthropic/call.js';
 import { appendUser, appendUserText, textOf } from '../history/messages.js';
 import type { AgentMachine } from '../machine/agentMachine.js';
 import type { AgentContext } from '../machine/context.js';
-import { createBashTool } from '../tools/bash.js';
+import { createBashTool } from '../tools/bash/bashTool.js';
 import { createAgentMachine } from './actors.js';
-import type { Question } from './records.js';
-import { startSession, type SessionRecorder } from './recorder.js';
-import { sessionFilesDir } from './store.js';
+import type { Question } from '../transcript/records.js';
+import { startSession, type SessionRecorder } from '../transcript/recorder.js';
+import { sessionFilesDir } from '../transcript/store.js';
 
 /**
  * How to run the agent: the loop's settings (`RunConfig`, each with its default in

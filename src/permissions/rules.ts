@@ -23,13 +23,13 @@
  * that would be asked about is denied, as Claude Code does with `-p`. Deny rules apply in every mode.
  */
 import { isAbsolute, relative, resolve } from 'node:path';
-import { isSafeAlongside } from './judge.js';
-import type { PermissionMode } from './permissionModes.js';
-import { isReadOnlyScript } from './readOnly.js';
-import { unwrap, type Value } from './shell/commandWords.js';
-import { loadShellParser } from './shell/load.js';
-import { checkSoon, type ReadScript } from './shell/reader.js';
-import type { Script, SimpleCommand } from './shell/types.js';
+import { isSafeAlongside } from '../tools/bash/judge/checks.js';
+import type { PermissionMode } from './modes.js';
+import { isReadOnlyScript } from '../tools/bash/judge/readOnly.js';
+import { unwrap, type Value } from '../tools/bash/judge/shell/commandWords.js';
+import { loadShellParser } from '../tools/bash/judge/shell/load.js';
+import { checkSoon, type ReadScript } from '../tools/bash/judge/shell/reader.js';
+import type { Script, SimpleCommand } from '../tools/bash/judge/shell/types.js';
 
 export type RulePattern =
   | { kind: 'exact'; command: string }

@@ -3,9 +3,9 @@
  * value, see secrets.ts), plus settings that keep programs from waiting for a human (editors,
  * pagers, credential prompts); and the credential values cut out of what it prints.
  */
-import { isSecretVariable, redactionOrder, type SecretValue } from './secrets.js';
+import { isSecretVariable, redactionOrder, type SecretValue } from '../judge/secrets.js';
 
-export { isSecretName } from './secrets.js';
+export { isSecretName } from '../judge/secrets.js';
 
 /**
  * `false` as the editor makes `git commit` without `-m` (and `git rebase -i`, `crontab -e`, ...)

@@ -4,22 +4,22 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import { constants } from 'node:os';
-import { CommandEnvironment } from './bash/env.js';
-import { isSafeAlongside, refusal } from './bash/judge.js';
-import { loadShellParser } from './bash/shell/load.js';
-import { checkNow, checkSoon, parserReader, plainReader } from './bash/shell/reader.js';
-import { OutputCollector, type CollectedOutput } from './bash/output.js';
-import type { RunEnding } from './bash/process.js';
-import { redact } from './bash/secrets.js';
-import { commandArgv, prepareArgv } from './bash/argv.js';
-import { requireBwrap } from './bash/sandbox.js';
-import { SpillSpace } from './bash/spill.js';
-import { prepareFifos } from './bash/pipe.js';
-import type { Tool, ToolContext, ToolOutput } from '../core/tool.js';
-import { defineTool } from './define.js';
-import { s } from './schema.js';
+import { CommandEnvironment } from './run/env.js';
+import { isSafeAlongside, refusal } from './judge/checks.js';
+import { loadShellParser } from './judge/shell/load.js';
+import { checkNow, checkSoon, parserReader, plainReader } from './judge/shell/reader.js';
+import { OutputCollector, type CollectedOutput } from './run/output.js';
+import type { RunEnding } from './run/process.js';
+import { redact } from './judge/secrets.js';
+import { commandArgv, prepareArgv } from './run/argv.js';
+import { requireBwrap } from './run/sandbox.js';
+import { SpillSpace } from './run/spill.js';
+import { prepareFifos } from './run/pipe.js';
+import type { Tool, ToolContext, ToolOutput } from '../../core/tool.js';
+import { defineTool } from '../define.js';
+import { s } from '../schema.js';
 
-export { SandboxUnavailableError } from './bash/sandbox.js';
+export { SandboxUnavailableError } from './run/sandbox.js';
 
 export interface BashToolOptions {
   /** Only used to tell the model where it works; at run time `ToolContext.cwd` is used. */
@@ -34,7 +34,7 @@ export interface BashToolOptions {
   maxOutputFileBytes?: number;
   /**
    * Where the full output of long commands is kept (the CLI gives the session's folder); default:
-   * a folder in the temporary directory, removed when the process exits (tools/bash/spill.ts).
+   * a folder in the temporary directory, removed when the process exits (tools/bash/run/spill.ts).
    */
   outputDir?: string;
   /** Cap on all the full outputs kept in `outputDir` together (default 256 MiB). */
@@ -46,7 +46,7 @@ export interface BashToolOptions {
    */
   sandbox?: boolean;
   /**
-   * Under the sandbox, more paths to hide besides its own list (tools/bash/hidden.ts), e.g. the
+   * Under the sandbox, more paths to hide besides its own list (tools/bash/run/hidden.ts), e.g. the
    * session store the agent writes to.
    */
   hide?: string[];
@@ -184,9 +184,9 @@ export const bashTool: Tool = createBashTool();
  * while the first model call is under way: a run that never uses the tool never loads it, and
  * the first command of a run does not wait for it.
  */
-let runner: Promise<typeof import('./bash/process.js')> | undefined;
-function loadRunner(): Promise<typeof import('./bash/process.js')> {
-  runner ??= import('./bash/process.js');
+let runner: Promise<typeof import('./run/process.js')> | undefined;
+function loadRunner(): Promise<typeof import('./run/process.js')> {
+  runner ??= import('./run/process.js');
   return runner;
 }
 
