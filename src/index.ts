@@ -40,3 +40,5 @@ export { assertValidHistory, historyProblems, InvalidHistoryError } from './hist
 export { appendUserText, textOf } from './history/messages.js';
 export { machineDiagramSvg, machineGraph, machineLayout, machineSvg, type MachineGraph, type MachineLayout } from './diagram/index.js';
 export { listTransitions } from './diagram/transitions.js';
+export type { RunTracing } from './otel/runSpans.js';
+export { conventionsFromEnv, type GenAiConventions } from './otel/conventions.js';

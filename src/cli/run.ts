@@ -14,6 +14,7 @@ import { onEndSignals } from './signals.js';
 import { type ModelChoice, limitsOf, openSession, progressPrinter } from './start.js';
 import { type PermissionGate, RuleError, permissionGate } from './permissions.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
+import { startTelemetry } from './telemetry.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -146,6 +147,9 @@ export async function run(options: CliOptions, version: () => string): Promise<n
     return 2;
   }
   if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);
+  // Traces, when the OTEL_* variables ask for them (./telemetry.ts); the SDK loads only then.
+  const telemetry = await startTelemetry(env, version(), warn);
+  if (telemetry) choice = { ...choice, tracing: telemetry.tracing };
   // Without -p (json and stream-json imply it), the REPL opens; --demo is one run.
   const oneShot = options.print || options.demo;
   try {
@@ -158,5 +162,9 @@ export async function run(options: CliOptions, version: () => string): Promise<n
     if (!(error instanceof Error && (error.name === 'SessionError' || error.name === 'SandboxUnavailableError'))) throw error;
     stderr.write(`agentloop: ${error.message}\n`);
     return 2;
+  } finally {
+    await telemetry?.shutdown();
   }
 }
+
+const warn = (line: string) => stderr.write(`${colors.dim(line)}\n`);

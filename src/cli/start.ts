@@ -6,6 +6,7 @@ import { defaultRunConfig } from '../core/config.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunHooks } from '../core/hooks.js';
 import type { ModelCall } from '../core/model.js';
+import type { RunTracing } from '../otel/runSpans.js';
 import type { CliOptions } from './args.js';
 import { formatToolResult, formatToolStart, palette } from './output.js';
 import type { PreparedSession } from './sessions.js';
@@ -43,6 +44,8 @@ export interface ModelChoice {
   modelCall?: ModelCall;
   client?: { apiKey?: string; authToken?: string; baseURL?: string };
   hooks?: RunHooks;
+  /** OpenTelemetry, when the OTEL_* variables ask for it (./telemetry.ts): each run is traced. */
+  tracing?: RunTracing;
 }
 
 /** Shows a run's progress on stderr: tool calls with the start of their output, retries. */

@@ -9,6 +9,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The working directory the tool acts in. */
   cwd: string;
+  /**
+   * Variables to add to the environment of what the tool runs for this call, e.g. `TRACEPARENT` (the trace of the
+   * call, when the run is traced) so that the programs it starts can join the trace.
+   */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** What a tool gives back: becomes the `content` and `is_error` of a tool_result block. */

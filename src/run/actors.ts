@@ -30,6 +30,8 @@ export interface AgentActorsOptions {
   onFirstResponse?: () => void;
   /** The machine to plug them into (default `agentMachine`): one with actions of its own, say (src/mistakes/). */
   machine?: AgentMachine;
+  /** Variables added to the environment of a tool call (`ToolContext.env`), asked once it has started. */
+  toolEnv?: (block: ToolUseBlock) => Readonly<Record<string, string>> | undefined;
 }
 
 /** The model call as an XState actor: aborted when `callingModel` is left. */
@@ -72,9 +74,14 @@ export function modelActor(
  * The tool runner as an XState actor: one for the whole run, with an executor per turn. `CANCEL`
  * (sent when a turn is left before its tools are done) stops that turn's tools; stopping the actor stops them too.
  */
-export function toolRunnerActor(tools: readonly Tool[], cwd: string, options: Pick<AgentActorsOptions, 'maxConcurrency' | 'hooks'> = {}) {
+export function toolRunnerActor(tools: readonly Tool[], cwd: string, options: Pick<AgentActorsOptions, 'maxConcurrency' | 'hooks' | 'toolEnv'> = {}) {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const settings = { cwd, ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}), ...(options.hooks ? { hooks: options.hooks } : {}) };
+  const settings = {
+    cwd,
+    ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),
+    ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...(options.toolEnv ? { envOf: options.toolEnv } : {}),
+  };
   return fromCallback<ToolRunnerCommand>(({ sendBack, receive }) => {
     const send = (event: AgentEvent) => sendBack(event);
     // The result that completes the set goes out with TOOLS_DONE, in the same step.

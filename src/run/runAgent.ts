@@ -12,11 +12,14 @@ import type { MessageParam } from '../core/messages.js';
 import type { ModelCall } from '../core/model.js';
 import { defaultSystemPrompt } from '../core/prompts.js';
 import { toolDefinition, type Tool } from '../core/tool.js';
+import { toRunError } from '../core/run.js';
 import type { AnthropicModelOptions } from '../anthropic/call.js';
 import { appendUser, appendUserText, textOf } from '../history/messages.js';
 import type { AgentMachine } from '../machine/agentMachine.js';
 import type { AgentContext } from '../machine/context.js';
 import { createBashTool } from '../tools/bash/bashTool.js';
+import { redact, secretValues } from '../tools/bash/judge/secrets.js';
+import type { RunSpans, RunTracing } from '../otel/runSpans.js';
 import { createAgentMachine } from './actors.js';
 import type { Question } from '../transcript/records.js';
 import { startSession, type SessionRecorder } from '../transcript/recorder.js';
@@ -70,6 +73,11 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** The loop (default: `agentMachine`); `agentMachine.provide(...)` with other actions or guards, e.g. a mistake of src/mistakes/. */
   machine?: AgentMachine;
+  /**
+   * Trace the run with OpenTelemetry (GenAI conventions: `invoke_agent`, `chat`, `execute_tool` spans; src/otel/):
+   * a tracer, and optionally the parent context and the conventions' shape. The OpenTelemetry code loads only then.
+   */
+  tracing?: RunTracing;
 }
 
 export type FinalState = 'done' | 'failed' | 'aborted';
@@ -121,13 +129,15 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   // The SDK is loaded only for a run that uses it (not for a scripted model, nor the demo).
   const modelCall = options.modelCall ?? (await import('../anthropic/call.js')).createAnthropicModel(options.client ?? {});
   const sessionId = options.sessionId ?? recorder?.id ?? randomUUID();
-  const emit = listenerOf(options.onEvent, recorder);
+  const spans = options.tracing ? await startSpans(options, sessionId) : undefined;
+  const emit = listenerOf(options.onEvent, recorder, spans);
 
   const machine = createAgentMachine({
-    model: modelCall,
+    model: spans ? spans.wrapModel(modelCall) : modelCall,
     tools,
     cwd,
     ...(emit ? { onCallEvent: emit } : {}),
+    ...(spans ? { toolEnv: (block: { id: string }) => spans.toolEnv(block.id) } : {}),
     ...pick(options, 'includeStreamEvents', 'hooks', 'machine'),
   });
   const inspect = options.inspect;
@@ -163,7 +173,11 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
       durationMs: Date.now() - started,
     };
     recorder?.finish(result);
+    spans?.end({ ...runEndOf(context), state: result.state });
     return result;
+  } catch (error) {
+    spans?.end({ ...runEndOf(actor.getSnapshot().context), state: 'failed', error: toRunError(error) });
+    throw error;
   } finally {
     options.signal?.removeEventListener('abort', abort);
     actor.stop();
@@ -179,14 +193,29 @@ function openRecorder(options: RunAgentOptions, cwd: string, prompt: Question | 
   return startSession(session.home, { cwd, model: options.model, prompt, ...(options.sessionId !== undefined ? { id: options.sessionId } : {}) });
 }
 
-/** One listener for the caller's `onEvent` and the recorder; `undefined` when nobody listens. */
-function listenerOf(onEvent: RunAgentOptions['onEvent'], recorder: SessionRecorder | undefined) {
-  if (!recorder) return onEvent;
-  if (!onEvent) return recorder.onEvent;
+/** One listener for the recorder, the run's spans and the caller's `onEvent`, in that order; `undefined` when nobody listens. */
+function listenerOf(onEvent: RunAgentOptions['onEvent'], recorder: SessionRecorder | undefined, spans: RunSpans | undefined) {
+  const listeners = [recorder?.onEvent, spans ? (event: RunEvent) => spans.onEvent(event) : undefined, onEvent].filter((l) => l !== undefined);
+  if (listeners.length <= 1) return listeners[0];
   return (event: RunEvent) => {
-    recorder.onEvent(event);
-    onEvent(event);
+    for (const listener of listeners) listener(event);
   };
+}
+
+/** The run's spans (src/otel/, loaded only for a traced run); content is cleaned as tool output is. */
+async function startSpans(options: RunAgentOptions, sessionId: string): Promise<RunSpans> {
+  const { startRunSpans } = await import('../otel/runSpans.js');
+  const secrets = secretValues(process.env, clientSecrets(options.client));
+  return startRunSpans(options.tracing as RunTracing, {
+    conversationId: sessionId,
+    model: options.model,
+    ...(options.client?.baseURL ? { baseURL: options.client.baseURL } : {}),
+    clean: (text) => redact(text, secrets),
+  });
+}
+
+function runEndOf(context: AgentContext) {
+  return pick(context, 'exitReason', 'turnCount', 'usage', 'costUsd', 'error') as Omit<Parameters<RunSpans['end']>[0], 'state'>;
 }
 
 function systemPrompt(options: RunAgentOptions, cwd: string): string {

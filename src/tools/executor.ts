@@ -8,6 +8,8 @@ export interface ExecutorOptions {
   hooks?: Pick<RunHooks, 'beforeToolCall' | 'afterToolCall'>;
   /** How many concurrency-safe tools may run at once. */
   maxConcurrency?: number;
+  /** Variables to add to a call's environment (`ToolContext.env`), asked when the call is made. */
+  envOf?: (block: ToolUseBlock) => Readonly<Record<string, string>> | undefined;
 }
 
 export interface ExecutorListener {
@@ -97,6 +99,11 @@ export class ToolExecutor {
     }
   }
 
+  private contextOf(block: ToolUseBlock, signal: AbortSignal): CallContext {
+    const env = this.options.envOf?.(block);
+    return env ? { cwd: this.options.cwd, signal, env } : { cwd: this.options.cwd, signal };
+  }
+
   private schedule(): void {
     if (this.cancelled) return;
     let running = this.entries.filter((e) => e.status === 'running').length;
@@ -124,13 +131,13 @@ export class ToolExecutor {
   private start(entry: Entry): void {
     entry.status = 'running';
     this.listener.onStart(entry.block);
-    const context = { cwd: this.options.cwd, signal: (this.controller ??= new AbortController()).signal };
+    const signal = (this.controller ??= new AbortController()).signal;
     // The tool is called a microtask after its start is announced: by then the machine has taken
     // TOOL_STARTED and the transcript holds the tool_start record (write-ahead), even for a tool
-    // that acts at once when called (test/session/writeAhead.test.ts).
-    // A turn cancelled in between never calls it.
+    // that acts at once when called (test/session/writeAhead.test.ts); the run's observers have seen the
+    // start too, so `envOf` can name the call's trace. A turn cancelled in between never calls it.
     void Promise.resolve()
-      .then(() => (this.cancelled ? undefined : runOne(this.tools, entry.block, context, this.options.hooks)))
+      .then(() => (this.cancelled ? undefined : runOne(this.tools, entry.block, this.contextOf(entry.block, signal), this.options.hooks)))
       .then((output) => {
         if (this.cancelled || output === undefined) return;
         entry.status = 'done';
@@ -141,6 +148,9 @@ export class ToolExecutor {
   }
 }
 
+/** What a tool is given besides its input. */
+type CallContext = { cwd: string; signal: AbortSignal; env?: Readonly<Record<string, string>> };
+
 /**
  * Runs one tool_use through the hooks; never rejects: every failure becomes an is_error output.
  * `beforeToolCall` may deny the call (it never runs) or change its input; `afterToolCall` sees
@@ -149,7 +159,7 @@ export class ToolExecutor {
 export async function runOne(
   tools: ReadonlyMap<string, Tool>,
   block: ToolUseBlock,
-  context: { cwd: string; signal: AbortSignal },
+  context: CallContext,
   hooks: Pick<RunHooks, 'beforeToolCall' | 'afterToolCall'> = {},
 ): Promise<ToolOutput> {
   const tool = tools.get(block.name);
@@ -167,7 +177,7 @@ async function decideAndRun(
   tool: Tool | undefined,
   call: ToolCallInfo,
   tools: ReadonlyMap<string, Tool>,
-  context: { cwd: string; signal: AbortSignal },
+  context: CallContext,
   hooks: Pick<RunHooks, 'beforeToolCall'>,
 ): Promise<ToolOutput> {
   const { block } = call;

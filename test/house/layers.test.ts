@@ -14,7 +14,7 @@ const LAYERS: string[][] = [
   ['core'],
   ['history'],
   ['machine', 'anthropic', 'scripted', 'tools'],
-  ['permissions', 'transcript', 'diagram', 'loopback'],
+  ['permissions', 'transcript', 'diagram', 'loopback', 'otel'],
   ['run'],
   ['view', 'inspect', 'mistakes'],
   ['durable'],

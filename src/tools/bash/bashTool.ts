@@ -165,7 +165,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
     const ending = await runInProcessGroup({
       argv,
       cwd,
-      env,
+      // The call's own variables (its TRACEPARENT when the run is traced) come last.
+      env: context.env ? { ...env, ...context.env } : env,
       timeoutMs,
       signal: context.signal,
       onData: (chunk) => output.write(chunk),

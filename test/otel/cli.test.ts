@@ -1,0 +1,204 @@
+/**
+ * The CLI's traces, end to end: the CLI as a process against the local Messages API server, the real OpenTelemetry
+ * exporters sending OTLP over HTTP (protobuf and JSON) to a receiver on 127.0.0.1 (test/support/otlpReceiver.ts).
+ */
+import { createServer } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { spawn } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bashUse } from '../support/agentServer.js';
+import { CLI, runCli, startCli } from '../support/cli.js';
+import { writeModuleLogHook } from '../support/moduleLog.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver.js';
+import { cliProjectPerTest, type CliProject } from '../support/project.js';
+
+let project: CliProject;
+let receiver: OtlpReceiver;
+cliProjectPerTest('otel', (p) => (project = p), { noViolations: true });
+beforeEach(async () => {
+  receiver = await startOtlpReceiver();
+});
+afterEach(async () => {
+  await receiver.close();
+});
+
+const byName = (spans: ReceivedSpan[], name: string) => spans.filter((s) => s.name === name);
+const twoTurns = () => project.server.enqueue({ content: [bashUse('t1', 'ls')], stop_reason: 'tool_use' }, { content: [{ type: 'text', text: 'two files' }], stop_reason: 'end_turn' });
+const traced = (extra: Record<string, string> = {}) => ({ ...project.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...extra });
+
+/** A port nothing listens on: taken from the OS, then let go. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('agentloop -p with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+  it.each([
+    ['http/protobuf', 'application/x-protobuf'],
+    ['http/json', 'application/json'],
+  ])('sends the run as one trace (%s): invoke_agent > chat, chat, execute_tool bash, with the GenAI attributes', async (protocol, contentType) => {
+    twoTurns();
+    const run = await runCli(['-p', 'list the files', '--output-format', 'json'], { cwd: project.dir, env: traced({ OTEL_EXPORTER_OTLP_PROTOCOL: protocol }) });
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout) as { session_id: string };
+    expect(receiver.contentTypes.every((t) => t.startsWith(contentType))).toBe(true);
+    const spans = receiver.spans;
+    const [agent] = byName(spans, 'invoke_agent agentloop');
+    const chats = byName(spans, 'chat claude-test');
+    const [tool] = byName(spans, 'execute_tool bash');
+    expect([agent?.kind, chats.map((c) => c.kind), tool?.kind]).toEqual(['INTERNAL', ['CLIENT', 'CLIENT'], 'INTERNAL']);
+    expect(spans).toHaveLength(4);
+    for (const child of [...chats, tool]) {
+      expect(child?.traceId).toBe(agent?.traceId);
+      expect(child?.parentSpanId).toBe(agent?.spanId);
+    }
+    expect(agent?.parentSpanId).toBe('');
+    expect(agent?.resource['service.name']).toBe('agentloop');
+    expect(agent?.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': result.session_id, 'agentloop.exit_reason': 'completed' });
+    expect(chats[0]?.attributes).toMatchObject({ 'gen_ai.system': 'anthropic', 'gen_ai.request.model': 'claude-test', 'server.address': '127.0.0.1', 'gen_ai.response.finish_reasons': ['tool_use'] });
+    expect(chats[1]?.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
+    expect(chats[0]?.attributes['gen_ai.response.id']).toMatch(/^msg_/);
+    expect(tool?.attributes).toMatchObject({ 'gen_ai.tool.name': 'bash', 'gen_ai.tool.call.id': 't1' });
+    // No content without the opt-in.
+    const names = spans.flatMap((s) => Object.keys(s.attributes));
+    expect(names.filter((n) => /messages|instructions|arguments|result/.test(n))).toEqual([]);
+  });
+
+  it("joins the caller's trace from TRACEPARENT, and hands the tool's span to the command", async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const parent = '00f067aa0ba902b7';
+    project.server.enqueue({ content: [bashUse('t1', 'echo "tp=$TRACEPARENT"')], stop_reason: 'tool_use' }, { content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' });
+    const run = await runCli(['-p', 'go'], { cwd: project.dir, env: traced({ TRACEPARENT: `00-${traceId}-${parent}-01` }) });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const [agent] = byName(receiver.spans, 'invoke_agent agentloop');
+    const [tool] = byName(receiver.spans, 'execute_tool bash');
+    expect(receiver.spans.every((s) => s.traceId === traceId)).toBe(true);
+    expect(agent?.parentSpanId).toBe(parent);
+    const sent = JSON.stringify(project.server.requests[1]?.body?.messages);
+    expect(sent).toContain(`tp=00-${traceId}-${tool?.spanId}-01`);
+  });
+
+  it('a 529 that is retried: the failed call is a span in error, with the wait', async () => {
+    project.server.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }, { content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' });
+    const run = await runCli(['-p', 'hi'], { cwd: project.dir, env: traced() });
+    expect(run.code).toBe(0);
+    const chats = byName(receiver.spans, 'chat claude-test');
+    expect(chats).toHaveLength(2);
+    expect(chats[0]?.status.code).toBe('ERROR');
+    expect(chats[0]?.attributes).toMatchObject({ 'error.type': 'overloaded_error' });
+    expect(chats[0]?.attributes['agentloop.retry.delay_ms']).toBeGreaterThanOrEqual(0);
+    expect(chats[1]?.attributes['agentloop.retry.attempt']).toBe(1);
+  });
+
+  it('content with the opt-in, never the API key', async () => {
+    const key = project.env.ANTHROPIC_API_KEY as string;
+    project.server.enqueue({ content: [bashUse('t1', `echo ${key}`)], stop_reason: 'tool_use' }, { content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' });
+    const env = traced({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true', OTEL_SEMCONV_STABILITY_OPT_IN: 'gen_ai_latest_experimental' });
+    const run = await runCli(['-p', 'show the key'], { cwd: project.dir, env });
+    expect(run.code).toBe(0);
+    const [first] = byName(receiver.spans, 'chat claude-test');
+    expect(first?.attributes['gen_ai.provider.name']).toBe('anthropic');
+    expect(String(first?.attributes['gen_ai.input.messages'])).toContain('show the key');
+    expect(String(byName(receiver.spans, 'execute_tool bash')[0]?.attributes['gen_ai.tool.call.arguments'])).toContain('[redacted ANTHROPIC_API_KEY]');
+    expect(JSON.stringify(receiver.spans.map((s) => [s.attributes, s.events]))).not.toContain(key);
+  });
+
+  it('SIGTERM during a tool: the spans are still sent, the run span says aborted', async () => {
+    project.server.enqueue({ content: [bashUse('t1', 'sleep 30')], stop_reason: 'tool_use' });
+    const cli = startCli(['-p', 'wait', '--output-format', 'stream-json', '--verbose'], { cwd: project.dir, env: traced() });
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (cli.output().stdout.includes('"tool_start"')) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 20);
+    });
+    cli.child.kill('SIGTERM');
+    const run = await cli.done;
+    expect(run.code).toBe(143);
+    const [agent] = byName(receiver.spans, 'invoke_agent agentloop');
+    expect(agent?.attributes).toMatchObject({ 'error.type': 'aborted', 'agentloop.exit_reason': 'aborted' });
+    expect(byName(receiver.spans, 'execute_tool bash')).toHaveLength(1);
+  });
+
+  it('a collector that is down: one warning, the run and its output as without traces', async () => {
+    twoTurns();
+    const run = await runCli(['-p', 'list the files', '--output-format', 'json'], { cwd: project.dir, env: traced({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await closedPort()}` }) });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ subtype: 'success', result: 'two files' });
+    const warnings = run.stderr.split('\n').filter((l) => l.includes('trace could not be sent'));
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('OTEL_TRACES_EXPORTER=console writes the spans to stderr; stdout is only the result', async () => {
+    twoTurns();
+    const run = await runCli(['-p', 'list the files', '--output-format', 'json'], { cwd: project.dir, env: { ...project.env, OTEL_TRACES_EXPORTER: 'console' } });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ subtype: 'success' });
+    const lines = run.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { name: string });
+    expect(lines.map((l) => l.name).sort()).toEqual(['chat claude-test', 'chat claude-test', 'execute_tool bash', 'invoke_agent agentloop']);
+  });
+
+  it('grpc is refused in one warning, and the run goes on without traces', async () => {
+    twoTurns();
+    const run = await runCli(['-p', 'list the files'], { cwd: project.dir, env: traced({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }) });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/no traces: the OTLP protocol grpc is not supported/);
+    expect(receiver.spans).toEqual([]);
+  });
+});
+
+describe('--input-format stream-json', () => {
+  it('one invoke_agent span per question, in one conversation', async () => {
+    project.server.enqueue({ content: [{ type: 'text', text: 'one' }], stop_reason: 'end_turn' }, { content: [{ type: 'text', text: 'two' }], stop_reason: 'end_turn' });
+    const user = (text: string) => `${JSON.stringify({ type: 'user', message: { role: 'user', content: text } })}\n`;
+    const run = await runCli(['-p', '--input-format', 'stream-json', '--output-format', 'stream-json'], { cwd: project.dir, env: traced(), input: user('first') + user('second') });
+    expect(run.code).toBe(0);
+    const agents = byName(receiver.spans, 'invoke_agent agentloop');
+    expect(agents).toHaveLength(2);
+    expect(new Set(agents.map((a) => a.attributes['gen_ai.conversation.id'])).size).toBe(1);
+    expect(new Set(agents.map((a) => a.traceId)).size).toBe(2);
+  });
+});
+
+/** The files of dist/ a CLI run loaded that hold the OpenTelemetry SDK's own code (a variable it reads). */
+async function sdkFilesLoaded(env: NodeJS.ProcessEnv): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentloop-otel-modules-'));
+  try {
+    writeModuleLogHook(dir);
+    const log = join(dir, 'modules.log');
+    writeFileSync(log, '');
+    // Not spawnSync: the Messages API server runs in this process.
+    const child = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, CLI, '-p', 'list the files'], {
+      cwd: project.dir,
+      env: { ...env, MODULE_LOG: log },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    expect(await new Promise<number | null>((resolve) => child.on('close', resolve))).toBe(0);
+    const files = [...new Set(readFileSync(log, 'utf8').split('\n'))].filter((url) => url.startsWith('file:') && url.includes('/dist/'));
+    expect(files.length).toBeGreaterThan(1);
+    return files.filter((url) => readFileSync(new URL(url), 'utf8').includes('OTEL_BSP_MAX_QUEUE_SIZE'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('the OpenTelemetry SDK loads only for a traced run', () => {
+  it('without the OTEL_* variables, a run loads nothing of it', async () => {
+    twoTurns();
+    expect(await sdkFilesLoaded(project.env)).toEqual([]);
+  });
+
+  it('with them, it does (what the check above looks for is there to find)', async () => {
+    twoTurns();
+    expect(await sdkFilesLoaded({ ...project.env, OTEL_TRACES_EXPORTER: 'console' })).toHaveLength(1);
+  });
+});
