@@ -117,11 +117,15 @@ async function workerCommand(options: Extract<DurableOptions, { command: 'worker
     return 2;
   }
   const { model, ...client } = settings;
-  const [{ createAnthropicModel }, { createBashTool }, { startWorker, registerDeployment, RegistrationError }] = await Promise.all([
+  const [{ createAnthropicModel }, { createBashTool }, { loadShellParser }, { startWorker, registerDeployment, RegistrationError }] = await Promise.all([
     import('../anthropic/call.js'),
     import('../tools/bash/bashTool.js'),
+    import('../tools/bash/judge/shell/load.js'),
     import('../durable/worker.js'),
   ]);
+  // Whether a command is read-only is journalled when it first runs (durable/journal.ts); with the
+  // parser loaded before the first run, every worker answers it the same way (a quoted line too).
+  await loadShellParser();
   const secrets = [
     ...(client.apiKey ? [{ name: 'ANTHROPIC_API_KEY', value: client.apiKey }] : []),
     ...(client.authToken ? [{ name: 'ANTHROPIC_AUTH_TOKEN', value: client.authToken }] : []),

@@ -15,7 +15,8 @@ import type { Tool } from '../core/tool.js';
 import { defaultRunConfig } from '../core/config.js';
 import { recordedMessages } from '../transcript/resume.js';
 import { runAgent } from '../run/runAgent.js';
-import { journalledModel, journalledTools } from './journal.js';
+import { durableSteps, journalledModel, journalledTools, journalTimers } from './journal.js';
+import type { Journal } from './steps.js';
 import { openRecords, readRecords } from './records.js';
 import { requestProblem, toDurableResult, type DurableRunResult, type RunRequest, type RunStatus } from './protocol.js';
 
@@ -31,14 +32,33 @@ export interface WorkerSettings {
 
 export const SERVICE_NAME = 'AgentSession';
 
-/** Long enough for a tool at its longest timeout: Restate asks a handler that shows no progress to stop. */
-const INACTIVITY_TIMEOUT_MS = 15 * 60_000;
+/**
+ * How long a run may show no progress before Restate takes it from its worker (a frozen or cut-off
+ * worker): it asks the handler to suspend after `inactivityTimeout`, and aborts the attempt
+ * `abortTimeout` later; the run is then retried on a worker that answers. A model call or a tool
+ * that runs long journals a heartbeat every 10 s (steps.ts), so only a worker that stopped
+ * answering goes quiet that long. Sent to Restate when the worker registers (service discovery).
+ */
+export const RUN_TIMEOUTS = { inactivityTimeout: 30_000, abortTimeout: 10_000 };
+
+/**
+ * Retries of a run whose attempt failed (its worker died, no worker answers): soon at first, then
+ * every 10 s, for about a day; then Restate pauses the run (its UI or CLI resumes it).
+ */
+const RUN_RETRIES = { initialInterval: 250, exponentiationFactor: 2, maxInterval: 10_000, maxAttempts: 8640 };
+
+/** A read through the ingress that no worker answers gives up (`agentloop result` reads the state through the admin API). */
+const READ_RETRIES = { initialInterval: 200, maxAttempts: 3, onMaxAttempts: 'kill' as const };
+
+function journalOf(ctx: restate.ObjectContext): Journal {
+  return { id: ctx.request().id, run: (name, action) => ctx.run(name, action), sleep: (ms) => ctx.sleep(ms) };
+}
 
 export function agentSession(settings: WorkerSettings) {
   return restate.object({
     name: SERVICE_NAME,
     handlers: {
-      run: async (ctx: restate.ObjectContext, request: RunRequest): Promise<DurableRunResult> => {
+      run: restate.handlers.object.exclusive({ retryPolicy: RUN_RETRIES }, async (ctx: restate.ObjectContext, request: RunRequest): Promise<DurableRunResult> => {
         const problem = requestProblem(request);
         if (problem) throw new restate.TerminalError(problem, { errorCode: 400 });
         const clock = { now: await ctx.date.now() };
@@ -49,10 +69,13 @@ export function agentSession(settings: WorkerSettings) {
         const turnCount = (await ctx.get<number>('nextTurn')) ?? 1;
         records.prompt(request.prompt);
         ctx.set<RunStatus['status']>('status', 'running');
+        const journal = journalOf(ctx);
+        const steps = durableSteps(journal, clock);
         const run = await runAgent(request.prompt, {
           model,
-          modelCall: journalledModel(ctx, settings.modelCall, clock),
-          tools: journalledTools(ctx, settings.tools, clock),
+          modelCall: journalledModel(steps, settings.modelCall),
+          tools: journalledTools(steps, settings.tools),
+          clock: journalTimers(journal),
           cwd: settings.cwd,
           sessionId: ctx.key,
           messages,
@@ -74,17 +97,17 @@ export function agentSession(settings: WorkerSettings) {
         ctx.set('result', result);
         ctx.set<RunStatus['status']>('status', 'done');
         return result;
-      },
-      status: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext): Promise<RunStatus> => {
+      }),
+      status: restate.handlers.object.shared({ retryPolicy: READ_RETRIES }, async (ctx: restate.ObjectSharedContext): Promise<RunStatus> => {
         const status = (await ctx.get<RunStatus['status']>('status')) ?? 'none';
         const result = await ctx.get<DurableRunResult>('result');
         return status === 'done' && result ? { status, result } : { status: status === 'done' ? 'none' : status };
       }),
-      transcript: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext) => readRecords(ctx)),
-      messages: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext): Promise<MessageParam[]> => {
+      transcript: restate.handlers.object.shared({ retryPolicy: READ_RETRIES }, async (ctx: restate.ObjectSharedContext) => readRecords(ctx)),
+      messages: restate.handlers.object.shared({ retryPolicy: READ_RETRIES }, async (ctx: restate.ObjectSharedContext): Promise<MessageParam[]> => {
         return recordedMessages(await readRecords(ctx)).messages;
       }),
     },
-    options: { inactivityTimeout: INACTIVITY_TIMEOUT_MS },
+    options: RUN_TIMEOUTS,
   });
 }

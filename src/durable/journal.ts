@@ -1,23 +1,26 @@
 /**
  * The loop's two actors made durable: the model call and each tool run become journalled steps
- * (Restate's `ctx.run`). On a replay after a worker died, a step that completed returns what the
- * journal recorded instead of running again; a step that never completed runs again, except a
- * tool that may have had effects: it is answered "interrupted" (see `journalledTools`).
+ * (Restate's `ctx.run`, as long steps with a heartbeat: steps.ts). On a replay after a worker died,
+ * a step that completed returns what the journal recorded instead of running again; a step that
+ * never completed runs again, except a tool that may have had effects: it is answered
+ * "interrupted" (see `journalledTools`).
  *
- * Replay needs the same steps in the same order, so in a durable run:
- * - tools start only once the reply is complete (no streaming tool start), one at a time;
- * - nothing but journalled values decides what the machine does (the seed comes from `ctx.rand`,
- *   the time from the journal: see `JournalClock`).
+ * Replay needs the same steps in the same order, so in a durable run nothing but journalled values
+ * decides what the machine does:
+ * - tools start only once the reply is complete (no streaming tool start), one at a time, in the
+ *   reply's order;
+ * - whether a call is read-only is decided once, when its start is journalled, and read back from
+ *   the journal after (the bash tool's answer depends on whether its shell parser has loaded);
+ * - the seed comes from `ctx.rand`, the time from the journal (`JournalClock`), and the waits
+ *   before retries are journalled sleeps (`journalTimers`): a replay does not wait them again.
  */
 import type { ModelCall, ModelErrorKind, ModelReply } from '../core/model.js';
 import { ModelError } from '../core/model.js';
 import { isModelError } from '../core/run.js';
 import type { Tool, ToolOutput } from '../core/tool.js';
+import { longSteps, type Journal } from './steps.js';
 
-/** What a durable run needs of Restate's context: journalled steps. */
-export interface Journal {
-  run<T>(name: string, action: () => Promise<T>): PromiseLike<T>;
-}
+export type { Journal } from './steps.js';
 
 /** The answer to a tool that had started when its worker died, and may have had effects. */
 export const INTERRUPTED_BY_WORKER = 'interrupted: the worker running this tool stopped before it finished (not run again)';
@@ -37,33 +40,45 @@ interface JournalledError {
   details: ModelError['details'];
 }
 
-type ModelStep = { at: number; reply: ModelReply } | { at: number; error: JournalledError };
+type ModelOutcome = { reply: ModelReply } | { error: JournalledError };
 
 function toJournalledError(error: unknown): JournalledError {
   if (isModelError(error)) return { kind: error.kind, message: error.message, details: { ...error.details } };
   return { kind: 'unknown', message: error instanceof Error ? error.message : String(error), details: {} };
 }
 
+/** The steps of one attempt of a run: both actors share the count of long steps. */
+export interface DurableSteps {
+  journal: Journal;
+  clock: JournalClock;
+  longStep: ReturnType<typeof longSteps>;
+}
+
+export function durableSteps(journal: Journal, clock: JournalClock, heartbeatMs?: number): DurableSteps {
+  return { journal, clock, longStep: longSteps(journal, heartbeatMs) };
+}
+
 /**
  * The model call as a journalled step. A failed call is journalled too (as data, and thrown again
- * outside the step): the machine decides about retries, and a replay takes the same decisions.
- * The request is reported before the step, so a replay reports it as well; text deltas and
- * streamed tool_use blocks are not passed on (a replayed reply has none).
+ * outside the step): the machine decides about retries, and a replay takes the same decisions. A
+ * call cut off with its worker is simply asked again. The request is reported before the step, so
+ * a replay reports it as well; text deltas and streamed tool_use blocks are not passed on (a
+ * replayed reply has none).
  */
-export function journalledModel(journal: Journal, model: ModelCall, clock: JournalClock): ModelCall {
+export function journalledModel(steps: DurableSteps, model: ModelCall): ModelCall {
   return async (input, signal) => {
     input.onRequest?.(input.request);
-    const step = await journal.run<ModelStep>(`model call (turn ${input.turnCount})`, async () => {
+    const call = async (): Promise<ModelOutcome> => {
       try {
-        const reply = await model({ request: input.request, turnCount: input.turnCount, onToolUse: () => {} }, signal);
-        return { at: Date.now(), reply };
+        return { reply: await model({ request: input.request, turnCount: input.turnCount, onToolUse: () => {} }, signal) };
       } catch (error) {
-        return { at: Date.now(), error: toJournalledError(error) };
+        return { error: toJournalledError(error) };
       }
-    });
-    clock.now = step.at;
-    if ('error' in step) throw new ModelError(step.error.kind, step.error.message, step.error.details);
-    return step.reply;
+    };
+    const step = await steps.longStep<ModelOutcome>({ name: `model call (turn ${input.turnCount})`, action: call, ifAbsent: 'start' });
+    steps.clock.now = step.at;
+    if ('error' in step.value) throw new ModelError(step.value.error.kind, step.value.error.message, step.value.error.details);
+    return step.value.reply;
   };
 }
 
@@ -86,16 +101,17 @@ async function runSafely(tool: Tool, input: unknown, context: Parameters<Tool['r
 }
 
 /**
- * The tools with each run a journalled step. A call that is not read-only first journals that it
- * starts; a replay that finds that mark but no result knows the call was cut off while it ran
- * (its worker died) and answers it `INTERRUPTED_BY_WORKER` instead of running it again. A
- * read-only call has no mark: cut off, it simply runs again.
+ * The tools with each call journalled in two steps. First its start, with the decision whether it
+ * is read-only: a replay reads that decision instead of asking the tool again. Then its result (a
+ * long step). A replay that finds the start but no result, on a worker that does not hold the
+ * call, knows the call was cut off while it ran: a read-only call simply runs again; any other is
+ * answered `INTERRUPTED_BY_WORKER` instead of running again (it may have had effects).
  *
  * Every wrapped tool says it is not concurrency-safe, so the executor runs calls one at a time,
  * after the reply is complete: the journal then holds the same steps in the same order on every
  * replay.
  */
-export function journalledTools(journal: Journal, tools: readonly Tool[], clock: JournalClock): Tool[] {
+export function journalledTools(steps: DurableSteps, tools: readonly Tool[]): Tool[] {
   return tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
@@ -103,23 +119,43 @@ export function journalledTools(journal: Journal, tools: readonly Tool[], clock:
     isConcurrencySafe: () => false,
     ...(tool.prepare ? { prepare: () => tool.prepare?.() } : {}),
     async run(input, context) {
-      let output: { at: number; output: ToolOutput };
-      if (readOnly(tool, input)) {
-        output = await journal.run(`tool ${tool.name} (read-only)`, async () => ({ output: await runSafely(tool, input, context), at: Date.now() }));
-      } else {
-        // Set only when this execution journals the start itself (a replay reads it instead).
-        let startedHere = false;
-        await journal.run(`tool ${tool.name} starts`, async () => {
-          startedHere = true;
-          return true;
-        });
-        output = await journal.run(`tool ${tool.name}`, async () => ({
-          output: startedHere ? await runSafely(tool, input, context) : { isError: true, content: INTERRUPTED_BY_WORKER },
-          at: Date.now(),
-        }));
-      }
-      clock.now = output.at;
-      return output.output;
+      // Set only when this execution journals the start itself (a replay reads it instead).
+      let startedHere = false;
+      const start = await steps.journal.run(`tool ${tool.name} starts`, async () => {
+        startedHere = true;
+        return { readOnly: readOnly(tool, input) };
+      });
+      const step = await steps.longStep<ToolOutput>({
+        name: `tool ${tool.name}`,
+        action: () => runSafely(tool, input, context),
+        ifAbsent: start.readOnly || startedHere ? 'start' : { value: { isError: true, content: INTERRUPTED_BY_WORKER } },
+      });
+      steps.clock.now = step.at;
+      return step.value;
     },
   }));
+}
+
+/**
+ * The machine's timers (the waits before retries) as journalled sleeps, for `runAgent`'s `clock`:
+ * a replay that finds a wait elapsed goes on at once.
+ */
+export function journalTimers(journal: Journal) {
+  let next = 0;
+  const cleared = new Set<number>();
+  return {
+    setTimeout(fn: () => void, ms: number): number {
+      const id = ++next;
+      Promise.resolve(journal.sleep(Math.max(0, Math.round(ms)))).then(
+        () => {
+          if (!cleared.delete(id)) fn();
+        },
+        () => {}, // the attempt ended: a later one waits again, from the journal
+      );
+      return id;
+    },
+    clearTimeout(id: number): void {
+      cleared.add(id);
+    },
+  };
 }

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
-import { createActor, toPromise, type InspectionEvent, type Observer } from 'xstate';
+import { createActor, toPromise, type ActorOptions, type AnyActorLogic, type InspectionEvent, type Observer } from 'xstate';
 import type { RunConfig } from '../core/config.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunHooks } from '../core/hooks.js';
@@ -78,6 +78,8 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
    * a tracer, and optionally the parent context and the conventions' shape. The OpenTelemetry code loads only then.
    */
   tracing?: RunTracing;
+  /** The timers of the machine's waits (before a retry); default the process's. A durable run journals them (durable/journal.ts). */
+  clock?: ActorOptions<AnyActorLogic>['clock'];
 }
 
 export type FinalState = 'done' | 'failed' | 'aborted';
@@ -149,6 +151,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
       seed: options.seed ?? Math.floor(Math.random() * 2 ** 32),
     },
     ...(inspect ? { inspect: typeof inspect === 'function' ? inspect : (event: InspectionEvent) => inspect.next?.(event) } : {}),
+    ...pick(options, 'clock'),
   });
   if (emit) {
     actor.on('*', emit);
