@@ -15,6 +15,8 @@ export interface RestateServer {
   admin: string;
   /** What the server printed (for a failing test's message). */
   log(): string;
+  /** Stops the server (SIGKILL unless told) and starts it again on the same data and ports. */
+  restart(signal?: NodeJS.Signals): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -57,40 +59,64 @@ async function waitFor(url: string, child: ChildProcess, deadline: number): Prom
 
 export async function startRestateServer(binary: string): Promise<RestateServer> {
   const dir = mkdtempSync(join(tmpdir(), 'agentloop-restate-'));
-  const [ingressPort, adminPort, nodePort] = [await freePort(), await freePort(), await freePort()];
+  const ports = { ingress: await freePort(), admin: await freePort(), node: await freePort() };
   let output = '';
+  const append = (d: Buffer) => (output += d.toString());
+  let child = await spawnServer(binary, dir, ports, append, () => output);
+  const kill = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill(signal);
+      await exited;
+    }
+  };
+  return {
+    ingress: `http://127.0.0.1:${ports.ingress}`,
+    admin: `http://127.0.0.1:${ports.admin}`,
+    log: () => output,
+    async restart(signal = 'SIGKILL') {
+      await kill(signal);
+      child = await spawnServer(binary, dir, ports, append, () => output);
+    },
+    async close() {
+      await kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts the server on `dir` and `ports` (a restart keeps both), ready when its health checks answer. */
+async function spawnServer(
+  binary: string,
+  dir: string,
+  ports: { ingress: number; admin: number; node: number },
+  append: (d: Buffer) => void,
+  output: () => string,
+): Promise<ChildProcess> {
   const child = spawn(binary, ['--base-dir', dir, '--no-logo', '--default-num-partitions', '4'], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,
       RESTATE_LISTEN_MODE: 'tcp',
-      RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ingressPort}`,
-      RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${adminPort}`,
-      RESTATE_BIND_ADDRESS: `127.0.0.1:${nodePort}`,
-      RESTATE_ADVERTISED_ADDRESS: `http://127.0.0.1:${nodePort}`,
+      RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ports.ingress}`,
+      RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${ports.admin}`,
+      RESTATE_BIND_ADDRESS: `127.0.0.1:${ports.node}`,
+      RESTATE_ADVERTISED_ADDRESS: `http://127.0.0.1:${ports.node}`,
       RESTATE_LOG_FORMAT: 'compact',
       RESTATE_LOG_FILTER: 'warn',
     },
   });
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const close = async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const ingress = `http://127.0.0.1:${ingressPort}`;
-  const admin = `http://127.0.0.1:${adminPort}`;
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
   try {
     const deadline = Date.now() + 30_000;
-    await waitFor(`${admin}/health`, child, deadline);
-    await waitFor(`${ingress}/restate/health`, child, deadline);
+    await waitFor(`http://127.0.0.1:${ports.admin}/health`, child, deadline);
+    await waitFor(`http://127.0.0.1:${ports.ingress}/restate/health`, child, deadline);
   } catch (error) {
-    await close();
-    throw new Error(`${(error as Error).message}\n${output.slice(-2000)}`);
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`${(error as Error).message}\n${output().slice(-2000)}`);
   }
-  return { ingress, admin, log: () => output, close };
+  return child;
 }
