@@ -28,12 +28,23 @@ function promptOf(body: RequestBody): string {
   return '';
 }
 
+/** Requests seen per prompt. */
+const asked = new Map<string, number>();
+
+/** Seconds of each back-off asked by the `backoff` prompt. */
+const RETRY_AFTER_S = 6;
+
 /**
  * The scripted model: `echo WORD` runs `echo tool saw WORD` and answers with the result;
- * `slow MARKER` runs a command that appends a line to MARKER and sleeps; `fail` is a 400.
+ * `slow MARKER` runs a command that appends a line to MARKER and sleeps; `backoff MARKER` is
+ * refused twice (429, retry-after 6 s) and then does what `slow` does; `fail` is a 400.
  */
 const agent: StepFn = (body, index): Step => {
   const prompt = promptOf(body);
+  asked.set(prompt, (asked.get(prompt) ?? 0) + 1);
+  if (prompt.startsWith('backoff ') && (asked.get(prompt) ?? 0) <= 2) {
+    return { error: { status: 429, type: 'rate_limit_error', message: 'slow down' }, headers: { 'retry-after': String(RETRY_AFTER_S) } };
+  }
   const results = lastToolResults(body);
   if (results.length > 0 && prompt.startsWith('echo ')) {
     return { content: [{ type: 'text', text: `Answer to "${prompt}": ${results.map(resultText).join(' | ')}` }], stop_reason: 'end_turn' };
@@ -41,7 +52,7 @@ const agent: StepFn = (body, index): Step => {
   if (results.length > 0) return answerFromResults;
   const echo = /^echo (\S+)$/.exec(prompt);
   if (echo) return { content: [bashUse(`toolu_${index}`, `echo "tool saw ${echo[1]}"`)], stop_reason: 'tool_use' };
-  const slow = /^slow (\S+)$/.exec(prompt);
+  const slow = /^(?:slow|backoff) (\S+)$/.exec(prompt);
   if (slow) return { content: [bashUse(`toolu_${index}`, `echo started >> ${slow[1]}; sleep 20; echo slept`)], stop_reason: 'tool_use' };
   if (prompt.startsWith('fail')) return { error: { status: 400, type: 'invalid_request_error', message: 'scripted failure' } };
   return { content: [{ type: 'text', text: `no script for "${prompt}"` }], stop_reason: 'end_turn' };
@@ -150,6 +161,30 @@ describe.skipIf('problem' in binary)('durable runs on a real restate-server', ()
     expect(requestsFor(cluster, prompt)).toHaveLength(2);
     expect(cluster.model.violations).toEqual([]);
     for (const request of cluster.model.requests) expect(historyProblems(request.body?.messages ?? [])).toEqual([]);
+  }, 120_000);
+
+  it('replays a run after its back-offs without waiting them again', async () => {
+    while (cluster.workers.filter((w) => w.alive()).length < 2) await cluster.addWorker();
+    await cluster.register();
+    const marker = join(cluster.dir, 'backoff.txt');
+    const prompt = `backoff ${marker}`;
+    const submitted = await cluster.cli(['submit', '-p', prompt, '--restate', cluster.restate.ingress]);
+    const sessionId = submitted.stdout.trim();
+    await until('the tool to start after two back-offs', () => (existsSync(marker) ? true : undefined));
+    expect(requestsFor(cluster, prompt)).toHaveLength(3);
+    const running = cluster.workers.filter((w) => w.alive() && (cluster.balancer.open.get(w.url) ?? 0) > 0);
+    expect(running).toHaveLength(1);
+    await running[0]?.kill('SIGKILL');
+    const killed = Date.now();
+    const done = await until('the run to finish on another worker', async () => {
+      const status = await runStatus(cluster.restate.ingress, sessionId);
+      return status.status === 'done' ? status.result : undefined;
+    });
+    const took = Date.now() - killed;
+    expect(done.context.exitReason).toBe('completed');
+    // The replay took the two failed calls and both waits from the journal: no request, no 12 s.
+    expect(requestsFor(cluster, prompt)).toHaveLength(4);
+    expect(took, `the replay took ${took} ms`).toBeLessThan(RETRY_AFTER_S * 1000);
   }, 120_000);
 
   it('runs 100 prompts across three workers, each answered from its own run', async () => {
