@@ -3,16 +3,18 @@
  * `result`, `messages` and `view --restate` talk to Restate's ingress. Loaded by main.ts only for
  * these commands; the worker's SDK and loop load only for `worker`.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { DurableRunResult } from '../durable/protocol.js';
-import { fromDurableResult } from '../durable/protocol.js';
-import { attachRun, IngressError, runMessages, runStatus, runTranscript, submitRun } from '../durable/ingress.js';
+import { readSession, type PendingRun, type SessionView } from '../durable/admin.js';
+import { RestateCallError } from '../durable/http.js';
+import { attachRun, submitRun } from '../durable/ingress.js';
+import { fromDurableResult, SERVICE_NAME, type DurableRunResult } from '../durable/protocol.js';
 import type { DurableOptions } from './durableArgs.js';
 import { costOf } from '../core/pricing.js';
 import type { SessionRecord } from '../transcript/records.js';
+import { recordedMessages } from '../transcript/resume.js';
 import { exitCodeOf, toJsonResult, type RunFacts } from './output.js';
 
 export interface DurableIo {
@@ -22,7 +24,8 @@ export interface DurableIo {
   stderr: NodeJS.WritableStream;
 }
 
-/** Exit code of `result` for a run that is still going. */
+/** Exit codes of the reading commands (`result`, `messages`, `view --restate`): the same for the same situation. */
+export const NO_SUCH_SESSION = 2;
 export const STILL_RUNNING = 3;
 
 export async function runDurable(options: DurableOptions, io: DurableIo): Promise<number> {
@@ -35,13 +38,12 @@ export async function runDurable(options: DurableOptions, io: DurableIo): Promis
       case 'result':
         return await resultCommand(options, io);
       case 'messages':
-        io.stdout.write(`${JSON.stringify(await runMessages(options.restate, options.id))}\n`);
-        return 0;
+        return await messagesCommand(options, io);
       case 'view':
         return await viewCommand(options, io);
     }
   } catch (error) {
-    if (!(error instanceof IngressError)) throw error;
+    if (!(error instanceof RestateCallError)) throw error;
     io.stderr.write(`agentloop: ${error.message}\n`);
     return 1;
   }
@@ -73,36 +75,82 @@ export function factsOf(records: readonly SessionRecord[]): RunFacts {
   return { durationApiMs: apiMs, modelUsage };
 }
 
-async function printResult(restate: string, result: DurableRunResult, io: DurableIo): Promise<number> {
+function printResult(result: DurableRunResult, records: readonly SessionRecord[], io: DurableIo): number {
   const run = fromDurableResult(result);
-  const facts = factsOf(await runTranscript(restate, result.sessionId));
-  io.stdout.write(`${JSON.stringify(toJsonResult(run, facts))}\n`);
+  io.stdout.write(`${JSON.stringify(toJsonResult(run, factsOf(records)))}\n`);
   return exitCodeOf(run);
 }
 
+/** The session id of a submit that names none: from its idempotency key when it has one, so that a retried submit finds its run. */
+export function sessionIdOfKey(key: string | undefined): string {
+  if (key === undefined) return randomUUID();
+  const hex = createHash('sha256').update(`agentloop submit ${key}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
 async function submitCommand(options: Extract<DurableOptions, { command: 'submit' }>, io: DurableIo): Promise<number> {
-  const sessionId = options.sessionId ?? randomUUID();
+  const sessionId = options.sessionId ?? sessionIdOfKey(options.idempotencyKey);
   const { prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt } = options;
   const request = { prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt };
-  // One key per submit: Restate starts one run for it even if the request is sent again.
-  const { invocationId } = await submitRun(options.restate, sessionId, request, randomUUID());
+  let invocationId: string;
+  try {
+    // Restate starts one run per key, even if the request reaches it twice.
+    ({ invocationId } = await submitRun(options.restate, sessionId, request, options.idempotencyKey ?? randomUUID()));
+  } catch (error) {
+    if (error instanceof RestateCallError && error.maybeDelivered) {
+      const again = options.idempotencyKey ? 'submit again with the same --idempotency-key' : 'give a submit an --idempotency-key';
+      throw new RestateCallError(`${error.message}; the run may have started (session ${sessionId}): ${again} to be sure it runs once`);
+    }
+    throw error;
+  }
   if (!options.wait) {
     io.stdout.write(`${sessionId}\n`);
     io.stderr.write(`submitted (invocation ${invocationId}); see: agentloop result ${sessionId} --restate ${options.restate}\n`);
     return 0;
   }
-  return printResult(options.restate, await attachRun(options.restate, invocationId), io);
+  const result = await attachRun(options.restate, invocationId);
+  const view = await readSession({ admin: options.admin }, SERVICE_NAME, sessionId);
+  return printResult(result, 'records' in view ? view.records : [], io);
 }
 
-async function resultCommand(options: { restate: string; id: string }, io: DurableIo): Promise<number> {
-  const status = await runStatus(options.restate, options.id);
-  if (status.status === 'done') return printResult(options.restate, status.result, io);
-  if (status.status === 'running') {
-    io.stderr.write(`session ${options.id}: still running\n`);
-    return STILL_RUNNING;
+/** What a reading command says of a session that has no result to give. */
+function notDone(view: Exclude<SessionView, { state: 'done' }>, options: { restate: string; id: string }, io: DurableIo): number {
+  if (view.state === 'unknown') {
+    io.stderr.write(`agentloop: no durable run of session ${options.id} at ${options.restate}\n`);
+    return NO_SUCH_SESSION;
   }
-  io.stderr.write(`agentloop: no durable run of session ${options.id} at ${options.restate}\n`);
-  return 2;
+  if (view.state === 'ended') {
+    io.stderr.write(`agentloop: the run of session ${options.id} ended without a result (cancelled or killed in Restate)\n`);
+    return 1;
+  }
+  io.stderr.write(`${stillRunning(options.id, view.run)}\n`);
+  return STILL_RUNNING;
+}
+
+/** "still running", and why it may not move: no worker answers, or Restate paused it. */
+export function stillRunning(id: string, run: PendingRun): string {
+  const failure = run.lastFailure ? `: ${run.lastFailure.split('\n')[0]?.slice(0, 200)}` : '';
+  if (run.status === 'paused') {
+    return `session ${id}: still running, but paused by Restate after ${run.retryCount} failed attempts${failure}; resume invocation ${run.invocationId} with Restate's UI or CLI`;
+  }
+  if (run.status === 'backing-off') {
+    return `session ${id}: still running, but no worker answers (attempt ${run.retryCount} failed${failure}); it goes on when a worker is back`;
+  }
+  return `session ${id}: still running`;
+}
+
+async function resultCommand(options: { restate: string; admin: string; id: string }, io: DurableIo): Promise<number> {
+  const view = await readSession({ admin: options.admin }, SERVICE_NAME, options.id);
+  if (view.state === 'done') return printResult(view.result, view.records, io);
+  return notDone(view, options, io);
+}
+
+/** The conversation so far, as JSON; while the run goes on, with exit code 3. */
+async function messagesCommand(options: { restate: string; admin: string; id: string }, io: DurableIo): Promise<number> {
+  const view = await readSession({ admin: options.admin }, SERVICE_NAME, options.id);
+  if (view.state === 'unknown') return notDone(view, options, io);
+  io.stdout.write(`${JSON.stringify(recordedMessages(view.records).messages)}\n`);
+  return view.state === 'done' ? 0 : notDone(view, options, io);
 }
 
 async function workerCommand(options: Extract<DurableOptions, { command: 'worker' }>, io: DurableIo): Promise<number> {
@@ -117,7 +165,7 @@ async function workerCommand(options: Extract<DurableOptions, { command: 'worker
     return 2;
   }
   const { model, ...client } = settings;
-  const [{ createAnthropicModel }, { createBashTool }, { loadShellParser }, { startWorker, registerDeployment, RegistrationError }] = await Promise.all([
+  const [{ createAnthropicModel }, { createBashTool }, { loadShellParser }, { startWorker, registerDeployment, RegistrationError, takeover }] = await Promise.all([
     import('../anthropic/call.js'),
     import('../tools/bash/bashTool.js'),
     import('../tools/bash/judge/shell/load.js'),
@@ -146,8 +194,8 @@ async function workerCommand(options: Extract<DurableOptions, { command: 'worker
   if (options.register) {
     const uri = options.advertise ?? worker.url;
     try {
-      const deployment = await registerDeployment(options.register, uri);
-      io.stderr.write(`registered ${uri} with ${options.register} (deployment ${deployment.id})\n`);
+      const deployment = await registerDeployment(options.register, uri, { replace: options.replace === true });
+      io.stderr.write(`registered ${uri} with ${options.register} (deployment ${deployment.id}); ${takeover()}\n`);
     } catch (error) {
       if (!(error instanceof RegistrationError)) throw error;
       io.stderr.write(`agentloop: ${error.message}\n`);
@@ -163,11 +211,11 @@ async function workerCommand(options: Extract<DurableOptions, { command: 'worker
 
 /** `view --restate URL ID`: the durable run's records in a temporary home, for the local viewer, refreshed while it runs. */
 async function viewCommand(options: Extract<DurableOptions, { command: 'view' }>, io: DurableIo): Promise<number> {
-  const records = await runTranscript(options.restate, options.id);
-  if (records.length === 0) {
-    io.stderr.write(`agentloop: no durable run of session ${options.id} at ${options.restate}\n`);
-    return 2;
-  }
+  const read = async () => readSession({ admin: options.admin }, SERVICE_NAME, options.id);
+  const first = await read();
+  // Nothing recorded yet (unknown, or a run no worker has started): nothing to show.
+  if (first.state === 'unknown' || (first.state === 'running' && first.records.length === 0)) return notDone(first, options, io);
+  const records = first.records;
   const home = mkdtempSync(join(tmpdir(), 'agentloop-durable-view-'));
   const sessions = join(home, 'sessions');
   mkdirSync(sessions);
@@ -176,8 +224,9 @@ async function viewCommand(options: Extract<DurableOptions, { command: 'view' }>
   write(records);
   let count = records.length;
   const timer = setInterval(() => {
-    runTranscript(options.restate, options.id).then(
-      (latest) => {
+    read().then(
+      (view) => {
+        const latest = view.state === 'unknown' ? [] : view.records;
         if (latest.length !== count) write(latest);
         count = latest.length;
       },

@@ -3,6 +3,7 @@
  * `view --restate`. main.ts hands them here before the main parser sees them.
  */
 import { parseArgs } from 'node:util';
+import { adminUrlOf } from '../durable/admin.js';
 import { portOf, positiveInt, UsageError, usageErrorOf } from './argValues.js';
 
 export const DEFAULT_INGRESS = 'http://127.0.0.1:8080';
@@ -16,6 +17,8 @@ export type DurableOptions =
       register?: string;
       /** The address to register (a load balancer's, say); default the worker's own. */
       advertise?: string;
+      /** Register even though another address serves AgentSession (new runs come here). */
+      replace?: boolean;
       cwd?: string;
       model?: string;
       sandbox?: boolean;
@@ -26,17 +29,21 @@ export type DurableOptions =
   | {
       command: 'submit';
       restate: string;
+      /** Restate's admin API (`--admin`; default: the ingress's host, port 9070): `--wait` reads the run's records there. */
+      admin: string;
       prompt: string;
       wait: boolean;
       sessionId?: string;
+      /** Restate starts one run per key: a submit retried with it does not start another. */
+      idempotencyKey?: string;
       model?: string;
       maxTurns?: number;
       maxTokens?: number;
       maxRetries?: number;
       appendSystemPrompt?: string;
     }
-  | { command: 'result' | 'messages'; restate: string; id: string }
-  | { command: 'view'; restate: string; id: string; port?: number };
+  | { command: 'result' | 'messages'; restate: string; admin: string; id: string }
+  | { command: 'view'; restate: string; admin: string; id: string; port?: number };
 
 const COMMANDS = ['worker', 'submit', 'result', 'messages'];
 
@@ -55,6 +62,7 @@ const SPECS: Record<DurableOptions['command'], Spec> = {
     host: { type: 'string' },
     register: { type: 'string' },
     advertise: { type: 'string' },
+    replace: { type: 'boolean' },
     cwd: { type: 'string' },
     model: { type: 'string' },
     sandbox: { type: 'boolean' },
@@ -64,7 +72,9 @@ const SPECS: Record<DurableOptions['command'], Spec> = {
   submit: {
     print: { type: 'string', short: 'p' },
     restate: { type: 'string' },
+    admin: { type: 'string' },
     wait: { type: 'boolean' },
+    'idempotency-key': { type: 'string' },
     'session-id': { type: 'string' },
     model: { type: 'string' },
     'max-turns': { type: 'string' },
@@ -72,9 +82,9 @@ const SPECS: Record<DurableOptions['command'], Spec> = {
     'max-retries': { type: 'string' },
     'append-system-prompt': { type: 'string' },
   },
-  result: { restate: { type: 'string' } },
-  messages: { restate: { type: 'string' } },
-  view: { restate: { type: 'string' }, port: { type: 'string' } },
+  result: { restate: { type: 'string' }, admin: { type: 'string' } },
+  messages: { restate: { type: 'string' }, admin: { type: 'string' } },
+  view: { restate: { type: 'string' }, admin: { type: 'string' }, port: { type: 'string' } },
 };
 
 function url(flag: string, value: string): string {
@@ -108,6 +118,7 @@ export function parseDurableArgs(argv: readonly string[]): DurableOptions {
   const positionals = parsed.positionals;
   const str = (name: string) => values[name] as string | undefined;
   const restate = url('--restate', str('restate') ?? DEFAULT_INGRESS);
+  const admin = str('admin') !== undefined ? url('--admin', str('admin') as string) : adminUrlOf(restate);
 
   if (command === 'worker' || command === 'submit') {
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" after ${command}`);
@@ -125,6 +136,8 @@ export function parseDurableArgs(argv: readonly string[]): DurableOptions {
       if (str('register') !== undefined) options.register = url('--register', str('register') as string);
       if (str('advertise') !== undefined) options.advertise = url('--advertise', str('advertise') as string);
       if (options.advertise && !options.register) throw new UsageError('--advertise goes with --register');
+      if (values.replace && !options.register) throw new UsageError('--replace goes with --register');
+      if (values.replace) options.replace = true;
       if (str('cwd') !== undefined) options.cwd = str('cwd');
       if (str('model') !== undefined) options.model = str('model');
       if (values.sandbox) options.sandbox = true;
@@ -139,8 +152,11 @@ export function parseDurableArgs(argv: readonly string[]): DurableOptions {
     case 'submit': {
       const prompt = str('print');
       if (prompt === undefined || prompt.trim() === '') throw new UsageError('submit needs -p "PROMPT"');
-      const options: DurableOptions = { command, restate, prompt, wait: values.wait === true };
+      const options: DurableOptions = { command, restate, admin, prompt, wait: values.wait === true };
       if (str('session-id') !== undefined) options.sessionId = sessionIdOf('--session-id', str('session-id'));
+      const key = str('idempotency-key');
+      if (key !== undefined && !/^[\x21-\x7e]{1,256}$/.test(key)) throw new UsageError(`--idempotency-key takes 1 to 256 visible ASCII characters, not "${key}"`);
+      if (key !== undefined) options.idempotencyKey = key;
       if (str('model') !== undefined) options.model = str('model');
       if (str('append-system-prompt') !== undefined) options.appendSystemPrompt = str('append-system-prompt');
       const maxTurns = positiveInt('--max-turns', str('max-turns'));
@@ -153,9 +169,9 @@ export function parseDurableArgs(argv: readonly string[]): DurableOptions {
     }
     case 'result':
     case 'messages':
-      return { command, restate, id: sessionIdOf(command, positionals[0]) };
+      return { command, restate, admin, id: sessionIdOf(command, positionals[0]) };
     case 'view': {
-      const options: DurableOptions = { command, restate, id: sessionIdOf('view --restate', positionals[0]) };
+      const options: DurableOptions = { command, restate, admin, id: sessionIdOf('view --restate', positionals[0]) };
       const port = portOf(str('port'));
       if (port !== undefined) options.port = port;
       return options;

@@ -18,7 +18,7 @@ import { runAgent } from '../run/runAgent.js';
 import { durableSteps, journalledModel, journalledTools, journalTimers } from './journal.js';
 import type { Journal } from './steps.js';
 import { openRecords, readRecords } from './records.js';
-import { requestProblem, toDurableResult, type DurableRunResult, type RunRequest, type RunStatus } from './protocol.js';
+import { requestProblem, SERVICE_NAME, toDurableResult, type DurableRunResult, type RunRequest, type RunStatus } from './protocol.js';
 
 /** What every run of a worker uses. */
 export interface WorkerSettings {
@@ -30,7 +30,6 @@ export interface WorkerSettings {
   cwd: string;
 }
 
-export const SERVICE_NAME = 'AgentSession';
 
 /**
  * How long a run may show no progress before Restate takes it from its worker (a frozen or cut-off
@@ -53,6 +52,8 @@ const READ_RETRIES = { initialInterval: 200, maxAttempts: 3, onMaxAttempts: 'kil
 function journalOf(ctx: restate.ObjectContext): Journal {
   return { id: ctx.request().id, run: (name, action) => ctx.run(name, action), sleep: (ms) => ctx.sleep(ms) };
 }
+
+export { SERVICE_NAME };
 
 export function agentSession(settings: WorkerSettings) {
   return restate.object({

@@ -6,6 +6,13 @@
 import type { AgentContext } from '../machine/context.js';
 import type { FinalState, RunResult } from '../run/runAgent.js';
 
+/** The virtual object a worker serves: `AgentSession/<session id>/<handler>`. */
+export const SERVICE_NAME = 'AgentSession';
+
+/** The state key of the count of record batches, and of each batch (records.ts writes them). */
+export const BATCHES = 'batches';
+export const batchKey = (index: number) => `batch:${index}`;
+
 /** The body of `AgentSession/<id>/run`. */
 export interface RunRequest {
   prompt: string;

@@ -12,6 +12,7 @@ import type { RunEvent } from '../core/events.js';
 import { draftOf, resultDraft, type Draft, type FinishedRun } from '../transcript/recorder.js';
 import { TRANSCRIPT_VERSION, type SessionRecord } from '../transcript/records.js';
 import type { JournalClock } from './journal.js';
+import { BATCHES, batchKey } from './protocol.js';
 
 /** What the records need of an object's state (a Restate `ObjectContext` has it). */
 export interface RecordState {
@@ -19,8 +20,6 @@ export interface RecordState {
   set<T>(name: string, value: T): void;
 }
 
-export const BATCHES = 'batches';
-export const batchKey = (index: number) => `batch:${index}`;
 
 export interface DurableRecorder {
   /** Adds a run event's record (if a transcript keeps it); writes the batch when it matters to a reader. */

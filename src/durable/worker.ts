@@ -7,7 +7,8 @@ import './node20.js';
 import { createServer, type Http2Server, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import * as restate from '@restatedev/restate-sdk';
-import { agentSession, SERVICE_NAME, type WorkerSettings } from './agentSession.js';
+import { agentSession, RUN_TIMEOUTS, SERVICE_NAME, type WorkerSettings } from './agentSession.js';
+import { restateCall } from './http.js';
 
 export interface WorkerOptions extends WorkerSettings {
   /** Default 9080; 0 for any free port. */
@@ -84,25 +85,59 @@ export class RegistrationError extends Error {
   override readonly name = 'RegistrationError';
 }
 
+/** A deployment registered with Restate. */
+export interface Deployment {
+  id: string;
+  uri: string;
+  services: string[];
+}
+
+/** The deployments that serve `AgentSession` (Restate sends a run to the one it started on, for good). */
+export async function agentDeployments(adminUrl: string): Promise<Deployment[]> {
+  const answer = await adminCall<{ deployments?: Array<{ id: string; uri?: string; services?: Array<{ name: string }> }> }>(adminUrl, 'GET');
+  return (answer?.deployments ?? [])
+    .map((d) => ({ id: d.id, uri: d.uri ?? '', services: (d.services ?? []).map((s) => s.name) }))
+    .filter((d) => d.services.includes(SERVICE_NAME));
+}
+
+function adminCall<T>(adminUrl: string, method: 'GET' | 'POST', body?: unknown): Promise<T> {
+  return restateCall<T>(new URL('/deployments', adminUrl), { method, body, timeoutMs: 60_000 }).catch((error: unknown) => {
+    throw new RegistrationError(error instanceof Error ? error.message : String(error));
+  });
+}
+
+const sameAddress = (a: string, b: string) => new URL(a).href === new URL(b).href;
+
 /**
  * Registers `uri` with the admin API at `adminUrl` (`POST /deployments`): Restate asks the
- * endpoint which services it serves. Registering the same address again is harmless.
+ * endpoint which services it serves (and the timeouts and retry policy of agentSession.ts).
+ * Registering the same address again is harmless. Unless `replace`, an `AgentSession` already
+ * served at another address is a `RegistrationError` saying how workers share one address: new
+ * runs would all go to the last address registered, and a run stays with the address it started on.
  */
-export async function registerDeployment(adminUrl: string, uri: string): Promise<{ id: string; services: string[] }> {
-  let response: Response;
-  try {
-    response = await fetch(new URL('/deployments', adminUrl), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ uri }),
-    });
-  } catch (error) {
-    throw new RegistrationError(`cannot reach the Restate admin API at ${adminUrl}: ${error instanceof Error ? error.message : String(error)}`);
+export async function registerDeployment(adminUrl: string, uri: string, options: { replace?: boolean } = {}): Promise<Deployment> {
+  if (!options.replace) {
+    const other = (await agentDeployments(adminUrl)).find((d) => !sameAddress(d.uri, uri));
+    if (other) throw new RegistrationError(refusal(adminUrl, uri, other));
   }
-  const text = await response.text();
-  if (!response.ok) throw new RegistrationError(`the Restate admin API refused ${uri} (HTTP ${response.status}): ${text.trim()}`);
-  const body = JSON.parse(text) as { id: string; services?: Array<{ name: string }> };
+  const body = await adminCall<{ id: string; services?: Array<{ name: string }> }>(adminUrl, 'POST', { uri });
   const services = (body.services ?? []).map((s) => s.name);
   if (!services.includes(SERVICE_NAME)) throw new RegistrationError(`the deployment at ${uri} does not serve ${SERVICE_NAME}`);
-  return { id: body.id, services };
+  return { id: body.id, uri, services };
+}
+
+/** What the registration set: when a run leaves a worker that stopped answering. */
+export function takeover(): string {
+  const { inactivityTimeout, abortTimeout } = RUN_TIMEOUTS;
+  const s = (ms: number) => `${ms / 1000} s`;
+  return `a run whose worker stops answering is retried after ${s(inactivityTimeout + abortTimeout)} (inactivity timeout ${s(inactivityTimeout)} + abort timeout ${s(abortTimeout)})`;
+}
+
+function refusal(adminUrl: string, uri: string, other: Deployment): string {
+  const first = other.uri.replace(/\/$/, '');
+  return (
+    `${SERVICE_NAME} is already served at ${first} (deployment ${other.id}); Restate sends each run to one address for good, ` +
+    `so workers share one: put them behind a balancer (agentloop balancer --port 9080 --backend ${first} --backend ${uri} ` +
+    `--register ${adminUrl}; see docs/durable.md), or register this worker in its place with --replace`
+  );
 }

@@ -29,15 +29,29 @@ describe('durable command lines', () => {
       register: 'http://a:9070',
       advertise: 'http://lb:9080',
     });
-    expect(parseDurableArgs(['submit', '-p', 'hi', '--wait', '--max-turns', '3'])).toEqual({
+    expect(parseDurableArgs(['submit', '-p', 'hi', '--wait', '--max-turns', '3', '--idempotency-key', 'job-7'])).toEqual({
       command: 'submit',
       restate: 'http://127.0.0.1:8080',
+      admin: 'http://127.0.0.1:9070',
       prompt: 'hi',
       wait: true,
       maxTurns: 3,
+      idempotencyKey: 'job-7',
     });
-    expect(parseDurableArgs(['result', 'abc-1', '--restate', 'https://r.example:8080'])).toEqual({ command: 'result', restate: 'https://r.example:8080', id: 'abc-1' });
-    expect(parseDurableArgs(['view', '--restate', 'http://r:8080', 'abc', '--port', '0'])).toEqual({ command: 'view', restate: 'http://r:8080', id: 'abc', port: 0 });
+    // The admin API is the ingress's host on port 9070 unless --admin says otherwise.
+    expect(parseDurableArgs(['result', 'abc-1', '--restate', 'https://r.example:8080'])).toEqual({
+      command: 'result',
+      restate: 'https://r.example:8080',
+      admin: 'https://r.example:9070',
+      id: 'abc-1',
+    });
+    expect(parseDurableArgs(['view', '--restate', 'http://r:8080', 'abc', '--port', '0', '--admin', 'http://a:1'])).toEqual({
+      command: 'view',
+      restate: 'http://r:8080',
+      admin: 'http://a:1',
+      id: 'abc',
+      port: 0,
+    });
   });
 
   it.each([
@@ -50,6 +64,9 @@ describe('durable command lines', () => {
     [['worker', '--regster', 'http://a'], 'unknown option --regster (did you mean --register?)'],
     [['submit', '-p', 'x', 'y'], 'unexpected argument "y" after submit'],
     [['worker', '--identity-key', 'abc'], '--identity-key takes a Restate public key (publickeyv1_...), not "abc"'],
+    [['worker', '--replace'], '--replace goes with --register'],
+    [['submit', '-p', 'x', '--idempotency-key', 'a b'], '--idempotency-key takes 1 to 256 visible ASCII characters, not "a b"'],
+    [['messages', 'x', '--admin', 'localhost:9070'], '--admin takes an http:// or https:// URL, not "localhost:9070"'],
   ])('refuse %j in one line', (argv, message) => {
     expect(() => parseDurableArgs(argv)).toThrow(message);
   });
@@ -65,12 +82,12 @@ describe('durable commands as processes', () => {
 
   const root = fileURLToPath(new URL('../..', import.meta.url));
   /** Runs the CLI; lists the files it loaded, relative to the project root. */
-  function loaded(args: string[]) {
+  function loaded(args: string[], env: Record<string, string> = {}) {
     const log = join(dir, `modules-${args.length}-${Math.random()}.log`);
     writeFileSync(log, '');
     const run = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, CLI, ...args], {
       cwd: dir,
-      env: { ...cliEnv(), MODULE_LOG: log },
+      env: { ...cliEnv(env), MODULE_LOG: log },
       encoding: 'utf8',
     });
     const files = [...new Set(readFileSync(log, 'utf8').split('\n'))]
@@ -86,12 +103,26 @@ describe('durable commands as processes', () => {
   });
 
   it('a Restate that is not there is said in one line, and the client loads no SDK', async () => {
-    const port = await freePort();
-    const run = loaded(['result', 'abc', '--restate', `http://127.0.0.1:${port}`]);
+    const [port, admin] = [await freePort(), await freePort()];
+    const restate = `http://127.0.0.1:${port}`;
+    for (const args of [['result', 'abc'], ['messages', 'abc'], ['view', 'abc']]) {
+      const run = loaded([...args, '--restate', restate, '--admin', `http://127.0.0.1:${admin}`]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `agentloop: cannot reach the Restate server at http://127.0.0.1:${admin} (ECONNREFUSED): its admin API, where agentloop reads runs (--admin sets its URL)\n`,
+      );
+      expect(run.files.some((f) => f.includes('@restatedev'))).toBe(false);
+      expect(run.files.some((f) => /chunks\/run-/.test(f))).toBe(false);
+    }
+    const submit = loaded(['submit', '-p', 'x', '--restate', restate]);
+    expect([submit.code, submit.stderr]).toEqual([1, `agentloop: cannot reach the Restate server at ${restate} (ECONNREFUSED)\n`]);
+  });
+
+  it('a worker that cannot register says which server it cannot reach, not "fetch failed"', () => {
+    const run = loaded(['worker', '--port', '0', '--register', 'http://127.0.0.1:9'], { ANTHROPIC_API_KEY: 'sk-ant-test', MODEL_ID: 'claude-test' });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(new RegExp(`^agentloop: cannot reach Restate's ingress at http://127.0.0.1:${port}: .*ECONNREFUSED.*\\n$`));
-    expect(run.files.some((f) => f.includes('@restatedev'))).toBe(false);
-    expect(run.files.some((f) => /chunks\/run-/.test(f))).toBe(false);
+    expect(run.stderr).toMatch(/^agentloop: cannot reach the Restate server at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)$/m);
+    expect(run.stderr).not.toMatch(/fetch failed/);
   });
 
   it('a local run loads nothing of the durable commands', () => {

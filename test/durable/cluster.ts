@@ -30,6 +30,8 @@ export interface Cluster {
   dir: string;
   env: NodeJS.ProcessEnv;
   workers: WorkerProcess[];
+  /** `--restate INGRESS --admin ADMIN`, for the client commands. */
+  flags: string[];
   /** Starts a worker and puts it behind the balancer. */
   addWorker(): Promise<WorkerProcess>;
   /** Registers the balancer's address as the deployment (once the workers are up). */
@@ -56,6 +58,7 @@ export async function startCluster(binary: string): Promise<Cluster> {
     dir,
     env,
     workers,
+    flags: ['--restate', restate.ingress, '--admin', restate.admin],
     async addWorker() {
       const proc = startCli(['worker', '--port', '0', '--cwd', dir], { cwd: dir, env });
       const url = await new Promise<string>((resolve, reject) => {
@@ -86,7 +89,7 @@ export async function startCluster(binary: string): Promise<Cluster> {
       return worker;
     },
     async register() {
-      await registerDeployment(restate.admin, balancer.url);
+      await registerDeployment(restate.admin, balancer.url, { replace: true });
     },
     cli: (args) => runCli(args, { cwd: dir, env }),
     async close() {

@@ -90,7 +90,7 @@ describe.skipIf('problem' in binary)('durable runs on a real restate-server', ()
     const worker = startCli(['worker', '--port', '0', '--register', cluster.restate.admin], { cwd: cluster.dir, env: cluster.env });
     await until('the worker to register', () => (/registered /.test(worker.output().stderr) ? true : undefined), 20_000);
     try {
-      const run = await cluster.cli(['submit', '-p', 'echo alpha', '--restate', cluster.restate.ingress, '--wait']);
+      const run = await cluster.cli(['submit', '-p', 'echo alpha', ...cluster.flags, '--wait']);
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       const json = JSON.parse(run.stdout) as { type: string; subtype: string; is_error: boolean; result: string; num_turns: number; session_id: string };
@@ -100,21 +100,21 @@ describe.skipIf('problem' in binary)('durable runs on a real restate-server', ()
       expect(local.modelUsage['claude-test']?.inputTokens).toBe(local.usage.input_tokens);
       expect(local.permission_denials).toEqual([]);
 
-      const again = await cluster.cli(['result', json.session_id, '--restate', cluster.restate.ingress]);
+      const again = await cluster.cli(['result', json.session_id, ...cluster.flags]);
       expect(again.code).toBe(0);
       expect(JSON.parse(again.stdout)).toMatchObject({ session_id: json.session_id, result: 'Answer to "echo alpha": tool saw alpha' });
 
       // The session's next question goes on from its history, with the turns counted on.
-      const next = await cluster.cli(['submit', '-p', 'echo beta', '--session-id', json.session_id, '--restate', cluster.restate.ingress, '--wait']);
+      const next = await cluster.cli(['submit', '-p', 'echo beta', '--session-id', json.session_id, ...cluster.flags, '--wait']);
       expect(next.code).toBe(0);
       expect(JSON.parse(next.stdout)).toMatchObject({ session_id: json.session_id, num_turns: 4, result: 'Answer to "echo beta": tool saw beta' });
 
-      const messages = await cluster.cli(['messages', json.session_id, '--restate', cluster.restate.ingress]);
+      const messages = await cluster.cli(['messages', json.session_id, ...cluster.flags]);
       const history = JSON.parse(messages.stdout) as RequestBody['messages'];
       expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
       expect(historyProblems(history)).toEqual([]);
 
-      const view = startCli(['view', '--restate', cluster.restate.ingress, json.session_id, '--port', '0'], { cwd: cluster.dir, env: cluster.env });
+      const view = startCli(['view', ...cluster.flags, json.session_id, '--port', '0'], { cwd: cluster.dir, env: cluster.env });
       const url = await until('the viewer URL', () => /^(http:\/\/\S+)\n/.exec(view.output().stdout)?.[1], 20_000);
       const token = new URL(url).searchParams.get('token') as string;
       const timeline = (await (await fetch(new URL(`/api/sessions/${json.session_id}?token=${token}`, url))).json()) as { steps?: unknown[] };
@@ -122,7 +122,7 @@ describe.skipIf('problem' in binary)('durable runs on a real restate-server', ()
       await view.done;
       expect(JSON.stringify(timeline)).toContain('tool saw alpha');
 
-      const unknown = await cluster.cli(['result', 'no-such-session', '--restate', cluster.restate.ingress]);
+      const unknown = await cluster.cli(['result', 'no-such-session', ...cluster.flags]);
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toMatch(/no durable run of session no-such-session/);
     } finally {
@@ -136,7 +136,7 @@ describe.skipIf('problem' in binary)('durable runs on a real restate-server', ()
     await cluster.register();
     const marker = join(cluster.dir, 'marker.txt');
     const prompt = `slow ${marker}`;
-    const submitted = await cluster.cli(['submit', '-p', prompt, '--restate', cluster.restate.ingress]);
+    const submitted = await cluster.cli(['submit', '-p', prompt, ...cluster.flags]);
     expect(submitted.code).toBe(0);
     const sessionId = submitted.stdout.trim();
 
@@ -144,7 +144,7 @@ describe.skipIf('problem' in binary)('durable runs on a real restate-server', ()
     // The run is the one stream open through the balancer: its worker is the one to kill.
     const running = [first, second].filter((w) => (cluster.balancer.open.get(w.url) ?? 0) > 0);
     expect(running, 'the run is on one worker').toHaveLength(1);
-    const still = await cluster.cli(['result', sessionId, '--restate', cluster.restate.ingress]);
+    const still = await cluster.cli(['result', sessionId, ...cluster.flags]);
     expect([still.code, still.stdout, still.stderr]).toEqual([3, '', `session ${sessionId}: still running\n`]);
     await running[0]?.kill('SIGKILL');
 
@@ -168,7 +168,7 @@ describe.skipIf('problem' in binary)('durable runs on a real restate-server', ()
     await cluster.register();
     const marker = join(cluster.dir, 'backoff.txt');
     const prompt = `backoff ${marker}`;
-    const submitted = await cluster.cli(['submit', '-p', prompt, '--restate', cluster.restate.ingress]);
+    const submitted = await cluster.cli(['submit', '-p', prompt, ...cluster.flags]);
     const sessionId = submitted.stdout.trim();
     await until('the tool to start after two back-offs', () => (existsSync(marker) ? true : undefined));
     expect(requestsFor(cluster, prompt)).toHaveLength(3);
@@ -207,14 +207,14 @@ describe.skipIf('problem' in binary)('durable runs on a real restate-server', ()
   }, 180_000);
 
   it('fails a run cleanly on a model error, its history readable', async () => {
-    const run = await cluster.cli(['submit', '-p', 'fail please', '--restate', cluster.restate.ingress, '--wait', '--max-retries', '0']);
+    const run = await cluster.cli(['submit', '-p', 'fail please', ...cluster.flags, '--wait', '--max-retries', '0']);
     expect(run.code).toBe(1);
     const json = JSON.parse(run.stdout) as { is_error: boolean; exit_reason: string; error: string; session_id: string };
     expect(json).toMatchObject({ is_error: true, exit_reason: 'model_error' });
     expect(json.error).toMatch(/scripted failure/);
-    const messages = await cluster.cli(['messages', json.session_id, '--restate', cluster.restate.ingress]);
+    const messages = await cluster.cli(['messages', json.session_id, ...cluster.flags]);
     expect(JSON.parse(messages.stdout)).toEqual([{ role: 'user', content: [{ type: 'text', text: 'fail please' }] }]);
-    const result = await cluster.cli(['result', json.session_id, '--restate', cluster.restate.ingress]);
+    const result = await cluster.cli(['result', json.session_id, ...cluster.flags]);
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({ is_error: true, exit_reason: 'model_error' });
   }, 60_000);

@@ -1,0 +1,102 @@
+/**
+ * Reading a durable session without a worker: the virtual object's state and its pending runs, as
+ * the Restate server itself holds them, through its admin API's SQL introspection (`POST /query`
+ * on the `state` and `sys_invocation` tables). Nothing is invoked, so a read never waits for a
+ * worker and leaves nothing behind in Restate; it gives up after `timeoutMs`.
+ */
+import type { SessionRecord } from '../transcript/records.js';
+import { RestateCallError, restateCall } from './http.js';
+import { BATCHES, batchKey, type DurableRunResult } from './protocol.js';
+
+/** The admin API's default port, next to the ingress's 8080. */
+export const ADMIN_PORT = 9070;
+
+/** A run of the session that has not finished, as Restate reports it. */
+export interface PendingRun {
+  invocationId: string;
+  /** Restate's status: `pending`, `scheduled`, `ready`, `running`, `backing-off`, `suspended`, `paused`. */
+  status: string;
+  /** Attempts that failed (their worker died, or none answered). */
+  retryCount: number;
+  lastFailure?: string;
+}
+
+export type SessionView =
+  | { state: 'unknown' }
+  /** A run of the session has not finished (queued, running, waiting for a worker, or paused). */
+  | { state: 'running'; run: PendingRun; records: SessionRecord[] }
+  | { state: 'done'; result: DurableRunResult; records: SessionRecord[] }
+  /** The session has records but neither a result nor a pending run (its run was killed in Restate). */
+  | { state: 'ended'; records: SessionRecord[] };
+
+export interface AdminTarget {
+  admin: string;
+  timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+const sqlString = (value: string) => `'${value.replaceAll("'", "''")}'`;
+
+async function query<Row>(target: AdminTarget, sql: string): Promise<Row[]> {
+  const answer = await restateCall<{ rows?: Row[] }>(new URL('/query', target.admin), {
+    method: 'POST',
+    body: { query: sql },
+    headers: { accept: 'application/json' },
+    timeoutMs: target.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  }).catch((error: unknown) => {
+    if (error instanceof RestateCallError && error.status === undefined) {
+      throw new RestateCallError(`${error.message}: its admin API, where agentloop reads runs (--admin sets its URL)`);
+    }
+    throw error;
+  });
+  return answer?.rows ?? [];
+}
+
+/** The object's state, by key, parsed (the SDK keeps it as JSON). */
+async function objectState(target: AdminTarget, service: string, key: string): Promise<Map<string, unknown>> {
+  const rows = await query<{ key: string; value_utf8: string | null }>(
+    target,
+    `SELECT key, value_utf8 FROM state WHERE service_name = ${sqlString(service)} AND service_key = ${sqlString(key)}`,
+  );
+  return new Map(rows.map((row) => [row.key, row.value_utf8 === null ? null : (JSON.parse(row.value_utf8) as unknown)]));
+}
+
+async function pendingRuns(target: AdminTarget, service: string, key: string): Promise<PendingRun[]> {
+  const rows = await query<{ id: string; status: string; retry_count: number | null; last_failure: string | null }>(
+    target,
+    `SELECT id, status, retry_count, last_failure FROM sys_invocation WHERE target_service_name = ${sqlString(service)} ` +
+      `AND target_service_key = ${sqlString(key)} AND target_handler_name = 'run' AND status <> 'completed' ORDER BY created_at`,
+  );
+  return rows.map((row) => ({
+    invocationId: row.id,
+    status: row.status,
+    retryCount: row.retry_count ?? 0,
+    ...(row.last_failure ? { lastFailure: row.last_failure } : {}),
+  }));
+}
+
+function recordsOf(state: Map<string, unknown>): SessionRecord[] {
+  const batches = (state.get(BATCHES) as number | undefined) ?? 0;
+  const out: SessionRecord[] = [];
+  for (let i = 0; i < batches; i++) out.push(...((state.get(batchKey(i)) as SessionRecord[] | undefined) ?? []));
+  return out;
+}
+
+/** Where session `sessionId` of service `service` stands. */
+export async function readSession(target: AdminTarget, service: string, sessionId: string): Promise<SessionView> {
+  const [state, pending] = await Promise.all([objectState(target, service, sessionId), pendingRuns(target, service, sessionId)]);
+  const records = recordsOf(state);
+  const [run] = pending;
+  if (run) return { state: 'running', run, records };
+  const result = state.get('result') as DurableRunResult | undefined;
+  if (state.get('status') === 'done' && result) return { state: 'done', result, records };
+  return records.length > 0 ? { state: 'ended', records } : { state: 'unknown' };
+}
+
+/** The admin API next to an ingress URL: the same host, port 9070. */
+export function adminUrlOf(ingress: string): string {
+  const url = new URL(ingress);
+  url.port = String(ADMIN_PORT);
+  return url.origin;
+}
