@@ -156,10 +156,11 @@ export const agentMachine = setup({
     answerOpenToolUses: enqueueActions(({ context, enqueue }, params: { reason: string }) =>
       applyWrite(enqueue, context, (c) => openToolUsesUpdate(c, params.reason), 'interrupted'),
     ),
-    startNextTurn: assign({
-      turnCount: ({ context }) => context.turnCount + 1,
+    /** Why the loop goes on (the chapter's step ⑥): marked as the results are written, before the guards decide. */
+    markTransitionReason: assign({
       transitionReason: ({ context }) => nextTransitionReason(context.turn.toolUses.length > 0, context.turn.continuation),
     }),
+    startNextTurn: assign({ turnCount: ({ context }) => context.turnCount + 1 }),
     markRetry: assign({ transitionReason: 'retry' }),
     exit: assign((_, reason: ExitReason) => ({ exitReason: reason, transitionReason: null })),
   },
@@ -255,7 +256,7 @@ export const agentMachine = setup({
       },
     },
     appendingResults: {
-      entry: ['appendResults', { type: 'enter', params: { state: 'appendingResults' } }],
+      entry: ['appendResults', 'markTransitionReason', { type: 'enter', params: { state: 'appendingResults' } }],
       always: [
         { guard: 'reachedMaxTurns', target: 'done', actions: [decided('appendingResults', 'reachedMaxTurns', 'done'), exit('max_turns')] },
         { guard: 'reachedBudget', target: 'done', actions: [decided('appendingResults', 'reachedBudget', 'done'), exit('max_budget')] },

@@ -6,7 +6,6 @@
 import { assign, enqueueActions } from 'xstate';
 import type { MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import { agentMachine, type AgentMachine } from '../machine/agentMachine.js';
-import { nextTransitionReason } from '../machine/rules.js';
 import type { DemoModelOptions } from '../scripted/demo.js';
 import type { MistakeName } from './names.js';
 
@@ -98,11 +97,7 @@ export const MISTAKES: Record<MistakeName, Mistake> = {
     // the API still accepts the history and nothing warns.
     ...swapAction(
       'startNextTurn',
-      assign(({ context }) => ({
-        turnCount: context.turnCount + 1,
-        transitionReason: nextTransitionReason(context.turn.toolUses.length > 0, context.turn.continuation),
-        messages: withoutLastExchange(context.messages),
-      })),
+      assign(({ context }) => ({ turnCount: context.turnCount + 1, messages: withoutLastExchange(context.messages) })),
     ),
     demo: { maxTurns: 3 },
     fix: "Never delete from messages: it is the model's only memory of the run; hide things in the display, not in the history.",

@@ -240,7 +240,7 @@ describe('the recorder', () => {
     expect(records.filter((r) => r.type === 'transition').map((r) => r.type === 'transition' && [r.state, r.turnCount, r.transitionReason])).toEqual([
       ['callingModel', 1, null],
       ['executingTools', 1, null],
-      ['appendingResults', 1, null],
+      ['appendingResults', 1, 'tool_result'],
       ['callingModel', 2, 'tool_result'],
       ['executingTools', 2, 'tool_result'],
       ['appendingResults', 2, 'tool_result'],
