@@ -25,6 +25,22 @@ export interface Transcript {
    * at most `MAX_PROBLEMS`, then a count of the rest.
    */
   problems: string[];
+  /**
+   * The lines of valid JSON that are not a record of a known shape, as read: skipped by everything
+   * that trusts the records (resume), but kept for a reader that shows what a run wrote, broken
+   * records included (the viewer marks a tool_result written without its tool_use_id).
+   */
+  damaged: DamagedLine[];
+}
+
+export interface DamagedLine {
+  /** 1-based line number. */
+  line: number;
+  /** How many whole records come before it: where it stands among `records`. */
+  after: number;
+  value: unknown;
+  /** What is wrong with it, as in `problems`. */
+  problem: string;
 }
 
 export const MAX_PROBLEMS = 20;
@@ -33,6 +49,7 @@ export const MAX_PROBLEMS = 20;
 export function parseTranscript(text: string, path = '<text>'): Transcript {
   const records: SessionRecord[] = [];
   const problems: string[] = [];
+  const damaged: DamagedLine[] = [];
   let more = 0;
   const report = (problem: string) => {
     if (problems.length < MAX_PROBLEMS) problems.push(problem);
@@ -55,7 +72,10 @@ export function parseTranscript(text: string, path = '<text>'): Transcript {
       }
       const problem = recordProblem(value, line);
       if (problem === undefined) records.push(value as SessionRecord);
-      else report(`${where}: ${problem.length > 200 ? `${problem.slice(0, 200)}...` : problem}: skipped`);
+      else {
+        report(`${where}: ${problem.length > 200 ? `${problem.slice(0, 200)}...` : problem}: skipped`);
+        damaged.push({ line, after: records.length, value, problem });
+      }
     }
     if (newline === -1) break;
   }
@@ -63,7 +83,7 @@ export function parseTranscript(text: string, path = '<text>'): Transcript {
   const first = records[0];
   const header = first?.type === 'session' ? first : undefined;
   if (!header) problems.unshift('the transcript does not start with a session header');
-  return { path, header, records, problems };
+  return { path, header, records, problems, damaged };
 }
 
 export function readTranscript(path: string): Transcript {

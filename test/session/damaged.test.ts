@@ -80,6 +80,8 @@ describe('a damaged record', () => {
     expect(transcript.problems[0]).toMatch(problem);
     expect(transcript.problems[0]).toMatch(/: skipped$/);
     expect(transcript.records).toHaveLength(lines.length - 1);
+    // Kept as read, in its place among the records, for a reader that shows broken records (the viewer).
+    expect(transcript.damaged).toEqual([{ line: i + 1, after: i, value: record, problem: expect.any(String) }]);
     // The first message is gone, so nothing can be rebuilt past it; what is there is valid.
     expect(restored.messages).toEqual([]);
     expect(restored.repaired).toEqual(['messages from index 0 on were unreadable and are left out']);

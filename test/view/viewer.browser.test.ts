@@ -114,7 +114,7 @@ async function shown() {
 const steps = [
   { step: 'step 1 / 5', state: 'callingModel', turnCount: '1', transitionReason: 'null', messages: 1 },
   { step: 'step 2 / 5', state: 'executingTools', turnCount: '1', transitionReason: 'null', messages: 2 },
-  { step: 'step 3 / 5', state: 'appendingResults', turnCount: '1', transitionReason: 'null', messages: 3 },
+  { step: 'step 3 / 5', state: 'appendingResults', turnCount: '1', transitionReason: 'tool_result', messages: 3 },
   { step: 'step 4 / 5', state: 'callingModel', turnCount: '2', transitionReason: 'tool_result', messages: 3 },
   { step: 'step 5 / 5', state: 'done', turnCount: '2', transitionReason: 'null', messages: 4 },
 ];
