@@ -8,6 +8,7 @@ import { formatMistakeList, formatMistakeReport, symptomOf } from '../mistakes/r
 import { runMistake } from '../mistakes/run.js';
 import { agentloopHome } from '../transcript/store.js';
 import { DEMO_BANNER } from './demo.js';
+import { selfCommand } from './self.js';
 import { formatToolResult, formatToolStart, palette } from './output.js';
 
 export interface MistakeIo {
@@ -38,6 +39,6 @@ export async function mistakeCommand(name: string, io: MistakeIo): Promise<numbe
       if (event.type === 'tool_result') io.stderr.write(`${colors.dim(formatToolResult(event))}\n`);
     },
   });
-  io.stdout.write(formatMistakeReport(run));
+  io.stdout.write(formatMistakeReport(run, selfCommand()));
   return symptomOf(run) === 'none' ? 1 : 0;
 }

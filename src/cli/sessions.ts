@@ -52,6 +52,8 @@ export interface PrepareOptions {
   onRecordError: (error: Error) => void;
   /** The question the run starts with: recorded with the header or the resume, in the same write. */
   prompt?: Question | null;
+  /** A new session's label (`demo`): what tells it apart in `sessions`. */
+  label?: string;
 }
 
 /**
@@ -108,7 +110,7 @@ function newSession(home: string, id: string, prepare: PrepareOptions, fork?: Fo
   try {
     const recorder = startSession(
       home,
-      { id, cwd: prepare.cwd, model: prepare.model, prompt: prepare.prompt ?? null, ...(fork ? { fork } : {}) },
+      { id, cwd: prepare.cwd, model: prepare.model, prompt: prepare.prompt ?? null, ...(fork ? { fork } : {}), ...(prepare.label ? { label: prepare.label } : {}) },
       { onError: prepare.onRecordError },
     );
     return { id, recorder, ...empty, notices: [], outputDir: sessionFilesDir(recorder.path) };
@@ -153,8 +155,9 @@ export function formatSessions(sessions: readonly SessionSummary[]): string {
     String(s.turns),
     s.exitReason ?? '-',
     s.cwd,
-    oneLine(s.firstPrompt, 60) || '-',
+    `${s.label ? `[${s.label}] ` : ''}${oneLine(s.firstPrompt, 60) || '-'}`,
   ]);
+  // The label (`demo`, `mistake NAME`) tells apart runs of the same prompt.
   const head = ['ID', 'UPDATED', 'TURNS', 'EXIT', 'CWD', 'FIRST PROMPT'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] as number))).join('  ');

@@ -25,6 +25,7 @@ export async function openSession(options: CliOptions, cwd: string, model: strin
     cwd,
     model,
     prompt,
+    ...(options.demo ? { label: 'demo' } : {}),
     onRecordError: (error) => {
       if (warned) return;
       warned = true;

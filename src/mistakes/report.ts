@@ -79,7 +79,8 @@ export function preventingLine(run: MistakeRun): string {
   return `  ${found.path}:${found.line}: ${found.text}`;
 }
 
-export function formatMistakeReport(run: MistakeRun): string {
+/** The report; `command` runs agentloop (cli/self.ts: `agentloop`, or `node /…/main.js` in a clone). */
+export function formatMistakeReport(run: MistakeRun, command = 'agentloop'): string {
   const { mistake, mistaken, correct } = run;
   const lines = [
     `Mistake ${mistake.name}: the loop ${mistake.summary}.`,
@@ -93,7 +94,7 @@ export function formatMistakeReport(run: MistakeRun): string {
     '',
     `Saved: the mistaken run as session ${mistaken.sessionId}, the correct run (same scripted model, the real machine) as ${correct.sessionId}.`,
     'Step through both side by side:',
-    `  agentloop view --compare ${mistaken.sessionId} ${correct.sessionId}`,
+    `  ${command} view --compare ${mistaken.sessionId} ${correct.sessionId}`,
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -63,7 +63,7 @@ async function runDemo(mistake: Mistake, machine: AgentMachine | undefined, opti
     model: DEMO_MODEL_ID,
     modelCall: checkedByApi(demoModel(mistake.demo).call),
     cwd: options.cwd,
-    session: { home: options.home },
+    session: { home: options.home, label: machine ? `mistake ${mistake.name}` : `correct run (for mistake ${mistake.name})` },
     ...(machine ? { machine } : {}),
     ...(mistake.demo?.maxTurns !== undefined ? { maxTurns: mistake.demo.maxTurns } : {}),
     onEvent: (event) => {

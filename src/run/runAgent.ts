@@ -62,9 +62,10 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   hooks?: RunHooks;
   /**
    * Save the run as a session: a store (`{ home }`, e.g. `agentloopHome()`) to start a transcript
-   * in, which the run closes; or a recorder of your own, which stays open (a REPL's, say).
+   * in, which the run closes (with a `label` for its header: what tells it apart in `sessions`); or a
+   * recorder of your own, which stays open (a REPL's, say).
    */
-  session?: { home: string } | SessionRecorder;
+  session?: { home: string; label?: string } | SessionRecorder;
   /** The session id (default: the recorder's, else a new UUID). */
   sessionId?: string;
   /** Seed of the run's randomness (retry jitter); default: a random one. */
@@ -193,7 +194,8 @@ function openRecorder(options: RunAgentOptions, cwd: string, prompt: Question | 
   if (!session) return undefined;
   if ('onEvent' in session) return session;
   // The prompt goes in the header's write: no transcript exists without it.
-  return startSession(session.home, { cwd, model: options.model, prompt, ...(options.sessionId !== undefined ? { id: options.sessionId } : {}) });
+  const { home, label } = session;
+  return startSession(home, { cwd, model: options.model, prompt, ...(options.sessionId !== undefined ? { id: options.sessionId } : {}), ...(label ? { label } : {}) });
 }
 
 /** One listener for the recorder, the run's spans and the caller's `onEvent`, in that order; `undefined` when nobody listens. */

@@ -67,7 +67,7 @@ export interface ForkSource {
  */
 export function startSession(
   home: string,
-  session: { cwd: string; model: string; id?: string; prompt?: Question | null; fork?: ForkSource },
+  session: { cwd: string; model: string; id?: string; prompt?: Question | null; fork?: ForkSource; label?: string },
   options: RecorderOptions = {},
 ): SessionRecorder {
   const now = options.now ?? (() => new Date());
@@ -77,7 +77,7 @@ export function startSession(
   const fork = session.fork;
   const writer = TranscriptWriter.create(
     home,
-    { type: 'session', version: TRANSCRIPT_VERSION, id, cwd: session.cwd, createdAt, model: session.model, ...(fork ? { forkedFrom: fork.id } : {}) },
+    { type: 'session', version: TRANSCRIPT_VERSION, id, cwd: session.cwd, createdAt, model: session.model, ...(fork ? { forkedFrom: fork.id } : {}), ...(session.label ? { label: session.label } : {}) },
     options.durable === undefined ? {} : { durable: options.durable },
     ...(fork ? resumeDrafts(fork.conversation, fork.id) : []).map((draft) => ({ ...draft, at: createdAt }) as SessionRecord),
     ...(prompt !== undefined ? [{ ...promptDraft(prompt), at: createdAt }] : []),

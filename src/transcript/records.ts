@@ -26,6 +26,8 @@ export interface SessionHeader {
   model: string;
   /** `--fork-session`: the session this one was forked from (its history is copied, that transcript is untouched). */
   forkedFrom?: string;
+  /** What tells this run apart from others with the same prompt (`demo`, `mistake forget-tool-result`, ...): shown by `sessions` and the viewer's picker. */
+  label?: string;
 }
 
 /**

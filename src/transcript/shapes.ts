@@ -131,7 +131,7 @@ const at = string;
 
 /** Every record type and its shape (and those of records.ts's coming types). */
 export const RECORD_SHAPES: { readonly [T in RecordType]: Check } & Readonly<Record<string, Check>> = {
-  session: object({ version: literal(1), id: string, cwd: string, createdAt: string, model: string, forkedFrom: optional(string) }),
+  session: object({ version: literal(1), id: string, cwd: string, createdAt: string, model: string, forkedFrom: optional(string), label: optional(string) }),
   prompt: object({ at, text: string, content: optional(arrayOf(block)) }),
   transition: object({
     at,

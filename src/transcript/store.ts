@@ -100,6 +100,8 @@ export interface SessionSummary {
   /** Last write to the transcript. */
   updatedAt: string;
   firstPrompt: string;
+  /** The header's label (`demo`, `mistake NAME`, ...), when the run was given one. */
+  label?: string;
   /** Highest turn count reached. */
   turns: number;
   /** How the last run ended; `interrupted` when the process died before it ended. */
@@ -136,6 +138,7 @@ export function summarize(transcript: Transcript, updatedAt: Date): SessionSumma
     createdAt: header.createdAt,
     updatedAt: updatedAt.toISOString(),
     firstPrompt,
+    ...(header.label ? { label: header.label } : {}),
     turns,
     exitReason,
     problems: transcript.problems,
