@@ -75,6 +75,16 @@ describe('the layers of src/', () => {
     expect(core).toEqual([]);
   });
 
+  it('keep judging a command apart from running one: tools/bash/judge imports nothing of tools/bash/run', () => {
+    const judge = join(SRC, 'tools', 'bash', 'judge');
+    const intoRun = files(judge).flatMap((file) =>
+      importsOf(file, readFileSync(file, 'utf8'))
+        .filter((target) => target.startsWith('tools/bash/run/'))
+        .map((target) => `${relative(SRC, file)} -> ${target}`),
+    );
+    expect(intoRun).toEqual([]);
+  });
+
   it(`hold no file over ${MAX_LINES} lines`, () => {
     const long = files(SRC)
       .map((file) => [relative(SRC, file), readFileSync(file, 'utf8').split('\n').length - 1] as const)

@@ -22,24 +22,33 @@ export interface TmuxPane {
    * (`bracketed: false`: as a terminal without bracketed paste does).
    */
   paste(text: string, options?: { bracketed?: boolean }): Promise<void>;
-  /** The screen and its scrollback, wrapped lines joined, spaces at line ends and blank lines at the end dropped. */
-  screen(): Promise<string>;
+  /**
+   * The screen and its scrollback (`scrollback: false`: the screen alone), wrapped lines joined, spaces at line ends and
+   * blank lines at the end dropped.
+   */
+  screen(options?: { scrollback?: boolean }): Promise<string>;
   /** Polls the screen until `test` holds (a string it contains, a pattern, a predicate); the screen then. */
   waitFor(test: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
+  /** A tmux format about the pane, e.g. `#{pane_tty}`, `#{pane_title}`. */
+  show(format: string): Promise<string>;
   /** Kills the server and everything in it. */
   close(): Promise<void>;
 }
 
-/** Starts `command` (a shell command line) in a `width`×`height` pane in `cwd` with `env`. */
+/**
+ * Starts `command` (a shell command line) in a `width`×`height` pane in `cwd` with `env`; the server runs after `prefix`
+ * (e.g. `setpriv` to another user, who then owns the pane's terminal).
+ */
 export async function openTmux(
   command: string,
-  options: { cwd: string; env: NodeJS.ProcessEnv; width?: number; height?: number },
+  options: { cwd: string; env: NodeJS.ProcessEnv; width?: number; height?: number; prefix?: string[] },
 ): Promise<TmuxPane> {
   const socket = `agentloop-test-${process.pid}-${randomUUID().slice(0, 8)}`;
   const env: NodeJS.ProcessEnv = { ...options.env };
   delete env.TMUX; // a test run inside tmux must not talk to the developer's server
   delete env.TMUX_PANE;
-  const tmux = async (...args: string[]) => (await run('tmux', ['-L', socket, '-f', '/dev/null', ...args], { env, cwd: options.cwd })).stdout;
+  const [program, ...before] = [...(options.prefix ?? []), 'tmux', '-L', socket, '-f', '/dev/null'] as [string, ...string[]];
+  const tmux = async (...args: string[]) => (await run(program, [...before, ...args], { env, cwd: options.cwd })).stdout;
   const width = String(options.width ?? 100);
   const height = String(options.height ?? 30);
   await tmux('new-session', '-d', '-s', 'test', '-x', width, '-y', height, '-c', options.cwd, command);
@@ -48,8 +57,8 @@ export async function openTmux(
   const target = 'test:0.0';
   const socketPath = (await tmux('display-message', '-p', '-t', target, '#{socket_path}')).trim();
 
-  const screen = async () =>
-    (await tmux('capture-pane', '-p', '-J', '-S', '-', '-t', target))
+  const screen = async (opts: { scrollback?: boolean } = {}) =>
+    (await tmux('capture-pane', '-p', '-J', ...(opts.scrollback === false ? [] : ['-S', '-']), '-t', target))
       .split('\n')
       .map((line) => line.trimEnd())
       .join('\n')
@@ -66,7 +75,7 @@ export async function openTmux(
     paste: async (text, opts = {}) => {
       const name = `paste-${randomUUID().slice(0, 8)}`;
       await new Promise<void>((resolve, reject) => {
-        const child = execFile('tmux', ['-L', socket, '-f', '/dev/null', 'load-buffer', '-b', name, '-'], { env }, (error) =>
+        const child = execFile(program, [...before, 'load-buffer', '-b', name, '-'], { env }, (error) =>
           error ? reject(error) : resolve(),
         );
         child.stdin?.end(text);
@@ -75,6 +84,7 @@ export async function openTmux(
       await tmux('paste-buffer', ...(opts.bracketed === false ? [] : ['-p']), '-d', '-b', name, '-t', target);
     },
     screen,
+    show: async (format) => (await tmux('display-message', '-p', '-t', target, format)).trim(),
     waitFor: async (test, timeoutMs = 15_000) => {
       const holds =
         typeof test === 'string' ? (s: string) => s.includes(test) : test instanceof RegExp ? (s: string) => test.test(s) : test;

@@ -11,6 +11,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
 import { closeSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { openOutputPipe, pipeReader, prepareFifos, type OutputPipe } from './pipe.js';
 
 let warmedUp = false;
@@ -88,116 +89,134 @@ async function runBeforeSpawn(options: RunOptions): Promise<RunEnding> {
 }
 
 function run(options: RunOptions, pipe: OutputPipe): Promise<RunEnding> {
-  const { argv, cwd, env, timeoutMs, signal, onData } = options;
   const { readFd, writeFd } = pipe;
-  return new Promise((resolve) => {
-    const [file, ...args] = argv;
-    let shell: Shell;
-    try {
-      shell = spawnDetached(file, args, cwd, env, writeFd);
-      options.onSpawned?.();
-    } catch (err) {
-      closeSync(readFd); // execa refused the options; a failed spawn itself is in its result
-      resolve({ kind: 'spawn-error', message: (err as Error).message });
-      return;
-    } finally {
-      // Only the child holds the write end now: the pipe ends when it and its descendants close it.
-      closeSync(writeFd);
-    }
-    const { child, result } = shell;
-    const pid = child.pid;
-    if (pid === undefined) {
-      // Not started (no bash on the PATH, a bad cwd). Some spawn failures come as an 'error'
-      // event, others make execa return a stand-in that emits nothing: its result says why.
-      closeSync(readFd);
-      result.then(
-        (r) => resolve({ kind: 'spawn-error', message: startError(r) }),
-        (err: unknown) => resolve({ kind: 'spawn-error', message: String(err) }),
-      );
-      return;
-    }
-    // Everything from here on runs while the command starts; what it writes waits in the pipe.
-    const reader = pipeReader(readFd);
-    let stop: 'timeout' | 'aborted' | null = null;
-    let exited: { code: number | null; signal: string | null } | null = null;
-    let pipeClosed = false;
-    let drainTimer: NodeJS.Timeout | undefined;
-    let drainDeadline: NodeJS.Timeout | undefined;
-    let done = false;
+  const [file, ...args] = options.argv;
+  let shell: Shell;
+  try {
+    shell = spawnDetached(file, args, options.cwd, options.env, writeFd);
+    options.onSpawned?.();
+  } catch (err) {
+    closeSync(readFd); // execa refused the options; a failed spawn itself is in its result
+    return Promise.resolve({ kind: 'spawn-error', message: (err as Error).message });
+  } finally {
+    // Only the child holds the write end now: the pipe ends when it and its descendants close it.
+    closeSync(writeFd);
+  }
+  const { child, result } = shell;
+  if (child.pid === undefined) {
+    // Not started (no bash on the PATH, a bad cwd). Some spawn failures come as an 'error'
+    // event, others make execa return a stand-in that emits nothing: its result says why.
+    closeSync(readFd);
+    return result.then(
+      (r): RunEnding => ({ kind: 'spawn-error', message: startError(r) }),
+      (err: unknown): RunEnding => ({ kind: 'spawn-error', message: String(err) }),
+    );
+  }
+  // Everything from here on runs while the command starts; what it writes waits in the pipe.
+  return new Promise((resolve) => new Watch(child, child.pid as number, pipeReader(readFd), options, resolve));
+}
 
-    const finish = (ending: RunEnding): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      clearTimeout(drainTimer);
-      clearTimeout(drainDeadline);
-      signal.removeEventListener('abort', onAbort);
-      reader.destroy();
-      liveGroups.delete(pid);
-      resolve(ending);
-    };
-    const settle = (): void => {
-      if (exited === null || !pipeClosed) return;
-      if (stop === 'timeout') finish({ kind: 'timeout' });
-      else if (stop === 'aborted') finish({ kind: 'aborted', started: true });
-      else finish({ kind: 'exit', ...exited });
-    };
-    let chunks = 0;
-    /**
-     * Stops reading, but only after the loop has polled the pipe once more: a timer can come due while the event
-     * loop is busy elsewhere (many runs at once), before the output already waiting in the pipe was read. Output
-     * read in that poll means the pipe was not silent: the timer starts again instead.
-     */
-    let armedAt = 0;
-    const stopReadingWhenSilent = (): void => {
-      // Come due well after its time: the loop was busy, so the silence was not watched. Watch it again.
-      if (Date.now() - armedAt > DRAIN_IDLE_MS * 1.5) {
-        armDrainTimer();
-        return;
-      }
-      const seen = chunks;
-      setImmediate(() => {
-        if (chunks === seen) reader.destroy();
-      });
-    };
-    const armDrainTimer = (): void => {
-      clearTimeout(drainTimer);
-      armedAt = Date.now();
-      drainTimer = setTimeout(stopReadingWhenSilent, DRAIN_IDLE_MS);
-    };
-    const kill = (reason: 'timeout' | 'aborted'): void => {
-      if (exited === null) stop ??= reason;
-      killGroup(pid);
-    };
-    const onAbort = (): void => kill('aborted');
-    const timer = setTimeout(() => kill('timeout'), Math.min(timeoutMs, MAX_TIMER_MS));
-    signal.addEventListener('abort', onAbort, { once: true });
+/**
+ * Watches a started shell to its end: its output, its exit (then its group is killed), the end of its pipe, the
+ * timeout and the abort. The result comes when both the exit and the end of the pipe are in.
+ */
+class Watch {
+  private stop: 'timeout' | 'aborted' | null = null;
+  private exited: { code: number | null; signal: string | null } | null = null;
+  private pipeClosed = false;
+  private done = false;
+  private chunks = 0;
+  private armedAt = 0;
+  private drainTimer: NodeJS.Timeout | undefined;
+  private drainDeadline: NodeJS.Timeout | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onAbort = (): void => this.kill('aborted');
 
-    reader.on('data', (chunk: Buffer) => {
-      chunks++;
-      onData(chunk);
-      if (exited !== null) armDrainTimer();
-    });
+  constructor(
+    child: ChildProcess,
+    private readonly pid: number,
+    private readonly reader: Socket,
+    private readonly options: RunOptions,
+    private readonly resolve: (ending: RunEnding) => void,
+  ) {
+    this.timer = setTimeout(() => this.kill('timeout'), Math.min(options.timeoutMs, MAX_TIMER_MS));
+    options.signal.addEventListener('abort', this.onAbort, { once: true });
+    reader.on('data', (chunk: Buffer) => this.data(chunk));
     reader.on('error', () => undefined);
     reader.once('close', () => {
-      pipeClosed = true;
-      settle();
+      this.pipeClosed = true;
+      this.settle();
     });
     // Before execa's own listeners: the result is not kept waiting for execa's bookkeeping.
-    child.prependOnceListener('exit', (code, sig) => {
-      exited = { code, signal: sig };
-      killGroup(pid);
-      if (pipeClosed) {
-        settle(); // the usual case: the pipe ended before the exit was reported
-        return;
-      }
-      armDrainTimer();
-      // The bound on an escaped descendant that keeps writing; what is in the pipe when it comes is still read.
-      drainDeadline = setTimeout(() => setImmediate(() => reader.destroy()), DRAIN_MAX_MS);
-    });
+    child.prependOnceListener('exit', (code, signal) => this.exit(code, signal));
     child.on('error', () => undefined); // after a successful spawn (a failed kill): nothing to do
     trackGroup(pid);
-  });
+  }
+
+  private data(chunk: Buffer): void {
+    this.chunks++;
+    this.options.onData(chunk);
+    if (this.exited !== null) this.armDrainTimer();
+  }
+
+  private exit(code: number | null, signal: string | null): void {
+    this.exited = { code, signal };
+    killGroup(this.pid);
+    if (this.pipeClosed) {
+      this.settle(); // the usual case: the pipe ended before the exit was reported
+      return;
+    }
+    this.armDrainTimer();
+    // The bound on an escaped descendant that keeps writing; what is in the pipe when it comes is still read.
+    this.drainDeadline = setTimeout(() => setImmediate(() => this.reader.destroy()), DRAIN_MAX_MS);
+  }
+
+  private kill(reason: 'timeout' | 'aborted'): void {
+    if (this.exited === null) this.stop ??= reason;
+    killGroup(this.pid);
+  }
+
+  private armDrainTimer(): void {
+    clearTimeout(this.drainTimer);
+    this.armedAt = Date.now();
+    this.drainTimer = setTimeout(() => this.stopReadingWhenSilent(), DRAIN_IDLE_MS);
+  }
+
+  /**
+   * Stops reading, but only after the loop has polled the pipe once more: a timer can come due while the event
+   * loop is busy elsewhere (many runs at once), before the output already waiting in the pipe was read. Output
+   * read in that poll means the pipe was not silent: the timer starts again instead.
+   */
+  private stopReadingWhenSilent(): void {
+    // Come due well after its time: the loop was busy, so the silence was not watched. Watch it again.
+    if (Date.now() - this.armedAt > DRAIN_IDLE_MS * 1.5) {
+      this.armDrainTimer();
+      return;
+    }
+    const seen = this.chunks;
+    setImmediate(() => {
+      if (this.chunks === seen) this.reader.destroy();
+    });
+  }
+
+  private settle(): void {
+    if (this.exited === null || !this.pipeClosed) return;
+    if (this.stop === 'timeout') this.finish({ kind: 'timeout' });
+    else if (this.stop === 'aborted') this.finish({ kind: 'aborted', started: true });
+    else this.finish({ kind: 'exit', ...this.exited });
+  }
+
+  private finish(ending: RunEnding): void {
+    if (this.done) return;
+    this.done = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.drainTimer);
+    clearTimeout(this.drainDeadline);
+    this.options.signal.removeEventListener('abort', this.onAbort);
+    this.reader.destroy();
+    liveGroups.delete(this.pid);
+    this.resolve(ending);
+  }
 }
 
 /** What is read of execa's result: only why a spawn failed. */

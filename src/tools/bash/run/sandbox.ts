@@ -1,13 +1,18 @@
 /**
- * Running a command under bubblewrap: the whole file system read-only except the working
- * directory, private /tmp, /var/tmp and /run, no network (not even the host's loopback), a
- * private PID namespace, no capabilities (as root too), and what is not the task's hidden
- * (hidden.ts: secrets of the account, the agent's home, .env files, unix sockets).
+ * The sandboxed way (`--sandbox`): a command runs under bubblewrap with the whole file system read-only except the
+ * working directory, private /tmp, /var/tmp and /run, no network (not even the host's loopback), a private PID namespace
+ * killed with the agent, no capabilities (as root too), the kernel's settings read-only (kernel.ts), a new session and a
+ * /dev of its own (no terminal of the user's), and what is not the task's hidden (hidden.ts: secrets of the account, the
+ * agent's home, .env files, unix sockets).
  */
-import { accessSync, chmodSync, constants, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { hiddenPaths, isDotEnvName, planMounts, PRIVATE_DIRS, socketPaths, type Found } from './hidden.js';
+import { procReadOnlyArgs } from './kernel.js';
+import { backstop, findExecutable } from './programs.js';
+import { launch, type CommandRunner, type RunEnding } from './runner.js';
 
 export class SandboxUnavailableError extends Error {
   override name = 'SandboxUnavailableError';
@@ -23,20 +28,6 @@ export function requireBwrap(pathVar: string | undefined): string {
     );
   }
   return found;
-}
-
-export function findExecutable(name: string, pathVar: string | undefined): string | undefined {
-  for (const dir of (pathVar ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 /** What the sandbox hides and shows besides its rules (hidden.ts). */
@@ -66,10 +57,12 @@ export function sandboxArgv(
     '--ro-bind', '/', '/',
     '--dev', '/dev',
     '--proc', '/proc',
+    ...procReadOnlyArgs(),
     ...sandboxMounts(cwd, view),
     '--unshare-net',
     '--unshare-pid',
     '--die-with-parent',
+    '--new-session',
     // As root, bwrap keeps every capability unless told: a command could remount / read-write.
     '--cap-drop', 'ALL',
     '--chdir', cwd,
@@ -77,6 +70,42 @@ export function sandboxArgv(
     ...before,
     'bash', '-c', command,
   ];
+}
+
+/** What the sandboxed way is made of; the environment and the folders to show are read at each command. */
+export interface SandboxSettings {
+  bwrap: string;
+  /** coreutils' timeout, for the backstop (programs.ts). */
+  timeout: string | undefined;
+  /** The environment the tool starts from (read at each command: the caller may load a .env file later). */
+  env(): Readonly<Record<string, string | undefined>>;
+  /** More paths to hide (the session store the agent writes to). */
+  hide?: readonly string[];
+  /** Folders shown read-only wherever they are (the saved output of long commands, once its folder exists). */
+  reveal(): readonly string[];
+}
+
+export function sandboxRunner(settings: SandboxSettings): CommandRunner {
+  return {
+    kind: 'sandboxed',
+    async run(run) {
+      const cwd = await directory(run.cwd);
+      if (cwd === undefined) return { kind: 'spawn-error', message: `no such directory: ${run.cwd}` } satisfies RunEnding;
+      const view: SandboxView = { env: settings.env(), reveal: settings.reveal(), ...(settings.hide ? { hide: settings.hide } : {}) };
+      const argv = sandboxArgv(settings.bwrap, cwd, run.command, backstop(settings.timeout, run.timeoutMs), view);
+      return launch(argv, { ...run, cwd });
+    },
+  };
+}
+
+/** The real path of `path` when it is a directory: what the sandbox binds (a symbolic link cannot be bound). */
+async function directory(path: string): Promise<string | undefined> {
+  try {
+    const real = await realpath(path);
+    return (await stat(real)).isDirectory() ? real : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The mounts that make the private directories, bind `cwd` and hide what is not the task's. */

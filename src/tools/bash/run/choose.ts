@@ -1,0 +1,86 @@
+/**
+ * Chooses how the bash tool runs its commands, once per tool (runner.ts lists the ways), and tries each way that
+ * needs the kernel's help once per process before trusting it (a namespace may be refused, e.g. in a container without
+ * user namespaces): bubblewrap first, then util-linux's unshare, then, with a warning, bash alone.
+ */
+import { execFile } from 'node:child_process';
+import { containedArgv, containedRunner } from './contained.js';
+import { plainRunner } from './plain.js';
+import { findExecutable } from './programs.js';
+import type { CommandRunner } from './runner.js';
+import { sandboxRunner, type SandboxSettings } from './sandbox.js';
+import { unshareArgv, unshareRunner } from './unshare.js';
+
+export interface RunnerWanted {
+  /** The sandbox's settings when `--sandbox` is on (bubblewrap was found at creation). */
+  sandbox?: Omit<SandboxSettings, 'timeout'>;
+  /** Contain commands in a PID namespace when not sandboxed. */
+  contain: boolean;
+  /** Where the programs are looked up: the PATH commands get. */
+  pathVar: string | undefined;
+}
+
+export function chooseRunner(wanted: RunnerWanted): Promise<CommandRunner> {
+  const timeout = findExecutable('timeout', wanted.pathVar);
+  if (wanted.sandbox !== undefined) return Promise.resolve(sandboxRunner({ ...wanted.sandbox, timeout }));
+  if (!wanted.contain) return Promise.resolve(plainRunner());
+  return containment(wanted.pathVar);
+}
+
+const probes = new Map<string, Promise<CommandRunner>>();
+
+/** The contained way that works with the programs on `pathVar`, tried once per process. */
+function containment(pathVar: string | undefined): Promise<CommandRunner> {
+  const key = pathVar ?? '';
+  let probe = probes.get(key);
+  if (probe === undefined) {
+    probe = probeContainment(pathVar);
+    probes.set(key, probe);
+  }
+  return probe;
+}
+
+async function probeContainment(pathVar: string | undefined): Promise<CommandRunner> {
+  const timeout = findExecutable('timeout', pathVar);
+  const why: string[] = [];
+  const bwrap = findExecutable('bwrap', pathVar);
+  if (bwrap === undefined) why.push("'bwrap' was not found on PATH (Debian/Ubuntu: apt-get install bubblewrap)");
+  else {
+    const refused = await refusal(containedArgv(bwrap, undefined, '/', 'true', 10_000));
+    if (refused === null) return containedRunner(bwrap, timeout);
+    why.push(`bwrap cannot make a PID namespace here: ${refused}`);
+  }
+  const unshare = findExecutable('unshare', pathVar);
+  const setpriv = findExecutable('setpriv', pathVar);
+  if (unshare === undefined || setpriv === undefined) why.push("util-linux's 'unshare' and 'setpriv' were not found on PATH");
+  else {
+    const refused = await refusal(unshareArgv({ unshare, setpriv, timeout: undefined }, 'true', 10_000));
+    if (refused === null) return unshareRunner({ unshare, setpriv, timeout });
+    why.push(`unshare cannot make a PID namespace here: ${refused}`);
+  }
+  warnUncontained(why.join('; '));
+  return plainRunner(timeout);
+}
+
+/** Runs `argv` (a `true` command); null when it worked, else what it said. */
+function refusal(argv: [string, ...string[]]): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile(argv[0], argv.slice(1), { timeout: 10_000, cwd: '/' }, (err, _out, stderr) =>
+      resolve(err === null ? null : (stderr.trim() || err.message)),
+    );
+  });
+}
+
+let warned = false;
+
+/** Says once per process that commands are not contained, and why. */
+function warnUncontained(reason: string): void {
+  if (warned) return;
+  warned = true;
+  process.emitWarning(
+    `bash tool: commands are not contained: ${reason}. A process a command starts with setsid, or one still ` +
+      "running when the agent is killed, can outlive it; commands can read the agent's environment in /proc, and as " +
+      "root write the kernel's settings and type into the user's terminal.",
+    { code: 'AGENTLOOP_UNCONTAINED' },
+  );
+}

@@ -1,0 +1,54 @@
+/**
+ * The contained way (the default): what a command starts never outlives it, nor the agent, and it cannot reach the
+ * agent, the kernel's settings or the user's terminal, as root too.
+ *
+ * Every command runs under bubblewrap in a PID namespace of its own, with the host's file system as it is:
+ *
+ * - when the command's shell exits, the namespace's first process exits, and the kernel kills everything left in the
+ *   namespace: `setsid`, `nohup`, double forks and daemons included;
+ * - `--die-with-parent` ties the namespace to the agent (PR_SET_PDEATHSIG): when the agent dies by any signal, SIGKILL
+ *   included, the namespace goes with it;
+ * - `timeout -s KILL` inside the namespace enforces the timeout even when the agent cannot (programs.ts);
+ * - a /proc of its own shows only its processes; root keeps only Docker's default capabilities (kernel.ts), so it
+ *   cannot unmount that /proc to see the host's under it (the agent's environment, command line, open files);
+ * - /proc/sys, /sys and the like are read-only (kernel.ts);
+ * - a new session (`--new-session`) with no controlling terminal, a /dev of its own with its own pseudo-terminals, the
+ *   host's devices brought back except the terminals and input devices (devices.ts), and no CAP_SYS_ADMIN, without
+ *   which TIOCSTI into a terminal that is not the caller's fails: nothing reaches the user's terminal.
+ *
+ * A process group (the plain way) is escaped by `setsid`, and a dead agent kills nothing; `PR_SET_PDEATHSIG` alone
+ * (`setpriv --pdeathsig`) covers only the direct child; a cgroup is not removed when the agent dies and needs a
+ * delegated hierarchy. A PID namespace has none of these gaps; it costs one namespace per command (BENCHMARKS.md).
+ */
+import { hostDevices } from './devices.js';
+import { procReadOnlyArgs, rootCapabilityArgs } from './kernel.js';
+import { backstop, isRoot } from './programs.js';
+import { launch, type CommandRunner } from './runner.js';
+
+/** The argv of `command` contained, working in `cwd` (`timeoutBin`: coreutils' timeout, for the backstop). */
+export function containedArgv(bwrap: string, timeoutBin: string | undefined, cwd: string, command: string, timeoutMs: number): [string, ...string[]] {
+  return [
+    bwrap,
+    '--dev-bind', '/', '/',
+    '--dev', '/dev',
+    ...hostDevices().bwrapArgs,
+    '--proc', '/proc',
+    ...procReadOnlyArgs(),
+    '--ro-bind', '/sys', '/sys',
+    '--unshare-pid',
+    '--die-with-parent',
+    '--new-session',
+    ...rootCapabilityArgs(isRoot()),
+    '--chdir', cwd,
+    '--',
+    ...backstop(timeoutBin, timeoutMs),
+    'bash', '-c', command,
+  ];
+}
+
+export function containedRunner(bwrap: string, timeoutBin: string | undefined): CommandRunner {
+  return {
+    kind: 'contained',
+    run: (run) => launch(containedArgv(bwrap, timeoutBin, run.cwd, run.command, run.timeoutMs), run),
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * What keeps a command off the kernel's settings, as root too, in every way of running it under a namespace.
+ *
+ * Root owns `/proc/sys/*` and `/sys/*`: a root command writes them whatever its capabilities (`core_pattern =
+ * |/path/x.sh` has the kernel run that file as host root at the next crash). Read-only mounts stop the write, and
+ * without CAP_SYS_ADMIN they cannot be remounted, nor unmounted to show what is under them (the host's /proc under
+ * the command's own). Why not a user namespace that maps root to an unprivileged id instead: the working directory
+ * would then belong to another user (root's files in it unwritable, new files owned by nobody).
+ */
+
+/** Made read-only over the command's /proc, as Docker does (bubblewrap already does /proc/irq and /proc/bus). */
+export const PROC_READ_ONLY = ['/proc/sys', '/proc/sysrq-trigger', '/proc/fs'] as const;
+
+/** bubblewrap's options for PROC_READ_ONLY, after `--proc /proc`. */
+export function procReadOnlyArgs(): string[] {
+  return PROC_READ_ONLY.flatMap((path) => ['--ro-bind-try', path, path]);
+}
+
+/**
+ * What a root command keeps outside the sandbox: Docker's default set less CAP_MKNOD (a device node of the user's
+ * terminal could be made again), so that ordinary root work (installing packages, chown, binding port 80) goes on.
+ * Gone with the rest: CAP_SYS_ADMIN (mount, umount, TIOCSTI into another terminal, setns), CAP_SYS_PTRACE,
+ * CAP_SYS_MODULE, CAP_SYS_RAWIO (/dev/mem), CAP_SYS_BOOT, CAP_BPF, CAP_PERFMON, CAP_DAC_READ_SEARCH
+ * (open_by_handle_at), CAP_NET_ADMIN, CAP_SYS_TIME, CAP_SYSLOG, CAP_SYS_RESOURCE, CAP_MAC_*, CAP_AUDIT_CONTROL.
+ */
+export const ROOT_CAPABILITIES = [
+  'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'SETGID', 'SETUID', 'SETPCAP', 'NET_BIND_SERVICE', 'NET_RAW',
+  'SYS_CHROOT', 'AUDIT_WRITE', 'SETFCAP',
+] as const;
+
+/** bubblewrap's options that leave a root command ROOT_CAPABILITIES only (an unprivileged one has none anyway). */
+export function rootCapabilityArgs(root: boolean): string[] {
+  if (!root) return [];
+  return ['--cap-drop', 'ALL', ...ROOT_CAPABILITIES.flatMap((cap) => ['--cap-add', `CAP_${cap}`])];
+}
+
+/** setpriv's option that leaves ROOT_CAPABILITIES in the bounding set (for the unshare way). */
+export function rootBoundingSet(): string {
+  return `-all,${ROOT_CAPABILITIES.map((cap) => `+${cap.toLowerCase()}`).join(',')}`;
+}

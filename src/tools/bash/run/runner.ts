@@ -1,0 +1,42 @@
+/**
+ * One interface for every way of running a command (pi's BashOperations, mini-swe-agent's environments): the bash
+ * tool chooses its runner once (choose.ts) and hands it each command. The ways:
+ *
+ * - plain.ts: bash in a process group of its own, nothing more (asked for, or where nothing can contain);
+ * - contained.ts: a PID namespace of its own made by bubblewrap, the host's file system as it is, root's dangerous
+ *   capabilities, the kernel's settings and the user's terminals out of reach (the default);
+ * - unshare.ts: the same made with util-linux's unshare, where bubblewrap is missing;
+ * - sandbox.ts: bubblewrap with a read-only system, no network, what is not the task's hidden (`--sandbox`).
+ *
+ * Each builds the argv of its command and starts it with the process runner (process.ts), loaded on first use: a run
+ * that never calls the tool never loads execa.
+ */
+import type { RunEnding, RunOptions } from './process.js';
+
+export type { RunEnding } from './process.js';
+
+export type RunnerKind = 'plain' | 'contained' | 'unshare' | 'sandboxed';
+
+/** One command to run: what the process runner needs besides the argv. */
+export type CommandRun = Omit<RunOptions, 'argv'> & { command: string };
+
+export interface CommandRunner {
+  readonly kind: RunnerKind;
+  /** Runs `run.command` with bash in `run.cwd`; resolves once it has ended, never rejects. */
+  run(run: CommandRun): Promise<RunEnding>;
+}
+
+let processes: Promise<typeof import('./process.js')> | undefined;
+
+/** The process runner (and execa behind it), loaded once. */
+export function loadProcesses(): Promise<typeof import('./process.js')> {
+  processes ??= import('./process.js');
+  return processes;
+}
+
+/** Starts `argv` (after `before`, e.g. the timeout backstop) as the command `run` describes, in a process group of its own. */
+export async function launch(argv: [string, ...string[]], run: CommandRun, before: string[] = []): Promise<RunEnding> {
+  const { runInProcessGroup } = await loadProcesses();
+  const { command: _command, ...options } = run;
+  return runInProcessGroup({ ...options, argv: [...before, ...argv] as [string, ...string[]] });
+}
