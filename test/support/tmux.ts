@@ -47,7 +47,7 @@ export async function openTmux(
   const env: NodeJS.ProcessEnv = { ...options.env };
   delete env.TMUX; // a test run inside tmux must not talk to the developer's server
   delete env.TMUX_PANE;
-  const [program, ...before] = [...(options.prefix ?? []), 'tmux', '-L', socket, '-f', '/dev/null'] as [string, ...string[]];
+  const [program = 'tmux', ...before] = [...(options.prefix ?? []), 'tmux', '-L', socket, '-f', '/dev/null'];
   const tmux = async (...args: string[]) => (await run(program, [...before, ...args], { env, cwd: options.cwd })).stdout;
   const width = String(options.width ?? 100);
   const height = String(options.height ?? 30);

@@ -66,7 +66,7 @@ const WAYS = [
 ];
 
 describe.each(testUsers())('as $name', (user) => {
-  it.each(WAYS)('$way: no kernel setting written, nothing unmounted, the agent out of reach', { timeout: 60_000 }, async ({ flags, hideBwrap }, ctx) => {
+  it.for(WAYS)('$way: no kernel setting written, nothing unmounted, the agent out of reach', { timeout: 60_000 }, async ({ flags, hideBwrap }, ctx) => {
     if (user.skip !== undefined) ctx.skip(user.skip);
     const project = await openCliProject('escape', { apiKey: API_KEY });
     try {

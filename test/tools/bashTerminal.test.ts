@@ -85,7 +85,7 @@ describe.each(testUsers())('as $name', (user) => {
     }
   });
 
-  it.each(WAYS)('$way: the pane is left as it was and nothing is typed', { timeout: 60_000 }, async ({ flags, hideBwrap }, ctx) => {
+  it.for(WAYS)('$way: the pane is left as it was and nothing is typed', { timeout: 60_000 }, async ({ flags, hideBwrap }, ctx) => {
     if (user.skip !== undefined) ctx.skip(user.skip);
     const { project, pane, tty, close } = await open(user);
     try {

@@ -79,8 +79,8 @@ function warnUncontained(reason: string): void {
   warned = true;
   process.emitWarning(
     `bash tool: commands are not contained: ${reason}. A process a command starts with setsid, or one still ` +
-      "running when the agent is killed, can outlive it; commands can read the agent's environment in /proc, and as " +
-      "root write the kernel's settings and type into the user's terminal.",
+      "running when the agent is killed, can outlive it; commands can read the agent's environment in /proc and write " +
+      "to the user's terminal, and as root write the kernel's settings and type into that terminal.",
     { code: 'AGENTLOOP_UNCONTAINED' },
   );
 }
