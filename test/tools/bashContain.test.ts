@@ -56,6 +56,7 @@ const DIST_BASH = fileURLToPath(new URL('../../dist/tools/bash/bashTool.js', imp
 describe('the timeout holds without the agent', () => {
   it.each([['contained', '{}'], ['sandboxed', '{ sandbox: true }']])(
     '%s: an agent stopped with SIGSTOP still has its command killed at the timeout',
+    { timeout: 90_000 },
     async (_mode, options) => {
       const m = marked();
       const late = join(dir, 'late');
@@ -63,16 +64,17 @@ describe('the timeout holds without the agent', () => {
       const script = `
         import { createBashTool } from ${JSON.stringify(DIST_BASH)};
         const tool = createBashTool(${options});
-        await tool.run({ command: 'touch started; sleep ${m}; touch late', timeout: 3000 }, { cwd: ${JSON.stringify(dir)}, signal: new AbortController().signal });
+        await tool.run({ command: 'touch started; sleep ${m}; touch late', timeout: 8000 }, { cwd: ${JSON.stringify(dir)}, signal: new AbortController().signal });
       `;
       const agent = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
       try {
         const sleeping = () => liveWithMarker(m).filter((p) => p.cmdline.startsWith('sleep '));
         // Stopped once the command runs (under load, `sleep` starts a while after `touch started`).
-        await waitFor(() => existsSync(join(dir, 'started')) && sleeping().length === 1, 10_000);
+        // The agent's start and the command's take seconds on a loaded machine: well within its timeout of 8 s.
+        await waitFor(() => existsSync(join(dir, 'started')) && sleeping().length === 1, 30_000);
         agent.kill('SIGSTOP');
         // The agent's timer cannot fire; the backstop in the namespace fires a second after it would have.
-        expect(await waitUntilEmpty(sleeping, 10_000)).toEqual([]);
+        expect(await waitUntilEmpty(sleeping, 30_000)).toEqual([]);
         expect(existsSync(late)).toBe(false);
       } finally {
         agent.kill('SIGKILL');

@@ -41,7 +41,8 @@ const mkfifoCalls = (): number => started.filter((file) => file === 'mkfifo').le
 const pipeDirs = (): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith(`agentloop-pipe-${process.pid}-`));
 
 describe('bash tool: output pipes', () => {
-  it('more commands at once than a batch holds each get their own pipe', async () => {
+  // Up to a hundred commands each: some 30 s on a loaded machine.
+  it('more commands at once than a batch holds each get their own pipe', { timeout: 120_000 }, async () => {
     const n = 70; // a batch is 64: the last ones wait for a second batch
     const results = await Promise.all(
       Array.from({ length: n }, (_, i) => tool.run({ command: `echo out${i}; echo err${i} >&2` }, context(dir))),
@@ -50,7 +51,7 @@ describe('bash tool: output pipes', () => {
     expect(mkfifoCalls()).toBeLessThanOrEqual(3);
   });
 
-  it('makes FIFOs in batches: one mkfifo process for dozens of commands', async () => {
+  it('makes FIFOs in batches: one mkfifo process for dozens of commands', { timeout: 120_000 }, async () => {
     for (let i = 0; i < 100; i++) {
       expect(await tool.run({ command: 'true' }, context(dir))).toEqual({ isError: false, content: '(no output)' });
     }
