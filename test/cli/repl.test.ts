@@ -96,9 +96,12 @@ describe('the REPL: input', () => {
   it('an empty line sends nothing and the REPL stays', async () => {
     project.server.enqueue(answer('still here'));
     const p = await startRepl();
+    const prompts = (n: number) => (s: string) => s.split('\n').filter((l) => l === PROMPT).length === n;
+    // One line at a time: two lines read in one chunk are a paste (one message), whatever the machine's load.
     await p.line('');
+    await p.waitFor(prompts(2));
     await p.line('   ');
-    await p.waitFor((s) => s.split('\n').filter((l) => l === PROMPT).length === 3);
+    await p.waitFor(prompts(3));
     expect(project.server.requests).toHaveLength(0);
     await p.line('hello');
     await settled(p, 'still here');

@@ -47,6 +47,9 @@ export async function openTmux(
   const env: NodeJS.ProcessEnv = { ...options.env };
   delete env.TMUX; // a test run inside tmux must not talk to the developer's server
   delete env.TMUX_PANE;
+  // tmux runs the pane's command with $SHELL, else the user's login shell: nobody's is nologin, which exits at once
+  // (an empty environment, as in CI, has no SHELL).
+  env.SHELL = '/bin/sh';
   const [program = 'tmux', ...before] = [...(options.prefix ?? []), 'tmux', '-L', socket, '-f', '/dev/null'];
   const tmux = async (...args: string[]) => (await run(program, [...before, ...args], { env, cwd: options.cwd })).stdout;
   const width = String(options.width ?? 100);

@@ -176,7 +176,7 @@ async function runCommand(tool: BashState, parsed: { command: string; timeout?: 
     env: context.env ? { ...env, ...context.env } : env,
     timeoutMs,
     signal: context.signal,
-    onData: (chunk) => output.write(chunk),
+    onData: (chunk) => output.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
     onSpawned: spawned,
   });
   // The working directory is checked only when the spawn fails: a stat before each command would cost a round trip to

@@ -40,7 +40,8 @@ export interface RunOptions {
   env: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
-  onData(chunk: Buffer): void;
+  /** Bytes as read (a Buffer; typed as what it is to a program without Node's types: the package's types need none). */
+  onData(chunk: Uint8Array): void;
   /** Called once: when the spawn has returned (the shell runs, or it failed to start), or when the run ends without one. */
   onSpawned?(): void;
 }
