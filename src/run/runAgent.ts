@@ -15,6 +15,7 @@ import { toolDefinition, type Tool } from '../core/tool.js';
 import { toRunError } from '../core/run.js';
 import type { AnthropicModelOptions } from '../anthropic/call.js';
 import { appendUser, appendUserText, textOf } from '../history/messages.js';
+import { historyProblems, InvalidHistoryError } from '../history/validate.js';
 import type { AgentMachine } from '../machine/agentMachine.js';
 import type { AgentContext } from '../machine/context.js';
 import { createBashTool } from '../tools/bash/bashTool.js';
@@ -48,7 +49,10 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   cwd?: string;
   /** Added to the system prompt (the default one, or `system`). */
   appendSystemPrompt?: string;
-  /** The conversation so far; the prompt is added to it. */
+  /**
+   * The conversation so far; the prompt is added to it. A history the API would refuse (historyProblems,
+   * history/validate.ts) makes runAgent throw an `InvalidHistoryError` before anything is recorded or sent.
+   */
   messages?: MessageParam[];
   /** Turn count to go on from when resuming a run (default 1). */
   turnCount?: number;
@@ -114,6 +118,9 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   if (startMessages[startMessages.length - 1]?.role !== 'user') {
     throw new Error('runAgent needs a prompt, or a history that ends with a user message');
   }
+  // What the API would refuse is refused here, before anything is recorded or sent.
+  const problems = historyProblems(startMessages);
+  if (problems.length > 0) throw new InvalidHistoryError(problems);
   // The prompt is on disk before anything that takes time (a kill from here on loses nothing of it).
   const recorder = openRecorder(options, cwd, prompt);
   if (prompt) recorder?.prompt(prompt);

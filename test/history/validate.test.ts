@@ -13,6 +13,7 @@ describe('historyProblems', () => {
   it('accepts a valid two-turn history, and one that ends with an assistant prefill', () => {
     expect(historyProblems([user('hi'), assistant([use('a')]), user([result('a')]), assistant('done')])).toEqual([]);
     expect(historyProblems([user('hi'), assistant('partial')])).toEqual([]);
+    expect(historyProblems([user('hi'), assistant([use('toolu_01AbZ-9_x')]), user([result('toolu_01AbZ-9_x')])])).toEqual([]);
   });
 
   it.each<[string, MessageParam[], RegExp]>([
@@ -43,6 +44,19 @@ describe('historyProblems', () => {
       [user('a'), assistant([{ type: 'tool_use', id: 't', name: 'bash', input: 'ls' }]), user([result('t')])],
       /not an object/,
     ],
+    ['an empty text block', [user([{ type: 'text', text: '' }])], /messages\[0\] \(user\) has an empty text block/],
+    ['a text block of white space only', [user('a'), assistant([{ type: 'text', text: ' \n\t' }])], /messages\[1\] \(assistant\) has a text block of white space only/],
+    ['content of white space only', [user('a'), assistant('  \n')], /messages\[1\] \(assistant\) is empty/],
+    [
+      'a tool_use id the API refuses',
+      [user('a'), assistant([use('toolu_../../x"<>')]), user([result('toolu_../../x"<>')])],
+      /tool_use id "toolu_\.\.\/\.\.\/x\\"<>" the API refuses/,
+    ],
+    ['a tool_use in a user message', [user([use('t')])], /messages\[0\] \(user\) has a tool_use block/],
+    ['a tool_result in an assistant message', [user('a'), assistant([use('t'), result('t')]), user([result('t')])], /messages\[1\] \(assistant\) has a tool_result block/],
+    ['a message of another role', [{ role: 'system', content: 'x' } as unknown as MessageParam], /has the role "system"/],
+    ['a block that is no object', [user([null as never])], /a block that is not an object with a type/],
+    ['content that is no list', [user({ type: 'text', text: 'x' } as never)], /neither a string nor a list/],
   ])('rejects %s', (_, messages, problem) => {
     expect(historyProblems(messages).join('\n')).toMatch(problem);
   });

@@ -53,3 +53,30 @@ describe('--resume of a damaged transcript', () => {
     for (const request of server.requests) expect(historyProblems(request.body?.messages ?? [])).toEqual([]);
   });
 });
+
+describe('--continue of a transcript whose history the API would refuse (issue 24)', () => {
+  const REFUSED: Array<[string, unknown, RegExp]> = [
+    ['an empty reply text (as written before the stream reader refused it)', [{ type: 'text', text: '' }], /messages\[1\] \(assistant\) has an empty text block/],
+    ['a reply text of white space', [{ type: 'text', text: '\n\n' }], /has a text block of white space only/],
+    ['a tool_result in the reply', [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'x' }], /has a tool_result block/],
+  ];
+  it.each(REFUSED)('%s: reported with exit 2, nothing sent, the transcript untouched', async (_name, content, problem) => {
+    server.enqueue({ content: [{ type: 'text', text: 'First answer.' }], stop_reason: 'end_turn' });
+    const first = await runCli(['-p', 'hello', '--output-format', 'json'], { cwd: dir, env });
+    expect(first.code, first.stderr).toBe(0);
+    const [[name, text]] = [...transcripts(home).entries()] as [[string, string]];
+    const lines = text.trimEnd().split('\n');
+    const at = lines.findIndex((l) => l.includes('"type":"message"') && l.includes('"role":"assistant"'));
+    const record = JSON.parse(lines[at] as string) as { message: { content: unknown } };
+    record.message.content = content;
+    lines[at] = JSON.stringify(record);
+    const damaged = `${lines.join('\n')}\n`;
+    writeFileSync(join(home, 'sessions', name), damaged);
+
+    const resumed = await runCli(['--continue', '-p', 'again?', '--output-format', 'json'], { cwd: dir, env });
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toMatch(new RegExp(`session ${name.slice(0, 36)} cannot be resumed: .*${problem.source}`));
+    expect(server.requests).toHaveLength(1);
+    expect(transcripts(home).get(name)).toBe(damaged);
+  });
+});

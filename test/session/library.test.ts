@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { MessageParam } from '../../src/core/messages.js';
+import { InvalidHistoryError } from '../../src/history/validate.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { restoreConversation } from '../../src/transcript/resume.js';
 import { runAgent } from '../../src/run/runAgent.js';
@@ -60,6 +62,40 @@ describe('runAgent({ session: { home }, sessionId })', () => {
     expect(model.requests).toHaveLength(1);
     expect(readFileSync(findSession(home, 'my-session'), 'utf8')).toBe(before);
   });
+});
+
+describe('runAgent({ messages }) with a history the API would refuse', () => {
+  const bad: Array<[string, MessageParam[], RegExp]> = [
+    ['an empty text block', [{ role: 'user', content: [{ type: 'text', text: '' }] }, { role: 'assistant', content: 'ok' }], /empty text block/],
+    ['a text block of white space', [{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'text', text: '\n ' }] }], /white space only/],
+    ['a tool_use in a user message', [{ role: 'user', content: [{ type: 'tool_use', id: 'toolu_1', name: 'echo', input: {} }] }, { role: 'assistant', content: 'ok' }], /has a tool_use block/],
+    [
+      'a tool_result in an assistant message',
+      [{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'x' }] as never }],
+      /has a tool_result block/,
+    ],
+    [
+      'a tool_use id outside ^[a-zA-Z0-9_-]+$',
+      [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_../x', name: 'echo', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_../x', content: 'x' }] },
+        { role: 'assistant', content: 'ok' },
+      ],
+      /the API refuses/,
+    ],
+  ];
+  for (const [name, messages, problem] of bad) {
+    it(`${name}: throws InvalidHistoryError naming it, before anything is recorded or sent`, async () => {
+      home = mkdtempSync(join(tmpdir(), 'agentloop-lib-'));
+      const model = scriptedModel([reply.text('never')]);
+      const run = runAgent('next', { model: 'scripted', modelCall: model.call, tools: [echoTool()], session: { home }, cwd: home, messages });
+      await expect(run).rejects.toThrow(InvalidHistoryError);
+      await expect(run).rejects.toThrow(problem);
+      expect(model.requests).toHaveLength(0);
+      expect(listSessions(home)).toEqual([]);
+    });
+  }
 });
 
 describe('a question of content blocks', () => {
