@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { assertValidHistory, InvalidHistoryError } from '../history/validate.js';
 import { withCacheBreakpoints } from './cache.js';
 import { toModelError } from './errors.js';
-import { ReplyBuilder } from './stream.js';
+import { ReplyBuilder, StreamProtocolError } from './stream.js';
 import type { ModelCall, ModelReply, ModelRequest } from '../core/model.js';
 import { ModelError } from '../core/model.js';
 
@@ -111,6 +111,11 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
         throw new ModelError('timeout', `the API stream sent nothing for ${idleTimeoutMs} ms`, { midStream: reply.started });
       }
       if (signal.aborted) throw error;
+      if (error instanceof StreamProtocolError) {
+        // Refused like a reply that would break the history: never appended, retried.
+        local.abort(error);
+        throw new ModelError('invalid_reply', `the API stream broke the protocol: ${error.message}`, { midStream: reply.started });
+      }
       throw toModelError(error, reply.started, reading);
     } finally {
       clearTimeout(idle);

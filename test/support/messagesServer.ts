@@ -48,6 +48,11 @@ export interface ReplyStep {
    * A non-streamed request gets the content as scripted.
    */
   cutInsideLastBlock?: boolean;
+  /**
+   * Streamed requests only: the SSE frames as they go out, given those the reply would stream: for a server that
+   * breaks the protocol (a block after `message_stop`, a second `content_block_start`, deltas of the wrong kind, ...).
+   */
+  rewrite?: (frames: SseFrame[]) => SseFrame[];
 }
 
 /** An HTTP error answered as `{"type":"error","error":{type,message},"request_id"}`. */
@@ -472,7 +477,8 @@ function replyToSseFrames(reply: ReplyStep, ctx: AnswerContext): SseFrame[] {
   const blocks = reply.content.flatMap((block, index) =>
     blockFrames(block, index, reply.cutInsideLastBlock === true && index === lastIndex, ctx.deltaChars),
   );
-  return [...messageStartFrames(ctx, usage), ...blocks, ...messageEndFrames(reply.stop_reason, usage)];
+  const frames = [...messageStartFrames(ctx, usage), ...blocks, ...messageEndFrames(reply.stop_reason, usage)];
+  return reply.rewrite ? reply.rewrite(frames) : frames;
 }
 
 function messageStartFrames(ctx: AnswerContext, usage: UsageCounts): SseFrame[] {
