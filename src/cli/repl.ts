@@ -11,7 +11,7 @@ import type { CliOptions } from './args.js';
 import type { PreparedSession } from './sessions.js';
 import { describeError, palette } from './output.js';
 import { PROMPT, openReplInput } from './replInput.js';
-import { type ModelChoice, limitsOf, openSession, progressPrinter } from './start.js';
+import { type ModelChoice, limitsOf, openSession, progressPrinter, refusalWarner } from './start.js';
 import { onEndSignals } from './signals.js';
 import { type LastRun, type SessionCost, type SlashCommand, costText, helpText, parseSlash, stateText, unknownText } from './slash.js';
 import { createSpinner } from './spinner.js';
@@ -80,6 +80,7 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
   /** What a run shows as it goes: the model's text (of every turn), tool calls, retries, the thinking line. */
   const shower = () => {
     const printProgress = progressPrinter();
+    const warn = refusalWarner();
     let open = false; // a line of streamed text is open
     let turnText = false; // this turn's text was streamed
     const endLine = () => {
@@ -87,6 +88,7 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
       open = false;
     };
     const onEvent = (event: RunEvent) => {
+      warn(event);
       if (event.type === 'request') {
         endLine();
         spinner.start();

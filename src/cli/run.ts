@@ -11,7 +11,7 @@ import type { CliOptions } from './args.js';
 import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
 import { describeError, exitCodeOf, palette, toJsonResult } from './output.js';
 import { onEndSignals } from './signals.js';
-import { type ModelChoice, limitsOf, openSession, progressPrinter } from './start.js';
+import { type ModelChoice, limitsOf, openSession, progressPrinter, refusalWarner } from './start.js';
 import { type PermissionGate, RuleError, permissionGate } from './permissions.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { startTelemetry } from './telemetry.js';
@@ -66,8 +66,10 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
       : format === 'text' && verbose
         ? progressPrinter()
         : undefined;
+  const warn = refusalWarner();
   const printer = (event: RunEvent) => {
     meter.onEvent(event);
+    warn(event);
     show?.(event);
   };
   const { runAgent } = await loadRunner();

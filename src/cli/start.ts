@@ -6,6 +6,7 @@ import { defaultRunConfig } from '../core/config.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunHooks } from '../core/hooks.js';
 import type { ModelCall } from '../core/model.js';
+import { plural } from '../core/plural.js';
 import type { RunTracing } from '../otel/runSpans.js';
 import type { CliOptions } from './args.js';
 import { formatToolResult, formatToolStart, palette } from './output.js';
@@ -57,6 +58,28 @@ export function progressPrinter(): (event: RunEvent) => void {
     if (event.type === 'retry') {
       stderr.write(colors.dim(`model call failed (${event.error.message}); retry ${event.attempt} in ${event.delayMs} ms\n`));
     }
+  };
+}
+
+/**
+ * Warns on stderr, whatever the output format, when a reply is refused after tools of it had started (only read-only
+ * ones can start while a reply streams): names them, says they were stopped and that nothing of the reply is kept.
+ */
+export function refusalWarner(): (event: RunEvent) => void {
+  const started = new Map<string, Extract<RunEvent, { type: 'tool_start' }>>();
+  return (event) => {
+    if (event.type === 'request') started.clear();
+    if (event.type === 'tool_start') started.set(event.block.id, event);
+    if (event.type !== 'reply_refused' || event.startedToolIds.length === 0) return;
+    const tools = event.startedToolIds.map((id) => {
+      const start = started.get(id);
+      return start ? `${formatToolStart(start)} (${id})` : id;
+    });
+    stderr.write(
+      colors.red(
+        `agentloop: a reply was refused (${event.error.message}) after ${plural(tools.length, 'read-only tool')} of it had started: ${tools.join(', ')}; stopped, nothing of the reply is kept\n`,
+      ),
+    );
   };
 }
 

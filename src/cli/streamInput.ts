@@ -15,7 +15,7 @@ import { arrayOf, block } from '../transcript/shapes.js';
 import type { CliOptions } from './args.js';
 import { exitCodeOf, palette } from './output.js';
 import type { PermissionGate } from './permissions.js';
-import { limitsOf, openSession, type ModelChoice } from './start.js';
+import { limitsOf, openSession, refusalWarner, type ModelChoice } from './start.js';
 import { onEndSignals } from './signals.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../run/runAgent.js';
@@ -82,9 +82,11 @@ function turnOutput(
   const meter = runMeter();
   const denied = gate?.denials.length ?? 0; // the gate keeps the denials of every turn: this turn's come after
   const print = streamJsonPrinter(initFacts(options, cwd, choice, sessionId, version), write);
+  const warn = refusalWarner();
   return {
     onEvent(event: RunEvent) {
       meter.onEvent(event);
+      warn(event);
       print(event);
     },
     finish(result: RunResult) {

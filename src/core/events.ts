@@ -73,6 +73,13 @@ export type MachineEvent =
       droppedIncompleteBlock: boolean;
     }
   | { type: 'tool_start'; block: ToolUseBlock }
+  /**
+   * A reply was refused: its stream broke the protocol, or it would make the history invalid. Nothing of it joins the
+   * history; it is retried like a broken stream (`retry` follows) or the run fails. `startedToolIds`: its tool_use
+   * blocks whose tools had started while it streamed (only concurrency-safe, read-only tools start then; each had its
+   * `tool_start`): they are stopped and their results dropped.
+   */
+  | { type: 'reply_refused'; turnCount: number; error: RunError; startedToolIds: string[] }
   | { type: 'tool_result'; block: ToolUseBlock; result: ToolResultBlockParam }
   /** A model call failed and will be made again after `delayMs` (`model`: the one it will use). */
   | { type: 'retry'; turnCount: number; attempt: number; delayMs: number; error: RunError; model: string };

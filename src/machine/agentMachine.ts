@@ -44,6 +44,14 @@ function applyWrite(enqueue: Enqueue, context: AgentContext, update: (c: AgentCo
   }
 }
 
+/** A failed model call's error joins the context; a refused reply is announced, with the tools of it that had started. */
+function recordFailure(enqueue: Enqueue, context: AgentContext, error: unknown): void {
+  const update = errorUpdate(context, error);
+  enqueue.assign(update);
+  if (update.error?.kind !== 'invalid_reply') return;
+  enqueue.emit({ type: 'reply_refused', turnCount: context.turnCount, error: update.error, startedToolIds: context.turn.startedToolIds });
+}
+
 /**
  * The agent loop. Pure: the model call (`callModel`) and the tool runner (`runTools`) are actors
  * provided at run time, so every transition can be driven by a scripted model. It announces what
@@ -137,9 +145,9 @@ export const agentMachine = setup({
         droppedIncompleteBlock: reply.droppedIncompleteBlock,
       }));
     }),
-    recordError: assign(({ context }, params: { error: unknown }) => errorUpdate(context, params.error)),
-    rejectReply: assign(({ context }, params: { reply: ModelReply }) =>
-      errorUpdate(context, invalidReplyError(problemsOfReply(context, params.reply))),
+    recordError: enqueueActions(({ context, enqueue }, params: { error: unknown }) => recordFailure(enqueue, context, params.error)),
+    rejectReply: enqueueActions(({ context, enqueue }, params: { reply: ModelReply }) =>
+      recordFailure(enqueue, context, invalidReplyError(problemsOfReply(context, params.reply))),
     ),
     announceRetry: emit(({ context }) => ({
       type: 'retry' as const,

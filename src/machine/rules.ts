@@ -59,9 +59,14 @@ export function seededRandom(seed: number, turnCount: number, attempt: number): 
   return x / 2 ** 32;
 }
 
-/** Whether an error is worth another attempt: retryable by kind, and no tool of the turn has started. */
-export function canRetryAfter(error: { retryable: boolean; midStream?: boolean }, toolsStarted: number): boolean {
-  return error.retryable && !(error.midStream === true && toolsStarted > 0);
+/**
+ * Whether an error is worth another attempt: retryable by kind, and no tool of the turn has started, unless the reply
+ * was refused. A stream broken after a tool started fails instead, so that `--continue` keeps that tool's tool_use (the
+ * model learns what ran); a refused reply keeps nothing, and only read-only tools start while a reply streams (they
+ * are stopped), so asking again loses nothing.
+ */
+export function canRetryAfter(error: { retryable: boolean; midStream?: boolean; refused?: boolean }, toolsStarted: number): boolean {
+  return error.retryable && (error.refused === true || !(error.midStream === true && toolsStarted > 0));
 }
 
 /** The model of the next call: the fallback after an overloaded error, when one is configured. */
@@ -69,7 +74,7 @@ export function modelAfterError(current: string, errorKind: string, fallbackMode
   return errorKind === 'overloaded' && fallbackModel ? fallbackModel : current;
 }
 
-/** The run has spent its budget (none set: never). */
+/** The run has spent its budget (none set: never); a cost that is not a number counts as spent. */
 export function overBudget(costUsd: number, maxBudgetUsd: number | undefined): boolean {
-  return maxBudgetUsd !== undefined && costUsd >= maxBudgetUsd;
+  return maxBudgetUsd !== undefined && !(costUsd < maxBudgetUsd);
 }

@@ -11,15 +11,15 @@ import { ModelError } from '../core/model.js';
 import { costOf } from '../core/pricing.js';
 import { CONTINUE_AFTER_MAX_TOKENS } from '../core/prompts.js';
 import { isModelError, toRunError } from '../core/run.js';
-import { addUsage } from '../core/usage.js';
+import { addUsage, usageProblems } from '../core/usage.js';
 import type { AgentContext } from './context.js';
 import { canRetryAfter, continuationAfter, modelAfterError, retryDelayMs, seededRandom } from './rules.js';
 
 export type ContextUpdate = Partial<AgentContext>;
 
-/** Why `reply` must not join the history (empty: it may). */
+/** Why `reply` must not join the history, or be counted (empty: it may). */
 export function problemsOfReply(context: AgentContext, reply: ModelReply): string[] {
-  return replyProblems(reply.content, context.toolUseIds);
+  return [...replyProblems(reply.content, context.toolUseIds), ...usageProblems(reply.usage)];
 }
 
 /** The reply joins the history as the next assistant message: the model's memory of what it said and asked for. */
@@ -57,7 +57,10 @@ export function errorUpdate(context: AgentContext, error: unknown): ContextUpdat
   const modelError = isModelError(error) ? error : undefined;
   const retryable =
     modelError !== undefined &&
-    canRetryAfter({ retryable: modelError.retryable, midStream: modelError.details.midStream === true }, context.turn.startedToolIds.length);
+    canRetryAfter(
+      { retryable: modelError.retryable, midStream: modelError.details.midStream === true, refused: modelError.kind === 'invalid_reply' },
+      context.turn.startedToolIds.length,
+    );
   const random = seededRandom(context.seed, context.turnCount, attempt);
   return {
     error: toRunError(error, retryable),

@@ -272,6 +272,8 @@ export function draftOf(event: RunEvent): Draft | undefined {
         turnCount: event.turnCount,
         model: event.model,
       };
+    case 'reply_refused':
+      return { type: 'reply_refused', turnCount: event.turnCount, error: event.error.message, startedToolIds: event.startedToolIds };
     case 'tool_use': // the block arrives whole in the assistant message
     case 'text':
     case 'stream_event':

@@ -132,6 +132,20 @@ export interface RetryRecord {
   model?: string;
 }
 
+/**
+ * A reply was refused (it broke the stream protocol, or would have made the history invalid): nothing of it is in
+ * the history. The tools of it that had started (`tool_start` records since the last request) were stopped; resume.ts
+ * never brings their tool_use blocks back.
+ */
+export interface ReplyRefusedRecord {
+  type: 'reply_refused';
+  at: string;
+  turnCount: number;
+  /** The error's message: what was wrong with the reply. */
+  error: string;
+  startedToolIds: string[];
+}
+
 /** A reply's metadata: its token counts and the run's total so far (and, when known, id, model, stop). */
 export interface UsageRecord {
   type: 'usage';
@@ -190,6 +204,7 @@ export type SessionRecord =
   | ToolStartRecord
   | ToolResultRecord
   | RetryRecord
+  | ReplyRefusedRecord
   | UsageRecord
   | ResultRecord
   | ResumeRecord;

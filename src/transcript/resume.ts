@@ -5,7 +5,8 @@
  * - a user message (the prompt, or tool results): the model is asked again from there. But if
  *   tools of the reply being streamed had already started (a read-only tool starts as soon as
  *   its tool_use block is complete), that reply is kept as those tool_use blocks alone, and they
- *   are answered as below: the model learns they ran, rather than asking for them again;
+ *   are answered as below: the model learns they ran, rather than asking for them again. A reply
+ *   that was refused (a `reply_refused` record) keeps nothing, not even its started tools;
  * - an assistant message with tool_use blocks whose results were never appended (the process
  *   died while the tools ran): each is answered with the result it produced, if its
  *   `tool_result` record was written, or with an `is_error` result saying it was interrupted.
@@ -168,7 +169,7 @@ function excerpt(text: string): string {
   return flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;
 }
 
-/** tool_use blocks that started during the last model call and are in no recorded message. */
+/** tool_use blocks that started during the last model call, are in no recorded message, and whose reply was not refused. */
 function startedDuringLastCall(records: readonly SessionRecord[], messages: readonly MessageParam[]): ToolUseBlock[] {
   const known = new Set(
     messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])))),
@@ -180,6 +181,8 @@ function startedDuringLastCall(records: readonly SessionRecord[], messages: read
   const started = new Map<string, ToolUseBlock>();
   for (const record of records.slice(lastRequest + 1)) {
     if (record.type === 'tool_start' && !known.has(record.block.id)) started.set(record.block.id, record.block);
+    // A refused reply keeps nothing, not even the tools of it that had started.
+    if (record.type === 'reply_refused') for (const id of record.startedToolIds) started.delete(id);
   }
   return [...started.values()];
 }

@@ -56,12 +56,18 @@ describe('invalid replies', () => {
     expect(run.context.messages).toEqual([{ role: 'user', content: 'go' }]);
   });
 
-  it('does not retry once a valid tool of that reply has started (it may have had effects): fails, history valid', async () => {
+  it('retries also after a read-only tool of that reply had started: announced with it, its result dropped, nothing kept', async () => {
     const { tool, runs } = countingTool(true);
-    const run = await drive({ steps: [withBlocks(toolUse('a', { text: 'a' }), toolUse('a', { text: 'b' })), reply.text('never')], tools: [tool] });
-    expect(run.context.exitReason).toBe('model_error');
+    const run = await drive({ steps: [withBlocks(toolUse('a', { text: 'a' }), toolUse('a', { text: 'b' })), reply.text('fine now')], tools: [tool] });
+    expect(run.context.exitReason).toBe('completed');
     expect(runs).toEqual([{ text: 'a' }]);
-    expect(run.requests).toHaveLength(1);
-    expect(historyProblems(run.context.messages)).toEqual([]);
+    expect(run.requests).toHaveLength(2);
+    expect(run.requests[1]?.messages).toEqual(run.requests[0]?.messages);
+    expect(run.events.filter((e) => e.type === 'tool_start').map((e) => e.type === 'tool_start' && e.block.id)).toEqual(['a']);
+    expect(run.events.filter((e) => e.type === 'reply_refused')).toMatchObject([
+      { turnCount: 1, startedToolIds: ['a'], error: { kind: 'invalid_reply', message: expect.stringContaining('repeats tool_use id a') } },
+    ]);
+    expect(run.events.some((e) => e.type === 'tool_result')).toBe(false);
+    expect(run.context.messages).toEqual([{ role: 'user', content: 'go' }, { role: 'assistant', content: [{ type: 'text', text: 'fine now' }] }]);
   });
 });

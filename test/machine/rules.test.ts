@@ -84,6 +84,10 @@ describe('canRetryAfter', () => {
     expect(canRetryAfter({ retryable: true, midStream: false }, 1)).toBe(true);
     expect(canRetryAfter({ retryable: false }, 0)).toBe(false);
   });
+  it('retries a refused reply also after a (read-only) tool of it started: nothing of it is kept', () => {
+    expect(canRetryAfter({ retryable: true, midStream: true, refused: true }, 2)).toBe(true);
+    expect(canRetryAfter({ retryable: false, midStream: true, refused: true }, 0)).toBe(false);
+  });
 });
 
 describe('modelAfterError and overBudget', () => {
@@ -96,6 +100,11 @@ describe('modelAfterError and overBudget', () => {
     expect(overBudget(1, 1)).toBe(true);
     expect(overBudget(0.99, 1)).toBe(false);
     expect(overBudget(1e9, undefined)).toBe(false);
+  });
+  it('takes a cost that is not a number for a spent budget: nothing switches the budget off', () => {
+    expect(overBudget(Number.NaN, 1)).toBe(true);
+    expect(overBudget(Number.POSITIVE_INFINITY, 1)).toBe(true);
+    expect(overBudget(0, 1)).toBe(false);
   });
 });
 

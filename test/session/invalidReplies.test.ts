@@ -53,9 +53,9 @@ describe('a reply that would break the history', () => {
       expect(server.requests).toHaveLength(2);
       expect(server.requests[1]?.body?.messages).toEqual(server.requests[0]?.body?.messages);
       expectValidRequests();
-      // Only the retry's reason names the block; no message record holds it.
+      // Only the refusal and the retry name the block, in their reason; no message record holds it.
       const lines = ([...transcripts(home).values()][0] ?? '').split('\n').filter((l) => l.includes('toolu_odd'));
-      expect(lines.every((l) => l.startsWith('{"type":"retry"'))).toBe(true);
+      expect(lines.every((l) => /^\{"type":"(retry|reply_refused)"/.test(l))).toBe(true);
     });
 
     it(`${name}: every time: a clean model_error, and --continue goes on`, async () => {
