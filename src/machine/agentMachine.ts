@@ -49,7 +49,7 @@ function recordFailure(enqueue: Enqueue, context: AgentContext, error: unknown):
   const update = errorUpdate(context, error);
   enqueue.assign(update);
   if (update.error?.kind !== 'invalid_reply') return;
-  enqueue.emit({ type: 'reply_refused', turnCount: context.turnCount, error: update.error, startedToolIds: context.turn.startedToolIds });
+  enqueue.emit({ type: 'reply_refused', turnCount: context.turnCount, error: update.error, startedToolIds: [...context.turn.startedToolIds] });
 }
 
 /**
