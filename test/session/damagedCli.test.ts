@@ -26,18 +26,25 @@ const DAMAGE: Array<[string, (r: Record<string, unknown>) => void]> = [
   ['content 123', (r) => ((r.message as Record<string, unknown>).content = 123)],
 ];
 
+/** A one-question session whose reply record `damage` changed in the file: its name, the record's line index, the file. */
+async function damagedReply(damage: (record: Record<string, unknown>) => void) {
+  server.enqueue({ content: [{ type: 'text', text: 'First answer.' }], stop_reason: 'end_turn' });
+  const first = await runCli(['-p', 'hello', '--output-format', 'json'], { cwd: dir, env });
+  expect(first.code, first.stderr).toBe(0);
+  const [[name, text]] = [...transcripts(home).entries()] as [[string, string]];
+  const lines = text.trimEnd().split('\n');
+  const at = lines.findIndex((l) => l.includes('"type":"message"') && l.includes('"role":"assistant"'));
+  const record = JSON.parse(lines[at] as string) as Record<string, unknown>;
+  damage(record);
+  lines[at] = JSON.stringify(record);
+  const damaged = `${lines.join('\n')}\n`;
+  writeFileSync(join(home, 'sessions', name), damaged);
+  return { name, at, damaged };
+}
+
 describe('--resume of a damaged transcript', () => {
   it.each(DAMAGE)('%s in the reply: the line is reported, the rest resumes', async (_name, damage) => {
-    server.enqueue({ content: [{ type: 'text', text: 'First answer.' }], stop_reason: 'end_turn' });
-    const first = await runCli(['-p', 'hello', '--output-format', 'json'], { cwd: dir, env });
-    expect(first.code, first.stderr).toBe(0);
-    const [[name, text]] = [...transcripts(home).entries()] as [[string, string]];
-    const lines = text.trimEnd().split('\n');
-    const at = lines.findIndex((l) => l.includes('"type":"message"') && l.includes('"role":"assistant"'));
-    const record = JSON.parse(lines[at] as string) as Record<string, unknown>;
-    damage(record);
-    lines[at] = JSON.stringify(record);
-    writeFileSync(join(home, 'sessions', name), `${lines.join('\n')}\n`);
+    const { name, at } = await damagedReply(damage);
 
     const listed = await runCli(['sessions'], { cwd: dir, env });
     expect(listed.code, listed.stderr).toBe(0);
@@ -61,17 +68,7 @@ describe('--continue of a transcript whose history the API would refuse (issue 2
     ['a tool_result in the reply', [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'x' }], /has a tool_result block/],
   ];
   it.each(REFUSED)('%s: reported with exit 2, nothing sent, the transcript untouched', async (_name, content, problem) => {
-    server.enqueue({ content: [{ type: 'text', text: 'First answer.' }], stop_reason: 'end_turn' });
-    const first = await runCli(['-p', 'hello', '--output-format', 'json'], { cwd: dir, env });
-    expect(first.code, first.stderr).toBe(0);
-    const [[name, text]] = [...transcripts(home).entries()] as [[string, string]];
-    const lines = text.trimEnd().split('\n');
-    const at = lines.findIndex((l) => l.includes('"type":"message"') && l.includes('"role":"assistant"'));
-    const record = JSON.parse(lines[at] as string) as { message: { content: unknown } };
-    record.message.content = content;
-    lines[at] = JSON.stringify(record);
-    const damaged = `${lines.join('\n')}\n`;
-    writeFileSync(join(home, 'sessions', name), damaged);
+    const { name, damaged } = await damagedReply((record) => ((record.message as Record<string, unknown>).content = content));
 
     const resumed = await runCli(['--continue', '-p', 'again?', '--output-format', 'json'], { cwd: dir, env });
     expect(resumed.code).toBe(2);
