@@ -24,6 +24,8 @@ cliProjectPerTest('protocol', (project) => ({ server, dir, home, env } = project
 
 const good: ReplyStep = { content: [{ type: 'text', text: 'Fine.' }], stop_reason: 'end_turn' };
 type Line = Record<string, unknown> & { type: string };
+/** For a test that runs the CLI twice (a run, then --continue): under a loaded machine each may take seconds. */
+const TWO_RUNS = 60_000;
 const linesOf = (text: string): Line[] => text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Line);
 const records = () => linesOf([...transcripts(home).values()][0] ?? '');
 
@@ -60,7 +62,7 @@ describe('a reply the API would refuse to take back', () => {
       expectValidRequests();
       // The blank reply added nothing: the next question joined the first in one user message.
       expect(server.requests[1]?.body?.messages).toMatchObject([{ role: 'user', content: [{ text: 'go' }, { text: 'and now?' }] }]);
-    });
+    }, TWO_RUNS);
   }
 
   it('a tool_use id outside ^[a-zA-Z0-9_-]+$: refused and retried, its command never runs', async () => {
@@ -154,7 +156,7 @@ describe('a refused reply whose read-only tool had started', () => {
       expect(next.code, next.stderr).toBe(0);
       expect(JSON.stringify(server.requests[2]?.body?.messages)).not.toContain(started.id);
       expectValidRequests();
-    });
+    }, TWO_RUNS);
   }
 
   it('with no retry left, the run fails; --continue does not bring the refused reply’s started tool back', async () => {
@@ -169,7 +171,7 @@ describe('a refused reply whose read-only tool had started', () => {
     expect(next.code, next.stderr).toBe(0);
     expect(server.requests[1]?.body?.messages).toMatchObject([{ role: 'user', content: [{ text: 'go' }, { text: 'and now?' }] }]);
     expectValidRequests();
-  });
+  }, TWO_RUNS);
 
   it('a refused reply without started tools is not reported on stderr, only as a retry', async () => {
     const run = await runRetried({ content: [bashUse('toolu_bad id', 'ls')], stop_reason: 'tool_use' });
