@@ -14,15 +14,13 @@
  * is removed when its batch is used up, and at exit; batches of processes that were killed are
  * swept away by the next process that makes one.
  */
-import { execFile } from 'node:child_process';
-import { closeSync, constants, openSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { closeSync, constants, openSync, readdirSync, unlinkSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-
-const execFileAsync = promisify(execFile);
+import { atExitFirst, forgetAtExit, removeAtExit, removeQuietly } from './atExit.js';
 
 /** FIFOs made per `mkfifo` call. */
 const BATCH = 64;
@@ -52,17 +50,16 @@ const ready: Fifo[] = [];
 /** The batch being made, if any: there is at most one `mkfifo` at a time. */
 let making: Promise<void> | undefined;
 
-const liveDirs = new Set<string>();
-process.once('exit', () => {
-  for (const dir of liveDirs) rmSync(dir, { recursive: true, force: true });
-});
+/** The `mkfifo` of the batch being made: killed at exit, before its folder is removed (it would still be making FIFOs). */
+let maker: ChildProcess | undefined;
+atExitFirst(() => maker?.kill('SIGKILL'));
 
 /** Removes batches left behind by processes that were killed (their pid is in the name). */
 function sweepDeadBatches(): void {
   for (const name of readdirSync(tmpdir())) {
     const pid = /^agentloop-pipe-(\d+)-/.exec(name)?.[1];
     if (pid === undefined || isAlive(Number(pid))) continue;
-    rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    removeQuietly(join(tmpdir(), name));
   }
 }
 
@@ -83,10 +80,10 @@ async function makeBatch(): Promise<void> {
     sweepDeadBatches();
   }
   const dir = await mkdtemp(join(tmpdir(), `agentloop-pipe-${process.pid}-`));
-  liveDirs.add(dir);
+  removeAtExit(dir);
   const paths = Array.from({ length: BATCH }, (_, i) => join(dir, `out${i}`));
   try {
-    await execFileAsync('mkfifo', ['-m', '600', ...paths]);
+    await mkfifo(paths);
   } catch (err) {
     dropDir(dir);
     throw err;
@@ -103,9 +100,20 @@ function refill(): Promise<void> {
   return making;
 }
 
+function mkfifo(paths: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('mkfifo', ['-m', '600', ...paths], (err) => {
+      if (maker === child) maker = undefined;
+      if (err) reject(err);
+      else resolve();
+    });
+    maker = child;
+  });
+}
+
 function dropDir(dir: string): void {
-  liveDirs.delete(dir);
-  rmSync(dir, { recursive: true, force: true });
+  forgetAtExit(dir);
+  removeQuietly(dir);
 }
 
 async function takeFifo(): Promise<Fifo> {

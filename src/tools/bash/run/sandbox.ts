@@ -5,10 +5,11 @@
  * /dev of its own (no terminal of the user's), and what is not the task's hidden (hidden.ts: secrets of the account, the
  * agent's home, .env files, unix sockets).
  */
-import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { removeAtExit } from './atExit.js';
 import { hiddenPaths, isDotEnvName, planMounts, PRIVATE_DIRS, socketPaths, type Found } from './hidden.js';
 import { procReadOnlyArgs } from './kernel.js';
 import { backstop, findExecutable } from './programs.js';
@@ -182,8 +183,8 @@ let emptyDir: string | undefined;
 /** An empty read-only file of this process (removed at exit), bound over hidden files. */
 function emptyFile(): string {
   if (emptyDir !== undefined && existsSync(join(emptyDir, 'empty'))) return join(emptyDir, 'empty');
-  if (emptyDir === undefined) process.once('exit', () => emptyDir !== undefined && rmSync(emptyDir, { recursive: true, force: true }));
   emptyDir = mkdtempSync(join(tmpdir(), 'agentloop-sandbox-'));
+  removeAtExit(emptyDir);
   const file = join(emptyDir, 'empty');
   writeFileSync(file, '');
   chmodSync(file, 0o444);

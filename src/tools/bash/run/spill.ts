@@ -12,9 +12,10 @@
  * Once the bound is reached, later outputs are cut as usual and not saved; the result says so.
  * Files are never removed to make room: every path the model was given stays true.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { removeAtExit } from './atExit.js';
 
 export class SpillSpace {
   private folder: string | undefined;
@@ -68,14 +69,4 @@ function sizeOf(path: string, depth = 0): number {
     else if (entry.isDirectory() && depth < 2) total += sizeOf(child, depth + 1);
   }
   return total;
-}
-
-const toRemove = new Set<string>();
-function removeAtExit(folder: string): void {
-  if (toRemove.size === 0) {
-    process.once('exit', () => {
-      for (const dir of toRemove) rmSync(dir, { recursive: true, force: true });
-    });
-  }
-  toRemove.add(folder);
 }

@@ -13,9 +13,10 @@
  * id outside: its files are the user's); as root /sys/fs/cgroup and the other file systems mounted under /sys are not
  * shown (a bind of /sys's folders, read-only, covers them); the host's /dev is kept as it is otherwise.
  */
-import { accessSync, constants, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { removeAtExit } from './atExit.js';
 import { hostDevices } from './devices.js';
 import { PROC_READ_ONLY, rootBoundingSet } from './kernel.js';
 import { backstop, isRoot } from './programs.js';
@@ -69,7 +70,7 @@ function mountTable(root: boolean): string {
   if (table?.text === text) return table.path;
   if (table === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'agentloop-unshare-'));
-    process.once('exit', () => removeQuietly(dir));
+    removeAtExit(dir);
     table = { dir, text: '', path: join(dir, 'fstab') };
   }
   writeFileSync(table.path, text, { mode: 0o600 });
@@ -100,13 +101,5 @@ function writable(path: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-function removeQuietly(dir: string): void {
-  try {
-    rmSync(dir, { recursive: true, force: true });
-  } catch {
-    // at exit: nothing to report it to
   }
 }
