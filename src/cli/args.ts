@@ -63,6 +63,8 @@ export interface CliOptions {
   inspect?: boolean;
   /** `--view`: show the run live in the local step-through viewer. */
   view?: boolean;
+  /** `--step`: the run waits before each model request and each tool until the page lets it go on (implies --view). */
+  step?: boolean;
   /** Port of the viewer or the inspector bridge (default: any free port). */
   port?: number;
   /** `view [ID]`: the session to open. */
@@ -106,6 +108,7 @@ export const FLAGS = {
   'fork-session': { type: 'boolean' },
   inspect: { type: 'boolean' },
   view: { type: 'boolean' },
+  step: { type: 'boolean' },
   port: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -203,6 +206,8 @@ function setRunValues(options: CliOptions, values: Values): void {
   if (values['fork-session']) options.forkSession = true;
   if (values.inspect) options.inspect = true;
   if (values.view) options.view = true;
+  // Stepping is done in the page: --step brings the viewer up.
+  if (values.step) Object.assign(options, { step: true, view: true });
   if (values.mistake !== undefined) options.mistake = values.mistake.trim();
   if (values.compare) throw new UsageError('--compare goes with view: agentloop view --compare A B');
 }
@@ -218,6 +223,9 @@ function checkCombinations(options: CliOptions): void {
     }
     if (options.outputFormat !== 'text' || options.print) throw new UsageError('--mistake shows its report as text: drop -p and --output-format');
   }
+  if (options.step && !(options.demo || options.print)) throw new UsageError('--step goes with --demo or -p: the page steps one run');
+  if (options.step && options.mistake !== undefined) throw new UsageError('--step steps one run: --mistake runs two (step them with view --compare)');
+  if (options.step && options.inputFormat === 'stream-json') throw new UsageError('--step waits for the page: not with --input-format stream-json');
   if (options.forkSession && !resuming) throw new UsageError('--fork-session goes with --resume or --continue');
   if (options.sessionId !== undefined && resuming && !options.forkSession) {
     throw new UsageError('--session-id with --resume or --continue needs --fork-session (the id is for the new session)');

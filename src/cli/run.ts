@@ -51,7 +51,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
   }
   const pages = await (options.view || options.inspect
     ? (await loadPages()).startLivePages(options, { id: session.id, recorded: session.recorder !== undefined }, { env, cwd, stdout, stderr })
-    : Promise.resolve({ inspect: undefined, serving: false, close: async () => {} }));
+    : Promise.resolve({ inspect: undefined, gate: undefined, serving: false, close: async () => {} }));
 
   const controller = new AbortController();
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => controller.abort());
@@ -85,6 +85,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
       onEvent: printer,
       ...(session.recorder ? { session: session.recorder } : {}),
       ...(pages.inspect ? { inspect: pages.inspect } : {}),
+      ...(pages.gate ? { gate: pages.gate } : {}),
       ...(options.includePartialMessages ? { includeStreamEvents: true } : {}),
       ...limitsOf(options, session.turnCount, session.outputDir),
     });

@@ -26,7 +26,7 @@ export async function openSession(options: CliOptions, cwd: string, model: strin
     cwd,
     model,
     prompt,
-    ...(options.demo ? { label: 'demo' } : {}),
+    ...(options.demo ? { label: options.step ? 'demo, stepped' : 'demo' } : {}),
     onRecordError: (error) => {
       if (warned) return;
       warned = true;

@@ -6,6 +6,7 @@ export const USAGE = `Usage: agentloop [options] [PROMPT]       start a REPL (as
        agentloop -p [options] "PROMPT"     run once and print the result (piped stdin: the prompt, or context after it)
        agentloop --demo [options]          offline demo with a scripted model and the real bash tool
        agentloop --demo --mistake NAME     the demo with a beginner's mistake in the loop (list: name them)
+       agentloop --demo --step             the demo, stopped before each model request and each tool: Next in the page
        agentloop sessions                  list saved sessions (newest first)
        agentloop view [ID] [--port N]      step through a session in the browser (default: the newest here)
        agentloop view --compare A B        two sessions side by side, the first diverging request marked
@@ -48,6 +49,7 @@ Options:
       --fork-session              with --resume/--continue: go on in a new session, the old one stays as it was
       --session-id UUID           the id of the new session
       --view                      show the run live in the local step-through viewer (prints its URL)
+      --step                      stop the run before each model request and each tool until Next in the viewer (implies --view)
       --inspect                   show the machine live in the Stately inspector (prints its URL; needs internet)
       --port N                    port of the viewer / inspector page (default: any free port)
   -h, --help                      show this help

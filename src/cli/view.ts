@@ -6,6 +6,8 @@ import type { InspectionEvent, Observer } from 'xstate';
 import { startStatelyInspector, STATELY_INSPECTOR_URL } from '../inspect/stately.js';
 import { agentloopHome, findSession, SessionNotFoundError } from '../transcript/store.js';
 import { startViewer } from '../view/server.js';
+import { Stepper, type Effect } from '../run/gate.js';
+import { selfCommand } from './self.js';
 import type { CliOptions } from './args.js';
 
 /** Resolves on the first SIGINT or SIGTERM. */
@@ -62,46 +64,80 @@ export async function viewCommand(options: CliOptions, io: ViewIo): Promise<numb
 export interface LivePages {
   /** For `runAgent`'s `inspect` option when `--inspect` is on. */
   inspect: Observer<InspectionEvent> | undefined;
+  /** For `runAgent`'s `gate` option when `--step` is on: the page lets the run go on. */
+  gate?: Stepper;
   /** Whether a page is being served (the process then waits for Ctrl-C after the run). */
   serving: boolean;
   close(): Promise<void>;
 }
 
+/** What a stepped run waits before, in a few words. */
+function effectText(effect: Effect): string {
+  if (effect.type === 'request') return `the model request (turn ${effect.turnCount}, ${effect.messageCount} message${effect.messageCount === 1 ? '' : 's'})`;
+  const command = (effect.block.input as { command?: unknown } | null)?.command;
+  return `${effect.block.name}: ${typeof command === 'string' ? command : JSON.stringify(effect.block.input)}`;
+}
+
+/** `--step`: each time the run stops, one line on stderr says so (the first with the page's URL). */
+function tellWhereItWaits(stepper: Stepper, url: string, stderr: NodeJS.WritableStream): void {
+  let told = false;
+  stepper.subscribe((state) => {
+    if (!state.waiting) return;
+    stderr.write(told ? `[step] waiting for the page before ${effectText(state.waiting)}\n` : `[step] the run waits for the page before ${effectText(state.waiting)}: press Next (or Run to the end) at ${url}\n`);
+    told = true;
+  });
+}
+
+type Page = { close(): Promise<void> };
+
+/** `--view` (and `--step`): the live viewer of this session, with the gate the page opens. */
+async function startLiveViewer(options: CliOptions, session: { id: string; recorded: boolean }, io: ViewIo, port: number | undefined) {
+  if (!session.recorded) {
+    io.stderr.write(`viewer: not started, the session is not being saved${options.step ? ' (so --step cannot stop the run: it runs through)' : ''}\n`);
+    return undefined;
+  }
+  const gate = options.step ? new Stepper() : undefined;
+  const viewer = await startViewer({
+    home: agentloopHome(io.env),
+    cwd: io.cwd,
+    sessionId: session.id,
+    live: true,
+    ...(port !== undefined ? { port } : {}),
+    ...(gate ? { stepper: gate } : {}),
+  });
+  io.stderr.write(`viewer: ${viewer.url}\n`);
+  if (gate) tellWhereItWaits(gate, viewer.url, io.stderr);
+  return { viewer, gate };
+}
+
+/** `--inspect`: the relay to the Stately page; offline, the page and the terminal point to the local viewer instead. */
+async function startInspector(session: { id: string; recorded: boolean }, io: ViewIo, port: number | undefined, viewerUrl: string | undefined) {
+  const offline = viewerUrl ? { viewerUrl } : session.recorded ? { command: `${selfCommand()} view ${session.id}` } : {};
+  const where = offline.viewerUrl ?? offline.command;
+  const inspector = await startStatelyInspector({
+    ...(port !== undefined ? { port } : {}),
+    offline,
+    onUnavailable: (reason) =>
+      io.stderr.write(`Stately inspector: the page could not load ${STATELY_INSPECTOR_URL} (${reason})${where ? `; step through this run offline: ${where}` : ''}\n`),
+  });
+  io.stderr.write(`Stately inspector: ${inspector.url} (the page embeds ${STATELY_INSPECTOR_URL}: it needs the internet)\n`);
+  return inspector;
+}
+
 /** Starts what `--view` and `--inspect` ask for, and says on stderr where to look. */
-export async function startLivePages(
-  options: CliOptions,
-  session: { id: string; recorded: boolean },
-  io: ViewIo,
-): Promise<LivePages> {
-  const closers: Array<() => Promise<void>> = [];
-  let inspect: Observer<InspectionEvent> | undefined;
+export async function startLivePages(options: CliOptions, session: { id: string; recorded: boolean }, io: ViewIo): Promise<LivePages> {
   const port = options.view && options.inspect ? undefined : options.port;
-  if (options.view) {
-    if (session.recorded) {
-      const viewer = await startViewer({
-        home: agentloopHome(io.env),
-        cwd: io.cwd,
-        sessionId: session.id,
-        live: true,
-        ...(port !== undefined ? { port } : {}),
-      });
-      closers.push(() => viewer.close());
-      io.stderr.write(`viewer: ${viewer.url}\n`);
-    } else {
-      io.stderr.write('viewer: not started, the session is not being saved\n');
-    }
-  }
-  if (options.inspect) {
-    const inspector = await startStatelyInspector(port !== undefined ? { port } : {});
-    closers.push(() => inspector.close());
-    inspect = inspector.inspect;
-    io.stderr.write(`Stately inspector: ${inspector.url} (the page embeds ${STATELY_INSPECTOR_URL}: it needs the internet)\n`);
-  }
+  const pages: Page[] = [];
+  const live = options.view ? await startLiveViewer(options, session, io, port) : undefined;
+  if (live) pages.push(live.viewer);
+  const inspector = options.inspect ? await startInspector(session, io, port, live?.viewer.url) : undefined;
+  if (inspector) pages.push(inspector);
   return {
-    inspect,
-    serving: closers.length > 0,
+    inspect: inspector?.inspect,
+    ...(live?.gate ? { gate: live.gate } : {}),
+    serving: pages.length > 0,
     async close() {
-      await Promise.all(closers.map((close) => close()));
+      await Promise.all(pages.map((page) => page.close()));
     },
   };
 }

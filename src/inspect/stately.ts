@@ -38,9 +38,25 @@ export interface StatelyInspectorOptions {
   inspectorUrl?: string;
   /** Events kept for a page opened late (default 20,000; the oldest are dropped past that). */
   maxReplay?: number;
+  /**
+   * Where the same run can be stepped through offline, shown by the page when the Stately page
+   * cannot load: the local viewer's URL (`--view`), else the command that serves it.
+   */
+  offline?: { viewerUrl?: string; command?: string };
+  /** Called once when a page reports that the Stately page could not load (and why). */
+  onUnavailable?: (reason: string) => void;
 }
 
-function bridgePage(inspectorUrl: string, token: string): string {
+/** What a page sends when the Stately page could not load: the only message a viewer may send. */
+export const UNAVAILABLE = '@agentloop.unavailable';
+
+/** How long the page waits for the Stately page to connect before it says it could not load. */
+const CONNECT_TIMEOUT_MS = 15_000;
+
+/** JSON inside a `<script type="application/json">`: `<` escaped so it cannot close the element. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+function bridgePage(inspectorUrl: string, token: string, offline: StatelyInspectorOptions['offline'] = {}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -49,15 +65,22 @@ function bridgePage(inspectorUrl: string, token: string): string {
 <style>
   html, body { margin: 0; height: 100%; font: 14px system-ui, sans-serif; }
   iframe { width: 100%; height: calc(100% - 28px); border: 0; display: block; }
+  [hidden] { display: none !important; }
   p { margin: 0; height: 28px; line-height: 28px; padding: 0 12px; background: #101828; color: #d0d5dd; font-size: 12px; }
+  #offline { margin: 24px; padding: 16px 20px; border: 2px solid #f79009; border-radius: 10px; background: #fffaeb; font-size: 16px; line-height: 1.5; }
+  #offline code, #offline a { font-size: 15px; overflow-wrap: anywhere; }
 </style>
 </head>
 <body>
 <p>agentloop: inspection events relayed from 127.0.0.1 to the Stately inspector below (it loads from ${inspectorUrl} and needs the internet).</p>
+<div id="offline" data-testid="offline" hidden></div>
 <iframe id="inspector" src="${inspectorUrl}"></iframe>
+<script type="application/json" id="offline-config">${scriptJson({ inspectorUrl, ...offline })}</script>
 <script>
+  var config = JSON.parse(document.getElementById('offline-config').textContent);
   var frame = document.getElementById('inspector');
   var ready = false;
+  var failed = false;
   var waiting = [];
   window.addEventListener('message', function (e) {
     if (e.data && e.data.type === '@statelyai.connected') {
@@ -72,9 +95,37 @@ function bridgePage(inspectorUrl: string, token: string): string {
     if (ready) frame.contentWindow.postMessage(event, '*');
     else waiting.push(event);
   };
+  // Offline, the Stately page cannot load: say so here (and, through the relay, in the terminal).
+  function unavailable(reason) {
+    if (ready || failed) return;
+    failed = true;
+    frame.hidden = true;
+    var box = document.getElementById('offline');
+    var line = function (text) { var p = document.createElement('div'); p.textContent = text; box.append(p); return p; };
+    line('The Stately inspector could not load from ' + config.inspectorUrl + ' (' + reason + '). It needs the internet.');
+    var where = line('The local step-through viewer shows the same run offline: ');
+    if (config.viewerUrl) { var a = document.createElement('a'); a.href = config.viewerUrl; a.textContent = config.viewerUrl; where.append(a); }
+    else if (config.command) { var c = document.createElement('code'); c.textContent = config.command; where.append(c); }
+    box.hidden = false;
+    var report = function () { socket.send(JSON.stringify({ type: '${UNAVAILABLE}', reason: reason })); };
+    if (socket.readyState === 1) report(); else socket.addEventListener('open', report);
+  }
+  fetch(config.inspectorUrl, { mode: 'no-cors', cache: 'no-store' }).catch(function (e) { unavailable('it could not be reached: ' + e.message); });
+  setTimeout(function () { unavailable('it did not answer within ${CONNECT_TIMEOUT_MS / 1000} s'); }, ${CONNECT_TIMEOUT_MS});
 </script>
 </body>
 </html>`;
+}
+
+/** The reason in a page's report that the Stately page could not load (undefined: not that report). */
+function unavailableReason(message: string): string | undefined {
+  try {
+    const value = JSON.parse(message) as { type?: unknown; reason?: unknown };
+    if (value.type !== UNAVAILABLE) return undefined;
+    return typeof value.reason === 'string' ? value.reason.replace(/[^\x20-\x7e]/g, ' ').slice(0, 200) : 'no reason given';
+  } catch {
+    return undefined;
+  }
 }
 
 /** Starts the bridge on 127.0.0.1 and connects an inspector to it. */
@@ -89,6 +140,7 @@ export async function startStatelyInspector(options: StatelyInspectorOptions = {
   const agentToken = newToken();
   const cookie = () => tokenCookieName('inspect', port);
   const url = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://127.0.0.1');
+  let told = false;
 
   const http = createServer((req, res) => {
     const host = req.headers.host ?? '';
@@ -107,7 +159,7 @@ export async function startStatelyInspector(options: StatelyInspectorOptions = {
       'referrer-policy': 'no-referrer',
       'set-cookie': tokenCookie(cookie(), viewerToken),
     });
-    res.end(bridgePage(inspectorUrl, viewerToken));
+    res.end(bridgePage(inspectorUrl, viewerToken, options.offline));
   });
   /** Who a connection is by its token: the agent, a viewer, or nobody. */
   const roleOf = (req: IncomingMessage): 'agent' | 'viewer' | null => {
@@ -134,8 +186,13 @@ export async function startStatelyInspector(options: StatelyInspectorOptions = {
     if (roleOf(req) === 'viewer') {
       viewers.add(socket);
       for (const message of replay) socket.send(message);
-      // Viewers only read: a viewer that sends anything is cut off, its message dropped.
-      socket.on('message', () => socket.close(1008, 'viewers only read'));
+      // Viewers only read: a viewer that sends anything but the one report is cut off, its message dropped.
+      socket.on('message', (data) => {
+        const reason = unavailableReason(data.toString());
+        if (reason === undefined) return socket.close(1008, 'viewers only read');
+        if (!told) options.onUnavailable?.(reason);
+        told = true;
+      });
       socket.on('close', () => viewers.delete(socket));
       return;
     }

@@ -11,7 +11,9 @@ import type { ModelCall, ModelCallInput, ModelReply } from '../core/model.js';
 import type { Tool } from '../core/tool.js';
 import { agentMachine, type AgentMachine } from '../machine/agentMachine.js';
 import type { AgentEvent, ToolRunnerCommand } from '../machine/events.js';
-import { ToolExecutor, type ExecutorListener } from '../tools/executor.js';
+import { ToolExecutor, type ExecutorListener, type ExecutorOptions } from '../tools/executor.js';
+import type { StepGate } from './gate.js';
+import { steppedToolRunner } from './steppedTools.js';
 
 export interface AgentActorsOptions {
   /** The model: `createAnthropicModel(...)` or `scriptedModel(...).call`. */
@@ -32,14 +34,16 @@ export interface AgentActorsOptions {
   machine?: AgentMachine;
   /** Variables added to the environment of a tool call (`ToolContext.env`), asked once it has started. */
   toolEnv?: (block: ToolUseBlock) => Readonly<Record<string, string>> | undefined;
+  /** Stepping (`--step`): awaited before the model request and before each tool (gate.ts). */
+  gate?: StepGate;
 }
 
 /** The model call as an XState actor: aborted when `callingModel` is left. */
 export function modelActor(
   model: ModelCall,
-  options: Pick<AgentActorsOptions, 'onCallEvent' | 'includeStreamEvents' | 'hooks' | 'onFirstResponse'> = {},
+  options: Pick<AgentActorsOptions, 'onCallEvent' | 'includeStreamEvents' | 'hooks' | 'onFirstResponse' | 'gate'> = {},
 ) {
-  const { onCallEvent: report, includeStreamEvents, hooks } = options;
+  const { onCallEvent: report, includeStreamEvents, hooks, gate } = options;
   let first = options.onFirstResponse;
   const onResponse = first
     ? () => {
@@ -57,6 +61,8 @@ export function modelActor(
       call = { ...call, request: { ...call.request, messages } };
     }
     if (onResponse && first) call = { ...call, onResponse };
+    // Stepping: the machine rests in callingModel until the request may go; it shows what will be sent.
+    await gate?.wait({ type: 'request', turnCount: input.turnCount, body: call.request, messageCount: call.request.messages.length }, signal);
     if (report) {
       const { turnCount } = input;
       call = {
@@ -74,14 +80,19 @@ export function modelActor(
  * The tool runner as an XState actor: one for the whole run, with an executor per turn. `CANCEL`
  * (sent when a turn is left before its tools are done) stops that turn's tools; stopping the actor stops them too.
  */
-export function toolRunnerActor(tools: readonly Tool[], cwd: string, options: Pick<AgentActorsOptions, 'maxConcurrency' | 'hooks' | 'toolEnv'> = {}) {
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  const settings = {
-    cwd,
+/** The executor's settings from the actors' options. */
+function runnerSettings(options: Pick<AgentActorsOptions, 'cwd' | 'maxConcurrency' | 'hooks' | 'toolEnv'>): ExecutorOptions {
+  return {
+    cwd: options.cwd,
     ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),
     ...(options.hooks ? { hooks: options.hooks } : {}),
     ...(options.toolEnv ? { envOf: options.toolEnv } : {}),
   };
+}
+
+export function toolRunnerActor(tools: readonly Tool[], cwd: string, options: Pick<AgentActorsOptions, 'maxConcurrency' | 'hooks' | 'toolEnv'> = {}) {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const settings = runnerSettings({ cwd, ...options });
   return fromCallback<ToolRunnerCommand>(({ sendBack, receive }) => {
     const send = (event: AgentEvent) => sendBack(event);
     // The result that completes the set goes out with TOOLS_DONE, in the same step.
@@ -133,7 +144,7 @@ export function createAgentMachine(options: AgentActorsOptions) {
   return (options.machine ?? agentMachine).provide({
     actors: {
       callModel: modelActor(options.model, { ...options, onFirstResponse }),
-      runTools: toolRunnerActor(options.tools, options.cwd, options),
+      runTools: options.gate ? steppedToolRunner(options.tools, runnerSettings(options), options.gate) : toolRunnerActor(options.tools, options.cwd, options),
     },
   });
 }

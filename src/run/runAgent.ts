@@ -22,6 +22,7 @@ import { createBashTool } from '../tools/bash/bashTool.js';
 import { redact, secretValues } from '../tools/bash/judge/secrets.js';
 import type { RunSpans, RunTracing } from '../otel/runSpans.js';
 import { createAgentMachine } from './actors.js';
+import type { StepGate } from './gate.js';
 import type { Question } from '../transcript/records.js';
 import { startSession, type SessionRecorder } from '../transcript/recorder.js';
 import { sessionFilesDir } from '../transcript/store.js';
@@ -85,6 +86,8 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   tracing?: RunTracing;
   /** The timers of the machine's waits (before a retry); default the process's. A durable run journals them (durable/journal.ts). */
   clock?: ActorOptions<AnyActorLogic>['clock'];
+  /** Stepping (`--step`): the run waits at this gate before each model request and each tool (gate.ts). */
+  gate?: StepGate;
 }
 
 export type FinalState = 'done' | 'failed' | 'aborted';
@@ -148,7 +151,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
     cwd,
     ...(emit ? { onCallEvent: emit } : {}),
     ...(spans ? { toolEnv: (block: { id: string }) => spans.toolEnv(block.id) } : {}),
-    ...pick(options, 'includeStreamEvents', 'hooks', 'machine'),
+    ...pick(options, 'includeStreamEvents', 'hooks', 'machine', 'gate'),
   });
   const inspect = options.inspect;
   const actor = createActor(machine, {

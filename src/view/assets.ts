@@ -31,7 +31,7 @@ function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c');
 }
 
-export function viewerPage(config: { defaultSession: string | null; startAtEnd?: boolean; compare?: [string, string] }): string {
+export function viewerPage(config: { defaultSession: string | null; startAtEnd?: boolean; compare?: [string, string]; stepping?: boolean }): string {
   return clientFile('index.html').replace(
     '<script type="application/json" id="agentloop-config">{}</script>',
     `<script type="application/json" id="agentloop-config">${scriptJson(config)}</script>`,

@@ -1,14 +1,16 @@
 /**
  * `agentloop view`: a local web server for the step-through viewer. It serves one page (no CDN,
  * no network), the machine's diagram as JSON, and session timelines read from the transcripts,
- * live over server-sent events while a run is writing them.
+ * live over server-sent events while a run is writing them; for a stepped run (`--step`), what the
+ * run waits before, and the two ways to let it go on (POST /api/step/next, /api/step/run).
  *
  * It listens on 127.0.0.1 only and answers only requests addressed to that host (a page on
- * another site cannot read transcripts through DNS rebinding).
+ * another site cannot read transcripts through DNS rebinding), with the token of its URL.
  */
 import { existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { agentMachine } from '../machine/agentMachine.js';
+import type { Stepper } from '../run/gate.js';
 import { findSession, listSessions, readTranscript, SessionNotFoundError } from '../transcript/store.js';
 import { CLIENT_FILES, clientFile, graphOf, machineView, viewerPage } from './assets.js';
 import { buildTimeline, type Timeline } from './timeline.js';
@@ -29,6 +31,8 @@ export interface ViewerOptions {
   live?: boolean;
   /** Two sessions side by side, step by step, their first diverging request marked (`view --compare A B`). */
   compare?: [string, string];
+  /** A stepped run (`--step`): the page shows what it waits before and lets it go on. */
+  stepper?: Stepper;
 }
 
 export interface Viewer {
@@ -41,8 +45,12 @@ export interface Viewer {
 }
 
 export function sessionTimeline(home: string, id: string): Timeline {
-  const transcript = readTranscript(findSession(home, id));
-  return buildTimeline(transcript.records, graphOf(agentMachine), transcript.problems);
+  return timelineOf(findSession(home, id));
+}
+
+function timelineOf(path: string): Timeline {
+  const transcript = readTranscript(path);
+  return buildTimeline(transcript.records, graphOf(agentMachine), transcript.problems, transcript.damaged);
 }
 
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
@@ -51,125 +59,164 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
   res.end(body);
 }
 
+/** What every handler needs: the options, the port once known, the token, the open event streams. */
+interface ServerState {
+  options: ViewerOptions;
+  port: number;
+  token: string;
+  streams: Set<ServerResponse>;
+}
+
+const ours = (s: ServerState) => new Set([`127.0.0.1:${s.port}`, `localhost:${s.port}`]);
+
+/** The host, the method, the origin of a POST and the token; an answer has been sent when it returns false. */
+function admitted(s: ServerState, req: IncomingMessage, res: ServerResponse, url: URL): boolean {
+  if (!ours(s).has(req.headers.host ?? '')) return (sendJson(res, 403, { error: 'unexpected Host header' }), false);
+  const post = req.method === 'POST' && url.pathname.startsWith('/api/step/');
+  if (req.method !== 'GET' && !post) return (sendJson(res, 405, { error: 'GET only' }), false);
+  // A page of another site may post a form here: only the viewer's own page may step the run.
+  const origin = req.headers.origin;
+  if (post && origin !== undefined && !ours(s).has(origin.replace(/^http:\/\//, ''))) return (sendJson(res, 403, { error: 'other sites may not step the run' }), false);
+  const auth = checkToken(req, url, tokenCookieName('view', s.port), s.token);
+  if (!auth.ok) return (sendJson(res, auth.status, { error: auth.error }), false);
+  return true;
+}
+
+function defaultSession(s: ServerState): string | null {
+  const { sessionId, home, cwd } = s.options;
+  if (sessionId) return sessionId;
+  const sessions = listSessions(home);
+  return (sessions.find((x) => x.cwd === cwd) ?? sessions[0])?.id ?? null;
+}
+
+function servePage(s: ServerState, res: ServerResponse): void {
+  res.writeHead(200, {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'set-cookie': tokenCookie(tokenCookieName('view', s.port), s.token),
+  });
+  const { live, compare, stepper } = s.options;
+  res.end(viewerPage({ defaultSession: defaultSession(s), startAtEnd: live === true, ...(compare ? { compare } : {}), ...(stepper ? { stepping: true } : {}) }));
+}
+
+function serveStatic(path: string, res: ServerResponse): boolean {
+  if (path === '/favicon.ico') {
+    res.writeHead(204).end();
+    return true;
+  }
+  const client = /^\/client\/([a-z.]+)$/.exec(path)?.[1];
+  if (!client || !CLIENT_FILES[client]) return false;
+  res.writeHead(200, { 'content-type': CLIENT_FILES[client], 'cache-control': 'no-store' });
+  res.end(clientFile(client));
+  return true;
+}
+
+/** `/api/step` (GET: what the run waits before), `/api/step/next` and `/api/step/run` (POST). */
+function serveStep(s: ServerState, req: IncomingMessage, path: string, res: ServerResponse): void {
+  const stepper = s.options.stepper;
+  if (!stepper) return sendJson(res, 404, { error: 'this run is not stepped (agentloop --step)' });
+  if (req.method === 'GET' && path === '/api/step') return sendJson(res, 200, stepper.current);
+  if (req.method !== 'POST') return sendJson(res, 405, { error: 'POST only' });
+  if (path === '/api/step/next') stepper.next();
+  else if (path === '/api/step/run') stepper.runToEnd();
+  else return sendJson(res, 404, { error: `nothing at ${path}` });
+  sendJson(res, 200, stepper.current);
+}
+
+function serveApi(s: ServerState, req: IncomingMessage, path: string, res: ServerResponse): void {
+  if (path === '/api/machine') {
+    machineView(agentMachine).then(
+      (view) => sendJson(res, 200, view),
+      (error: unknown) => sendJson(res, 500, { error: String(error) }),
+    );
+    return;
+  }
+  if (path === '/api/step' || path.startsWith('/api/step/')) return serveStep(s, req, path, res);
+  if (path === '/api/sessions') return sendJson(res, 200, listSessions(s.options.home));
+  const match = /^\/api\/sessions\/([A-Za-z0-9_-]+)(\/events)?$/.exec(path);
+  if (!match) return sendJson(res, 404, { error: `nothing at ${path}` });
+  try {
+    const file = findSession(s.options.home, match[1] as string);
+    if (!match[2]) return sendJson(res, 200, timelineOf(file));
+    streamTimeline(s, file, res);
+  } catch (error) {
+    if (error instanceof SessionNotFoundError) return sendJson(res, 404, { error: error.message });
+    throw error;
+  }
+}
+
+/** Sends the timeline now and again whenever the transcript grows; a stepped run's state as it changes. */
+function streamTimeline(s: ServerState, path: string, res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+  s.streams.add(res);
+  let seen = '';
+  const push = () => {
+    if (!existsSync(path)) return;
+    const stat = statSync(path);
+    const version = `${stat.size}:${stat.mtimeMs}`;
+    if (version === seen) return;
+    seen = version;
+    res.write(`event: timeline\ndata: ${JSON.stringify(timelineOf(path))}\n\n`);
+  };
+  const tick = () => {
+    try {
+      push();
+    } catch {
+      // the file is being replaced or removed: try again at the next tick
+    }
+  };
+  tick();
+  const timer = setInterval(tick, s.options.pollMs ?? 150);
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+  const stepper = s.options.stepper;
+  const sendStep = () => res.write(`event: step\ndata: ${JSON.stringify(stepper?.current)}\n\n`);
+  const unsubscribe = stepper?.subscribe(() => {
+    tick(); // the records up to the effect it waits before, then the effect
+    sendStep();
+  });
+  if (stepper) sendStep();
+  res.on('close', () => {
+    clearInterval(timer);
+    clearInterval(keepAlive);
+    unsubscribe?.();
+    s.streams.delete(res);
+  });
+}
+
+function handle(s: ServerState, req: IncomingMessage, res: ServerResponse): void {
+  const url = new URL(req.url ?? '/', `http://127.0.0.1:${s.port}`);
+  if (!admitted(s, req, res, url)) return;
+  const path = url.pathname;
+  if (path === '/') return servePage(s, res);
+  if (serveStatic(path, res)) return;
+  serveApi(s, req, path, res);
+}
+
+function pageQuery(options: ViewerOptions): string {
+  if (options.compare) return `&compare=${options.compare.map(encodeURIComponent).join(',')}`;
+  return options.sessionId ? `&session=${encodeURIComponent(options.sessionId)}` : '';
+}
+
 export async function startViewer(options: ViewerOptions): Promise<Viewer> {
-  const { home } = options;
-  const pollMs = options.pollMs ?? 150;
-  const streams = new Set<ServerResponse>();
-  let port = 0;
-  const token = newToken();
-
-  const defaultSession = (): string | null => {
-    if (options.sessionId) return options.sessionId;
-    const sessions = listSessions(home);
-    return (sessions.find((s) => s.cwd === options.cwd) ?? sessions[0])?.id ?? null;
-  };
-
-  const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
-
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
-    if (!allowedHosts().has(req.headers.host ?? '')) return sendJson(res, 403, { error: 'unexpected Host header' });
-    if (req.method !== 'GET') return sendJson(res, 405, { error: 'GET only' });
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
-    const path = url.pathname;
-    const cookie = tokenCookieName('view', port);
-    const auth = checkToken(req, url, cookie, token);
-    if (!auth.ok) return sendJson(res, auth.status, { error: auth.error });
-    if (path === '/') {
-      res.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'cache-control': 'no-store',
-        'referrer-policy': 'no-referrer',
-        'set-cookie': tokenCookie(cookie, token),
-      });
-      res.end(viewerPage({ defaultSession: defaultSession(), startAtEnd: options.live === true, ...(options.compare ? { compare: options.compare } : {}) }));
-      return;
-    }
-    if (path === '/favicon.ico') {
-      res.writeHead(204);
-      res.end();
-      return;
-    }
-    const client = /^\/client\/([a-z.]+)$/.exec(path)?.[1];
-    if (client && CLIENT_FILES[client]) {
-      res.writeHead(200, { 'content-type': CLIENT_FILES[client], 'cache-control': 'no-store' });
-      res.end(clientFile(client));
-      return;
-    }
-    if (path === '/api/machine') {
-      machineView(agentMachine).then(
-        (view) => sendJson(res, 200, view),
-        (error: unknown) => sendJson(res, 500, { error: String(error) }),
-      );
-      return;
-    }
-    if (path === '/api/sessions') return sendJson(res, 200, listSessions(home));
-    const match = /^\/api\/sessions\/([A-Za-z0-9_-]+)(\/events)?$/.exec(path);
-    if (match) {
-      const id = match[1] as string;
-      try {
-        if (!match[2]) return sendJson(res, 200, sessionTimeline(home, id));
-        return streamTimeline(id, res);
-      } catch (error) {
-        if (error instanceof SessionNotFoundError) return sendJson(res, 404, { error: error.message });
-        throw error;
-      }
-    }
-    sendJson(res, 404, { error: `nothing at ${path}` });
-  };
-
-  /** Sends the timeline now and again whenever the transcript grows. */
-  const streamTimeline = (id: string, res: ServerResponse) => {
-    const path = findSession(home, id);
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
-    streams.add(res);
-    let seen = '';
-    const push = () => {
-      if (!existsSync(path)) return;
-      const stat = statSync(path);
-      const version = `${stat.size}:${stat.mtimeMs}`;
-      if (version === seen) return;
-      seen = version;
-      const transcript = readTranscript(path);
-      res.write(`event: timeline\ndata: ${JSON.stringify(buildTimeline(transcript.records, graphOf(agentMachine), transcript.problems))}\n\n`);
-    };
-    push();
-    const timer = setInterval(() => {
-      try {
-        push();
-      } catch {
-        // the file is being replaced or removed: try again at the next tick
-      }
-    }, pollMs);
-    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
-    res.on('close', () => {
-      clearInterval(timer);
-      clearInterval(keepAlive);
-      streams.delete(res);
-    });
-  };
-
+  const s: ServerState = { options, port: 0, token: newToken(), streams: new Set() };
   const server = createServer((req, res) => {
     try {
-      handle(req, res);
+      handle(s, req, res);
     } catch (error) {
       if (!res.headersSent) sendJson(res, 500, { error: error instanceof Error ? error.message : String(error) });
       else res.destroy();
     }
   });
-  port = await listenOnLoopback(server, options.port ?? 0);
-  const query = options.compare
-    ? `&compare=${options.compare.map(encodeURIComponent).join(',')}`
-    : options.sessionId
-      ? `&session=${encodeURIComponent(options.sessionId)}`
-      : '';
+  s.port = await listenOnLoopback(server, options.port ?? 0);
   let closed: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${port}/?token=${token}${query}`,
-    token,
-    port,
+    url: `http://127.0.0.1:${s.port}/?token=${s.token}${pageQuery(options)}`,
+    token: s.token,
+    port: s.port,
     close() {
       closed ??= new Promise<void>((resolve) => {
-        for (const res of streams) res.end();
+        for (const res of s.streams) res.end();
         server.close(() => resolve());
         server.closeAllConnections();
       });

@@ -1,236 +1,224 @@
 /**
- * A session transcript as the viewer steps through it. A step is one `transition` record: the
- * machine entered a state (every model call is one, continuations and retries included). Each step
- * carries the edges of the diagram that led to it (decision records pick the branch; path.ts) and
- * a sentence that explains it (explain.ts). Everything else is tied to a step so the page can show
- * the run as it was then:
- * - messages, usage and decisions come before the transition they lead to: the next step;
- *   results written on entry of appendingResults belong to that step when they come after it;
+ * A session transcript as the viewer steps through it. A step is a `transition` record (the
+ * machine entered a state: every model call is one) or a reply (the `usage` record of a reply
+ * that arrived: the machine passes through `checkingReply` and decides there). Each step carries
+ * the edges of the diagram that led to it (decision records pick the branch; path.ts), the facts
+ * its records show (facts.ts), a sentence made of those facts (explain.ts) and the chapter's step
+ * it is (lesson.ts). Everything else is tied to a step so the page can show the run as it was:
+ * - messages, usage and decisions come before the step they lead to: the next step;
  * - a request belongs to the callingModel step it is sent from (before or after its record);
  * - a retry belongs to the waitingToRetry step; tool starts and results, and a run's result, to
  *   the step they happen in; a prompt or a resume opens the next step.
+ * Records a mistaken loop wrote broken (a tool_result without its tool_use_id) are read from the
+ * transcript's damaged lines and kept, marked, where they stood.
  */
-import type { MessageParam, ToolResultBlockParam } from '../core/messages.js';
-import type { ExitReason, TransitionReason } from '../core/run.js';
-import type { Usage } from '../core/usage.js';
 import type { MachineGraph } from '../diagram/graph.js';
-import type { CacheMark, RequestRecord, ResultRecord, SessionHeader, SessionRecord } from '../transcript/records.js';
-import { explainStep } from './explain.js';
+import type { DamagedLine } from '../transcript/store.js';
+import type { RequestRecord, ResultRecord } from '../transcript/records.js';
+import { explainAll } from './explain.js';
+import { addFacts, type StepFacts } from './facts.js';
 import { edgesTaken, type Decision } from './path.js';
+import { readOrder, type ReadRecord } from './read.js';
+import type { AnyRecord, Timeline, TimelineStep } from './timelineShape.js';
 
-export interface TimelineStep {
-  state: string;
-  event: string;
-  at: string;
-  turnCount: number;
-  transitionReason: TransitionReason | null;
-  exitReason: ExitReason | null;
-  /** Ids of the diagram's edges that led here from the previous step, in order. */
-  edges: string[];
-  decisions: Decision[];
-  /** What this step does and why, in one sentence. */
-  sentence: string;
-  /** What happened just before or during this step (a prompt, a resume, the end of a run). */
-  notes: string[];
-  /** On a waitingToRetry step: the error and the wait. */
-  retry?: { attempt: number; delayMs: number; error: string };
-}
-
-export interface TimelineMessage {
-  index: number;
-  /** First step at which the message is in the history. */
-  step: number;
-  message: MessageParam;
-  synthetic: boolean;
-}
-
-export interface TimelineRequest {
-  step: number;
-  turnCount: number;
-  messageCount: number;
-  body: RequestRecord['body'];
-  messageCacheMarks: CacheMark[];
-}
-
-export interface TimelineTool {
-  id: string;
-  name: string;
-  step: number;
-  kind: 'start' | 'result';
-  result?: ToolResultBlockParam;
-}
-
-export interface TimelineUsage {
-  step: number;
-  turnCount: number;
-  usage: Usage;
-  total: Usage;
-}
-
-export interface Timeline {
-  header: SessionHeader | undefined;
-  steps: TimelineStep[];
-  messages: TimelineMessage[];
-  requests: TimelineRequest[];
-  tools: TimelineTool[];
-  usage: TimelineUsage[];
-  results: Array<ResultRecord & { step: number }>;
-  /**
-   * Where a request carried fewer messages than the history had: something deleted messages from
-   * it (a loop that must not, see src/mistakes/). From `step` on, the older messages at index
-   * `length` and beyond are gone.
-   */
-  truncations: Array<{ step: number; length: number }>;
-  /** Lines of the transcript that could not be read. */
-  problems: string[];
-}
-
-/** Records the machine's own events add (issue 13); read when present. */
-type EventRecord =
-  | { type: 'decision'; at?: string; state: string; guard: string; target: string }
-  | { type: 'transition'; exitReason?: ExitReason | null };
-type AnyRecord = SessionRecord | Extract<EventRecord, { type: 'decision' }>;
+export type { AnyRecord, Timeline, TimelineMessage, TimelineRequest, TimelineStep, TimelineTool, TimelineUsage } from './timelineShape.js';
 
 const errorText = (error: unknown): string =>
   typeof error === 'string' ? error : error && typeof error === 'object' && 'message' in error ? String(error.message) : String(error);
 
-export function buildTimeline(records: readonly AnyRecord[], graph: MachineGraph, problems: string[] = []): Timeline {
-  const t: Timeline = { header: undefined, steps: [], messages: [], requests: [], tools: [], usage: [], results: [], truncations: [], problems };
-  let notes: string[] = [];
-  let decisions: Decision[] = [];
-  let retry: TimelineStep['retry'];
-  let resumed = false;
-  // Messages in the history after the records read so far, and a deletion it may have had.
-  let historyLength = 0;
-  let cut: { step: number; length: number } | undefined;
-  const next = () => t.steps.length;
-  const current = () => Math.max(0, t.steps.length - 1);
-  const last = () => t.steps[t.steps.length - 1];
+/** Record types that lead into the next step (everything else belongs to the step it comes in). */
+const LEAD_INS = new Set(['prompt', 'resume', 'decision', 'message', 'usage']);
 
-  for (const record of records) {
+/** Reads the records in order, one handler per record type; `timeline()` gives the result. */
+class TimelineBuilder {
+  readonly t: Timeline;
+  private notes: string[] = [];
+  private decisions: Decision[] = [];
+  private retry: TimelineStep['retry'];
+  private resumed = false;
+  /** Messages in the history after the records read so far, and a deletion it may have had. */
+  private historyLength = 0;
+  private cut: { step: number; length: number } | undefined;
+  /** Where the records leading into the next step begin. */
+  private leadIn: number | undefined;
+  private position = 0;
+
+  constructor(
+    private readonly graph: MachineGraph,
+    problems: string[],
+  ) {
+    this.t = { header: undefined, steps: [], messages: [], requests: [], tools: [], usage: [], results: [], truncations: [], problems };
+  }
+
+  private next = () => this.t.steps.length;
+  private current = () => Math.max(0, this.t.steps.length - 1);
+  private last = () => this.t.steps[this.t.steps.length - 1];
+
+  read(entry: ReadRecord, position: number): void {
+    this.position = position;
+    const { record } = entry;
+    if (LEAD_INS.has(record.type)) this.leadIn ??= position;
     switch (record.type) {
       case 'session':
-        t.header = record;
+        this.t.header = record;
         break;
       case 'prompt':
-        notes.push(`prompt: ${record.text}`);
+        this.notes.push(`prompt: ${record.text}`);
         break;
       case 'resume':
-        resumed = true;
-        notes.push(
-          `${record.forkedFrom ? `forked from session ${record.forkedFrom}, ` : ''}resumed at turn ${record.turnCount}${record.repaired.length ? `: ${record.repaired.join('; ')}` : ''}`,
-        );
+        this.resumed = true;
+        this.notes.push(resumeNote(record));
         break;
       case 'decision':
-        decisions.push({ state: record.state, guard: record.guard, target: record.target });
+        this.decisions.push({ state: record.state, guard: record.guard, target: record.target });
         break;
-      case 'transition': {
-        const prev = last();
-        const exitReason = (record as { exitReason?: ExitReason | null }).exitReason ?? null;
-        const step: TimelineStep = {
-          state: record.state,
-          event: record.event,
-          at: record.at,
-          turnCount: record.turnCount,
-          transitionReason: record.transitionReason,
-          exitReason,
-          edges: [],
-          decisions,
-          sentence: '',
-          notes,
-          ...(retry && record.state === 'waitingToRetry' ? { retry } : {}),
-        };
-        const fromStart = !prev || (resumed && notes.length > 0) || record.event === 'xstate.init';
-        step.edges = edgesTaken(graph, { from: fromStart ? null : prev.state, to: step.state, event: step.event, decisions, exitReason });
-        t.steps.push(step);
-        if (step.retry) retry = undefined;
-        notes = [];
-        decisions = [];
-        break;
-      }
-      case 'message': {
-        const origin = (record as { origin?: string }).origin;
-        const here = (origin === 'tools' || origin === 'continuation') && last()?.state === 'appendingResults';
-        t.messages.push({ index: record.index, step: here ? current() : next(), message: record.message, synthetic: record.synthetic === true });
-        if (cut && record.index === cut.length) {
-          t.truncations.push(cut);
-          historyLength = cut.length;
-        }
-        cut = undefined;
-        historyLength = Math.max(historyLength, record.index + 1);
-        break;
-      }
-      case 'request': {
-        const step = last();
-        const own = step?.state === 'callingModel' && !t.requests.some((r) => r.step === current());
-        // Shorter than the history: a deletion, if the next message is written right after it (a
-        // hook that only pruned what is sent leaves the history whole, and it goes on at its end).
-        if (record.messageCount < historyLength) cut = { step: own ? current() : next(), length: record.messageCount };
-        t.requests.push({
-          step: own ? current() : next(),
-          turnCount: record.turnCount,
-          messageCount: record.messageCount,
-          body: record.body,
-          messageCacheMarks: record.messageCacheMarks ?? [],
-        });
-        break;
-      }
+      case 'transition':
+        return this.transition(record);
       case 'usage':
-        t.usage.push({ step: next(), turnCount: record.turnCount, usage: record.usage, total: record.total });
-        break;
+        return this.usage(record);
+      case 'message':
+        return this.message(record, entry.broken);
+      case 'request':
+        return this.request(record);
       case 'tool_start':
-        t.tools.push({ id: record.block.id, name: record.block.name, step: current(), kind: 'start' });
+        this.t.tools.push({ id: record.block.id, name: record.block.name, step: this.current(), kind: 'start', at: record.at, input: record.block.input });
         break;
       case 'tool_result':
-        t.tools.push({ id: record.toolUseId, name: record.name, step: current(), kind: 'result', result: record.result });
+        this.t.tools.push({ id: record.toolUseId, name: record.name, step: this.current(), kind: 'result', at: record.at, result: record.result, ...(entry.broken ? { broken: entry.broken } : {}) });
         break;
-      case 'retry': {
-        const info = { attempt: record.attempt, delayMs: record.delayMs, error: errorText(record.error) };
-        const step = last();
-        if (step?.state === 'waitingToRetry' && !step.retry) step.retry = info;
-        else retry = info;
-        break;
-      }
-      case 'result': {
-        t.results.push({ ...record, step: current() });
-        const step = last();
-        if (step && step.exitReason === null && record.exitReason) {
-          // An older transcript names the exit reason only here: it tells apart the branches into done.
-          step.exitReason = record.exitReason;
-          const from = t.steps[t.steps.length - 2]?.state ?? null;
-          if (from) step.edges = edgesTaken(graph, { from, to: step.state, event: step.event, decisions: step.decisions, exitReason: step.exitReason });
-        }
-        if (record.error) step?.notes.push(`run ended: ${record.exitReason ?? record.state} (${record.error})`);
-        resumed = false;
-        break;
-      }
+      case 'retry':
+        return this.retryRecord(record);
+      case 'result':
+        return this.result(record);
     }
   }
-  explainAll(t, graph);
-  return t;
+
+  /** A new step; the previous one's records end where this one's lead-in began. */
+  private push(step: Omit<TimelineStep, 'records' | 'facts' | 'sentence' | 'lesson' | 'edges' | 'decisions' | 'notes'>, from: string | null): TimelineStep {
+    const start = this.leadIn ?? this.position;
+    const prev = this.last();
+    if (prev) prev.records[1] = start;
+    const full: TimelineStep = { ...step, edges: [], decisions: this.decisions, sentence: '', lesson: { marks: '', title: '' }, notes: this.notes, facts: {} as StepFacts, records: [start, start + 1] };
+    full.edges = edgesTaken(this.graph, { from, to: full.state, event: full.event, decisions: this.decisions, exitReason: full.exitReason });
+    this.t.steps.push(full);
+    this.notes = [];
+    this.decisions = [];
+    this.leadIn = undefined;
+    return full;
+  }
+
+  private transition(record: Extract<AnyRecord, { type: 'transition' }>): void {
+    const prev = this.last();
+    const fromStart = !prev || (this.resumed && this.notes.length > 0) || record.event === 'xstate.init';
+    const step = this.push(
+      {
+        kind: 'state',
+        state: record.state,
+        event: record.event,
+        at: record.at,
+        turnCount: record.turnCount,
+        transitionReason: record.transitionReason,
+        exitReason: record.exitReason ?? null,
+        ...(this.retry && record.state === 'waitingToRetry' ? { retry: this.retry } : {}),
+      },
+      fromStart ? null : (prev?.state ?? null),
+    );
+    if (step.retry) this.retry = undefined;
+  }
+
+  /** A reply arrived: the machine passes through `checkingReply`, where its decision follows. */
+  private usage(record: Extract<AnyRecord, { type: 'usage' }>): void {
+    const prev = this.last();
+    this.t.usage.push({ step: this.next(), turnCount: record.turnCount, usage: record.usage, total: record.total });
+    const step = this.push(
+      {
+        kind: 'reply',
+        state: 'checkingReply',
+        event: 'xstate.done.actor.model',
+        at: record.at,
+        turnCount: record.turnCount,
+        transitionReason: prev?.transitionReason ?? null,
+        exitReason: null,
+      },
+      prev?.state ?? 'callingModel',
+    );
+    const u = record as { stopReason?: string | null; needsFollowUp?: boolean };
+    step.reply = { stopReason: u.stopReason ?? null, needsFollowUp: u.needsFollowUp ?? null, index: null, toolUses: [], toolUsesFrom: 'message', teaching: 'stop', guard: null, target: null };
+  }
+
+  private message(record: Extract<AnyRecord, { type: 'message' }>, broken: string | undefined): void {
+    const origin = record.origin;
+    const here = (origin === 'tools' || origin === 'continuation') && this.last()?.state === 'appendingResults';
+    const step = here ? this.current() : this.next();
+    if (this.cut && record.index === this.cut.length) {
+      this.t.truncations.push(this.cut);
+      for (const m of this.t.messages) if (m.index >= this.cut.length && m.removedAt === undefined && m.step < this.cut.step) m.removedAt = this.cut.step;
+      this.historyLength = this.cut.length;
+    }
+    this.cut = undefined;
+    this.historyLength = Math.max(this.historyLength, record.index + 1);
+    this.t.messages.push({
+      index: record.index,
+      step,
+      message: record.message,
+      synthetic: record.synthetic === true,
+      ...(origin ? { origin } : {}),
+      ...(broken ? { broken } : {}),
+    });
+  }
+
+  private request(record: RequestRecord): void {
+    const step = this.last();
+    const own = step?.state === 'callingModel' && !this.t.requests.some((r) => r.step === this.current());
+    const at = own ? this.current() : this.next();
+    // Shorter than the history: a deletion, if the next message is written right after it (a
+    // hook that only pruned what is sent leaves the history whole, and it goes on at its end).
+    if (record.messageCount < this.historyLength) this.cut = { step: at, length: record.messageCount };
+    this.t.requests.push({ step: at, turnCount: record.turnCount, messageCount: record.messageCount, body: record.body, messageCacheMarks: record.messageCacheMarks ?? [] });
+  }
+
+  private retryRecord(record: Extract<AnyRecord, { type: 'retry' }>): void {
+    const info = { attempt: record.attempt, delayMs: record.delayMs, error: errorText(record.error) };
+    const step = this.last();
+    if (step?.state === 'waitingToRetry' && !step.retry) step.retry = info;
+    else this.retry = info;
+  }
+
+  private result(record: ResultRecord): void {
+    this.t.results.push({ ...record, step: this.current() });
+    const step = this.last();
+    if (step && step.exitReason === null && record.exitReason) {
+      // An older transcript names the exit reason only here: it tells apart the branches into done.
+      step.exitReason = record.exitReason;
+      const from = this.t.steps[this.t.steps.length - 2]?.state ?? null;
+      if (from) step.edges = edgesTaken(this.graph, { from, to: step.state, event: step.event, decisions: step.decisions, exitReason: step.exitReason });
+    }
+    if (record.error) step?.notes.push(`run ended: ${record.exitReason ?? record.state} (${record.error})`);
+    this.resumed = false;
+  }
+
+  finish(end: number): Timeline {
+    const last = this.last();
+    if (last) last.records[1] = Math.max(last.records[1], end);
+    return this.t;
+  }
 }
 
-/** The sentences, once every step knows its messages, request, retry and exit reason. */
-function explainAll(t: Timeline, graph: MachineGraph): void {
-  const guardOf = (id: string) => graph.edges.find((e) => e.id === id)?.guard ?? null;
-  t.steps.forEach((step, i) => {
-    const inHistory = t.messages.filter((m) => m.step <= i);
-    const reply = [...inHistory].reverse().find((m) => m.message.role === 'assistant')?.message;
-    const request = t.requests.find((r) => r.step === i);
-    const result = t.results.find((r) => r.step === i);
-    step.sentence = explainStep({
-      state: step.state,
-      from: t.steps[i - 1]?.state ?? null,
-      turnCount: step.turnCount,
-      transitionReason: step.transitionReason,
-      exitReason: step.exitReason,
-      guards: step.edges.map(guardOf).filter((g): g is string => g !== null),
-      ...(reply ? { reply } : {}),
-      added: t.messages.filter((m) => m.step === i).map((m) => ({ index: m.index, message: m.message })),
-      ...(request ? { requestMessages: request.messageCount } : {}),
-      ...(step.retry ? { retry: step.retry } : {}),
-      ...(result?.error ? { error: result.error } : {}),
-      resumed: step.notes.some((n) => n.startsWith('resumed')),
-    });
-  });
+function resumeNote(record: Extract<AnyRecord, { type: 'resume' }>): string {
+  const forked = record.forkedFrom ? `forked from session ${record.forkedFrom}, ` : '';
+  return `${forked}resumed at turn ${record.turnCount}${record.repaired.length ? `: ${record.repaired.join('; ')}` : ''}`;
+}
+
+/**
+ * The timeline of a transcript: its records, and the lines it could not read (`problems`) and
+ * those of them kept as read (`damaged`: a mistaken loop's broken records).
+ */
+export function buildTimeline(records: readonly AnyRecord[], graph: MachineGraph, problems: string[] = [], damaged: readonly DamagedLine[] = []): Timeline {
+  const builder = new TimelineBuilder(graph, problems);
+  const order = readOrder(records, damaged);
+  order.forEach((entry, position) => builder.read(entry, position));
+  const t = builder.finish(order.length);
+  addFacts(t);
+  explainAll(t);
+  return t;
 }

@@ -67,8 +67,8 @@ describe('agentloop view --compare, in Chromium', () => {
   it('shows the mistaken run (A) beside the correct one (B), and says where they first differ', { timeout: 60_000 }, async () => {
     await open(url);
     expect(url.searchParams.get('compare')).toBe(`${dropped.mistaken.sessionId},${dropped.correct.sessionId}`);
-    expect(await view(0).getByTestId('view-title').textContent()).toBe(`A · session ${dropped.mistaken.sessionId.slice(0, 8)}`);
-    expect(await view(1).getByTestId('view-title').textContent()).toBe(`B · session ${dropped.correct.sessionId.slice(0, 8)}`);
+    expect(await view(0).getByTestId('view-title').textContent()).toBe(`A · mistake drop-message · session ${dropped.mistaken.sessionId.slice(0, 8)}`);
+    expect(await view(1).getByTestId('view-title').textContent()).toBe(`B · correct run (for mistake drop-message) · session ${dropped.correct.sessionId.slice(0, 8)}`);
     expect(await page.getByTestId('compare-text').textContent()).toBe(
       'The runs first differ at request 2: A sends 1 message, B sends 3 messages; they differ from messages[1] on.',
     );
@@ -90,8 +90,14 @@ describe('agentloop view --compare, in Chromium', () => {
     }
     // The mistaken run sends the bare question again; the correct one the tool call and its result.
     expect([await sentMessages(0), await sentMessages(1)]).toEqual([1, 3]);
-    // The deleted messages are gone from A's history pane too, not shown as if still there.
-    expect(await view(0).locator('[data-testid="messages"] .msg').count()).toBe(1);
+    // The deleted messages are gone from A's history, drawn as deleted, not shown as if still there.
+    expect(await view(0).locator('[data-testid="messages"] .msg:not(.ghost)').count()).toBe(1);
+    expect(await view(0).getByTestId('deleted').count()).toBe(2);
+    // Each side keeps its own sentence and state.
+    const sentences = [await view(0).getByTestId('sentence').textContent(), await view(1).getByTestId('sentence').textContent()];
+    expect(sentences[0]).toMatch(/^Before the call the loop deleted messages\[1\], messages\[2\] from state\.messages/);
+    expect(sentences[1]).toMatch(/request 2 = request 1 \+ messages\[1\], messages\[2\]/);
+    expect(await view(0).getByTestId('state-code').textContent()).toMatch(/messages: \[0 user1 deleted2 deleted\] \(1\)/);
     expect(await view(1).locator('[data-testid="messages"] .msg.differs').getAttribute('data-index')).toBe('1');
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: join(SCREENSHOTS, 'compare-drop-message.png') });
@@ -107,6 +113,23 @@ describe('agentloop view --compare, in Chromium', () => {
     expect(await page.getByTestId('compare-text').textContent()).toBe('The runs first differ at request 2: A sends no request 2, B sends 3 messages.');
     await page.getByTestId('compare-go').click();
     expect(await view(0).getByTestId('state').textContent()).toBe('done');
+    // The final states are drawn whole, at both sizes, with each side's sentence.
+    for (const size of [{ width: 1700, height: 1000 }, { width: 390, height: 844 }]) {
+      await page.setViewportSize(size);
+      await page.keyboard.press('End');
+      for (const i of [0, 1] as const) {
+        const done = view(i).locator('.lesson-svg [data-node="done"]');
+        const box = (await done.boundingBox()) as { x: number; width: number };
+        const frame = (await view(i).boundingBox()) as { x: number; width: number };
+        expect(box.x).toBeGreaterThanOrEqual(frame.x);
+        expect(box.x + box.width).toBeLessThanOrEqual(frame.x + frame.width);
+        expect(await done.getAttribute('class')).toContain('current');
+        expect(await view(i).getByTestId('sentence').textContent()).toMatch(/^The run ends in done/);
+      }
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - innerWidth)).toBeLessThanOrEqual(0);
+    }
+    await page.setViewportSize({ width: 1700, height: 1000 });
+    await page.getByTestId('compare-go').click();
     expect(await view(0).getByTestId('diverging').textContent()).toBe('≠ this run sends no request 2: it stopped here');
     expect(await view(1).getByTestId('diverging').textContent()).toMatch(/^≠ request 2: /);
     expect(await sentMessages(1)).toBe(3);

@@ -46,7 +46,7 @@ function readAll(text: string) {
   const transcript = parseTranscript(text, 'x.jsonl');
   const restored = restoreConversation(transcript.records);
   historyProblems(restored.messages);
-  const timeline = buildTimeline(transcript.records, graph, transcript.problems);
+  const timeline = buildTimeline(transcript.records, graph, transcript.problems, transcript.damaged);
   JSON.stringify(timeline); // what the viewer's server sends
   summarize(transcript, new Date());
   return { transcript, restored, timeline };

@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { startStatelyInspector, STATELY_INSPECTOR_URL, type StatelyInspector } from '../../src/inspect/stately.js';
+import { startStatelyInspector, STATELY_INSPECTOR_URL, UNAVAILABLE, type StatelyInspector } from '../../src/inspect/stately.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { startCheckedServer } from '../support/agentServer.js';
-import { cliEnv, startCli } from '../support/cli.js';
+import { CLI, cliEnv, startCli } from '../support/cli.js';
 import { echoTool } from '../support/drive.js';
 import { waitFor } from '../session/helpers.js';
 
@@ -74,6 +74,23 @@ describe('the Stately inspector bridge', () => {
     await expect(connectViewer(inspector.url, 'https://evil.example')).rejects.toThrow(/403/);
   });
 
+  it('a viewer may send only the report that the Stately page could not load: it reaches onUnavailable once; anything else cuts it off', async () => {
+    const reasons: string[] = [];
+    inspector = await startStatelyInspector({ onUnavailable: (reason) => reasons.push(reason) });
+    await connectViewer(inspector.url);
+    const reporter = sockets.at(-1) as WebSocket;
+    reporter.send(JSON.stringify({ type: UNAVAILABLE, reason: 'offline\u001b[2J' }));
+    reporter.send(JSON.stringify({ type: UNAVAILABLE, reason: 'again' }));
+    await waitFor('the report', () => reasons.length > 0);
+    await connectViewer(inspector.url);
+    const other = sockets.at(-1) as WebSocket;
+    const closed = new Promise<number>((resolve) => other.once('close', (code) => resolve(code)));
+    other.send(JSON.stringify({ type: '@xstate.event', event: { type: 'ABORT' } }));
+    expect(await closed).toBe(1008);
+    expect(reasons).toEqual(['offline [2J']); // control characters out, told once
+    expect(reporter.readyState).toBe(WebSocket.OPEN);
+  });
+
   it('agentloop -p --inspect prints the URL and says the page needs the internet', async () => {
     const server = await startCheckedServer();
     const dir = mkdtempSync(join(tmpdir(), 'agentloop-inspect-'));
@@ -85,7 +102,12 @@ describe('the Stately inspector bridge', () => {
       const events = await connectViewer(url);
       await waitFor('the run to end', () => cli.output().stderr.includes('page stays up until Ctrl-C'), 20_000);
       await waitFor('the final snapshot at the page', () => finished(events));
-      expect(JSON.parse(cli.output().stdout)).toMatchObject({ result: 'Hello.', exit_reason: 'completed' });
+      const result = JSON.parse(cli.output().stdout) as { result: string; session_id: string };
+      expect(result).toMatchObject({ result: 'Hello.', exit_reason: 'completed' });
+      // A page that cannot load the Stately page reports it: the terminal says so, with the offline viewer's command.
+      sockets.at(-1)?.send(JSON.stringify({ type: UNAVAILABLE, reason: 'it could not be reached: Failed to fetch' }));
+      const said = await waitFor('the terminal to say it', () => /^Stately inspector: the page could not load https:\/\/stately\.ai\/inspect \(it could not be reached: Failed to fetch\); step through this run offline: (.+)$/m.exec(cli.output().stderr)?.[1]);
+      expect(said).toBe(`node ${CLI} view ${result.session_id}`);
       cli.child.kill('SIGINT');
       expect((await cli.done).code).toBe(0);
     } finally {

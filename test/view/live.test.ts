@@ -94,7 +94,15 @@ describe('the viewer server', () => {
     const counts = stream.timelines.map((t) => t.steps.length);
     expect(counts.length).toBeGreaterThanOrEqual(4); // it went out step by step, not once at the end
     expect(counts).toEqual([...counts].sort((a, b) => a - b));
-    expect(stream.timelines.at(-1)?.steps.map((s) => s.state)).toEqual(['callingModel', 'executingTools', 'appendingResults', 'callingModel', 'done']);
+    expect(stream.timelines.at(-1)?.steps.map((s) => s.state)).toEqual([
+      'callingModel',
+      'checkingReply', // the reply (stop_reason, its tool_use blocks, the branch)
+      'executingTools',
+      'appendingResults',
+      'callingModel',
+      'checkingReply',
+      'done',
+    ]);
   });
 
   it('answers only requests for 127.0.0.1 and serves a page that loads nothing from elsewhere', async () => {

@@ -42,7 +42,7 @@ describe('the timeline', () => {
       [2, 2, true],
     ]);
     expect(timeline.requests).toEqual([expect.objectContaining({ step: 0, turnCount: 1, messageCacheMarks: [[0, 0]] })]);
-    expect(timeline.tools).toEqual([{ id: 't1', name: 'bash', step: 0, kind: 'start' }]);
+    expect(timeline.tools).toEqual([{ id: 't1', name: 'bash', step: 0, kind: 'start', at, input: {} }]);
   });
 });
 
@@ -50,6 +50,7 @@ describe('the edges and the sentence of each step', () => {
   it('takes the branch a decision record names, and puts the retry on the waitingToRetry step', () => {
     const records = [
       { type: 'session', version: 1, id: 's', cwd: '/w', createdAt: at, model: 'm' },
+      { type: 'message', at, index: 0, message: { role: 'user', content: 'hello' }, origin: 'prompt' },
       { type: 'transition', at, state: 'callingModel', event: 'xstate.init', turnCount: 1, transitionReason: null },
       { type: 'request', at, turnCount: 1, messageCount: 1, body: { model: 'm', max_tokens: 1 }, messageCacheMarks: [] },
       { type: 'decision', state: 'checkingError', guard: 'canRetry', target: 'waitingToRetry' },
@@ -72,10 +73,10 @@ describe('the edges and the sentence of each step', () => {
     expect(t.steps[0]?.retry).toBeUndefined();
     expect(t.requests.map((r) => r.step)).toEqual([0, 2]);
     expect(t.steps.map((s) => s.sentence)).toEqual([
-      'The loop sends the prompt to the model with 1 message (turn 1); turnCount and transitionReason stay in the loop, never in the request.',
+      'The loop sends request 1, state.messages (1 message) and the tool definitions, to the model (turn 1).',
       'The model call failed (Overloaded); it can be retried, so the loop waits 500 ms before attempt 2.',
-      'After the wait the loop calls the model again with the same messages (turn 1, transitionReason retry).',
-      'The reply holds no tool_use block, so needsFollowUp is false and the loop stops (exitReason completed).',
+      'The loop sends request 2, state.messages (1 message) and the tool definitions, to the model (turn 1, transitionReason retry): the same messages as request 1.',
+      'The run ends in done (exitReason completed): the loop hands the text of messages[1] to the user (“hi”).',
     ]);
   });
 
@@ -87,7 +88,7 @@ describe('the edges and the sentence of each step', () => {
     ] as unknown as SessionRecord[];
     const t = buildTimeline(records, graph);
     expect(t.steps[1]?.edges).toEqual(['turn.callingModel --done: model--> turn.checkingReply', 'turn.checkingReply --always [isRefusal]--> done']);
-    expect(t.steps[1]?.sentence).toBe('The model refused (stop_reason refusal); the loop stops (exitReason refusal).');
+    expect(t.steps[1]?.sentence).toBe('The model refused (stop_reason refusal): the run ends in done (exitReason refusal).');
   });
 });
 

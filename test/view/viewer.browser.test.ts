@@ -1,7 +1,11 @@
 /**
  * The step-through viewer in real headless Chromium (Debian's `chromium`, driven by
- * playwright-core): a two-turn session recorded by really running the loop with a scripted model
- * and the real bash tool, stepped forward and back with the buttons and the arrow keys.
+ * playwright-core) at 1440×900 and at 390×844: the demo (the real machine, the real bash tool, a
+ * scripted model) and every mistake of src/mistakes/, recorded by really running them. At both
+ * sizes: the lesson's smallest text is at least 12 px, nothing scrolls sideways, the step controls
+ * are in sight and take a click, a tap and the keyboard, stop_reason is on every reply step, and
+ * every sentence the page shows is what its step's records show (test/support/narration.ts).
+ * Every step of the demo is kept as a screenshot in test-results/viewer-steps/ (git-ignored).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,31 +13,33 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/core/model.js';
-import { reply, scriptedModel } from '../../src/scripted/model.js';
-import { startSession } from '../../src/transcript/recorder.js';
+import { MISTAKE_NAMES, type MistakeName } from '../../src/mistakes/names.js';
+import { runMistake } from '../../src/mistakes/run.js';
 import { runAgent } from '../../src/run/runAgent.js';
-import { createBashTool } from '../../src/tools/bash/bashTool.js';
+import { DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from '../../src/scripted/demo.js';
+import { reply, scriptedModel } from '../../src/scripted/model.js';
+import { findSession, readTranscript } from '../../src/transcript/store.js';
+import { readOrder } from '../../src/view/read.js';
 import { startViewer, type Viewer } from '../../src/view/server.js';
+import type { Timeline } from '../../src/view/timeline.js';
+import { checkStep } from '../support/narration.js';
 import { cut, paused, SIX_CALLS } from '../support/sixCalls.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-const SCREENSHOTS = join(process.cwd(), 'test-results');
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+/** Where the screenshots of every step of the demo are kept (git-ignored; docs/view.md names it). */
+const SHOTS = join(process.cwd(), 'test-results', 'viewer-steps');
+const SIZES = [
+  { name: 'laptop', width: 1440, height: 900 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
 
 let dir: string;
+let home: string;
 let viewer: Viewer;
 let browser: Browser;
-let page: Page;
-let sessionId: string;
-const timings: Record<string, number> = {};
+let demoId: string;
+const mistaken = {} as Record<MistakeName, string>;
+const errors: string[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'agentloop-viewer-'));
@@ -41,158 +47,207 @@ beforeAll(async () => {
   mkdirSync(work);
   writeFileSync(join(work, 'README.md'), '# demo\n');
   writeFileSync(join(work, 'main.py'), 'print("hi")\n');
-  const home = join(dir, 'home');
-  const model = scriptedModel([
-    {
-      ...reply.toolUse([{ id: 'toolu_01', name: 'bash', input: { command: 'ls' } }], "I'll list the files."),
-      usage: { input_tokens: 20, output_tokens: 10, cache_creation_input_tokens: 900 },
-    },
-    (request) => {
-      const last = request.messages.at(-1);
-      const result = Array.isArray(last?.content) ? last.content.find((b) => b.type === 'tool_result') : undefined;
-      const text = result && result.type === 'tool_result' ? String(result.content) : '';
-      return reply.text(`There are ${text.split('\n').length} files: ${text.replace('\n', ', ')}.`, {
-        input_tokens: 25,
-        output_tokens: 12,
-        cache_read_input_tokens: 900,
-      });
-    },
-  ]);
-  const recorder = startSession(home, { cwd: work, model: 'scripted' });
-  sessionId = recorder.id;
-  recorder.prompt('List the files.');
-  const result = await runAgent('List the files.', {
-    model: 'scripted',
-    modelCall: model.call,
-    tools: [createBashTool({ cwd: work })],
-    cwd: work,
-    onEvent: recorder.onEvent,
-  });
-  recorder.finish(result);
-  recorder.close();
-  expect(result.context.exitReason).toBe('completed');
-
-  viewer = await startViewer({ home, sessionId });
-  let t = Date.now();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  timings.launch = Date.now() - t;
-  page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  const offsite: string[] = [];
-  page.on('request', (r) => {
-    if (!r.url().startsWith(`http://127.0.0.1:${viewer.port}/`)) offsite.push(r.url());
-  });
-  t = Date.now();
-  await page.goto(viewer.url);
-  await page.waitForSelector('body[data-loaded="true"]', { timeout: 10_000 });
-  timings.load = Date.now() - t;
-  expect(errors).toEqual([]);
-  expect(offsite).toEqual([]);
-}, 60_000);
+  home = join(dir, 'home');
+  demoId = (await runAgent(DEMO_PROMPT, { model: DEMO_MODEL_ID, modelCall: demoModel().call, cwd: work, session: { home, label: 'demo' } })).sessionId;
+  for (const name of MISTAKE_NAMES) mistaken[name] = (await runMistake(name, { cwd: work, home })).mistaken.sessionId;
+  viewer = await startViewer({ home });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();
   await viewer?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
-  console.log(`viewer browser test: chromium launch ${timings.launch} ms, page load ${timings.load} ms`);
 });
 
-async function shown() {
-  const text = (testid: string) => page.getByTestId(testid).textContent();
-  return {
-    step: await text('step-label'),
-    state: await text('state'),
-    turnCount: await text('turnCount'),
-    transitionReason: await text('transitionReason'),
-    highlighted: await page.locator('.diagram .node.current').getAttribute('data-key'),
-    highlightedCount: await page.locator('.diagram .node.current').count(),
-    messages: await page.locator('[data-testid="messages"] .msg').count(),
-  };
+async function open(page: Page, id: string): Promise<void> {
+  const url = new URL(viewer.url);
+  url.searchParams.set('session', id);
+  await page.goto(url.toString());
+  await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+  await page.keyboard.press('Home');
 }
 
-const steps = [
-  { step: 'step 1 / 5', state: 'callingModel', turnCount: '1', transitionReason: 'null', messages: 1 },
-  { step: 'step 2 / 5', state: 'executingTools', turnCount: '1', transitionReason: 'null', messages: 2 },
-  { step: 'step 3 / 5', state: 'appendingResults', turnCount: '1', transitionReason: 'tool_result', messages: 3 },
-  { step: 'step 4 / 5', state: 'callingModel', turnCount: '2', transitionReason: 'tool_result', messages: 3 },
-  { step: 'step 5 / 5', state: 'done', turnCount: '2', transitionReason: 'null', messages: 4 },
-];
-const expectStep = async (i: number) => {
-  const want = steps[i] as (typeof steps)[number];
-  expect(await shown()).toEqual({ ...want, highlighted: want.state, highlightedCount: 1 });
-};
+const text = (page: Page, testid: string) => page.getByTestId(testid).first().textContent();
 
-describe('agentloop view, in Chromium', () => {
-  it('steps forward and back through a two-turn session with the buttons and the arrow keys', async () => {
-    await expectStep(0);
-    expect(await page.getByTestId('prev').isDisabled()).toBe(true);
-    await page.getByTestId('next').click();
-    await expectStep(1);
-    expect(await page.getByTestId('usage').textContent()).toBe('in 20 · out 10 · cache read 0 · cache write 900');
-    await page.keyboard.press('ArrowRight');
-    await expectStep(2);
-    // The tools are done: their results are written as one user message.
-    expect(await page.locator('.diagram .edge-label.taken .label').allTextContents()).toEqual(['TOOLS_DONE']);
-    await page.keyboard.press('ArrowRight');
-    await expectStep(3);
-
-    // Turn 2: from appendingResults back into the turn.
-    const taken = await page.locator('.diagram .edge-label.taken .label').allTextContents();
-    expect(taken).toEqual(['[else]']);
-    expect(await page.locator('.diagram path.edge.taken').count()).toBe(1);
-    expect(await page.getByTestId('sentence').textContent()).toBe(
-      'The tool results are in messages, so the loop calls the model again with 3 messages (turn 2, transitionReason tool_result).',
-    );
-    // tool_use and tool_result shown paired by id.
-    await expect(page.locator('[data-tool-use="toolu_01"] .status').textContent()).resolves.toContain('messages[2]');
-    await expect(page.locator('[data-tool-result="toolu_01"] pre').textContent()).resolves.toBe('README.md\nmain.py');
-    // The request of this turn; the loop's own fields are not in it and are marked as never sent.
-    const body = JSON.parse((await page.getByTestId('request').textContent()) as string);
-    expect(Object.keys(body)).toEqual(['model', 'max_tokens', 'system', 'tools', 'messages']);
-    expect(body.messages).toHaveLength(3);
-    expect(body.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_01' });
-    expect(JSON.stringify(body)).not.toMatch(/turnCount|transitionReason/);
-    expect(await page.getByTestId('unsent').textContent()).toContain('"turnCount":2');
-    expect(await page.getByTestId('unsent').textContent()).toContain('never sent');
-    // Messages first, in the open; system prompt and tools folded.
-    expect(JSON.parse((await page.getByTestId('request-messages').textContent()) as string)).toHaveLength(3);
-    expect(await page.locator('.request details').evaluateAll((ds) => ds.map((d) => [(d as HTMLDetailsElement).open, d.querySelector('summary')?.textContent]))).toEqual([
-      [false, expect.stringMatching(/^system \(\d+ characters\)$/)],
-      [false, 'tools (1: bash)'],
-      [false, 'the whole body, as sent'],
-    ]);
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: join(SCREENSHOTS, 'viewer-step-3.png') });
-
-    await page.keyboard.press('ArrowRight');
-    await expectStep(4);
-    // The reply ended the run: done: model, then checkingReply's completed branch (not the longer
-    // path through appendingResults that also leads to done).
-    const end = await page.locator('.diagram .edge-label.taken').allTextContents();
-    expect(end.sort()).toEqual(['[else]/ exit(completed)', 'done: model [else]/ appendReply  recordReply']);
-    expect(await page.getByTestId('sentence').textContent()).toBe(
-      'The reply holds no tool_use block, so needsFollowUp is false and the loop stops (exitReason completed).',
-    );
-    expect(await page.getByTestId('next').isDisabled()).toBe(true);
-    await page.keyboard.press('ArrowRight'); // at the end: stays
-    await expectStep(4);
-    expect(await page.getByTestId('usageTotal').textContent()).toBe('in 45 · out 22 · cache read 900 · cache write 900');
-    await page.screenshot({ path: join(SCREENSHOTS, 'viewer-step-4.png') });
-
-    await page.keyboard.press('ArrowLeft');
-    await expectStep(3);
-    await page.getByTestId('prev').click();
-    await expectStep(2);
-    await page.keyboard.press('ArrowLeft');
-    await expectStep(1);
-    await page.keyboard.press('End');
-    await expectStep(4);
-    await page.keyboard.press('Home');
-    await expectStep(0);
+/** The lesson's smallest text in CSS pixels: font size times the drawing's scale, over the texts shown. */
+const smallestLessonText = (page: Page) =>
+  page.evaluate(() => {
+    const svg = document.querySelector('.lesson-svg') as SVGSVGElement;
+    const scale = svg.getScreenCTM()?.a ?? 0;
+    const shown = [...svg.querySelectorAll('text')].filter((t) => t.getBoundingClientRect().width > 0);
+    return { min: Math.min(...shown.map((t) => parseFloat(getComputedStyle(t).fontSize) * scale)), count: shown.length };
   });
 
-  it('draws the machine with no label over a node or another label, each label’s text inside its box', async () => {
+const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+
+/** The button is inside the viewport, and a click at its middle lands on it (nothing covers it). */
+const reachable = (page: Page, testid: string) =>
+  page.evaluate((id) => {
+    const button = document.querySelector(`[data-testid="${id}"]`) as HTMLElement;
+    const r = button.getBoundingClientRect();
+    const inside = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth && r.width >= 40 && r.height >= 36;
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return inside && hit !== null && button.contains(hit);
+  }, testid);
+
+async function timelineOf(id: string): Promise<Timeline> {
+  const response = await fetch(new URL(`/api/sessions/${id}?token=${viewer.token}`, viewer.url));
+  return (await response.json()) as Timeline;
+}
+
+describe.each(SIZES)('the viewer at $width×$height', (size) => {
+  let page: Page;
+  beforeAll(async () => {
+    const context = await browser.newContext({ viewport: { width: size.width, height: size.height }, hasTouch: true });
+    page = await context.newPage();
+    page.on('pageerror', (e) => errors.push(e.message));
+  });
+
+  it('steps through the demo as the chapter’s ① to ⑧: lesson text ≥ 12 px, no sideways scroll, controls in sight, a screenshot of every step', async () => {
+    await open(page, demoId);
+    const shots = join(SHOTS, `${size.width}x${size.height}`);
+    mkdirSync(shots, { recursive: true });
+    const seen: Array<[string | null, string | null, string | null]> = [];
+    for (let i = 0; ; i++) {
+      const lesson = await smallestLessonText(page);
+      expect(lesson.count).toBeGreaterThan(10);
+      expect(lesson.min, `step ${i + 1}`).toBeGreaterThanOrEqual(12);
+      expect(await overflow(page), `step ${i + 1}`).toBeLessThanOrEqual(0);
+      expect(await reachable(page, 'prev')).toBe(true);
+      seen.push([await text(page, 'chapter-mark'), await text(page, 'turnCount'), await text(page, 'transitionReason')]);
+      await page.screenshot({ path: join(shots, `demo-step-${i + 1}.png`) });
+      if (await page.getByTestId('next').isDisabled()) break;
+      expect(await reachable(page, 'next')).toBe(true);
+      await page.getByTestId('next').click();
+      expect(await text(page, 'step-label')).toMatch(new RegExp(`^step ${i + 2} / 7$`));
+    }
+    expect(seen).toEqual([
+      ['①②③', '1', 'null'],
+      ['④', '1', 'null'],
+      ['⑤', '1', 'null'],
+      ['⑥', '1', '"tool_result"'], // marked as the results are written
+      ['⑦', '2', '"tool_result"'],
+      ['⑦', '2', '"tool_result"'],
+      ['⑧', '2', 'null'],
+    ]);
+    expect(errors).toEqual([]);
+  });
+
+  it('shows the reply card on every reply step: stop_reason as received, the tool_use blocks, needsFollowUp, the teaching check', async () => {
+    await open(page, demoId);
+    const t = await timelineOf(demoId);
+    for (const [i, step] of t.steps.entries()) {
+      const card = page.getByTestId('reply-card');
+      expect(await card.isVisible()).toBe(step.kind === 'reply');
+      if (step.kind === 'reply') {
+        expect(await text(page, 'stop-reason')).toBe(JSON.stringify(step.reply?.stopReason));
+        expect(await text(page, 'tool-uses')).toBe(String(step.reply?.toolUses.length));
+        expect(await text(page, 'needs-follow-up')).toBe(String(step.reply?.needsFollowUp));
+        expect(await text(page, 'teaching')).toMatch(/the same as needsFollowUp/);
+      }
+      // The tool is never shown as returned before the step it returns in.
+      const result = t.tools.find((x) => x.kind === 'result');
+      const status = (await page.getByTestId('tool-status').allTextContents()).join(' ');
+      if (result && i < result.step) expect(status).not.toContain('✓');
+      if (result && i >= result.step && step.state !== 'callingModel') expect(status).toContain('✓ returned');
+      await page.keyboard.press('ArrowRight');
+    }
+    // ⑤: the output wrapped into a tool_result bound to its tool_use_id, and when it started.
+    await page.keyboard.press('Home');
+    for (let k = 0; k < 2; k++) await page.keyboard.press('ArrowRight');
+    expect(await text(page, 'chapter-mark')).toBe('⑤');
+    expect(await page.getByTestId('tool-card').textContent()).toMatch(/started \d\d:\d\d:\d\d\.\d{3}, while the reply still streamed.*bound to tool_use_id toolu_demo_01/);
+  });
+
+  it('shows, for the demo and every mistake, the sentence its step’s records show', async () => {
+    for (const id of [demoId, ...MISTAKE_NAMES.map((n) => mistaken[n])]) {
+      const t = await timelineOf(id);
+      const transcript = readTranscript(findSession(home, id));
+      const order = readOrder(transcript.records, transcript.damaged);
+      await open(page, id);
+      for (const [i, step] of t.steps.entries()) {
+        const sentence = (await text(page, 'sentence')) ?? '';
+        expect(sentence).toBe(step.sentence);
+        try {
+          checkStep(sentence, order, step.records);
+        } catch (error) {
+          throw new Error(`${t.header?.label} step ${i + 1}: ${sentence}\n${(error as Error).message}`);
+        }
+        if (step.kind === 'reply') expect(await text(page, 'stop-reason')).toBe(JSON.stringify(step.reply?.stopReason));
+        expect(await overflow(page)).toBeLessThanOrEqual(0);
+        await page.keyboard.press('ArrowRight');
+      }
+    }
+  });
+
+  it('draws what each mistake broke, and counts in the request header what the body holds', async () => {
+    const at = async (id: string, mark: RegExp) => {
+      await open(page, id);
+      for (let i = 0; i < 20 && !mark.test((await text(page, 'chapter-title')) ?? ''); i++) await page.keyboard.press('ArrowRight');
+    };
+    await at(mistaken['unbound-result'], /Results go back/);
+    expect(await page.getByTestId('unbound').count()).toBe(1);
+    await page.keyboard.press('ArrowRight');
+    const body = JSON.parse((await text(page, 'request-messages')) ?? '[]') as unknown[];
+    expect(await text(page, 'req-label')).toBe(`request 2 · turn 2 · ${body.length} messages · sent at this step`);
+    expect(body).toHaveLength(3);
+    await at(mistaken['forget-assistant'], /The model asks for a tool/);
+    expect(await text(page, 'missing-reply')).toMatch(/the reply of turn 1 \(stop_reason tool_use, tool_use bash: ls -A\) was never appended/);
+    await at(mistaken['forget-tool-result'], /Results go back/);
+    expect(await text(page, 'missing-result')).toMatch(/the tool_result for toolu_demo_01 was never written/);
+    await at(mistaken['drop-message'], /calls the model again/);
+    expect(await page.getByTestId('deleted').allTextContents()).toEqual([expect.stringMatching(/^✂ messages\[1\] \(assistant\)/), expect.stringMatching(/^✂ messages\[2\] \(user\)/)]);
+    await at(mistaken['stop-reason-only'], /The model asks for a tool/);
+    expect(await text(page, 'teaching')).toMatch(/would stop here: ⚠ not what the tool_use blocks say/);
+  });
+
+  it('takes the keyboard and a tap, and keeps the controls in sight when the page is scrolled', async () => {
+    await open(page, demoId);
+    await page.getByTestId('next').focus();
+    await page.keyboard.press('Enter');
+    expect(await text(page, 'step-label')).toBe('step 2 / 7');
+    await page.keyboard.press('Tab'); // to Last
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Space');
+    expect(await text(page, 'step-label')).toBe('step 3 / 7');
+    await page.getByTestId('next').tap();
+    expect(await text(page, 'step-label')).toBe('step 4 / 7');
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(200);
+    expect(await reachable(page, 'next')).toBe(true);
+    await page.getByTestId('prev').tap();
+    expect(await text(page, 'step-label')).toBe('step 3 / 7');
+  });
+
+  it('turns on the production paths in the lesson, and zooms the whole machine inside its own box', async () => {
+    await open(page, demoId);
+    await page.getByTestId('production').check();
+    expect((await smallestLessonText(page)).min).toBeGreaterThanOrEqual(12);
+    expect(await page.locator('.lesson-svg [data-node="waitingToRetry"]').isVisible()).toBe(true);
+    await page.locator('details.machine summary').click();
+    const width = () => page.locator('[data-testid="diagram"] svg').evaluate((svg) => svg.getBoundingClientRect().width);
+    const fitted = await width();
+    await page.getByTestId('zoom-in').click();
+    await page.getByTestId('zoom-in').click();
+    expect(await width()).toBeGreaterThan(fitted * 1.4);
+    expect(await overflow(page)).toBeLessThanOrEqual(0); // the box scrolls, not the page
+    await page.getByTestId('zoom-fit').click();
+    expect(await width()).toBeCloseTo(fitted, 0);
+  });
+});
+
+describe('the viewer at 1440×900, the rest', () => {
+  let page: Page;
+  beforeAll(async () => {
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    page.on('pageerror', (e) => errors.push(e.message));
+  });
+
+  it('draws the whole machine with no label over a node or another label, each label’s text inside its box', async () => {
+    await open(page, demoId);
+    await page.locator('details.machine summary').click();
+    await page.getByTestId('zoom-in').click();
     const boxes = await page.evaluate(() => {
       const rect = (e: Element) => {
         const r = e.getBoundingClientRect();
@@ -200,15 +255,8 @@ describe('agentloop view, in Chromium', () => {
       };
       const svg = document.querySelector('.diagram svg') as SVGSVGElement;
       return {
-        nodes: [...svg.querySelectorAll('.node:not(.kind-machine):not(.kind-compound)')].map((n) => ({
-          id: (n as SVGGElement).dataset.id,
-          box: rect(n.querySelector('.box, .dot') as Element),
-        })),
-        labels: [...svg.querySelectorAll('.edge-label')].map((l) => ({
-          id: (l as SVGGElement).dataset.edge,
-          box: rect(l.querySelector('.label-bg') as Element),
-          texts: [...l.querySelectorAll('text')].map(rect),
-        })),
+        nodes: [...svg.querySelectorAll('.node:not(.kind-machine):not(.kind-compound)')].map((n) => ({ id: (n as SVGGElement).dataset.id, box: rect(n.querySelector('.box, .dot') as Element) })),
+        labels: [...svg.querySelectorAll('.edge-label')].map((l) => ({ id: (l as SVGGElement).dataset.edge, box: rect(l.querySelector('.label-bg') as Element), texts: [...l.querySelectorAll('text')].map(rect) })),
       };
     });
     const overlap = (a: { x: number; y: number; w: number; h: number }, b: typeof a) =>
@@ -218,22 +266,21 @@ describe('agentloop view, in Chromium', () => {
     for (const label of boxes.labels) {
       for (const node of boxes.nodes) expect(overlap(label.box, node.box), `label ${label.id} over ${node.id}`).toBe(false);
       for (const other of boxes.labels) if (other !== label) expect(overlap(label.box, other.box), `label ${label.id} over ${other.id}`).toBe(false);
-      for (const text of label.texts) expect(text.x + text.w, `label ${label.id}'s text fits its box`).toBeLessThanOrEqual(label.box.x + label.box.w + 0.5);
+      for (const t of label.texts) expect(t.x + t.w, `label ${label.id}'s text fits its box`).toBeLessThanOrEqual(label.box.x + label.box.w + 0.5);
     }
-    await page.locator('.diagram').screenshot({ path: join(SCREENSHOTS, 'viewer-diagram.png') });
   });
 
-  it('lists the session in the picker', async () => {
+  it('names each session in the picker by time, label, turns and how it ended', async () => {
+    await open(page, demoId);
     const options = await page.locator('#sessions option').allTextContents();
-    expect(options).toHaveLength(1);
-    expect(options[0]).toContain('List the files.');
-    expect(await page.locator('#sessions').inputValue()).toBe(sessionId);
+    expect(options).toHaveLength(1 + 2 * MISTAKE_NAMES.length);
+    expect(options).toContainEqual(expect.stringMatching(/ · demo · 2 turns · completed · List the files/));
+    expect(options).toContainEqual(expect.stringMatching(/ · mistake forget-tool-result · 2 turns · model_error · /));
+    expect(options).toContainEqual(expect.stringMatching(/ · correct run \(for mistake drop-message\) · 2 turns · completed · /));
+    expect(await page.locator('#sessions').inputValue()).toBe(demoId);
   });
-});
 
-describe('every model call is a step in the page', () => {
   it('shows three continuations, a pause_turn and a retry each as its own callingModel step, the retry with its error and delay', async () => {
-    const home = join(dir, 'home');
     const model = scriptedModel([
       cut('one'),
       cut('two'),
@@ -244,29 +291,17 @@ describe('every model call is a step in the page', () => {
     ]);
     const run = await runAgent('a long story', { model: 'scripted', modelCall: model.call, tools: [], session: { home } });
     expect(run.context.exitReason).toBe('completed');
-    const url = new URL(viewer.url);
-    url.searchParams.set('session', run.sessionId);
-    await page.goto(url.toString());
-    await page.waitForSelector('body[data-loaded="true"]', { timeout: 10_000 });
-    await page.keyboard.press('Home');
-    const seen: Array<{ state: string | null; turnCount: string | null; transitionReason: string | null; retry: string | null }> = [];
-    for (let i = 0; i < 30; i++) {
-      const now = await shown();
-      seen.push({
-        state: now.state,
-        turnCount: now.turnCount,
-        transitionReason: now.transitionReason,
-        retry: now.state === 'waitingToRetry' ? await page.getByTestId('sentence').textContent() : null,
-      });
+    await open(page, run.sessionId);
+    const seen: Array<{ state: string | null; turnCount: string | null; transitionReason: string | null; sentence: string | null }> = [];
+    for (let i = 0; i < 40; i++) {
+      seen.push({ state: await text(page, 'state'), turnCount: await text(page, 'turnCount'), transitionReason: await text(page, 'transitionReason'), sentence: await text(page, 'sentence') });
       if (await page.getByTestId('next').isDisabled()) break;
       await page.keyboard.press('ArrowRight');
     }
-    // The page shows each field as text: null as "null".
-    const asShown = SIX_CALLS.map(([turnCount, reason]) => [String(turnCount), String(reason)]);
+    const asShown = SIX_CALLS.map(([turnCount, reason]) => [String(turnCount), JSON.stringify(reason)]);
     expect(seen.filter((s) => s.state === 'callingModel').map((s) => [s.turnCount, s.transitionReason])).toEqual(asShown);
     const waiting = seen.find((s) => s.state === 'waitingToRetry');
-    expect(waiting?.retry).toMatch(/Overloaded/);
-    expect(waiting?.retry).toMatch(/7 ms/);
-    await page.screenshot({ path: join(SCREENSHOTS, 'viewer-retry.png') });
+    expect(waiting?.sentence).toMatch(/Overloaded.*7 ms/);
+    expect(errors).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@
  * The viewer's server API. Every call carries the page's own `token` query parameter, if its URL
  * has one (the server may require it), so the page works with whatever URL it was opened with.
  */
+import type { StepperState } from '../../run/gate.js';
 import type { Timeline } from '../timeline.js';
 
 export interface MachineView {
@@ -15,6 +16,9 @@ export interface SessionSummary {
   id: string;
   updatedAt: string;
   firstPrompt?: string | null;
+  label?: string;
+  turns?: number;
+  exitReason?: string | null;
 }
 
 export function apiUrl(path: string): string {
@@ -32,9 +36,17 @@ async function getJson<T>(path: string): Promise<T> {
 export const fetchMachine = () => getJson<MachineView>('/api/machine');
 export const fetchSessions = () => getJson<SessionSummary[]>('/api/sessions');
 
-/** Follows a session: `onTimeline` gets the whole timeline now and whenever it grows. */
-export function followSession(id: string, onTimeline: (timeline: Timeline) => void): EventSource {
+/** Follows a session: `onTimeline` gets the whole timeline now and whenever it grows; `onStep` what a stepped run waits before. */
+export function followSession(id: string, onTimeline: (timeline: Timeline) => void, onStep?: (state: StepperState) => void): EventSource {
   const source = new EventSource(apiUrl(`/api/sessions/${encodeURIComponent(id)}/events`));
   source.addEventListener('timeline', (event) => onTimeline(JSON.parse((event as MessageEvent<string>).data) as Timeline));
+  if (onStep) source.addEventListener('step', (event) => onStep(JSON.parse((event as MessageEvent<string>).data) as StepperState));
   return source;
+}
+
+/** Lets a stepped run go on: one effect (`next`), or to the end (`run`). */
+export async function releaseStep(how: 'next' | 'run'): Promise<StepperState> {
+  const response = await fetch(apiUrl(`/api/step/${how}`), { method: 'POST' });
+  if (!response.ok) throw new Error(`/api/step/${how}: ${response.status}`);
+  return (await response.json()) as StepperState;
 }

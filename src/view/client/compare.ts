@@ -1,6 +1,6 @@
 /** Two runs side by side: where their requests first differ (the bodies as sent, rebuilt from each transcript). */
 import type { Timeline } from '../timeline.js';
-import { requestBody } from './panes.js';
+import { requestBody } from '../history.js';
 
 export interface Divergence {
   /** Index (from 0) of the first request that is not the same in both runs. */

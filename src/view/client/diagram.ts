@@ -1,4 +1,7 @@
-/** The machine's diagram in the page: the server's SVG, with the step's state and edges marked. */
+/**
+ * The whole machine (every production path) in the page: the server's SVG, with the step's state and
+ * edges marked, in a box of its own that scrolls; the learner zooms it (fit to the box, or larger).
+ */
 import type { MachineView } from './api.js';
 
 let copies = 0;
@@ -17,7 +20,24 @@ export class Diagram {
     from.innerHTML = machine.svg.replace(/(["#])m-arrow/g, `$1${prefix}-arrow`);
     this.svg = from.querySelector('svg') as SVGSVGElement;
     this.prefix = prefix;
+    this.natural = Number(this.svg.getAttribute('width')) || 1400;
+    this.svg.removeAttribute('height');
     container.replaceChildren(this.svg);
+    this.zoom(null);
+  }
+
+  private readonly natural: number;
+  private scale: number | null = null;
+
+  /** `null`: as wide as its box; otherwise that share of its natural size (1: as drawn). */
+  zoom(scale: number | null): void {
+    this.scale = scale === null ? null : Math.min(2, Math.max(0.25, scale));
+    this.svg.style.width = this.scale === null ? '100%' : `${Math.round(this.natural * this.scale)}px`;
+  }
+
+  /** One step larger or smaller than now (from the fitted size when fitted). */
+  zoomBy(factor: number, boxWidth: number): void {
+    this.zoom((this.scale ?? boxWidth / this.natural) * factor);
   }
 
   /** Marks `state` as current, `visited` as seen, and the edges with these ids as taken. */

@@ -7,6 +7,8 @@ export function h(tag: string, attrs: Record<string, string> = {}, children: Chi
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (key === 'text') node.textContent = value;
+    // Through the CSSOM, which a Content-Security-Policy without 'unsafe-inline' allows.
+    else if (key === 'style') node.style.cssText = value;
     else node.setAttribute(key, value);
   }
   for (const child of children) if (child) node.append(typeof child === 'string' ? document.createTextNode(child) : child);

@@ -3,15 +3,19 @@
  * with `compare=A,B`, two views side by side with their first diverging request marked.
  */
 import './main.css';
-import { fetchMachine, fetchSessions, followSession, type MachineView } from './api.js';
+import { fetchMachine, fetchSessions, followSession, type MachineView, type SessionSummary } from './api.js';
 import { describeDivergence, firstDivergence } from './compare.js';
 import { h, part } from './dom.js';
+import { renderStepper } from './stepper.js';
 import { TimelineView } from './view.js';
+import type { StepperState } from '../../run/gate.js';
 
 interface PageConfig {
   defaultSession: string | null;
   startAtEnd?: boolean;
   compare?: [string, string];
+  /** A stepped run: the page lets it go on (stepper.ts). */
+  stepping?: boolean;
 }
 
 const FINAL = new Set(['done', 'failed', 'aborted']);
@@ -21,9 +25,19 @@ const $ = (id: string) => document.getElementById(id) as HTMLElement;
 function showMeta(view: TimelineView): void {
   const t = view.timeline;
   const header = t?.header;
-  $('meta').textContent = header ? `session ${header.id} · ${header.cwd} · model ${header.model} · ${header.createdAt}` : '';
+  const meta = $('meta');
+  meta.textContent = header ? `session ${header.id.slice(0, 8)}${header.label ? ` · ${header.label}` : ''} · model ${header.model} · ${header.cwd}` : '';
+  meta.title = header ? `session ${header.id}, started ${header.createdAt}` : '';
   const last = t?.steps.at(-1);
   $('live').hidden = !!(t && t.results.length && last && FINAL.has(last.state));
+}
+
+/** What tells runs apart: when, the label (a demo, a mistake), turns and how it ended, then the prompt. */
+export function sessionLabel(s: SessionSummary): string {
+  const when = new Date(s.updatedAt).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const turns = s.turns === undefined ? '' : ` · ${s.turns} turn${s.turns === 1 ? '' : 's'}`;
+  const end = s.exitReason ? ` · ${s.exitReason}` : '';
+  return `${when}${s.label ? ` · ${s.label}` : ''}${turns}${end} · ${(s.firstPrompt || '(no prompt)').slice(0, 40)} · ${s.id.slice(0, 8)}`;
 }
 
 async function loadSessions(current: string | null): Promise<void> {
@@ -32,8 +46,7 @@ async function loadSessions(current: string | null): Promise<void> {
   select.replaceChildren();
   if (!list.length) select.append(h('option', { text: 'no sessions yet' }));
   for (const s of list) {
-    const label = `${s.updatedAt.slice(0, 16).replace('T', ' ')} · ${(s.firstPrompt || '(no prompt)').slice(0, 50)} · ${s.id.slice(0, 8)}`;
-    const option = h('option', { value: s.id, text: label }) as HTMLOptionElement;
+    const option = h('option', { value: s.id, text: sessionLabel(s) }) as HTMLOptionElement;
     option.selected = s.id === current;
     select.append(option);
   }
@@ -93,7 +106,10 @@ function startCompare(machine: MachineView, ids: [string, string]): void {
   };
   ids.forEach((id, i) =>
     followSession(id, (timeline) => {
-      views[i]?.update(timeline);
+      const view = views[i] as TimelineView;
+      const label = timeline.header?.label;
+      part(view.root, 'view-title').textContent = `${i === 0 ? 'A' : 'B'} · ${label ? `${label} · ` : ''}session ${id.slice(0, 8)}`;
+      view.update(timeline);
       loaded.add(i);
       update();
     }),
@@ -108,11 +124,23 @@ async function start(): Promise<void> {
   bindKeys([view]);
   const id = new URLSearchParams(location.search).get('session') ?? config.defaultSession;
   if (id) {
-    followSession(id, (timeline) => {
-      view.update(timeline);
-      showMeta(view);
-      document.body.dataset.loaded = 'true';
-    });
+    const stepper = part(view.root, 'stepper');
+    let step: StepperState | null = null;
+    followSession(
+      id,
+      (timeline) => {
+        view.update(timeline);
+        showMeta(view);
+        if (step) renderStepper(stepper, step, timeline);
+        document.body.dataset.loaded = 'true';
+      },
+      config.stepping
+        ? (state) => {
+            step = state;
+            renderStepper(stepper, state, view.timeline);
+          }
+        : undefined,
+    );
   } else {
     document.querySelector('[data-testid="messages"]')?.append(h('div', { class: 'empty', text: 'No session recorded yet: run agentloop -p "..." first.' }));
     document.body.dataset.loaded = 'true';

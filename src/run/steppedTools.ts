@@ -1,0 +1,66 @@
+/**
+ * The tool runner of a stepped run (`--step`): the same actor protocol as `toolRunnerActor`
+ * (SUBMIT, FINISH, CANCEL in; TOOL_STARTED, TOOL_RESULT, TOOLS_DONE out), but each tool_use waits
+ * at the gate and then runs alone, in the reply's order, through an executor of its own (the same
+ * hooks, the same results). Nothing starts while the reply streams: the learner sees each tool
+ * before it runs.
+ */
+import { fromCallback } from 'xstate';
+import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
+import type { Tool } from '../core/tool.js';
+import type { AgentEvent, ToolRunnerCommand } from '../machine/events.js';
+import { ToolExecutor, type ExecutorOptions } from '../tools/executor.js';
+import type { StepGate } from './gate.js';
+
+/** Runs one block through an executor of its own; resolves with its result, or undefined when cancelled. */
+function runOneBlock(
+  block: ToolUseBlock,
+  tools: ReadonlyMap<string, Tool>,
+  settings: ExecutorOptions,
+  onStart: (block: ToolUseBlock) => void,
+  signal: AbortSignal,
+): Promise<ToolResultBlockParam | undefined> {
+  return new Promise((resolve) => {
+    const executor = new ToolExecutor(tools, settings, {
+      onStart,
+      onResult: (result) => resolve(result),
+      onAllDone: () => {},
+    });
+    signal.addEventListener('abort', () => {
+      executor.cancel();
+      resolve(undefined);
+    }, { once: true });
+    executor.finish([block]);
+  });
+}
+
+export function steppedToolRunner(tools: readonly Tool[], settings: ExecutorOptions, gate: StepGate) {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  return fromCallback<ToolRunnerCommand>(({ sendBack, receive }) => {
+    let turn: AbortController | undefined;
+    const send = (event: AgentEvent) => sendBack(event);
+    const runTurn = async (blocks: readonly ToolUseBlock[], signal: AbortSignal) => {
+      for (const [i, block] of blocks.entries()) {
+        await gate.wait({ type: 'tool_start', block }, signal);
+        const result = await runOneBlock(block, byName, settings, (b) => send({ type: 'TOOL_STARTED', block: b }), signal);
+        if (result === undefined || signal.aborted) return;
+        // The result that completes the set goes out with TOOLS_DONE, in the same step (as toolRunnerActor does).
+        send(i === blocks.length - 1 ? { type: 'TOOLS_DONE', last: { block, result } } : { type: 'TOOL_RESULT', block, result });
+      }
+      if (blocks.length === 0) send({ type: 'TOOLS_DONE' });
+    };
+    receive((command) => {
+      if (command.type === 'SUBMIT') return; // no start mid-stream: each tool waits for the learner
+      if (command.type === 'CANCEL') {
+        turn?.abort(new Error('interrupted by user'));
+        turn = undefined;
+        return;
+      }
+      const controller = new AbortController();
+      turn = controller;
+      // A turn left while parked (abort, crash) just ends: its gate rejects with the signal.
+      runTurn(command.blocks, controller.signal).catch(() => undefined);
+    });
+    return () => turn?.abort(new Error('interrupted by user'));
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * `--step` as shipped: the CLI as a process, the page in Chromium. `agentloop --demo --step` waits
+ * before its model call until the page says Next (the transcript has no request until then), shows
+ * each effect before it happens, and runs to the end on "Run to the end"; a kill while parked is
+ * just a kill: `-p … --step` killed before its model call resumes with `--continue` and finishes.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answerFromResults, bashUse, startCheckedServer } from '../support/agentServer.js';
+import { cliEnv, runCli, startCli } from '../support/cli.js';
+import type { MessagesServer } from '../support/messagesServer.js';
+import { waitFor } from '../session/helpers.js';
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+let dir: string;
+let home: string;
+let browser: Browser;
+let page: Page;
+let server: MessagesServer | undefined;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'agentloop-step-'));
+  home = join(dir, 'home');
+  mkdirSync(join(dir, 'project'));
+  writeFileSync(join(dir, 'project', 'notes.txt'), 'n');
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
+  page = await context.newPage();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The records of the only transcript under `home` (of the given session), as parsed lines. */
+function records(id: string): Array<{ type: string }> {
+  const text = readFileSync(join(home, 'sessions', `${id}.jsonl`), 'utf8');
+  return text.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+}
+
+describe('agentloop --demo --step', () => {
+  it('waits before the model call until Next in the page, shows each effect before it happens, runs to the end on request', async () => {
+    const cli = startCli(['--demo', '--step'], { cwd: join(dir, 'project'), env: cliEnv({ AGENTLOOP_HOME: home }) });
+    try {
+      const url = await waitFor(
+        'the terminal to say the run waits',
+        () => /\[step\] the run waits for the page before the model request \(turn 1, 1 message\): press Next \(or Run to the end\) at (http:\S+)/.exec(cli.output().stderr)?.[1],
+        20_000,
+      );
+      const id = new URL(url).searchParams.get('session') as string;
+      await page.goto(url);
+      await page.waitForSelector('body[data-loaded="true"]');
+      await page.getByTestId('step-waits').filter({ hasText: 'waits before sending request 1 (turn 1)' }).waitFor();
+      // Parked: the machine is in callingModel and nothing was sent.
+      expect(records(id).map((r) => r.type)).toContain('transition');
+      expect(records(id).filter((r) => r.type === 'request')).toHaveLength(0);
+      expect(await page.getByTestId('chapter-mark').textContent()).toBe('①②③');
+      expect(await page.getByTestId('state-code').textContent()).toContain('turnCount: 1');
+
+      await page.getByTestId('step-next').tap();
+      await waitFor('the wait before the tool', () => cli.output().stderr.includes('[step] waiting for the page before bash: ls -A'), 20_000);
+      await page.getByTestId('step-waits').filter({ hasText: 'waits before running a tool: bash: ls -A' }).waitFor();
+      // The request went out; the tool has not started.
+      expect(records(id).filter((r) => r.type === 'request')).toHaveLength(1);
+      expect(records(id).filter((r) => r.type === 'tool_start')).toHaveLength(0);
+
+      await page.getByTestId('step-run').click();
+      await waitFor('the run to end', () => cli.output().stderr.includes('page stays up until Ctrl-C'), 20_000);
+      await page.getByTestId('step-waits').filter({ hasText: 'Running to the end' }).waitFor();
+      await page.getByText('step 7 / 7').waitFor();
+      expect(cli.output().stdout).toMatch(/The working directory has 1 entry:\n- notes\.txt/);
+      expect(records(id).at(-1)).toMatchObject({ type: 'result', exitReason: 'completed' });
+    } finally {
+      cli.child.kill('SIGINT');
+    }
+    expect((await cli.done).code).toBe(0);
+  });
+});
+
+describe('-p … --step', () => {
+  it('killed while parked before its model call: just a kill; --continue resumes and finishes', async () => {
+    server = await startCheckedServer();
+    const env = cliEnv({ ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: join(dir, 'home2') });
+    const cwd = join(dir, 'project');
+    const cli = startCli(['-p', 'list the files', '--step'], { cwd, env });
+    await waitFor('the run to wait', () => cli.output().stderr.includes('[step] the run waits for the page before the model request'), 20_000);
+    cli.child.kill('SIGKILL');
+    await cli.done;
+    expect(server.requests).toHaveLength(0);
+
+    server.enqueue({ content: [bashUse('toolu_1', 'ls')], stop_reason: 'tool_use' }, answerFromResults);
+    const resumed = await runCli(['-p', '--continue'], { cwd, env });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(/notes\.txt/);
+    expect(server.requests).toHaveLength(2);
+    const [session] = readdirSync(join(dir, 'home2', 'sessions')).filter((f) => f.endsWith('.jsonl'));
+    const text = readFileSync(join(dir, 'home2', 'sessions', session as string), 'utf8');
+    expect(text.match(/"type":"prompt"/g)).toHaveLength(1); // one question, asked once
+  });
+});
