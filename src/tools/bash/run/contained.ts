@@ -27,6 +27,11 @@ import { launch, type CommandRunner } from './runner.js';
 
 /** The argv of `command` contained, working in `cwd` (`timeoutBin`: coreutils' timeout, for the backstop). */
 export function containedArgv(bwrap: string, timeoutBin: string | undefined, cwd: string, command: string, timeoutMs: number): [string, ...string[]] {
+  return [...containedPrefix(bwrap, cwd), ...backstop(timeoutBin, timeoutMs), 'bash', '-c', command];
+}
+
+/** bubblewrap's part of the argv, up to the program it runs contained. */
+function containedPrefix(bwrap: string, cwd: string): [string, ...string[]] {
   return [
     bwrap,
     '--dev-bind', '/', '/',
@@ -41,8 +46,6 @@ export function containedArgv(bwrap: string, timeoutBin: string | undefined, cwd
     ...rootCapabilityArgs(isRoot()),
     '--chdir', cwd,
     '--',
-    ...backstop(timeoutBin, timeoutMs),
-    'bash', '-c', command,
   ];
 }
 
@@ -50,5 +53,6 @@ export function containedRunner(bwrap: string, timeoutBin: string | undefined): 
   return {
     kind: 'contained',
     run: (run) => launch(containedArgv(bwrap, timeoutBin, run.cwd, run.command, run.timeoutMs), run),
+    wrap: (argv, cwd) => [...containedPrefix(bwrap, cwd), ...argv],
   };
 }

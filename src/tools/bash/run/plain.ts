@@ -12,5 +12,6 @@ export function plainRunner(timeoutBin?: string): CommandRunner {
   return {
     kind: 'plain',
     run: (run: CommandRun) => launch(['bash', '-c', run.command], run, backstop(timeoutBin, run.timeoutMs)),
+    wrap: (argv) => argv,
   };
 }

@@ -24,6 +24,12 @@ export interface CommandRunner {
   readonly kind: RunnerKind;
   /** Runs `run.command` with bash in `run.cwd`; resolves once it has ended, never rejects. */
   run(run: CommandRun): Promise<RunEnding>;
+  /**
+   * The argv that starts a long-lived program (an MCP server: tools/mcp/stdio.ts) contained as this runner contains
+   * its commands, without their timeout, working in `cwd`; its stdin, stdout and stderr are the caller's. Absent: this
+   * way cannot run such a program (the sandbox, for now).
+   */
+  wrap?(argv: [string, ...string[]], cwd: string): [string, ...string[]];
 }
 
 let processes: Promise<typeof import('./process.js')> | undefined;

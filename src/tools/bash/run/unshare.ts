@@ -32,12 +32,19 @@ export interface UnsharePrograms {
 const SETUP = 'mount -a -T "$0" && exec "$1" --no-new-privs --bounding-set "$2" --inh-caps -all -- "${@:3}"';
 
 export function unshareArgv(p: UnsharePrograms, command: string, timeoutMs: number): [string, ...string[]] {
+  return [...unsharePrefix(p), ...backstop(p.timeout, timeoutMs), 'bash', '-c', command];
+}
+
+/**
+ * The argv up to the program run contained. The setup's bash reads no ~/.bashrc (`--norc`), which bash would read
+ * when its stdin is a socket (as for a program talked to over its stdin: an MCP server).
+ */
+function unsharePrefix(p: UnsharePrograms): [string, ...string[]] {
   const root = isRoot();
   return [
     p.setpriv, '--pdeathsig', 'KILL', '--',
     p.unshare, ...(root ? [] : ['-r']), '--pid', '--fork', '--kill-child', '--mount-proc', '--',
-    'bash', '-c', SETUP, mountTable(root), p.setpriv, rootBoundingSet(),
-    ...backstop(p.timeout, timeoutMs), 'bash', '-c', command,
+    'bash', '--norc', '-c', SETUP, mountTable(root), p.setpriv, rootBoundingSet(),
   ];
 }
 
@@ -45,6 +52,7 @@ export function unshareRunner(p: UnsharePrograms): CommandRunner {
   return {
     kind: 'unshare',
     run: (run) => launch(unshareArgv(p, run.command, run.timeoutMs), run),
+    wrap: (argv) => [...unsharePrefix(p), ...argv],
   };
 }
 

@@ -1,0 +1,125 @@
+/**
+ * The MCP servers of a run, managed like its tools: `startMcpServers` starts every server at once, in the background
+ * (each `pending` until it is `connected` or `failed`); `ready()` waits until each has settled, at most the start-up
+ * bound (`MCP_TIMEOUT`, 30 s by default, as Claude Code's); `tools()` are the connected servers' tools, to add to the
+ * run's; `close()` stops them all. A server that fails to start is left out of the tools, and its status says why: the
+ * run goes on without it.
+ *
+ * For the library:
+ *
+ *     const mcp = startMcpServers(loadMcpConfigs(['cfg.json'], process.env, cwd), { cwd });
+ *     await mcp.ready();
+ *     try { await runAgent(prompt, { model, tools: [...defaultTools({ cwd }), ...mcp.tools()] }); }
+ *     finally { await mcp.close(); }
+ *
+ * A server given as `{ type: 'transport', transport }` is connected over that MCP `Transport` as it is (the Agent
+ * SDK's in-process servers, whose messages travel as stream-json control requests).
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Tool } from '../../core/tool.js';
+import { chooseRunner } from '../bash/run/choose.js';
+import type { CommandRunner } from '../bash/run/runner.js';
+import type { McpServerConfig } from './config.js';
+import { connectMcpServer, type McpConnectOptions, type McpConnection } from './connect.js';
+import { stdioServer } from './stdio.js';
+
+/** A server of the run: a configuration, or a transport made by the caller. */
+export type McpServerSpec = McpServerConfig | { type: 'transport'; transport: Transport };
+
+export type McpServerStatus = 'pending' | 'connected' | 'failed';
+
+/** As the init line's `mcp_servers` lists them (Claude Code's `{name, status}`), with why a server failed. */
+export interface McpServerState {
+  name: string;
+  status: McpServerStatus;
+  error?: string;
+}
+
+export interface McpServersOptions {
+  /** Where stdio servers work. */
+  cwd: string;
+  /** Where `MCP_TIMEOUT` and `MCP_TOOL_TIMEOUT` are read, and the PATH the containment's programs are found on (default: `process.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Contain stdio servers as the bash tool's commands (default true). */
+  contain?: boolean;
+  /** The client's version in `initialize`. */
+  version?: string;
+}
+
+export interface McpServers {
+  /** Each server's state now, in the order configured. */
+  states(): McpServerState[];
+  /** Resolves once every server is connected or failed. */
+  ready(): Promise<void>;
+  /** The tools of the servers connected now. */
+  tools(): Tool[];
+  /** Stops every server (those still starting too); the tools then answer with an error. */
+  close(): Promise<void>;
+}
+
+/** Claude Code's defaults: 30 s to start, and a tool call bounded only by a very long time (about 28 hours). */
+const START_TIMEOUT_MS = 30_000;
+const TOOL_TIMEOUT_MS = 100_000_000;
+
+export function startMcpServers(servers: Readonly<Record<string, McpServerSpec>>, options: McpServersOptions): McpServers {
+  const env = options.env ?? process.env;
+  const stopping = new AbortController();
+  const connectOptions: McpConnectOptions = {
+    startTimeoutMs: positive(env.MCP_TIMEOUT) ?? START_TIMEOUT_MS,
+    toolTimeoutMs: positive(env.MCP_TOOL_TIMEOUT) ?? TOOL_TIMEOUT_MS,
+    signal: stopping.signal,
+    ...(options.version ? { version: options.version } : {}),
+  };
+  let runner: Promise<CommandRunner> | undefined;
+  const runnerOnce = () => (runner ??= chooseRunner({ contain: options.contain !== false, pathVar: env.PATH }));
+  const entries = Object.entries(servers).map(([name, spec]) => {
+    const entry: { name: string; connection?: McpConnection; started: Promise<McpConnection> } = { name, started: undefined as never };
+    entry.started = connect(name, spec, options.cwd, runnerOnce, connectOptions).then((connection) => {
+      entry.connection = connection;
+      return connection;
+    });
+    return entry;
+  });
+  return {
+    states: () => entries.map(({ name, connection }) => stateOf(name, connection)),
+    ready: async () => {
+      await Promise.all(entries.map((e) => e.started));
+    },
+    tools: () => entries.flatMap(({ connection }) => (connection?.status === 'connected' ? connection.tools : [])),
+    close: async () => {
+      stopping.abort();
+      const connections = await Promise.all(entries.map((e) => e.started));
+      await Promise.all(connections.map((c) => (c.status === 'connected' ? c.close().catch(() => undefined) : undefined)));
+    },
+  };
+}
+
+async function connect(
+  name: string,
+  spec: McpServerSpec,
+  cwd: string,
+  runner: () => Promise<CommandRunner>,
+  options: McpConnectOptions,
+): Promise<McpConnection> {
+  try {
+    if (spec.type === 'transport') return await connectMcpServer(name, spec.transport, options);
+    if (spec.type === 'stdio') {
+      const server = stdioServer(spec, cwd, await runner());
+      return await connectMcpServer(name, server.transport, { ...options, details: server.stderrTail });
+    }
+    const { httpTransport } = await import('./http.js');
+    return await connectMcpServer(name, httpTransport(spec), options);
+  } catch (error) {
+    return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function stateOf(name: string, connection: McpConnection | undefined): McpServerState {
+  if (connection === undefined) return { name, status: 'pending' };
+  return connection.status === 'failed' ? { name, status: 'failed', error: connection.error } : { name, status: 'connected' };
+}
+
+function positive(value: string | undefined): number | undefined {
+  const n = value === undefined ? NaN : Number(value);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}

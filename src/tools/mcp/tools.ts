@@ -1,0 +1,94 @@
+/**
+ * An MCP server's tools as tools of the loop: named `mcp__SERVER__TOOL` (Claude Code's names: every character but
+ * letters, digits, `_` and `-` becomes `_`), with the server's description and input schema; a tool annotated
+ * `readOnlyHint` is concurrency-safe (it may start while the reply streams and run beside others), any other runs
+ * alone. A call's result becomes the tool_result: its text, `isError` as `is_error`. A call that fails (the server
+ * crashed, closed, timed out past `MCP_TOOL_TIMEOUT`, or answered what is not a result) is an `is_error` result that
+ * says so: the run goes on.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool, ToolInputSchema, ToolOutput } from '../../core/tool.js';
+
+/** Claude Code's normalisation of a server's or a tool's name inside `mcp__SERVER__TOOL`. */
+export function mcpNamePart(name: string): string {
+  return name.replace(/[^a-zA-Z0-9_-]/g, '_');
+}
+
+export function mcpToolName(server: string, tool: string): string {
+  return `mcp__${mcpNamePart(server)}__${mcpNamePart(tool)}`;
+}
+
+export interface McpToolSettings {
+  /** The server's name as configured. */
+  server: string;
+  /** A call's bound in ms (`MCP_TOOL_TIMEOUT`). */
+  timeoutMs: number;
+}
+
+/** The loop's tool for one tool of a connected server. */
+export function loopTool(client: Client, tool: McpTool, settings: McpToolSettings): Tool {
+  const readOnly = tool.annotations?.readOnlyHint === true;
+  return {
+    name: mcpToolName(settings.server, tool.name),
+    description: tool.description ?? tool.annotations?.title ?? tool.name,
+    inputSchema: tool.inputSchema as ToolInputSchema,
+    isConcurrencySafe: () => readOnly,
+    run: async (input, { signal }) => {
+      if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+        return { isError: true, content: `Invalid input for ${tool.name}: expected an object.` };
+      }
+      try {
+        const result = await client.callTool({ name: tool.name, arguments: input as Record<string, unknown> }, undefined, {
+          signal,
+          timeout: settings.timeoutMs,
+        });
+        return outputOf(result);
+      } catch (error) {
+        return { isError: true, content: `MCP server ${settings.server}: tool ${tool.name} failed: ${messageOf(error)}` };
+      }
+    },
+  };
+}
+
+type CallResult = Awaited<ReturnType<Client['callTool']>>;
+type ContentBlock = { type: string; [key: string]: unknown };
+
+/** A call's result as the tool_result's text: each content block in order, else the structured content as JSON. */
+export function outputOf(result: CallResult): ToolOutput {
+  const isError = result.isError === true;
+  const blocks = Array.isArray(result.content) ? (result.content as ContentBlock[]) : [];
+  const parts = blocks.map(blockText).filter((text) => text !== '');
+  if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
+  if (parts.length === 0 && 'toolResult' in result) parts.push(JSON.stringify(result.toolResult));
+  const content = parts.join('\n');
+  // The API refuses an empty text: an empty result says it is one.
+  return { isError, content: content.trim() === '' ? (isError ? 'The tool failed and said nothing.' : '(no content)') : content };
+}
+
+function blockText(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+      return String(block.text ?? '');
+    case 'image':
+    case 'audio':
+      return `[${block.type} ${String(block.mimeType)}, ${base64Bytes(block.data)} bytes, not shown]`;
+    case 'resource': {
+      const resource = (block.resource ?? {}) as { uri?: string; text?: string; mimeType?: string };
+      return typeof resource.text === 'string' ? resource.text : `[resource ${String(resource.uri)} (${String(resource.mimeType ?? 'binary')}), not shown]`;
+    }
+    case 'resource_link':
+      return `[resource ${String(block.uri)}${block.name ? ` (${String(block.name)})` : ''}]`;
+    default:
+      return `[${block.type} content, not shown]`;
+  }
+}
+
+function base64Bytes(data: unknown): number {
+  if (typeof data !== 'string') return 0;
+  return Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
