@@ -40,6 +40,10 @@ export interface CliOptions {
   verbose?: boolean;
   /** `--include-partial-messages`: the model's raw stream events as `stream_event` lines (stream-json). */
   includePartialMessages?: boolean;
+  /** `--mcp-config` values: files or JSON texts of MCP servers, in Claude Code's format (tools/mcp/config.ts). */
+  mcpConfig?: string[];
+  /** `--strict-mcp-config`: only the servers of `--mcp-config` (the only ones agentloop reads anyway). */
+  strictMcpConfig?: boolean;
   /** `--allowedTools` rules (Claude Code syntax: `Bash`, `Bash(git log:*)`), one rule per entry. */
   allowedTools?: string[];
   /** `--disallowedTools` rules; deny beats allow. */
@@ -99,6 +103,8 @@ export const FLAGS = {
   cwd: { type: 'string' },
   sandbox: { type: 'boolean' },
   'allow-env': { type: 'string', multiple: true },
+  'mcp-config': { type: 'string', multiple: true },
+  'strict-mcp-config': { type: 'boolean' },
   demo: { type: 'boolean' },
   mistake: { type: 'string' },
   compare: { type: 'boolean' },
@@ -191,6 +197,8 @@ function setRunValues(options: CliOptions, values: Values): void {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--allow-env takes a variable name, not "${name}"`);
   }
   if (values['allow-env']) options.allowEnv = values['allow-env'];
+  if (values['mcp-config']) options.mcpConfig = values['mcp-config'].map((value) => nonEmpty('--mcp-config', value, ' (a file or JSON text)'));
+  if (values['strict-mcp-config']) options.strictMcpConfig = true;
   const numbers = {
     maxTurns: positiveInt('--max-turns', values['max-turns']),
     maxTokens: positiveInt('--max-tokens', values['max-tokens']),

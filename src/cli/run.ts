@@ -15,6 +15,7 @@ import { type ModelChoice, limitsOf, openSession, progressPrinter, refusalWarner
 import { type PermissionGate, RuleError, permissionGate } from './permissions.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { startTelemetry } from './telemetry.js';
+import { startCliMcp, withMcpTools } from './mcp.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -149,6 +150,15 @@ export async function run(options: CliOptions, version: () => string): Promise<n
     stderr.write('agentloop: -p needs a prompt: agentloop -p "PROMPT", or pipe it: echo "PROMPT" | agentloop -p\nsee agentloop --help\n');
     return 2;
   }
+  // MCP servers start now, beside the rest of the start-up; the run waits for them before its first request (./mcp.ts).
+  let servers: Awaited<ReturnType<typeof startCliMcp>>;
+  try {
+    servers = await startCliMcp(options, cwd, env, version());
+  } catch (error) {
+    if (!(error instanceof Error && error.name === 'McpConfigError')) throw error;
+    stderr.write(`agentloop: ${error.message}\n`);
+    return 2;
+  }
   if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);
   // Traces, when the OTEL_* variables ask for them (./telemetry.ts); the SDK loads only then.
   const telemetry = await startTelemetry(env, version(), warn);
@@ -156,6 +166,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   // Without -p (json and stream-json imply it), the REPL opens; --demo is one run.
   const oneShot = options.print || options.demo;
   try {
+    choice = await withMcpTools(choice, servers);
     if (options.inputFormat === 'stream-json') {
       const { streamInput } = await import('./streamInput.js');
       return await streamInput(options, cwd, choice, version(), { stdin: process.stdin, stdout, stderr, env }, gate);
@@ -166,7 +177,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
     stderr.write(`agentloop: ${error.message}\n`);
     return 2;
   } finally {
-    await telemetry?.shutdown();
+    await Promise.all([telemetry?.shutdown(), servers?.close()]);
   }
 }
 

@@ -7,7 +7,9 @@ import type { RunEvent } from '../core/events.js';
 import type { RunHooks } from '../core/hooks.js';
 import type { ModelCall } from '../core/model.js';
 import { plural } from '../core/plural.js';
+import type { Tool } from '../core/tool.js';
 import type { RunTracing } from '../otel/runSpans.js';
+import type { McpServerState } from '../tools/mcp/servers.js';
 import type { CliOptions } from './args.js';
 import { formatToolResult, formatToolStart, palette } from './output.js';
 import type { PreparedSession } from './sessions.js';
@@ -48,6 +50,10 @@ export interface ModelChoice {
   hooks?: RunHooks;
   /** OpenTelemetry, when the OTEL_* variables ask for it (./telemetry.ts): each run is traced. */
   tracing?: RunTracing;
+  /** The tools of `--mcp-config`'s servers (./mcp.ts), beside the bash tool. */
+  addTools?: Tool[];
+  /** Those servers' states when the run started, for the init line. */
+  mcpStates?: McpServerState[];
 }
 
 /** Shows a run's progress on stderr: tool calls with the start of their output, retries. */

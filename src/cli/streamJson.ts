@@ -21,6 +21,8 @@ export interface InitFacts {
   model: string;
   /** The names of the tools the model is offered. */
   tools: string[];
+  /** The MCP servers of `--mcp-config` and their states (Claude Code's `{name, status}`). */
+  mcpServers: { name: string; status: string }[];
   /** The mode tool calls are judged in (cli/permissions.ts): `bypassPermissions` when every call runs (deny rules aside). */
   permissionMode: PermissionMode;
   /** Where the credentials came from: `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, or `none` (the demo). */
@@ -28,11 +30,11 @@ export interface InitFacts {
   version: string;
 }
 
-/** The init line's facts for a CLI run: the default tool set (the bash tool), credentials from `client`. */
+/** The init line's facts for a CLI run: the bash tool and the MCP servers' tools, credentials from `client`. */
 export function initFacts(
   options: Pick<CliOptions, 'allowedTools' | 'permissionMode'>,
   cwd: string,
-  choice: { model: string; client?: { apiKey?: string; authToken?: string } },
+  choice: { model: string; client?: { apiKey?: string; authToken?: string }; addTools?: { name: string }[]; mcpStates?: { name: string; status: string }[] },
   sessionId: string,
   version: string,
 ): InitFacts {
@@ -41,7 +43,8 @@ export function initFacts(
     sessionId,
     cwd,
     model: choice.model,
-    tools: ['bash'],
+    tools: ['bash', ...(choice.addTools ?? []).map((tool) => tool.name)],
+    mcpServers: (choice.mcpStates ?? []).map(({ name, status }) => ({ name, status })),
     permissionMode: permissionModeOf(options),
     apiKeySource: client?.apiKey ? 'ANTHROPIC_API_KEY' : client?.authToken ? 'ANTHROPIC_AUTH_TOKEN' : 'none',
     version,
@@ -56,7 +59,7 @@ export function initLine(facts: InitFacts) {
     cwd: facts.cwd,
     session_id: facts.sessionId,
     tools: facts.tools,
-    mcp_servers: [],
+    mcp_servers: facts.mcpServers,
     model: facts.model,
     permissionMode: facts.permissionMode,
     slash_commands: [],

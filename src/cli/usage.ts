@@ -41,6 +41,8 @@ Options:
       --sandbox                   run bash commands under bubblewrap: read-only system, no network,
                                   credentials, agent state, .env files and sockets hidden
       --allow-env NAME            pass this credential variable (*_API_KEY, *_TOKEN, ...) to commands
+      --mcp-config FILE|JSON      MCP servers to give the model the tools of (Claude Code's format; repeatable)
+      --strict-mcp-config         use only the servers of --mcp-config (agentloop reads no others)
       --demo                      play the two-turn example with a scripted model, no API key needed
       --mistake NAME              with --demo: swap one action of the loop for a beginner's mistake and show
                                   what goes wrong (list: the mistakes)

@@ -2,7 +2,8 @@
  * Claude Code's permission rules (`--allowedTools`, `--disallowedTools`):
  *
  * - `Bash` (or `Bash(*)`): every command; another tool's name: every call of that tool (names
- *   compare without regard to case: the rule `Bash` is the tool `bash`).
+ *   compare without regard to case: the rule `Bash` is the tool `bash`); an MCP server's name
+ *   (`mcp__github`, or `mcp__github__*`): every tool of that server (`mcp__github__create_issue`).
  * - `Bash(npm test)`: exactly that command.
  * - `Bash(git log:*)`: the command `git log` and any command starting with `git log ` (a word
  *   boundary: not `git logx`); `:*` only at the end.
@@ -65,7 +66,7 @@ export function parseRules(texts: string[]): PermissionRule[] {
 function parseRule(raw: string): PermissionRule {
   const text = raw.trim();
   const bad = (why: string) => new Error(`invalid permission rule ${JSON.stringify(raw)}: ${why}`);
-  const m = /^([A-Za-z_][\w.-]*)(?:\((.*)\))?$/s.exec(text);
+  const m = /^([A-Za-z_][\w.-]*?)(?:__\*)?(?:\((.*)\))?$/s.exec(text);
   if (m === null) {
     if (/^[A-Za-z_][\w.-]*\(/.test(text) && !text.endsWith(')')) throw bad('missing ")"');
     throw bad('expected a tool name, e.g. Bash or Bash(git log:*)');
@@ -115,8 +116,8 @@ export function decideInModeSoon(toolName: string, input: unknown, rules: Permis
 /** Whether the rules let the tool call run; a bash command is split into its simple commands with `read`. */
 export function decidePermission(toolName: string, input: unknown, rules: PermissionRules, read: ReadScript): PermissionDecision {
   const tool = toolName.toLowerCase();
-  const deny = rules.deny.filter((r) => r.tool === tool);
-  const allow = rules.allow.filter((r) => r.tool === tool);
+  const deny = rules.deny.filter((r) => covers(r.tool, tool));
+  const allow = rules.allow.filter((r) => covers(r.tool, tool));
   const whole = deny.find((r) => r.pattern === null || tool !== 'bash');
   if (whole !== undefined) return denied(whole);
   const command = tool === 'bash' && isRecord(input) && typeof input.command === 'string' ? input.command : null;
@@ -206,6 +207,15 @@ function isFileEdit(script: Script, cwd: string): boolean {
 function inside(path: string, dir: string): boolean {
   const rel = relative(resolve(dir), path);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/**
+ * Whether a rule naming `ruleTool` is about `tool`: the same name, or a server's rule (`mcp__server`, also written
+ * `mcp__server__*`) and one of that server's tools (`mcp__server__tool`), as Claude Code's rules are.
+ */
+function covers(ruleTool: string, tool: string): boolean {
+  if (ruleTool === tool) return true;
+  return /^mcp__/.test(ruleTool) && ruleTool.split('__').length === 2 && tool.startsWith(`${ruleTool}__`);
 }
 
 function denied(rule: PermissionRule): PermissionDecision {

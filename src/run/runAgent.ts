@@ -40,6 +40,8 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   client?: AnthropicModelOptions;
   /** Tools the model may use; default: the bash tool. */
   tools?: Tool[];
+  /** Tools given beside the default bash tool (when `tools` is not given): e.g. MCP servers' (tools/mcp/). */
+  addTools?: Tool[];
   /** For the default bash tool: run commands under bubblewrap (see createBashTool). */
   sandbox?: boolean;
   /** For the default bash tool: credential variables the commands may see. */
@@ -138,6 +140,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
       // The key may come from a .env file, not the environment: it is never shown either.
       secrets: clientSecrets(options.client),
     }),
+    ...(options.addTools ?? []),
   ];
   // The SDK is loaded only for a run that uses it (not for a scripted model, nor the demo).
   const modelCall = options.modelCall ?? (await import('../anthropic/call.js')).createAnthropicModel(options.client ?? {});

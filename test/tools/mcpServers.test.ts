@@ -3,36 +3,10 @@
  * started as agentloop starts them (contained as the bash tool's commands): the listing, a call, a failed start, the
  * environment a server gets, a server killed mid-call and one that never answers.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Tool } from '../../src/core/tool.js';
 import { startMcpServers, type McpServers } from '../../src/tools/mcp/servers.js';
-
-const require = createRequire(import.meta.url);
-/** The server's own entry (its package's bin), run with this node. */
-export const EVERYTHING = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
-
-/** A stdio config of server-everything whose processes carry `marker` in their environment. */
-export function everything(marker: string, env: Record<string, string> = {}) {
-  return { type: 'stdio' as const, command: process.execPath, args: [EVERYTHING, 'stdio'], env: { AGENTLOOP_TEST_MARKER: marker, ...env } };
-}
-
-/** The pids of the processes whose environment holds `AGENTLOOP_TEST_MARKER=marker`. */
-export function processesMarked(marker: string): number[] {
-  const needle = `AGENTLOOP_TEST_MARKER=${marker}`;
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(needle);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+import { everything, processesMarked, waitFor } from '../support/mcp.js';
 
 const started: McpServers[] = [];
 afterEach(async () => {
@@ -143,11 +117,3 @@ describe('MCP servers (server-everything, stdio)', () => {
     expect((await toolNamed(servers.tools(), 'mcp__a__echo').run({ message: 'x' }, context())).isError).toBe(true);
   }, 60_000);
 });
-
-async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -135,6 +135,15 @@ describe('decidePermission: other tools match by name', () => {
     [[], ['Bash'], 'Read', true],
     [['Read'], ['Read'], 'Read', false],
     [['mcp__github__create_issue'], [], 'mcp__github__create_issue', true],
+    [['mcp__github'], [], 'mcp__github__create_issue', true],
+    [['mcp__github__*'], [], 'mcp__github__create_issue', true],
+    [['mcp__git'], [], 'mcp__github__create_issue', false],
+    [['mcp__github__create'], [], 'mcp__github__create_issue', false],
+    [['mcp__github'], [], 'mcp__gitlab__create_issue', false],
+    [['mcp__github'], ['mcp__github__delete_repo'], 'mcp__github__create_issue', true],
+    [['mcp__github'], ['mcp__github__delete_repo'], 'mcp__github__delete_repo', false],
+    [['mcp__github__create_issue'], ['mcp__github'], 'mcp__github__create_issue', false],
+    [[], ['mcp__github__*'], 'mcp__github__create_issue', false],
   ] as [string[], string[], string, boolean][])('allow %j deny %j: %s → %s', (allow, deny, tool, allowed) => {
     expect(decidePermission(tool, { path: 'x' }, rules(allow, deny)).allowed).toBe(allowed);
   });

@@ -1,0 +1,27 @@
+/**
+ * `--mcp-config FILE|JSON` (repeatable) and `--strict-mcp-config` for every entry point: the servers start as soon as
+ * the command line is read, beside the rest of the start-up; the first request waits until each has connected or
+ * failed (at most `MCP_TIMEOUT`, 30 s by default), as Claude Code's `-p` does, so that its tool list and the init
+ * line's `mcp_servers` statuses are settled. A server that failed is listed `failed` and left out; the run goes on.
+ * agentloop reads MCP servers from no other place than `--mcp-config`, so `--strict-mcp-config` (use only those)
+ * changes nothing and is taken for Claude Code's scripts.
+ */
+import type { CliOptions } from './args.js';
+import type { ModelChoice } from './start.js';
+import type { McpServers } from '../tools/mcp/servers.js';
+
+/** The servers of `options.mcpConfig`, started; undefined without any. Throws McpConfigError on a bad config. */
+export async function startCliMcp(options: Pick<CliOptions, 'mcpConfig'>, cwd: string, env: NodeJS.ProcessEnv, version: string): Promise<McpServers | undefined> {
+  if (!options.mcpConfig?.length) return undefined;
+  const { loadMcpConfigs, startMcpServers } = await import('../tools/mcp/index.js');
+  const configs = loadMcpConfigs(options.mcpConfig, env, cwd);
+  if (Object.keys(configs).length === 0) return undefined;
+  return startMcpServers(configs, { cwd, env, version });
+}
+
+/** `choice` with the servers' tools and states, once each has connected or failed. */
+export async function withMcpTools(choice: ModelChoice, servers: McpServers | undefined): Promise<ModelChoice> {
+  if (servers === undefined) return choice;
+  await servers.ready();
+  return { ...choice, addTools: servers.tools(), mcpStates: servers.states() };
+}

@@ -1,0 +1,102 @@
+/**
+ * `--mcp-config` with the CLI as a process against the local Messages API server and the real
+ * `@modelcontextprotocol/server-everything` from npm (stdio): the model sees the server's tools as mcp__every__TOOL,
+ * calls one end to end; the init line lists each server with its status; a failing server, a call's error and a call
+ * past MCP_TOOL_TIMEOUT are is_error results and the run goes on; permission rules name servers and tools; no server
+ * process outlives the agent, a kill -9 of it included.
+ */
+import { describe, expect, it } from 'vitest';
+import { answerFromResults, lastToolResults, resultText } from '../support/agentServer.js';
+import { runCli, startCli } from '../support/cli.js';
+import { everything, processesMarked, waitFor } from '../support/mcp.js';
+import type { RequestBody } from '../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../support/project.js';
+
+let project: CliProject;
+cliProjectPerTest('mcp', (p) => (project = p), { noViolations: true });
+
+let count = 0;
+/** A config of server-everything as `every` (and more servers), its processes marked with a fresh marker. */
+function config(more: Record<string, unknown> = {}, env: Record<string, string> = {}) {
+  const marker = `cli-${process.pid}-${++count}`;
+  return { marker, json: JSON.stringify({ mcpServers: { every: everything(marker, env), ...more } }) };
+}
+const use = (id: string, name: string, input: Record<string, unknown>) => ({ type: 'tool_use' as const, id, name, input });
+/** The model calls `name` with `input`, then answers with the results it got. */
+const calls = (name: string, input: Record<string, unknown>) =>
+  project.server.enqueue({ content: [use('toolu_1', name, input)], stop_reason: 'tool_use' }, answerFromResults);
+const toolResult = () => lastToolResults(project.server.requests[1]?.body as RequestBody)[0];
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: project.dir, env: { ...project.env, ...env } });
+const lines = (stdout: string) => stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+
+describe('--mcp-config', () => {
+  it("lets the model call a server's tool end to end; the init line lists the servers with their status", async () => {
+    const { marker, json } = config({ broken: { command: '/nonexistent/mcp-server' } });
+    calls('mcp__every__echo', { message: 'from the model' });
+    const run = await cli(['-p', '--mcp-config', json, '--output-format', 'stream-json', '--verbose', 'echo it']);
+    expect(run.code, run.stderr).toBe(0);
+    const [init] = lines(run.stdout);
+    expect(init).toMatchObject({ type: 'system', subtype: 'init', mcp_servers: [{ name: 'every', status: 'connected' }, { name: 'broken', status: 'failed' }] });
+    expect(init?.tools).toEqual(expect.arrayContaining(['bash', 'mcp__every__echo', 'mcp__every__get-sum']));
+    const offered = ((project.server.requests[0]?.body as RequestBody).tools ?? []) as { name: string; input_schema?: unknown }[];
+    expect(offered.find((t) => t.name === 'mcp__every__echo')).toMatchObject({ input_schema: { type: 'object', required: ['message'] } });
+    expect(offered.some((t) => t.name.startsWith('mcp__broken__'))).toBe(false);
+    expect(toolResult()).toMatchObject({ tool_use_id: 'toolu_1' });
+    expect(toolResult()?.is_error).toBeFalsy();
+    expect(resultText(toolResult()!)).toBe('Echo: from the model');
+    expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!)).toMatchObject({ type: 'result', result: 'Results: Echo: from the model' });
+    // Stopped with the run.
+    await waitFor(() => processesMarked(marker).length === 0);
+  }, 120_000);
+
+  it('gives the model an is_error result for a refused call and for one past MCP_TOOL_TIMEOUT, and the run goes on', async () => {
+    const { json } = config();
+    project.server.enqueue(
+      { content: [use('toolu_1', 'mcp__every__get-sum', { a: 'not a number' })], stop_reason: 'tool_use' },
+      { content: [use('toolu_2', 'mcp__every__trigger-long-running-operation', { duration: 60, steps: 1 })], stop_reason: 'tool_use' },
+      answerFromResults,
+    );
+    const run = await cli(['-p', '--mcp-config', json, 'add'], { MCP_TOOL_TIMEOUT: '1500' });
+    expect(run.code, run.stderr).toBe(0);
+    const [refused] = lastToolResults(project.server.requests[1]?.body as RequestBody);
+    const [late] = lastToolResults(project.server.requests[2]?.body as RequestBody);
+    expect(refused?.is_error).toBe(true);
+    expect(late?.is_error).toBe(true);
+    expect(resultText(late!)).toMatch(/MCP server every: tool trigger-long-running-operation failed: .*timed out/i);
+    expect(run.stdout).toMatch(/^Results: /);
+  }, 120_000);
+
+  it('applies permission rules to mcp__ names: a server rule, a tool rule, deny beats allow', async () => {
+    const { json } = config();
+    calls('mcp__every__get-sum', { a: 1, b: 2 });
+    const denied = await cli(['-p', '--mcp-config', json, '--allowedTools', 'mcp__every', '--disallowedTools', 'mcp__every__get-sum', '--output-format', 'json', 'sum']);
+    expect(denied.code, denied.stderr).toBe(0);
+    expect(resultText(toolResult()!)).toBe('Not run: denied by rule mcp__every__get-sum');
+    expect(JSON.parse(denied.stdout).permission_denials).toEqual([{ tool_name: 'mcp__every__get-sum', tool_use_id: 'toolu_1', tool_input: { a: 1, b: 2 } }]);
+
+    project.server.requests.length = 0;
+    calls('mcp__every__get-sum', { a: 1, b: 2 });
+    const allowed = await cli(['-p', '--mcp-config', json, '--allowedTools', 'mcp__every', 'sum']);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(resultText(toolResult()!)).toMatch(/3/);
+    expect(toolResult()?.is_error).toBeFalsy();
+  }, 120_000);
+
+  it('refuses a bad config with one line and exit 2, starting nothing', async () => {
+    const run = await cli(['-p', '--mcp-config', JSON.stringify({ mcpServers: { s: { command: 'x', env: { K: '${NOT_SET_ANYWHERE}' } } } }), 'hi']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('agentloop: MCP config (JSON): server s: missing environment variables: NOT_SET_ANYWHERE\n');
+    expect(project.server.requests).toHaveLength(0);
+  }, 60_000);
+
+  it('leaves no server process when the agent is killed with SIGKILL mid-call', async () => {
+    const { marker, json } = config();
+    calls('mcp__every__trigger-long-running-operation', { duration: 120, steps: 2 });
+    const cliRun = startCli(['-p', '--mcp-config', json, '--output-format', 'stream-json', '--verbose', 'wait'], { cwd: project.dir, env: project.env });
+    await waitFor(() => cliRun.output().stdout.includes('"type":"tool_start"'), 60_000);
+    expect(processesMarked(marker).length).toBeGreaterThan(0);
+    cliRun.child.kill('SIGKILL');
+    await cliRun.done;
+    await waitFor(() => processesMarked(marker).length === 0, 10_000);
+  }, 120_000);
+});
