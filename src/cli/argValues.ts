@@ -1,4 +1,5 @@
-/** The values the command line's flags take, checked: numbers, ports, UUIDs, permission rule lists. */
+/** The values the command line's flags take, checked: numbers, ports, UUIDs, permission rule lists, protected names. */
+import { allowableNames, unknownNames } from '../tools/bash/run/protect.js';
 
 /** Bad command line: one line and `see agentloop --help`, exit code 2. */
 export class UsageError extends Error {
@@ -99,4 +100,14 @@ export function usageErrorOf(error: unknown, flags: string[]): UsageError {
     if (/does not take an argument/.test(message) && long) return new UsageError(`${long} takes no value`);
   }
   return new UsageError(message.split('\n')[0]!);
+}
+
+/** `--allow-write NAME` (repeated, or NAME,NAME): names of the sandbox's list of files that run later. */
+export function allowWriteOf(values: string[] | undefined, sandbox: boolean): string[] | undefined {
+  if (values === undefined) return undefined;
+  if (!sandbox) throw new UsageError('--allow-write goes with --sandbox');
+  const names = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const unknown = unknownNames(names);
+  if (unknown.length > 0) throw new UsageError(`--allow-write takes a name of the sandbox's protected files (${allowableNames().join(', ')}), not "${unknown[0]}"`);
+  return names;
 }

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { resolveModel } from '../core/models.js';
 import { isMistakeName } from '../mistakes/names.js';
 import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
-import { UsageError, portOf, positiveInt, positiveNumber, splitRules, usageErrorOf, uuidOf } from './argValues.js';
+import { UsageError, allowWriteOf, portOf, positiveInt, positiveNumber, splitRules, usageErrorOf, uuidOf } from './argValues.js';
 
 export { UsageError } from './argValues.js';
 
@@ -55,6 +55,8 @@ export interface CliOptions {
   sandbox?: boolean;
   /** Credential variables the commands may see. */
   allowEnv?: string[];
+  /** Under the sandbox: files that run later the commands may write after all (tools/bash/run/protect.ts). */
+  allowWrite?: string[];
   /** `-r/--resume ID`: go on with that session (a unique prefix of the id is enough). */
   resume?: string;
   /** `--continue`: go on with the newest session of the working directory. */
@@ -105,6 +107,7 @@ export const FLAGS = {
   'allow-env': { type: 'string', multiple: true },
   'mcp-config': { type: 'string', multiple: true },
   'strict-mcp-config': { type: 'boolean' },
+  'allow-write': { type: 'string', multiple: true },
   demo: { type: 'boolean' },
   mistake: { type: 'string' },
   compare: { type: 'boolean' },
@@ -199,6 +202,8 @@ function setRunValues(options: CliOptions, values: Values): void {
   if (values['allow-env']) options.allowEnv = values['allow-env'];
   if (values['mcp-config']) options.mcpConfig = values['mcp-config'].map((value) => nonEmpty('--mcp-config', value, ' (a file or JSON text)'));
   if (values['strict-mcp-config']) options.strictMcpConfig = true;
+  const allowWrite = allowWriteOf(values['allow-write'], values.sandbox === true);
+  if (allowWrite) options.allowWrite = allowWrite;
   const numbers = {
     maxTurns: positiveInt('--max-turns', values['max-turns']),
     maxTokens: positiveInt('--max-tokens', values['max-tokens']),

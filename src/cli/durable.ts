@@ -178,7 +178,7 @@ async function workerCommand(options: Extract<DurableOptions, { command: 'worker
     ...(client.apiKey ? [{ name: 'ANTHROPIC_API_KEY', value: client.apiKey }] : []),
     ...(client.authToken ? [{ name: 'ANTHROPIC_AUTH_TOKEN', value: client.authToken }] : []),
   ];
-  const tools = [createBashTool({ cwd, secrets, ...(options.sandbox ? { sandbox: true } : {}), ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}) })];
+  const tools = [createBashTool({ cwd, secrets, ...(options.sandbox ? { sandbox: true } : {}), ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}), ...(options.allowWrite ? { allowWrite: options.allowWrite } : {}) })];
   const worker = await startWorker({
     port: options.port,
     host: options.host,

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { adminUrlOf } from '../durable/admin.js';
-import { portOf, positiveInt, UsageError, usageErrorOf } from './argValues.js';
+import { allowWriteOf, portOf, positiveInt, UsageError, usageErrorOf } from './argValues.js';
 
 export const DEFAULT_INGRESS = 'http://127.0.0.1:8080';
 
@@ -23,6 +23,7 @@ export type DurableOptions =
       model?: string;
       sandbox?: boolean;
       allowEnv?: string[];
+      allowWrite?: string[];
       /** Restate's request-signing public keys (`publickeyv1_...`): unsigned requests are refused. */
       identityKeys?: string[];
     }
@@ -67,6 +68,7 @@ const SPECS: Record<DurableOptions['command'], Spec> = {
     model: { type: 'string' },
     sandbox: { type: 'boolean' },
     'allow-env': { type: 'string', multiple: true },
+    'allow-write': { type: 'string', multiple: true },
     'identity-key': { type: 'string', multiple: true },
   },
   submit: {
@@ -142,6 +144,8 @@ export function parseDurableArgs(argv: readonly string[]): DurableOptions {
       if (str('model') !== undefined) options.model = str('model');
       if (values.sandbox) options.sandbox = true;
       if (allowEnv) options.allowEnv = allowEnv;
+      const allowWrite = allowWriteOf(values['allow-write'] as string[] | undefined, values.sandbox === true);
+      if (allowWrite) options.allowWrite = allowWrite;
       const keys = values['identity-key'] as string[] | undefined;
       for (const key of keys ?? []) {
         if (!/^publickeyv1_\w+$/.test(key)) throw new UsageError(`--identity-key takes a Restate public key (publickeyv1_...), not "${key}"`);

@@ -99,6 +99,7 @@ export function limitsOf(options: CliOptions, startTurn: number | undefined, out
   return {
     ...(options.sandbox ? { sandbox: true } : {}),
     ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}),
+    ...(options.allowWrite ? { allowWrite: options.allowWrite } : {}),
     ...(outputDir ? { outputDir } : {}),
     ...(maxTurns !== undefined ? { maxTurns } : {}),
     ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),

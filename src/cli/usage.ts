@@ -41,6 +41,9 @@ Options:
       --sandbox                   run bash commands under bubblewrap: read-only system, no network,
                                   credentials, agent state, .env files and sockets hidden
       --allow-env NAME            pass this credential variable (*_API_KEY, *_TOKEN, ...) to commands
+      --allow-write NAME          with --sandbox: let commands write NAME, one of the files that run later
+                                  (.bashrc, .profile, .git/hooks, .git for all of .git, .vscode, ...), kept
+                                  read-only by default even in the working directory
       --mcp-config FILE|JSON      MCP servers to give the model the tools of (Claude Code's format; repeatable)
       --strict-mcp-config         use only the servers of --mcp-config (agentloop reads no others)
       --demo                      play the two-turn example with a scripted model, no API key needed

@@ -46,6 +46,8 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   sandbox?: boolean;
   /** For the default bash tool: credential variables the commands may see. */
   allowEnv?: string[];
+  /** For the default bash tool under the sandbox: files that run later the commands may write (see createBashTool). */
+  allowWrite?: string[];
   /** For the default bash tool: where the full output of long commands is kept (default: the session's folder). */
   outputDir?: string;
   /** Working directory of the tools; default: `process.cwd()`. */
@@ -133,7 +135,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   const tools = options.tools ?? [
     createBashTool({
       cwd,
-      ...pick(options, 'sandbox', 'allowEnv'),
+      ...pick(options, 'sandbox', 'allowEnv', 'allowWrite'),
       ...(outputDir ? { outputDir } : {}),
       // Under the sandbox, the transcripts (this one included) are hidden wherever the store is.
       ...(recorder ? { hide: [dirname(recorder.path)] } : {}),

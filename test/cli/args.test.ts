@@ -82,6 +82,11 @@ describe('the new flags', () => {
     expect(parse('-p', 'q', '--max-budget-usd', '.5').maxBudgetUsd).toBe(0.5);
   });
 
+  it('--allow-write: protected names, repeated or by commas, a folder of them too (.git)', () => {
+    expect(parse('-p', 'q', '--sandbox', '--allow-write', '.bashrc,.git', '--allow-write', '.vscode/').allowWrite).toEqual(['.bashrc', '.git', '.vscode/']);
+    expect(parse('-p', 'q', '--sandbox').allowWrite).toBeUndefined();
+  });
+
   it('tool rules: several per value, by commas or spaces; a parenthesised rule stays whole; both spellings', () => {
     const options = parse(
       '-p',
@@ -132,6 +137,8 @@ describe('bad command lines: one line each', () => {
     [['-p', 'q', '--allowedTools', ' , '], /--allowedTools needs at least one rule/],
     [['-p', 'q', '--max-turns', '0'], '--max-turns takes a whole number of at least 1, not "0"'],
     [['-p', 'q', '--port', '1'], '--port goes with --view, --inspect or view'],
+    [['-p', 'q', '--allow-write', '.bashrc'], '--allow-write goes with --sandbox'],
+    [['-p', 'q', '--sandbox', '--allow-write', 'Makefile'], /^--allow-write takes a name of the sandbox's protected files \(\.git, .*\.bashrc, .*\), not "Makefile"$/],
   ])('%j', (argv, message) => {
     const text = fails(argv);
     if (typeof message === 'string') expect(text).toBe(message);

@@ -13,7 +13,8 @@ import { OutputCollector } from './run/output.js';
 import { prepareFifos } from './run/pipe.js';
 import { formatResult, noDirectory } from './run/result.js';
 import { loadProcesses, type CommandRunner } from './run/runner.js';
-import { requireBwrap } from './run/sandbox.js';
+import { allowableNames, unknownNames } from './run/protect.js';
+import { requireBwrap, type SandboxSettings } from './run/sandbox.js';
 import { SpillSpace } from './run/spill.js';
 import type { Tool, ToolContext, ToolOutput } from '../../core/tool.js';
 import { defineTool } from '../define.js';
@@ -50,6 +51,12 @@ export interface BashToolOptions {
    * session store the agent writes to.
    */
   hide?: string[];
+  /**
+   * Under the sandbox, files that run later which commands may write after all, by name (`.bashrc`, `.git/hooks`,
+   * `.git` for all of `.git/...`, `.vscode`): by default they are read-only, even in the working directory, and one
+   * that does not exist cannot be made (tools/bash/run/protect.ts lists them). A name not on that list is refused.
+   */
+  allowWrite?: string[];
   /** Names of credential variables (`*_API_KEY`, `*_TOKEN`, ...) the commands may see. */
   allowEnv?: string[];
   /** The environment commands start from (default `process.env`), minus credentials. */
@@ -92,7 +99,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       (runner ??= chooseRunner({
         contain: options.contain !== false,
         pathVar: env().PATH,
-        ...(bwrap === null ? {} : { sandbox: { bwrap, env, reveal: () => revealed(spill), ...(options.hide ? { hide: options.hide } : {}) } }),
+        ...(bwrap === null ? {} : { sandbox: sandboxSettings(bwrap, options, env, spill) }),
       })),
   };
   return defineTool({
@@ -129,7 +136,21 @@ interface BashState {
   runner(): Promise<CommandRunner>;
 }
 
+function sandboxSettings(bwrap: string, options: BashToolOptions, env: BashState['env'], spill: SpillSpace): Omit<SandboxSettings, 'timeout'> {
+  return {
+    bwrap,
+    env,
+    reveal: () => revealed(spill),
+    ...(options.hide ? { hide: options.hide } : {}),
+    ...(options.allowWrite ? { allowWrite: options.allowWrite } : {}),
+  };
+}
+
 function checkedSettings(options: BashToolOptions): typeof DEFAULTS {
+  const unknown = unknownNames(options.allowWrite ?? []);
+  if (unknown.length > 0) {
+    throw new RangeError(`createBashTool: allowWrite: ${unknown.join(', ')} is not a protected name (one of ${allowableNames().join(', ')})`);
+  }
   const settings = { ...DEFAULTS, ...definedOnly(options) };
   for (const key of ['timeoutMs', 'maxTimeoutMs', 'maxOutputChars', 'maxOutputFileBytes', 'maxOutputDirBytes'] as const) {
     const value = settings[key];

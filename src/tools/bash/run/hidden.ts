@@ -148,6 +148,8 @@ export interface MountInput {
   revealFromPrivate: string[];
   /** An empty read-only file, bound over each hidden file. */
   empty: string;
+  /** Files that run later (protect.ts): folders pinned in place, then paths bound read-only, where not hidden already. */
+  protect?: { pins: readonly string[]; readOnly: readonly string[] };
 }
 
 interface Mount {
@@ -197,6 +199,12 @@ export function planMounts(input: MountInput): string[] {
   for (const socket of new Set(input.sockets)) {
     if (visible(socket) && top(socket).dest !== input.cwd) cover({ real: socket, dir: false });
   }
+  const depth = (path: string) => path.split(sep).length;
+  const protectedMounts = [
+    ...(input.protect?.pins ?? []).map((path) => ({ path, option: '--bind' })),
+    ...(input.protect?.readOnly ?? []).map((path) => ({ path, option: '--ro-bind' })),
+  ].sort((a, b) => depth(a.path) - depth(b.path));
+  for (const { path, option } of protectedMounts) if (visible(path) && isWithin(path, input.cwd)) bind(option, path);
   // Last: a read-only directory gets no more mount points. Not where the working directory sits on it.
   for (const dest of covered) if (dest !== input.cwd) args.push('--remount-ro', dest);
   return args;

@@ -12,6 +12,8 @@ import { delimiter, isAbsolute, join } from 'node:path';
 import { removeAtExit } from './atExit.js';
 import { hiddenPaths, isDotEnvName, planMounts, PRIVATE_DIRS, socketPaths, type Found } from './hidden.js';
 import { procReadOnlyArgs } from './kernel.js';
+import { prepareProtection } from './placeholders.js';
+import { protectedPaths } from './protect.js';
 import { backstop, findExecutable } from './programs.js';
 import { launch, type CommandRunner, type RunEnding } from './runner.js';
 
@@ -39,6 +41,8 @@ export interface SandboxView {
   hide?: readonly string[];
   /** Folders shown read-only wherever they are (the saved output of long commands). */
   reveal?: readonly string[];
+  /** Files that run later to keep read-only although in the working directory (placeholders.ts): pins and paths. */
+  protect?: { pins: readonly string[]; readOnly: readonly string[] };
 }
 
 /**
@@ -84,6 +88,8 @@ export interface SandboxSettings {
   hide?: readonly string[];
   /** Folders shown read-only wherever they are (the saved output of long commands, once its folder exists). */
   reveal(): readonly string[];
+  /** Names of protect.ts's list the commands may write after all (`.bashrc`, `.git`: all of `.git/...`). */
+  allowWrite?: readonly string[];
 }
 
 export function sandboxRunner(settings: SandboxSettings): CommandRunner {
@@ -92,9 +98,16 @@ export function sandboxRunner(settings: SandboxSettings): CommandRunner {
     async run(run) {
       const cwd = await directory(run.cwd);
       if (cwd === undefined) return { kind: 'spawn-error', message: `no such directory: ${run.cwd}` } satisfies RunEnding;
-      const view: SandboxView = { env: settings.env(), reveal: settings.reveal(), ...(settings.hide ? { hide: settings.hide } : {}) };
-      const argv = sandboxArgv(settings.bwrap, cwd, run.command, backstop(settings.timeout, run.timeoutMs), view);
-      return launch(argv, { ...run, cwd });
+      const env = settings.env();
+      // Before the mounts are planned: a placeholder made now is hidden like the file it stands in for, where it is one.
+      const protection = prepareProtection(protectedPaths(cwd, homeFolders(env), settings.allowWrite ?? []), cwd);
+      try {
+        const view: SandboxView = { env, reveal: settings.reveal(), protect: protection, ...(settings.hide ? { hide: settings.hide } : {}) };
+        const argv = sandboxArgv(settings.bwrap, cwd, run.command, backstop(settings.timeout, run.timeoutMs), view);
+        return await launch(argv, { ...run, cwd });
+      } finally {
+        protection.release();
+      }
     },
   };
 }
@@ -112,7 +125,7 @@ async function directory(path: string): Promise<string | undefined> {
 /** The mounts that make the private directories, bind `cwd` and hide what is not the task's. */
 export function sandboxMounts(cwd: string, view: SandboxView): string[] {
   const { env } = view;
-  const home = env.HOME !== undefined && isAbsolute(env.HOME) ? env.HOME : homedir();
+  const home = homeOf(env);
   const agentloopHome = env.AGENTLOOP_HOME && env.AGENTLOOP_HOME.trim() !== '' ? env.AGENTLOOP_HOME : join(home, '.agentloop');
   const { paths, dotEnvDirs } = hiddenPaths({
     homes: [home, ...accountHome()],
@@ -129,6 +142,7 @@ export function sandboxMounts(cwd: string, view: SandboxView): string[] {
     hidden,
     sockets: listedSockets(),
     reveal: dirs(view.reveal ?? []),
+    ...(view.protect ? { protect: view.protect } : {}),
     revealFromPrivate: dirs((env.PATH ?? '').split(delimiter).filter((d) => isAbsolute(d))),
     empty: emptyFile(),
   });
@@ -141,6 +155,32 @@ function found(path: string): Found[] {
     return stats === undefined ? [] : [{ real: realpathSync.native(path), dir: stats.isDirectory() }];
   } catch {
     return []; // out of this user's reach (EACCES): out of the command's too
+  }
+}
+
+function homeOf(env: Readonly<Record<string, string | undefined>>): string {
+  return env.HOME !== undefined && isAbsolute(env.HOME) ? env.HOME : homedir();
+}
+
+let passwdHomes: string[] | undefined;
+
+/**
+ * Every home folder on this machine, as real paths: `$HOME`, the account's, and each of /etc/passwd (read once), so
+ * that a working directory that holds homes (root's agent in /home) keeps their start-up files too.
+ */
+function homeFolders(env: Readonly<Record<string, string | undefined>>): string[] {
+  passwdHomes ??= readPasswdHomes();
+  return [...new Set([homeOf(env), ...accountHome(), ...passwdHomes].flatMap(found).filter((f) => f.dir && f.real !== '/').map((f) => f.real))];
+}
+
+function readPasswdHomes(): string[] {
+  try {
+    return readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .map((line) => line.split(':')[5] ?? '')
+      .filter((home) => isAbsolute(home) && home !== '/');
+  } catch {
+    return [];
   }
 }
 

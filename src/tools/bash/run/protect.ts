@@ -1,0 +1,107 @@
+/**
+ * Files that run later, outside the sandbox, kept read-only in it even inside the working directory (issue 23 item 6):
+ * a command could otherwise plant code that the user's shell, git or editor runs afterwards, with none of the
+ * sandbox's limits. Pure: names and paths in, paths out; placeholders.ts makes what is missing, sandbox.ts mounts.
+ *
+ * - In the working directory (a repository): git's hooks, its config (`core.fsmonitor`, `core.hooksPath`, aliases
+ *   and filters run commands), `commondir` (which would point git at other hooks), the submodules' git folders;
+ *   the editors' workspace settings (`.vscode`, `.idea`: tasks and interpreters run when the folder is opened).
+ * - In a home folder, when the working directory is one or holds one: shell start-up files, `.inputrc`, X and PAM
+ *   session files, `~/.gitconfig`, `~/.npmrc`, `~/.yarnrc(.yml)`, `~/.ssh` (authorized_keys), `~/.config`
+ *   (autostart, systemd units, fish), `~/.local/bin` and `~/bin` (on the PATH of the next login).
+ *
+ * What a project holds for itself (package.json scripts, a Makefile, `.npmrc` of the project) is the task's to edit,
+ * as the code it runs is: it is not listed. `.envrc` runs only once `direnv allow` is given for that very content.
+ * A name that does not exist yet must not be creatable either: a placeholder stands in for it (placeholders.ts).
+ */
+import { join, sep } from 'node:path';
+
+export interface ProtectedName {
+  /** The path under its folder: `.bashrc`, `.git/hooks`. */
+  name: string;
+  dir: boolean;
+  /** What a placeholder for a missing file holds: read as the file's absence would be (default: a comment only). */
+  standIn?: (folder: string) => string;
+}
+
+const NOTE = '# agentloop: stands in for a missing file while a sandboxed command runs; removed after it\n';
+const file = (name: string, standIn?: (folder: string) => string): ProtectedName => ({ name, dir: false, ...(standIn ? { standIn } : {}) });
+const dir = (name: string): ProtectedName => ({ name, dir: true });
+const quoted = (path: string) => `'${path.replaceAll("'", `'\\''`)}'`;
+
+/** In the working directory and in each home folder the sandbox makes writable. */
+export const IN_WORKING_DIRECTORY: readonly ProtectedName[] = [
+  dir('.git/hooks'),
+  file('.git/config'),
+  // Read as "the common git folder is this one", as when it is missing.
+  file('.git/commondir', () => '.\n'),
+  dir('.git/modules'),
+  dir('.vscode'),
+  dir('.idea'),
+];
+
+/** In a home folder the sandbox makes writable (the working directory, or a home inside it). */
+export const IN_HOME: readonly ProtectedName[] = [
+  file('.bashrc'),
+  // bash reads the first of .bash_profile, .bash_login and .profile: a placeholder goes on to the next.
+  file('.bash_profile', (home) => `${NOTE}if [ -r ${quoted(join(home, '.bash_login'))} ]; then . ${quoted(join(home, '.bash_login'))}; elif [ -r ${quoted(join(home, '.profile'))} ]; then . ${quoted(join(home, '.profile'))}; fi\n`),
+  file('.bash_login', (home) => `${NOTE}if [ -r ${quoted(join(home, '.profile'))} ]; then . ${quoted(join(home, '.profile'))}; fi\n`),
+  file('.bash_logout'),
+  file('.bash_aliases'),
+  file('.profile'),
+  file('.zshenv'),
+  file('.zprofile'),
+  file('.zshrc'),
+  file('.zlogin'),
+  file('.zlogout'),
+  // readline reads /etc/inputrc only when ~/.inputrc is missing.
+  file('.inputrc', () => `${NOTE}$include /etc/inputrc\n`),
+  file('.xprofile'),
+  file('.xsessionrc'),
+  file('.pam_environment'),
+  file('.gitconfig'),
+  file('.npmrc'),
+  file('.yarnrc'),
+  file('.yarnrc.yml'),
+  dir('.ssh'),
+  dir('.config'),
+  dir('.local/bin'),
+  dir('bin'),
+];
+
+/** Every name a user may allow (`allowWrite`), and the folders above them (`.git` allows all of `.git/...`). */
+export function allowableNames(): string[] {
+  const names = [...IN_WORKING_DIRECTORY, ...IN_HOME].map((p) => p.name);
+  const folders = names.flatMap((name) => name.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/')));
+  return [...new Set([...folders, ...names])];
+}
+
+/** The names of `allow` that are none of allowableNames (to refuse at creation). */
+export function unknownNames(allow: readonly string[]): string[] {
+  const known = new Set(allowableNames());
+  return allow.filter((name) => !known.has(name.replace(/\/+$/, '')));
+}
+
+export interface ProtectedPath {
+  /** The absolute path. */
+  path: string;
+  /** The folder it is protected in (the working directory or a home): the walk to it starts there. */
+  folder: string;
+  entry: ProtectedName;
+}
+
+/**
+ * What to protect: IN_WORKING_DIRECTORY in `cwd` and in each home folder, IN_HOME in each home folder, among
+ * `homes`, that is `cwd` or lies inside it (real paths); less what `allow` names (a folder allows all under it).
+ */
+export function protectedPaths(cwd: string, homes: readonly string[], allow: readonly string[]): ProtectedPath[] {
+  const allowed = (name: string) => allow.some((a) => name === a.replace(/\/+$/, '') || name.startsWith(`${a.replace(/\/+$/, '')}/`));
+  const inCwd = (path: string) => path === cwd || path.startsWith(cwd.endsWith(sep) ? cwd : `${cwd}${sep}`);
+  const folders = new Map<string, readonly ProtectedName[]>([[cwd, IN_WORKING_DIRECTORY]]);
+  for (const home of homes) if (inCwd(home)) folders.set(home, [...IN_WORKING_DIRECTORY, ...IN_HOME]);
+  const out: ProtectedPath[] = [];
+  for (const [folder, entries] of folders) {
+    for (const entry of entries) if (!allowed(entry.name)) out.push({ path: join(folder, entry.name), folder, entry });
+  }
+  return out;
+}
