@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { readSession, type PendingRun, type SessionView } from '../durable/admin.js';
 import { RestateCallError } from '../durable/http.js';
 import { attachRun, submitRun } from '../durable/ingress.js';
@@ -32,7 +32,8 @@ export async function runDurable(options: DurableOptions, io: DurableIo): Promis
   try {
     switch (options.command) {
       case 'worker':
-        return await workerCommand(options, io);
+      case 'balancer':
+        return await (await import('./durableServers.js')).serve(options, io);
       case 'submit':
         return await submitCommand(options, io);
       case 'result':
@@ -151,62 +152,6 @@ async function messagesCommand(options: { restate: string; admin: string; id: st
   if (view.state === 'unknown') return notDone(view, options, io);
   io.stdout.write(`${JSON.stringify(recordedMessages(view.records).messages)}\n`);
   return view.state === 'done' ? 0 : notDone(view, options, io);
-}
-
-async function workerCommand(options: Extract<DurableOptions, { command: 'worker' }>, io: DurableIo): Promise<number> {
-  const { ConfigError, loadModelSettings, requireModelSettings } = await import('../anthropic/settings.js');
-  const cwd = resolve(io.cwd, options.cwd ?? '.');
-  let settings;
-  try {
-    settings = requireModelSettings(loadModelSettings(io.env, cwd, { model: options.model }));
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    io.stderr.write(`agentloop: ${error.message}\n`);
-    return 2;
-  }
-  const { model, ...client } = settings;
-  const [{ createAnthropicModel }, { createBashTool }, { loadShellParser }, { startWorker, registerDeployment, RegistrationError, takeover }] = await Promise.all([
-    import('../anthropic/call.js'),
-    import('../tools/bash/bashTool.js'),
-    import('../tools/bash/judge/shell/load.js'),
-    import('../durable/worker.js'),
-  ]);
-  // Whether a command is read-only is journalled when it first runs (durable/journal.ts); with the
-  // parser loaded before the first run, every worker answers it the same way (a quoted line too).
-  await loadShellParser();
-  const secrets = [
-    ...(client.apiKey ? [{ name: 'ANTHROPIC_API_KEY', value: client.apiKey }] : []),
-    ...(client.authToken ? [{ name: 'ANTHROPIC_AUTH_TOKEN', value: client.authToken }] : []),
-  ];
-  const tools = [createBashTool({ cwd, secrets, ...(options.sandbox ? { sandbox: true } : {}), ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}), ...(options.allowWrite ? { allowWrite: options.allowWrite } : {}) })];
-  const worker = await startWorker({
-    port: options.port,
-    host: options.host,
-    model,
-    modelCall: createAnthropicModel(client),
-    tools,
-    cwd,
-    ...(options.identityKeys ? { identityKeys: options.identityKeys } : {}),
-    log: (line) => io.stderr.write(`${line}\n`),
-  });
-  io.stdout.write(`${worker.url}\n`);
-  io.stderr.write(`agentloop worker: serving AgentSession at ${worker.url} (model ${model}, tools in ${cwd}); Ctrl-C stops it\n`);
-  if (options.register) {
-    const uri = options.advertise ?? worker.url;
-    try {
-      const deployment = await registerDeployment(options.register, uri, { replace: options.replace === true });
-      io.stderr.write(`registered ${uri} with ${options.register} (deployment ${deployment.id}); ${takeover()}\n`);
-    } catch (error) {
-      if (!(error instanceof RegistrationError)) throw error;
-      io.stderr.write(`agentloop: ${error.message}\n`);
-      await worker.close();
-      return 1;
-    }
-  }
-  const { waitForInterrupt } = await import('./view.js');
-  await waitForInterrupt();
-  await worker.close();
-  return 0;
 }
 
 /** `view --restate URL ID`: the durable run's records in a temporary home, for the local viewer, refreshed while it runs. */

@@ -43,10 +43,20 @@ export type DurableOptions =
       maxRetries?: number;
       appendSystemPrompt?: string;
     }
+  | {
+      command: 'balancer';
+      port: number;
+      host: string;
+      /** The workers' addresses. */
+      backends: string[];
+      /** Admin API to register the balancer's address with. */
+      register?: string;
+      replace?: boolean;
+    }
   | { command: 'result' | 'messages'; restate: string; admin: string; id: string }
   | { command: 'view'; restate: string; admin: string; id: string; port?: number };
 
-const COMMANDS = ['worker', 'submit', 'result', 'messages'];
+const COMMANDS = ['worker', 'balancer', 'submit', 'result', 'messages'];
 
 /** Whether this command line is one of ours (`view` only with `--restate`). */
 export function isDurableCommand(argv: readonly string[]): boolean {
@@ -70,6 +80,13 @@ const SPECS: Record<DurableOptions['command'], Spec> = {
     'allow-env': { type: 'string', multiple: true },
     'allow-write': { type: 'string', multiple: true },
     'identity-key': { type: 'string', multiple: true },
+  },
+  balancer: {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    backend: { type: 'string', multiple: true },
+    register: { type: 'string' },
+    replace: { type: 'boolean' },
   },
   submit: {
     print: { type: 'string', short: 'p' },
@@ -122,7 +139,7 @@ export function parseDurableArgs(argv: readonly string[]): DurableOptions {
   const restate = url('--restate', str('restate') ?? DEFAULT_INGRESS);
   const admin = str('admin') !== undefined ? url('--admin', str('admin') as string) : adminUrlOf(restate);
 
-  if (command === 'worker' || command === 'submit') {
+  if (command === 'worker' || command === 'submit' || command === 'balancer') {
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" after ${command}`);
   } else if (positionals.length > 1) {
     throw new UsageError(`unexpected argument "${positionals[1]}" after ${command} ID`);
@@ -151,6 +168,15 @@ export function parseDurableArgs(argv: readonly string[]): DurableOptions {
         if (!/^publickeyv1_\w+$/.test(key)) throw new UsageError(`--identity-key takes a Restate public key (publickeyv1_...), not "${key}"`);
       }
       if (keys) options.identityKeys = keys;
+      return options;
+    }
+    case 'balancer': {
+      const backends = ((values.backend as string[] | undefined) ?? []).map((b) => url('--backend', b));
+      if (backends.length === 0) throw new UsageError('balancer needs the workers\' addresses: --backend URL, once for each');
+      const options: DurableOptions = { command, port: portOf(str('port')) ?? 9080, host: str('host') ?? '127.0.0.1', backends };
+      if (str('register') !== undefined) options.register = url('--register', str('register') as string);
+      if (values.replace && !options.register) throw new UsageError('--replace goes with --register');
+      if (values.replace) options.replace = true;
       return options;
     }
     case 'submit': {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import * as restate from '@restatedev/restate-sdk';
 import { agentSession, RUN_TIMEOUTS, SERVICE_NAME, type WorkerSettings } from './agentSession.js';
 import { restateCall } from './http.js';
+import { balancerBackends, joinBalancer } from './pool.js';
 
 export interface WorkerOptions extends WorkerSettings {
   /** Default 9080; 0 for any free port. */
@@ -111,14 +112,21 @@ const sameAddress = (a: string, b: string) => new URL(a).href === new URL(b).hre
 /**
  * Registers `uri` with the admin API at `adminUrl` (`POST /deployments`): Restate asks the
  * endpoint which services it serves (and the timeouts and retry policy of agentSession.ts).
- * Registering the same address again is harmless. Unless `replace`, an `AgentSession` already
- * served at another address is a `RegistrationError` saying how workers share one address: new
- * runs would all go to the last address registered, and a run stays with the address it started on.
+ * Registering the same address again is harmless.
+ *
+ * Restate sends a run to the address it started on for good, and new runs to the address registered
+ * last, so workers share one address. When another address already serves `AgentSession`: if it is
+ * an `agentloop balancer`, the worker at `uri` joins its workers instead (`joined` lists them);
+ * otherwise a `RegistrationError` says how to put workers behind one address, unless `replace`.
  */
-export async function registerDeployment(adminUrl: string, uri: string, options: { replace?: boolean } = {}): Promise<Deployment> {
+export async function registerDeployment(
+  adminUrl: string,
+  uri: string,
+  options: { replace?: boolean; as?: 'worker' | 'balancer' } = {},
+): Promise<Deployment & { joined?: string[] }> {
   if (!options.replace) {
     const other = (await agentDeployments(adminUrl)).find((d) => !sameAddress(d.uri, uri));
-    if (other) throw new RegistrationError(refusal(adminUrl, uri, other));
+    if (other) return joinOrRefuse(adminUrl, uri, other, options.as ?? 'worker');
   }
   const body = await adminCall<{ id: string; services?: Array<{ name: string }> }>(adminUrl, 'POST', { uri });
   const services = (body.services ?? []).map((s) => s.name);
@@ -126,18 +134,26 @@ export async function registerDeployment(adminUrl: string, uri: string, options:
   return { id: body.id, uri, services };
 }
 
+async function joinOrRefuse(adminUrl: string, uri: string, other: Deployment, as: 'worker' | 'balancer'): Promise<Deployment & { joined: string[] }> {
+  const address = other.uri.replace(/\/$/, '');
+  if (as === 'worker' && (await balancerBackends(address))) {
+    const joined = await joinBalancer(address, uri);
+    if ('refused' in joined) throw new RegistrationError(`the balancer at ${address} refused this worker: ${joined.refused}`);
+    return { ...other, uri: address, joined: joined.backends };
+  }
+  const head = `${SERVICE_NAME} is already served at ${address} (deployment ${other.id}), and Restate sends each run to one address for good`;
+  if (as === 'balancer') {
+    throw new RegistrationError(`${head}: add it to this balancer's workers (--backend ${address}) and register with --replace`);
+  }
+  throw new RegistrationError(
+    `${head}, so workers share one: put them behind a balancer (agentloop balancer --port 9080 --backend ${address} --backend ${uri} ` +
+      `--register ${adminUrl}; see docs/durable.md), or register this worker in its place with --replace`,
+  );
+}
+
 /** What the registration set: when a run leaves a worker that stopped answering. */
 export function takeover(): string {
   const { inactivityTimeout, abortTimeout } = RUN_TIMEOUTS;
   const s = (ms: number) => `${ms / 1000} s`;
   return `a run whose worker stops answering is retried after ${s(inactivityTimeout + abortTimeout)} (inactivity timeout ${s(inactivityTimeout)} + abort timeout ${s(abortTimeout)})`;
-}
-
-function refusal(adminUrl: string, uri: string, other: Deployment): string {
-  const first = other.uri.replace(/\/$/, '');
-  return (
-    `${SERVICE_NAME} is already served at ${first} (deployment ${other.id}); Restate sends each run to one address for good, ` +
-    `so workers share one: put them behind a balancer (agentloop balancer --port 9080 --backend ${first} --backend ${uri} ` +
-    `--register ${adminUrl}; see docs/durable.md), or register this worker in its place with --replace`
-  );
 }

@@ -1,7 +1,7 @@
 /**
  * What the durable tests run against: a real restate-server, a local Messages API server that
  * refuses invalid histories, and `agentloop worker` processes (the CLI as shipped) behind one
- * HTTP/2 balancer address, registered once with the server's admin API.
+ * HTTP/2 balancer address (src/durable/balancer.ts), registered once with the server's admin API.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import { registerDeployment } from '../../src/durable/worker.js';
 import { startCheckedServer } from '../support/agentServer.js';
 import { cliEnv, runCli, startCli, type CliRun } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
-import { startBalancer, type Balancer } from './balancer.js';
+import { startBalancer, type Balancer } from '../../src/durable/balancer.js';
 import { startRestateServer, type RestateServer } from './restateServer.js';
 
 export interface WorkerProcess {
@@ -40,8 +40,13 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-export async function startCluster(binary: string): Promise<Cluster> {
-  const [restate, model, balancer] = await Promise.all([startRestateServer(binary), startCheckedServer(), startBalancer([])]);
+export interface ClusterOptions {
+  /** The balancer pings its workers and drops one that does not answer (as `agentloop balancer` does); default: a plain proxy. */
+  pings?: boolean;
+}
+
+export async function startCluster(binary: string, options: ClusterOptions = {}): Promise<Cluster> {
+  const [restate, model, balancer] = await Promise.all([startRestateServer(binary), startCheckedServer(), startBalancer({ backends: [], port: 0, pingIntervalMs: options.pings ? 500 : 0, pingTimeoutMs: 1000 })]);
   const dir = mkdtempSync(join(tmpdir(), 'agentloop-durable-'));
   const env = cliEnv({
     ANTHROPIC_API_KEY: `sk-ant-test-${randomUUID()}`,

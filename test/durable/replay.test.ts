@@ -16,7 +16,7 @@ import type { ModelCall, ModelRequest } from '../../src/core/model.js';
 import { zeroUsage } from '../../src/core/usage.js';
 import { attachRun, submitRun } from '../../src/durable/ingress.js';
 import type { Worker } from '../../src/durable/worker.js';
-import { startBalancer, type Balancer } from './balancer.js';
+import { startBalancer, type Balancer } from '../../src/durable/balancer.js';
 import { restateBinary, startRestateServer, type RestateServer } from './restateServer.js';
 
 const binary = restateBinary();
@@ -56,7 +56,7 @@ describe.skipIf('problem' in binary)('replays after a server restart, across par
   let registered = false;
 
   beforeAll(async () => {
-    [restate, balancer] = await Promise.all([startRestateServer((binary as { path: string }).path), startBalancer([])]);
+    [restate, balancer] = await Promise.all([startRestateServer((binary as { path: string }).path), startBalancer({ backends: [], port: 0, pingIntervalMs: 0 })]);
     dir = mkdtempSync(join(tmpdir(), 'agentloop-replay-'));
     writeFileSync(join(dir, 'f.txt'), 'X\nY\nX\n');
   }, 60_000);

@@ -1,0 +1,111 @@
+/**
+ * The durable commands that serve until Ctrl-C: `agentloop worker` (the agent as a Restate
+ * deployment) and `agentloop balancer` (one address in front of several workers). Each prints its
+ * address on stdout and, with `--register ADMIN_URL`, registers the address with Restate.
+ */
+import { resolve } from 'node:path';
+import type { DurableOptions } from './durableArgs.js';
+import type { DurableIo } from './durable.js';
+
+type Serving = Extract<DurableOptions, { command: 'worker' | 'balancer' }>;
+
+export function serve(options: Serving, io: DurableIo): Promise<number> {
+  return options.command === 'worker' ? workerCommand(options, io) : balancerCommand(options, io);
+}
+
+/** Registers `uri` (unless no `--register`); on failure says why in one line and gives false. */
+async function register(options: Serving, uri: string, io: DurableIo): Promise<boolean> {
+  if (!options.register) return true;
+  const { registerDeployment, RegistrationError, takeover } = await import('../durable/worker.js');
+  try {
+    const deployment = await registerDeployment(options.register, uri, { replace: options.replace === true, as: options.command });
+    if (deployment.joined) {
+      io.stderr.write(`joined the workers of the balancer at ${deployment.uri} (registered with ${options.register}): ${deployment.joined.join(', ')}\n`);
+    } else {
+      io.stderr.write(`registered ${uri} with ${options.register} (deployment ${deployment.id}); ${takeover()}\n`);
+    }
+    return true;
+  } catch (error) {
+    if (!(error instanceof RegistrationError)) throw error;
+    io.stderr.write(`agentloop: ${error.message}\n`);
+    return false;
+  }
+}
+
+async function untilInterrupted(close: () => Promise<void>): Promise<number> {
+  const { waitForInterrupt } = await import('./view.js');
+  await waitForInterrupt();
+  await close();
+  return 0;
+}
+
+/** The model call and the tools of a worker, from the environment and flags as a local run takes them; a string says what is missing. */
+async function workerSettings(options: Extract<DurableOptions, { command: 'worker' }>, io: DurableIo) {
+  const { ConfigError, loadModelSettings, requireModelSettings } = await import('../anthropic/settings.js');
+  const cwd = resolve(io.cwd, options.cwd ?? '.');
+  let settings;
+  try {
+    settings = requireModelSettings(loadModelSettings(io.env, cwd, { model: options.model }));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return error.message;
+  }
+  const { model, ...client } = settings;
+  const [{ createAnthropicModel }, { createBashTool }, { loadShellParser }] = await Promise.all([
+    import('../anthropic/call.js'),
+    import('../tools/bash/bashTool.js'),
+    import('../tools/bash/judge/shell/load.js'),
+  ]);
+  // Whether a command is read-only is journalled when it first runs (durable/journal.ts); with the
+  // parser loaded before the first run, every worker answers it the same way (a quoted line too).
+  await loadShellParser();
+  const secrets = [
+    ...(client.apiKey ? [{ name: 'ANTHROPIC_API_KEY', value: client.apiKey }] : []),
+    ...(client.authToken ? [{ name: 'ANTHROPIC_AUTH_TOKEN', value: client.authToken }] : []),
+  ];
+  const tools = [createBashTool({ cwd, secrets, ...(options.sandbox ? { sandbox: true } : {}), ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}), ...(options.allowWrite ? { allowWrite: options.allowWrite } : {}) })];
+  return { model, modelCall: createAnthropicModel(client), tools, cwd };
+}
+
+async function workerCommand(options: Extract<DurableOptions, { command: 'worker' }>, io: DurableIo): Promise<number> {
+  const settings = await workerSettings(options, io);
+  if (typeof settings === 'string') {
+    io.stderr.write(`agentloop: ${settings}\n`);
+    return 2;
+  }
+  const { startWorker } = await import('../durable/worker.js');
+  const worker = await startWorker({
+    ...settings,
+    port: options.port,
+    host: options.host,
+    ...(options.identityKeys ? { identityKeys: options.identityKeys } : {}),
+    log: (line) => io.stderr.write(`${line}\n`),
+  });
+  io.stdout.write(`${worker.url}\n`);
+  io.stderr.write(`agentloop worker: serving AgentSession at ${worker.url} (model ${settings.model}, tools in ${settings.cwd}); Ctrl-C stops it\n`);
+  if (!(await register(options, options.advertise ?? worker.url, io))) {
+    await worker.close();
+    return 1;
+  }
+  return untilInterrupted(() => worker.close());
+}
+
+/** How long `balancer --register` waits for a worker to answer: Restate asks a worker, through the balancer, what it serves. */
+const FIRST_WORKER_MS = 30_000;
+
+async function balancerCommand(options: Extract<DurableOptions, { command: 'balancer' }>, io: DurableIo): Promise<number> {
+  const { startBalancer } = await import('../durable/balancer.js');
+  const balancer = await startBalancer({ ...options, log: (line) => io.stderr.write(`agentloop balancer: ${line}\n`) });
+  io.stdout.write(`${balancer.url}\n`);
+  io.stderr.write(`agentloop balancer: ${balancer.url} in front of ${options.backends.join(', ')}; Ctrl-C stops it\n`);
+  if (options.register && !(await balancer.answered(FIRST_WORKER_MS))) {
+    io.stderr.write(`agentloop: no worker answers at ${options.backends.join(', ')}: start them first (agentloop worker --port N)\n`);
+    await balancer.close();
+    return 1;
+  }
+  if (!(await register(options, balancer.url, io))) {
+    await balancer.close();
+    return 1;
+  }
+  return untilInterrupted(() => balancer.close());
+}

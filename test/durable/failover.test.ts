@@ -1,0 +1,95 @@
+/**
+ * A frozen worker (SIGSTOP) loses its runs to another within a minute, by Restate's own timeouts
+ * (inactivity 30 s + abort 10 s, set when the worker registers): behind a plain proxy that keeps the
+ * frozen worker's stream open (only new attempts go elsewhere, as a balancer's health check would
+ * do), Restate itself ends the attempt and retries it. A tool that runs longer than those timeouts
+ * on a worker that answers is not taken away: its step journals a heartbeat. (`agentloop balancer`
+ * notices a frozen worker itself, in seconds: pool.test.ts.) Against the real restate-server.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INTERRUPTED_BY_WORKER } from '../../src/durable/journal.js';
+import { attachRun, submitRun } from '../../src/durable/ingress.js';
+import { answerFromResults, bashUse, lastToolResults } from '../support/agentServer.js';
+import type { RequestBody, Step, StepFn } from '../support/messagesServer.js';
+import { startCluster, type Cluster, type WorkerProcess } from './cluster.js';
+import { restateBinary } from './restateServer.js';
+
+const binary = restateBinary();
+if ('problem' in binary) console.warn(`durable failover tests skipped: ${binary.problem}`);
+
+const firstPrompt = (body: RequestBody): string => {
+  const content = body.messages[0]?.content ?? '';
+  if (typeof content === 'string') return content;
+  const text = content.find((b) => b.type === 'text');
+  return text && text.type === 'text' ? text.text : '';
+};
+
+/** `SECONDS MARKER`: a command that appends to MARKER, sleeps SECONDS and says "slept". */
+const agent: StepFn = (body, index): Step => {
+  if (lastToolResults(body).length > 0) return answerFromResults;
+  const [seconds, marker] = firstPrompt(body).split(' ');
+  return { content: [bashUse(`toolu_${index}`, `echo started >> ${marker}; sleep ${seconds}; echo slept`)], stop_reason: 'tool_use' };
+};
+
+async function until<T>(what: string, check: () => T | undefined, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.skipIf('problem' in binary)('a frozen worker', () => {
+  let cluster: Cluster;
+  let frozen: WorkerProcess | undefined;
+
+  beforeAll(async () => {
+    cluster = await startCluster((binary as { path: string }).path);
+    for (let i = 0; i < 20; i++) cluster.model.enqueue(agent);
+  }, 60_000);
+
+  afterAll(async () => {
+    if (frozen?.alive()) process.kill(frozen.pid, 'SIGCONT');
+    await cluster?.close();
+  });
+
+  /** Starts a run whose tool appends to `marker`, and waits for the tool to start. */
+  async function startRun(id: string, seconds: number, marker: string) {
+    const { invocationId } = await submitRun(cluster.restate.ingress, id, { prompt: `${seconds} ${marker}` }, id);
+    await until(`the tool of ${id} to start`, () => (existsSync(marker) ? true : undefined));
+    return invocationId;
+  }
+
+  it('loses its run to another within a minute (Restate timeouts), while a long tool elsewhere keeps its worker', async () => {
+    const [a, b] = [await cluster.addWorker(), await cluster.addWorker()];
+    await cluster.register();
+    // The long run on b, the run to freeze on a: the proxy sends new streams only where it is told.
+    const longMarker = join(cluster.dir, 'long.txt');
+    const frozenMarker = join(cluster.dir, 'frozen.txt');
+    cluster.balancer.setBackends([b.url]);
+    const long = await startRun('long-run', 45, longMarker);
+    cluster.balancer.setBackends([a.url]);
+    const cut = await startRun('frozen-run', 300, frozenMarker);
+
+    frozen = a;
+    process.kill(a.pid, 'SIGSTOP');
+    cluster.balancer.setBackends([b.url]);
+    const stopped = Date.now();
+    const moved = await attachRun(cluster.restate.ingress, cut);
+    const took = Date.now() - stopped;
+    expect(took, `the run moved after ${took} ms`).toBeLessThan(60_000);
+    expect(moved.context.exitReason).toBe('completed');
+    expect(moved.text).toBe(`Results: ${INTERRUPTED_BY_WORKER}`);
+    expect(readFileSync(frozenMarker, 'utf8')).toBe('started\n');
+
+    // 45 s of tool on b: longer than the inactivity timeout, yet it ran once, to its end.
+    const finished = await attachRun(cluster.restate.ingress, long);
+    expect(finished.text).toBe('Results: slept');
+    expect(readFileSync(longMarker, 'utf8')).toBe('started\n');
+    expect(cluster.model.violations).toEqual([]);
+  }, 150_000);
+});
