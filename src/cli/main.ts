@@ -51,7 +51,7 @@ async function enableCompileCache(): Promise<void> {
   }
 }
 
-/** Durable runs on Restate (`worker`, `submit`, `result`, `messages`, `view --restate`): their own parser and module. */
+/** Durable runs on Restate (`worker`, `balancer`, `submit`, `result`, `messages`, `view --restate`): their own parser and module. */
 /** A bad command line: one line and the pointer to --help, exit 2; any other error is thrown on. */
 function usageFailure(error: unknown, UsageError: new (...args: never[]) => Error): number {
   if (!(error instanceof UsageError)) throw error;
@@ -60,7 +60,7 @@ function usageFailure(error: unknown, UsageError: new (...args: never[]) => Erro
 }
 
 async function durableMain(argv: string[]): Promise<number | undefined> {
-  if (!['worker', 'submit', 'result', 'messages', 'view'].includes(argv[0] ?? '')) return undefined;
+  if (!['worker', 'balancer', 'submit', 'result', 'messages', 'view'].includes(argv[0] ?? '')) return undefined;
   const { isDurableCommand, parseDurableArgs } = await import('./durableArgs.js');
   if (!isDurableCommand(argv)) return undefined;
   const { UsageError } = await import('./argValues.js');

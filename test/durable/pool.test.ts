@@ -1,0 +1,186 @@
+/**
+ * Several workers, as docs/durable.md says to run them: the page's recipe, line by line (its ports
+ * swapped for free ones), with the CLI as processes and the real restate-server; then a worker
+ * frozen with SIGSTOP mid-run loses the run to another within a minute (the balancer drops it in
+ * seconds). And a second worker registered under another address where no balancer is is refused
+ * with a line that says how to put workers behind one address.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INTERRUPTED_BY_WORKER } from '../../src/durable/journal.js';
+import { balancerBackends } from '../../src/durable/pool.js';
+import { answerFromResults, bashUse, lastToolResults, startCheckedServer } from '../support/agentServer.js';
+import { cliEnv, runCli, startCli } from '../support/cli.js';
+import type { MessagesServer, RequestBody, Step, StepFn } from '../support/messagesServer.js';
+import { freePort, restateBinary, startRestateServer, type RestateServer } from './restateServer.js';
+
+const binary = restateBinary();
+if ('problem' in binary) console.warn(`durable pool tests skipped: ${binary.problem}`);
+
+const PAGE = fileURLToPath(new URL('../../docs/durable.md', import.meta.url));
+
+/** The recipe's command lines: the shell block after its marker, without comments and `&`. */
+function recipe(page: string): string[] {
+  const from = page.indexOf('<!-- recipe: several workers on one machine -->');
+  const block = /```sh\n([\s\S]*?)```/.exec(page.slice(from))?.[1] ?? '';
+  return block
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').replace(/\s*&\s*$/, '').trim())
+    .filter((line) => line !== '');
+}
+
+/** A command line's words (double quotes only, as the recipe writes them). */
+const words = (line: string) => [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? (m[2] as string));
+
+const firstPrompt = (body: RequestBody): string => {
+  const content = body.messages[0]?.content ?? '';
+  if (typeof content === 'string') return content;
+  const text = content.find((b) => b.type === 'text');
+  return text && text.type === 'text' ? text.text : '';
+};
+
+/** `slow MARKER` runs a command that appends to MARKER and sleeps; anything else is answered at once. */
+const agent: StepFn = (body, index): Step => {
+  if (lastToolResults(body).length > 0) return answerFromResults;
+  const slow = /^slow (\S+)$/.exec(firstPrompt(body));
+  if (slow) return { content: [bashUse(`toolu_${index}`, `echo started >> ${slow[1]}; sleep 300`)], stop_reason: 'tool_use' };
+  return { content: [{ type: 'text', text: `answer to ${firstPrompt(body)}` }], stop_reason: 'end_turn' };
+};
+
+/** The pid of the process whose descendant runs `sleep 300`, among `pids`. */
+function runningTool(pids: number[]): number | undefined {
+  const parent = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1]);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline = '';
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (cmdline !== 'sleep\u0000300\u0000') continue;
+    for (let pid = Number(entry); pid > 1; ) {
+      if (pids.includes(pid)) return pid;
+      try {
+        pid = parent(pid);
+      } catch {
+        break;
+      }
+    }
+  }
+  return undefined;
+}
+
+describe.skipIf('problem' in binary)('several workers', () => {
+  let restate: RestateServer | undefined;
+  let model: MessagesServer;
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  const processes: Array<ReturnType<typeof startCli>> = [];
+
+  beforeAll(async () => {
+    model = await startCheckedServer();
+    for (let i = 0; i < 50; i++) model.enqueue(agent);
+    dir = mkdtempSync(join(tmpdir(), 'agentloop-pool-'));
+    env = cliEnv({ ANTHROPIC_API_KEY: 'sk-ant-test-pool', ANTHROPIC_BASE_URL: model.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: join(dir, '.home') });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const p of processes) {
+      if (p.child.pid && p.child.exitCode === null) process.kill(p.child.pid, 'SIGCONT');
+      p.child.kill('SIGKILL');
+    }
+    await Promise.all([restate?.close(), model?.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Starts a serving command and waits for `ready` in what it printed. */
+  async function serve(args: string[], ready: RegExp) {
+    const proc = startCli(args, { cwd: dir, env });
+    processes.push(proc);
+    const deadline = Date.now() + 40_000;
+    while (!ready.test(proc.output().stderr + proc.output().stdout)) {
+      if (proc.child.exitCode !== null || Date.now() > deadline) throw new Error(`${args.join(' ')}: ${JSON.stringify(proc.output())}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return proc;
+  }
+
+  it('refuses a second worker under another address when no balancer serves them', async () => {
+    const server = await startRestateServer((binary as { path: string }).path);
+    try {
+      const first = await serve(['worker', '--port', '0', '--register', server.admin], /^registered /m);
+      const firstUrl = first.output().stdout.trim();
+      const second = startCli(['worker', '--port', '0', '--register', server.admin], { cwd: dir, env });
+      processes.push(second);
+      const refused = await second.done;
+      const secondUrl = refused.stdout.trim();
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.split('\n').filter((l) => l.startsWith('agentloop:'))).toEqual([
+        `agentloop: AgentSession is already served at ${firstUrl} (deployment ${/deployment (dp_\w+)/.exec(first.output().stderr)?.[1]}), ` +
+          `and Restate sends each run to one address for good, so workers share one: put them behind a balancer ` +
+          `(agentloop balancer --port 9080 --backend ${firstUrl} --backend ${secondUrl} --register ${server.admin}; see docs/durable.md), ` +
+          `or register this worker in its place with --replace`,
+      ]);
+      first.child.kill('SIGTERM');
+      await first.done;
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  it("runs docs/durable.md's recipe as written, and a frozen worker loses its run within a minute", async () => {
+    const lines = recipe(readFileSync(PAGE, 'utf8'));
+    expect(lines.map((l) => words(l).slice(0, 2).join(' '))).toEqual([
+      'npx restate-server',
+      'agentloop worker',
+      'agentloop worker',
+      'agentloop balancer',
+      'agentloop worker',
+      'agentloop submit',
+    ]);
+    restate = await startRestateServer((binary as { path: string }).path);
+    const ports = new Map<string, string>([
+      ['8080', new URL(restate.ingress).port],
+      ['9070', new URL(restate.admin).port],
+    ]);
+    for (const port of ['9080', '9081', '9082', '9083']) ports.set(port, String(await freePort()));
+    const local = (line: string) => words(line.replace(/\b(8080|9070|908[0-3])\b/g, (p) => ports.get(p) as string)).slice(1);
+
+    const workers: Array<ReturnType<typeof startCli>> = [];
+    let submitted;
+    for (const line of lines.slice(1)) {
+      const args = local(line);
+      if (args[0] === 'worker') workers.push(await serve(args, args.includes('--register') ? /^joined the workers of the balancer/m : /^http:\/\//m));
+      else if (args[0] === 'balancer') await serve(args, /^registered /m);
+      else submitted = await runCli(args, { cwd: dir, env });
+    }
+    expect(submitted?.code).toBe(0);
+    expect(JSON.parse(submitted?.stdout ?? '')).toMatchObject({ subtype: 'success', result: 'answer to list the files here' });
+    const balancer = `http://127.0.0.1:${ports.get('9080')}`;
+    expect(await balancerBackends(balancer)).toEqual(['9081', '9082', '9083'].map((p) => `http://127.0.0.1:${ports.get(p)}`));
+
+    // A run on one of the three; its worker frozen mid-tool.
+    const marker = join(dir, 'slow.txt');
+    const flags = ['--restate', restate.ingress, '--admin', restate.admin];
+    const id = (await runCli(['submit', '-p', `slow ${marker}`, ...flags], { cwd: dir, env })).stdout.trim();
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(marker) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const pids = workers.map((w) => w.child.pid as number);
+    const holder = runningTool(pids);
+    expect(holder, 'a worker runs the tool').toBeDefined();
+    process.kill(holder as number, 'SIGSTOP');
+    const stopped = Date.now();
+    let result = await runCli(['result', id, ...flags], { cwd: dir, env });
+    while (result.code === 3 && Date.now() - stopped < 70_000) result = await runCli(['result', id, ...flags], { cwd: dir, env });
+    const took = Date.now() - stopped;
+    expect(result.code).toBe(0);
+    expect(took, `the run moved after ${took} ms`).toBeLessThan(60_000);
+    expect(JSON.parse(result.stdout)).toMatchObject({ result: `Results: ${INTERRUPTED_BY_WORKER}` });
+    expect(readFileSync(marker, 'utf8')).toBe('started\n');
+    expect(model.violations).toEqual([]);
+  }, 180_000);
+});
