@@ -83,9 +83,14 @@ function recordsOf(state: Map<string, unknown>): SessionRecord[] {
   return out;
 }
 
-/** Where session `sessionId` of service `service` stands. */
+/**
+ * Where session `sessionId` of service `service` stands. The pending runs are read before the state: a run writes its
+ * result to the state before it completes, so a run that completed between the two reads is found done (read the
+ * other way round, or at once, it could look neither pending nor done: "ended").
+ */
 export async function readSession(target: AdminTarget, service: string, sessionId: string): Promise<SessionView> {
-  const [state, pending] = await Promise.all([objectState(target, service, sessionId), pendingRuns(target, service, sessionId)]);
+  const pending = await pendingRuns(target, service, sessionId);
+  const state = await objectState(target, service, sessionId);
   const records = recordsOf(state);
   const [run] = pending;
   if (run) return { state: 'running', run, records };

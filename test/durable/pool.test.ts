@@ -5,7 +5,7 @@
  * seconds). And a second worker registered under another address where no balancer is is refused
  * with a line that says how to put workers behind one address.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -167,17 +167,21 @@ describe.skipIf('problem' in binary)('several workers', () => {
     const marker = join(dir, 'slow.txt');
     const flags = ['--restate', restate.ingress, '--admin', restate.admin];
     const id = (await runCli(['submit', '-p', `slow ${marker}`, ...flags], { cwd: dir, env })).stdout.trim();
-    const deadline = Date.now() + 30_000;
-    while (!existsSync(marker) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    // The tool has started once its `sleep 300` runs under one of the workers.
     const pids = workers.map((w) => w.child.pid as number);
-    const holder = runningTool(pids);
+    const deadline = Date.now() + 30_000;
+    let holder = runningTool(pids);
+    while (holder === undefined && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      holder = runningTool(pids);
+    }
     expect(holder, 'a worker runs the tool').toBeDefined();
     process.kill(holder as number, 'SIGSTOP');
     const stopped = Date.now();
     let result = await runCli(['result', id, ...flags], { cwd: dir, env });
     while (result.code === 3 && Date.now() - stopped < 70_000) result = await runCli(['result', id, ...flags], { cwd: dir, env });
     const took = Date.now() - stopped;
-    expect(result.code).toBe(0);
+    expect(result.code, `${result.stdout} ${result.stderr}`).toBe(0);
     expect(took, `the run moved after ${took} ms`).toBeLessThan(60_000);
     expect(JSON.parse(result.stdout)).toMatchObject({ result: `Results: ${INTERRUPTED_BY_WORKER}` });
     expect(readFileSync(marker, 'utf8')).toBe('started\n');
