@@ -19,6 +19,8 @@ import { exitCodeOf, toJsonResult, type RunFacts } from './output.js';
 
 export interface DurableIo {
   env: NodeJS.ProcessEnv;
+  /** agentloop's version (a worker's traces carry it). */
+  version?: string;
   cwd: string;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
@@ -89,6 +91,14 @@ export function sessionIdOfKey(key: string | undefined): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
+/** The submitter's trace (TRACEPARENT, TRACESTATE), forwarded with the run: the worker's spans of it join that trace. */
+function traceHeaders(env: NodeJS.ProcessEnv): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (env.TRACEPARENT) headers.traceparent = env.TRACEPARENT.trim();
+  if (env.TRACEPARENT && env.TRACESTATE) headers.tracestate = env.TRACESTATE.trim();
+  return headers;
+}
+
 async function submitCommand(options: Extract<DurableOptions, { command: 'submit' }>, io: DurableIo): Promise<number> {
   const sessionId = options.sessionId ?? sessionIdOfKey(options.idempotencyKey);
   const { prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt } = options;
@@ -96,7 +106,7 @@ async function submitCommand(options: Extract<DurableOptions, { command: 'submit
   let invocationId: string;
   try {
     // Restate starts one run per key, even if the request reaches it twice.
-    ({ invocationId } = await submitRun(options.restate, sessionId, request, options.idempotencyKey ?? randomUUID()));
+    ({ invocationId } = await submitRun(options.restate, sessionId, request, options.idempotencyKey ?? randomUUID(), traceHeaders(io.env)));
   } catch (error) {
     if (error instanceof RestateCallError && error.maybeDelivered) {
       const again = options.idempotencyKey ? 'submit again with the same --idempotency-key' : 'give a submit an --idempotency-key';

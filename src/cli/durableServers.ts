@@ -73,21 +73,28 @@ async function workerCommand(options: Extract<DurableOptions, { command: 'worker
     io.stderr.write(`agentloop: ${settings}\n`);
     return 2;
   }
+  // Traces, when the OTEL_* variables ask for them, as for a local run (./telemetry.ts); each run's parent comes from its invocation.
+  const telemetry = await (await import('./telemetry.js')).startTelemetry(io.env, io.version ?? 'unknown', (line) => io.stderr.write(`${line}\n`));
   const { startWorker } = await import('../durable/worker.js');
   const worker = await startWorker({
     ...settings,
+    ...(telemetry ? { tracing: { tracer: telemetry.tracing.tracer } } : {}),
     port: options.port,
     host: options.host,
     ...(options.identityKeys ? { identityKeys: options.identityKeys } : {}),
     log: (line) => io.stderr.write(`${line}\n`),
   });
+  const close = async () => {
+    await worker.close();
+    await telemetry?.shutdown();
+  };
   io.stdout.write(`${worker.url}\n`);
   io.stderr.write(`agentloop worker: serving AgentSession at ${worker.url} (model ${settings.model}, tools in ${settings.cwd}); Ctrl-C stops it\n`);
   if (!(await register(options, options.advertise ?? worker.url, io))) {
-    await worker.close();
+    await close();
     return 1;
   }
-  return untilInterrupted(() => worker.close());
+  return untilInterrupted(close);
 }
 
 /** How long `balancer --register` waits for a worker to answer: Restate asks a worker, through the balancer, what it serves. */

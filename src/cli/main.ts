@@ -51,7 +51,6 @@ async function enableCompileCache(): Promise<void> {
   }
 }
 
-/** Durable runs on Restate (`worker`, `balancer`, `submit`, `result`, `messages`, `view --restate`): their own parser and module. */
 /** A bad command line: one line and the pointer to --help, exit 2; any other error is thrown on. */
 function usageFailure(error: unknown, UsageError: new (...args: never[]) => Error): number {
   if (!(error instanceof UsageError)) throw error;
@@ -59,6 +58,7 @@ function usageFailure(error: unknown, UsageError: new (...args: never[]) => Erro
   return 2;
 }
 
+/** Durable runs on Restate (`worker`, `balancer`, `submit`, `result`, `messages`, `view --restate`): their own parser and module. */
 async function durableMain(argv: string[]): Promise<number | undefined> {
   if (!['worker', 'balancer', 'submit', 'result', 'messages', 'view'].includes(argv[0] ?? '')) return undefined;
   const { isDurableCommand, parseDurableArgs } = await import('./durableArgs.js');
@@ -72,7 +72,7 @@ async function durableMain(argv: string[]): Promise<number | undefined> {
   }
   await enableCompileCache();
   const { runDurable } = await import('./durable.js');
-  return runDurable(options, { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
+  return runDurable(options, { env: process.env, version: version(), cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -15,6 +15,7 @@ import type { Context } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { RunTracing } from '../otel/runSpans.js';
+import { load, parentOf } from '../otel/traceContext.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -89,15 +90,6 @@ function consoleExporter(write: (line: string) => void): SpanExporter {
   };
 }
 
-/**
- * A package's named exports. The OpenTelemetry packages are CommonJS to the CLI's bundler (their ES build is only named
- * by a `module` field), and a bundled CommonJS module imported on demand comes as its `default`.
- */
-async function load<T extends object>(loading: Promise<T>, name: keyof T): Promise<T> {
-  const module = await loading;
-  return name in module ? module : ((module as { default: T }).default ?? module);
-}
-
 async function exporterOf(choice: ExporterChoice, write: (line: string) => void): Promise<SpanExporter> {
   if (choice.kind === 'console') return consoleExporter(write);
   if (choice.kind === 'otlp' && choice.protocol === 'http/json') return new (await load(import('@opentelemetry/exporter-trace-otlp-http'), 'OTLPTraceExporter')).OTLPTraceExporter();
@@ -120,12 +112,8 @@ function watched(exporter: SpanExporter, onFailure: (error: Error | undefined) =
 
 /** The caller's span from `TRACEPARENT` / `TRACESTATE`, as the parent of the runs' spans. */
 async function parentFrom(env: Env, warn: (line: string) => void): Promise<Context> {
-  const { ROOT_CONTEXT, trace, defaultTextMapGetter } = await load(import('@opentelemetry/api'), 'defaultTextMapGetter');
-  if (!env.TRACEPARENT) return ROOT_CONTEXT;
-  const { W3CTraceContextPropagator } = await load(import('@opentelemetry/core'), 'W3CTraceContextPropagator');
-  const carrier = { traceparent: env.TRACEPARENT, ...(env.TRACESTATE ? { tracestate: env.TRACESTATE } : {}) };
-  const parent = new W3CTraceContextPropagator().extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
-  if (!trace.getSpanContext(parent)) warn('agentloop: TRACEPARENT is not a W3C traceparent; the trace starts anew');
+  const { parent, found } = await parentOf([{ traceparent: env.TRACEPARENT, tracestate: env.TRACESTATE }]);
+  if (env.TRACEPARENT && !found) warn('agentloop: TRACEPARENT is not a W3C traceparent; the trace starts anew');
   return parent;
 }
 

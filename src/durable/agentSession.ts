@@ -12,6 +12,7 @@ import * as restate from '@restatedev/restate-sdk';
 import type { MessageParam } from '../core/messages.js';
 import type { ModelCall } from '../core/model.js';
 import type { Tool } from '../core/tool.js';
+import type { RunTracing } from '../otel/runSpans.js';
 import { defaultRunConfig } from '../core/config.js';
 import { recordedMessages } from '../transcript/resume.js';
 import { runAgent } from '../run/runAgent.js';
@@ -28,6 +29,8 @@ export interface WorkerSettings {
   tools: Tool[];
   /** Working directory of the tools. */
   cwd: string;
+  /** Traces each run (run/runAgent.ts `tracing`); the parent of a run's span comes from its invocation (`runParent`). */
+  tracing?: Omit<RunTracing, 'parent'>;
 }
 
 
@@ -48,6 +51,23 @@ const RUN_RETRIES = { initialInterval: 250, exponentiationFactor: 2, maxInterval
 
 /** A read through the ingress that no worker answers gives up (`agentloop result` reads the state through the admin API). */
 const READ_RETRIES = { initialInterval: 200, maxAttempts: 3, onMaxAttempts: 'kill' as const };
+
+const headerValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+/**
+ * The parent of a run's `invoke_agent` span: the trace context of this attempt, which Restate sends when its own
+ * tracing is on (its span of the attempt), else the `traceparent` the run was submitted with (`agentloop submit`
+ * forwards TRACEPARENT), else none: a trace of its own. Loads OpenTelemetry only for a worker that traces.
+ */
+export async function runParent(tracing: Omit<RunTracing, 'parent'>, request: restate.Request): Promise<RunTracing> {
+  const { parentOf } = await import('../otel/traceContext.js');
+  const carrier = (headers: ReadonlyMap<string, string | string[] | undefined>) => ({
+    traceparent: headerValue(headers.get('traceparent')),
+    tracestate: headerValue(headers.get('tracestate')),
+  });
+  const { parent } = await parentOf([carrier(request.attemptHeaders), carrier(request.headers)]);
+  return { ...tracing, parent };
+}
 
 function journalOf(ctx: restate.ObjectContext): Journal {
   return { id: ctx.request().id, run: (name, action) => ctx.run(name, action), sleep: (ms) => ctx.sleep(ms) };
@@ -82,6 +102,7 @@ export function agentSession(settings: WorkerSettings) {
           messages,
           turnCount,
           seed: Math.floor(ctx.rand.random() * 2 ** 32),
+          ...(settings.tracing ? { tracing: await runParent(settings.tracing, ctx.request()) } : {}),
           onEvent: records.onEvent,
           // --max-turns counts the model calls of this run: a session's later runs start further on.
           maxTurns: (request.maxTurns ?? defaultRunConfig.maxTurns) + turnCount - 1,

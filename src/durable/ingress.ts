@@ -23,13 +23,20 @@ const objectUrl = (ingress: string, sessionId: string, handler: string) =>
 /**
  * Starts a run of session `sessionId` (queued behind a run of it still going). Restate starts one
  * run per `key`: sent again with the same key (a retry after a broken connection), it answers with
- * the same invocation.
+ * the same invocation. `headers` go with the invocation: a W3C `traceparent` (and `tracestate`)
+ * there becomes the parent of the run's trace on a worker that traces.
  */
-export async function submitRun(ingress: string, sessionId: string, request: RunRequest, key: string): Promise<{ invocationId: string }> {
+export async function submitRun(
+  ingress: string,
+  sessionId: string,
+  request: RunRequest,
+  key: string,
+  headers: Record<string, string> = {},
+): Promise<{ invocationId: string }> {
   const answer = await call<{ invocationId?: string }>(objectUrl(ingress, sessionId, 'run/send'), {
     method: 'POST',
     body: request,
-    headers: { 'idempotency-key': key },
+    headers: { ...headers, 'idempotency-key': key },
   });
   if (!answer?.invocationId) throw new RestateCallError('Restate accepted the run but gave no invocation id');
   return { invocationId: answer.invocationId };
