@@ -3,6 +3,7 @@
  * `view --restate`. main.ts hands them here before the main parser sees them.
  */
 import { parseArgs } from 'node:util';
+import { resolveModel } from '../core/models.js';
 import { adminUrlOf } from '../durable/admin.js';
 import { allowWriteOf, portOf, positiveInt, UsageError, usageErrorOf } from './argValues.js';
 
@@ -158,7 +159,7 @@ export function parseDurableArgs(argv: readonly string[]): DurableOptions {
       if (values.replace && !options.register) throw new UsageError('--replace goes with --register');
       if (values.replace) options.replace = true;
       if (str('cwd') !== undefined) options.cwd = str('cwd');
-      if (str('model') !== undefined) options.model = str('model');
+      if (str('model') !== undefined) options.model = resolveModel(str('model') as string); // an alias as -p takes it
       if (values.sandbox) options.sandbox = true;
       if (allowEnv) options.allowEnv = allowEnv;
       const allowWrite = allowWriteOf(values['allow-write'] as string[] | undefined, values.sandbox === true);
@@ -187,7 +188,7 @@ export function parseDurableArgs(argv: readonly string[]): DurableOptions {
       const key = str('idempotency-key');
       if (key !== undefined && !/^[\x21-\x7e]{1,256}$/.test(key)) throw new UsageError(`--idempotency-key takes 1 to 256 visible ASCII characters, not "${key}"`);
       if (key !== undefined) options.idempotencyKey = key;
-      if (str('model') !== undefined) options.model = str('model');
+      if (str('model') !== undefined) options.model = resolveModel(str('model') as string); // an alias as -p takes it
       if (str('append-system-prompt') !== undefined) options.appendSystemPrompt = str('append-system-prompt');
       const maxTurns = positiveInt('--max-turns', str('max-turns'));
       const maxTokens = positiveInt('--max-tokens', str('max-tokens'));

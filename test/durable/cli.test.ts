@@ -9,6 +9,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDurableCommand, parseDurableArgs } from '../../src/cli/durableArgs.js';
+import { resolveModel } from '../../src/core/models.js';
 import { CLI, cliEnv } from '../support/cli.js';
 import { writeModuleLogHook } from '../support/moduleLog.js';
 import { freePort } from './restateServer.js';
@@ -24,6 +25,10 @@ describe('durable command lines', () => {
 
   it('take their flags, with defaults', () => {
     expect(parseDurableArgs(['worker'])).toEqual({ command: 'worker', port: 9080, host: '127.0.0.1' });
+    // Model aliases resolve as -p resolves them (the worker and submit sent the id "sonnet").
+    expect(parseDurableArgs(['worker', '--model', 'sonnet'])).toMatchObject({ model: resolveModel('sonnet') });
+    expect(parseDurableArgs(['submit', '-p', 'hi', '--model', 'Haiku'])).toMatchObject({ model: resolveModel('haiku') });
+    expect(parseDurableArgs(['submit', '-p', 'hi', '--model', 'claude-x-1'])).toMatchObject({ model: 'claude-x-1' });
     expect(parseDurableArgs(['worker', '--port', '9090', '--register', 'http://a:9070/', '--advertise', 'http://lb:9080'])).toMatchObject({
       port: 9090,
       register: 'http://a:9070',
