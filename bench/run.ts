@@ -5,6 +5,7 @@
  *
  *   npm run bench                       all benchmarks, writes BENCHMARKS.md
  *   npm run bench -- --only=growth,bash  some of them, printed only (add --out=FILE to write)
+ *   npm run bench -- --only=durable --update   some of them, their rows and sections put into BENCHMARKS.md
  *   npm run bench -- --quick             fewer repetitions (a smoke run)
  *
  * Each benchmark runs in a fresh process of its own (this script again, with `--section=NAME --json=FILE`), so that
@@ -23,6 +24,7 @@ import { describeMachine, type MachineInfo } from './machine.js';
 import { benchOverhead, SIDES, type ModeFigures, type OverheadFigures, type OverheadSide, type ServerMode } from './overhead.js';
 import { benchParallel, benchStreaming, type ParallelFigures, type StreamingFigures } from './parallel.js';
 import { peersSection } from './peersReport.js';
+import { mergeReport } from './merge.js';
 import { benchPersistence, persistenceSection, type PersistenceFigures } from './persistence.js';
 import { benchDurable, durableSection, type DurableFigures } from './durable.js';
 import { fmt } from './stats.js';
@@ -126,7 +128,13 @@ results.machineAfter = describeMachine();
 results.seconds = Math.round((Date.now() - started) / 1000);
 
 const report = render(results);
-if (out) {
+if (args.includes('--update')) {
+  const file = out ?? fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
+  const m = results.machine;
+  const note = `Re-measured alone since: ${only.join(', ')} on ${m.date} (load ${m.loadAverage.join(', ')} at start; commit ${m.commit}${m.dirtyFiles ? ` + ${m.dirtyFiles} changed files` : ''}; ${results.seconds} s).`;
+  writeFileSync(file, mergeReport(readFileSync(file, 'utf8'), report, note));
+  log(`updated ${file}`);
+} else if (out) {
   // The peers benchmark's section (npm run bench:peers) is kept as it is.
   const kept = existsSync(out) ? peersSection(readFileSync(out, 'utf8')) : '';
   writeFileSync(out, kept ? `${report.trimEnd()}\n\n${kept}` : report);
