@@ -4,19 +4,20 @@
  * failed (at most `MCP_TIMEOUT`, 30 s by default), as Claude Code's `-p` does, so that its tool list and the init
  * line's `mcp_servers` statuses are settled. A server that failed is listed `failed` and left out; the run goes on.
  * agentloop reads MCP servers from no other place than `--mcp-config`, so `--strict-mcp-config` (use only those)
- * changes nothing and is taken for Claude Code's scripts.
+ * changes nothing and is taken for Claude Code's scripts. With `--sandbox`, stdio servers start in the bash tool's
+ * sandbox (read-only system but the working directory, no network, secrets hidden).
  */
 import type { CliOptions } from './args.js';
 import type { ModelChoice } from './start.js';
 import type { McpServers } from '../tools/mcp/servers.js';
 
 /** The servers of `options.mcpConfig`, started; undefined without any. Throws McpConfigError on a bad config. */
-export async function startCliMcp(options: Pick<CliOptions, 'mcpConfig'>, cwd: string, env: NodeJS.ProcessEnv, version: string): Promise<McpServers | undefined> {
+export async function startCliMcp(options: Pick<CliOptions, 'mcpConfig' | 'sandbox'>, cwd: string, env: NodeJS.ProcessEnv, version: string): Promise<McpServers | undefined> {
   if (!options.mcpConfig?.length) return undefined;
   const { loadMcpConfigs, startMcpServers } = await import('../tools/mcp/index.js');
   const configs = loadMcpConfigs(options.mcpConfig, env, cwd);
   if (Object.keys(configs).length === 0) return undefined;
-  return startMcpServers(configs, { cwd, env, version });
+  return startMcpServers(configs, { cwd, env, version, ...(options.sandbox ? { sandbox: {} } : {}) });
 }
 
 /** `choice` with the servers' tools and states, once each has connected or failed. */

@@ -155,7 +155,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   try {
     servers = await startCliMcp(options, cwd, env, version());
   } catch (error) {
-    if (!(error instanceof Error && error.name === 'McpConfigError')) throw error;
+    if (!(error instanceof Error && (error.name === 'McpConfigError' || error.name === 'SandboxUnavailableError'))) throw error;
     stderr.write(`agentloop: ${error.message}\n`);
     return 2;
   }

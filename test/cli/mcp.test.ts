@@ -8,7 +8,11 @@
 import { describe, expect, it } from 'vitest';
 import { answerFromResults, lastToolResults, resultText } from '../support/agentServer.js';
 import { runCli, startCli } from '../support/cli.js';
-import { everything, processesMarked, waitFor } from '../support/mcp.js';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { everything, probe, processesMarked, waitFor } from '../support/mcp.js';
+import { startProbeHttp } from '../support/mcpProbeServer.js';
 import type { RequestBody } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 
@@ -23,8 +27,8 @@ function config(more: Record<string, unknown> = {}, env: Record<string, string> 
 }
 const use = (id: string, name: string, input: Record<string, unknown>) => ({ type: 'tool_use' as const, id, name, input });
 /** The model calls `name` with `input`, then answers with the results it got. */
-const calls = (name: string, input: Record<string, unknown>) =>
-  project.server.enqueue({ content: [use('toolu_1', name, input)], stop_reason: 'tool_use' }, answerFromResults);
+const calls = (name: string, input: Record<string, unknown>, id = 'toolu_1') =>
+  project.server.enqueue({ content: [use(id, name, input)], stop_reason: 'tool_use' }, answerFromResults);
 const toolResult = () => lastToolResults(project.server.requests[1]?.body as RequestBody)[0];
 const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: project.dir, env: { ...project.env, ...env } });
 const lines = (stdout: string) => stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -98,5 +102,57 @@ describe('--mcp-config', () => {
     cliRun.child.kill('SIGKILL');
     await cliRun.done;
     await waitFor(() => processesMarked(marker).length === 0, 10_000);
+  }, 120_000);
+
+  it('--continue starts the servers again and the model goes on using them', async () => {
+    const { json } = config();
+    calls('mcp__every__echo', { message: 'first' });
+    expect((await cli(['-p', '--mcp-config', json, 'one'])).stdout).toBe('Results: Echo: first\n');
+    project.server.requests.length = 0;
+    calls('mcp__every__echo', { message: 'second' }, 'toolu_2'); // ids are unique in a history
+    const again = await cli(['-p', '--continue', '--mcp-config', json, 'two']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe('Results: Echo: second\n');
+    // The resumed history holds the first call and its result.
+    expect(JSON.stringify((project.server.requests[0]?.body as RequestBody).messages)).toContain('Echo: first');
+  }, 120_000);
+
+  it('--sandbox starts stdio servers in the sandbox: they write the working directory, not the rest', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'agentloop-mcp-outside-'));
+    try {
+      const json = JSON.stringify({ mcpServers: { probe: probe(`sandbox-${process.pid}`) } });
+      project.server.enqueue(
+        {
+          content: [
+            use('toolu_1', 'mcp__probe__write_file', { path: join(outside, 'escaped.txt'), text: 'x' }),
+            use('toolu_2', 'mcp__probe__write_file', { path: join(project.dir, 'inside.txt'), text: 'x' }),
+          ],
+          stop_reason: 'tool_use',
+        },
+        answerFromResults,
+      );
+      const run = await cli(['-p', '--sandbox', '--mcp-config', json, 'write']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(existsSync(join(outside, 'escaped.txt'))).toBe(false);
+      expect(existsSync(join(project.dir, 'inside.txt'))).toBe(true);
+      const [escaped, inside] = lastToolResults(project.server.requests[1]?.body as RequestBody);
+      expect(escaped?.is_error).toBe(true);
+      expect(inside?.is_error).toBeFalsy();
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('reaches an http server (the SDK\'s streamable HTTP on 127.0.0.1) with the headers of its config, ${VAR} expanded', async () => {
+    const http = await startProbeHttp();
+    try {
+      const json = JSON.stringify({ mcpServers: { web: { type: 'http', url: http.url, headers: { Authorization: 'Bearer ${PROBE_TOKEN}' } } } });
+      calls('mcp__web__whoami', {});
+      const run = await cli(['-p', '--mcp-config', json, 'who'], { PROBE_TOKEN: 'tok-123' });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe('Results: probe, auth Bearer tok-123\n');
+    } finally {
+      await http.close();
+    }
   }, 120_000);
 });

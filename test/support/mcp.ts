@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
 /** The server's own entry (its package's bin), run with this node. */
@@ -34,4 +35,11 @@ export async function waitFor(check: () => boolean, ms = 10_000): Promise<void> 
     if (Date.now() > end) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** test/support/mcpProbeServer.ts over stdio, run with this node through tsx, as a server config. */
+export function probe(marker: string) {
+  const tsx = pathToFileURL(require.resolve('tsx')).href;
+  const file = fileURLToPath(new URL('./mcpProbeServer.ts', import.meta.url));
+  return { type: 'stdio' as const, command: process.execPath, args: ['--import', tsx, file, 'stdio'], env: { AGENTLOOP_TEST_MARKER: marker } };
 }

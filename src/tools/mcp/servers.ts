@@ -17,7 +17,8 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '../../core/tool.js';
-import { chooseRunner } from '../bash/run/choose.js';
+import { chooseRunner, type RunnerWanted } from '../bash/run/choose.js';
+import { requireBwrap } from '../bash/run/sandbox.js';
 import type { CommandRunner } from '../bash/run/runner.js';
 import type { McpServerConfig } from './config.js';
 import { connectMcpServer, type McpConnectOptions, type McpConnection } from './connect.js';
@@ -42,6 +43,11 @@ export interface McpServersOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Contain stdio servers as the bash tool's commands (default true). */
   contain?: boolean;
+  /**
+   * Start stdio servers in the bash tool's sandbox (`--sandbox`: read-only system but `cwd`, no network, secrets and
+   * `hide` hidden). Throws SandboxUnavailableError at once when bubblewrap is missing.
+   */
+  sandbox?: { hide?: readonly string[] };
   /** The client's version in `initialize`. */
   version?: string;
 }
@@ -70,8 +76,9 @@ export function startMcpServers(servers: Readonly<Record<string, McpServerSpec>>
     signal: stopping.signal,
     ...(options.version ? { version: options.version } : {}),
   };
+  const wanted = runnerWanted(options, env);
   let runner: Promise<CommandRunner> | undefined;
-  const runnerOnce = () => (runner ??= chooseRunner({ contain: options.contain !== false, pathVar: env.PATH }));
+  const runnerOnce = () => (runner ??= chooseRunner(wanted));
   const entries = Object.entries(servers).map(([name, spec]) => {
     const entry: { name: string; connection?: McpConnection; started: Promise<McpConnection> } = { name, started: undefined as never };
     entry.started = connect(name, spec, options.cwd, runnerOnce, connectOptions).then((connection) => {
@@ -112,6 +119,14 @@ async function connect(
   } catch (error) {
     return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/** How stdio servers are started: as the bash tool's commands are, in its sandbox when asked. */
+function runnerWanted(options: McpServersOptions, env: Readonly<Record<string, string | undefined>>): RunnerWanted {
+  const wanted: RunnerWanted = { contain: options.contain !== false, pathVar: env.PATH };
+  if (options.sandbox === undefined) return wanted;
+  const { hide } = options.sandbox;
+  return { ...wanted, sandbox: { bwrap: requireBwrap(env.PATH), env: () => env, reveal: () => [], ...(hide ? { hide } : {}) } };
 }
 
 function stateOf(name: string, connection: McpConnection | undefined): McpServerState {

@@ -27,7 +27,7 @@ export interface CommandRunner {
   /**
    * The argv that starts a long-lived program (an MCP server: tools/mcp/stdio.ts) contained as this runner contains
    * its commands, without their timeout, working in `cwd`; its stdin, stdout and stderr are the caller's. Absent: this
-   * way cannot run such a program (the sandbox, for now).
+   * way cannot run such a program.
    */
   wrap?(argv: [string, ...string[]], cwd: string): [string, ...string[]];
 }

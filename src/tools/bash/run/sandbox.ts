@@ -57,6 +57,11 @@ export function sandboxArgv(
   before: string[] = [],
   view: SandboxView = { env: process.env },
 ): [string, ...string[]] {
+  return [...sandboxPrefix(bwrap, cwd, view), ...before, 'bash', '-c', command];
+}
+
+/** bubblewrap's part of the argv, up to the program it runs sandboxed. */
+function sandboxPrefix(bwrap: string, cwd: string, view: SandboxView): [string, ...string[]] {
   return [
     bwrap,
     '--ro-bind', '/', '/',
@@ -72,8 +77,6 @@ export function sandboxArgv(
     '--cap-drop', 'ALL',
     '--chdir', cwd,
     '--',
-    ...before,
-    'bash', '-c', command,
   ];
 }
 
@@ -108,6 +111,12 @@ export function sandboxRunner(settings: SandboxSettings): CommandRunner {
       } finally {
         protection.release();
       }
+    },
+    // A long-lived program (an MCP server) gets the same mounts but not the protection of files that run later
+    // (protect.ts): its placeholders would have to outlive the call that made them.
+    wrap(argv, cwd) {
+      const view: SandboxView = { env: settings.env(), reveal: settings.reveal(), ...(settings.hide ? { hide: settings.hide } : {}) };
+      return [...sandboxPrefix(settings.bwrap, realpathSync(cwd), view), ...argv];
     },
   };
 }

@@ -1,0 +1,56 @@
+/**
+ * A small MCP server made with the official SDK's own server classes, for what server-everything cannot show: a tool
+ * that writes a file (is the server sandboxed?) and a tool that says where it runs. Stdio (`stdio`), or streamable
+ * HTTP on 127.0.0.1 (`startProbeHttp`, in the test's process).
+ */
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+export function probeServer(): Server {
+  const server = new Server({ name: 'probe', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [
+      {
+        name: 'write_file',
+        description: 'Write text to a file.',
+        inputSchema: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } }, required: ['path', 'text'] },
+      },
+      { name: 'whoami', description: 'Say which server this is.', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } },
+    ],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const args = (request.params.arguments ?? {}) as { path?: string; text?: string };
+    if (request.params.name === 'whoami') return { content: [{ type: 'text', text: `probe, auth ${String(extra.requestInfo?.headers?.authorization ?? 'none')}` }] };
+    try {
+      writeFileSync(String(args.path), String(args.text));
+      return { content: [{ type: 'text', text: `wrote ${args.path}` }] };
+    } catch (error) {
+      return { isError: true, content: [{ type: 'text', text: (error as Error).message }] };
+    }
+  });
+  return server;
+}
+
+/** Streamable HTTP on 127.0.0.1 (a port the OS chose), one stateless transport per request. */
+export async function startProbeHttp(): Promise<{ url: string; close(): Promise<void> }> {
+  const http: HttpServer = createServer(async (req, res) => {
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const server = probeServer();
+    res.on('close', () => void transport.close().then(() => server.close()));
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: () => new Promise((resolve) => http.close(() => resolve())),
+  };
+}
+
+if (process.argv[2] === 'stdio') await probeServer().connect(new StdioServerTransport());
