@@ -3,6 +3,7 @@
  * started as agentloop starts them (contained as the bash tool's commands): the listing, a call, a failed start, the
  * environment a server gets, a server killed mid-call and one that never answers.
  */
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Tool } from '../../src/core/tool.js';
 import { startMcpServers, type McpServers } from '../../src/tools/mcp/servers.js';
@@ -45,6 +46,15 @@ describe('MCP servers (server-everything, stdio)', () => {
     const refused = await echo.run({ message: 42 }, context());
     expect(refused.isError).toBe(true);
     expect(await toolNamed(tools, 'mcp__every__get-sum').run({ a: 2, b: 40 }, context())).toMatchObject({ isError: false, content: expect.stringContaining('42') });
+  }, 60_000);
+
+  it("leaves no listener on the run's signal after its calls (the SDK's would pile up: Node warns past ten)", async () => {
+    const servers = start({ every: everything(`sig-${process.pid}`) }, { cwd: process.cwd() });
+    await servers.ready();
+    const signal = new AbortController().signal;
+    const echo = toolNamed(servers.tools(), 'mcp__every__echo');
+    for (let i = 0; i < 12; i++) expect((await echo.run({ message: `${i}` }, { signal, cwd: process.cwd() })).isError).toBe(false);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   }, 60_000);
 
   it('makes tools annotated readOnlyHint concurrency-safe, and only those', async () => {

@@ -38,14 +38,22 @@ export function loopTool(client: Client, tool: McpTool, settings: McpToolSetting
       if (typeof input !== 'object' || input === null || Array.isArray(input)) {
         return { isError: true, content: `Invalid input for ${tool.name}: expected an object.` };
       }
+      // A signal of this call's own: the SDK leaves its abort listener on the signal it is given, and the run's may
+      // serve many calls (past ten, Node warns of a leak on stderr).
+      const call = new AbortController();
+      const abort = () => call.abort(signal.reason);
+      signal.addEventListener('abort', abort, { once: true });
+      if (signal.aborted) abort();
       try {
         const result = await client.callTool({ name: tool.name, arguments: input as Record<string, unknown> }, undefined, {
-          signal,
+          signal: call.signal,
           timeout: settings.timeoutMs,
         });
         return outputOf(result);
       } catch (error) {
         return { isError: true, content: `MCP server ${settings.server}: tool ${tool.name} failed: ${messageOf(error)}` };
+      } finally {
+        signal.removeEventListener('abort', abort);
       }
     },
   };
