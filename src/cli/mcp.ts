@@ -20,9 +20,17 @@ export async function startCliMcp(options: Pick<CliOptions, 'mcpConfig' | 'sandb
   return startMcpServers(configs, { cwd, env, version, ...(options.sandbox ? { sandbox: {} } : {}) });
 }
 
-/** `choice` with the servers' tools and states, once each has connected or failed. */
-export async function withMcpTools(choice: ModelChoice, servers: McpServers | undefined): Promise<ModelChoice> {
+/**
+ * `choice` with the servers' tools and states, once each has connected or failed; one line through `warn` for each
+ * server that failed (its error on one line, control characters shown as spaces), as the init line says `failed`.
+ */
+export async function withMcpTools(choice: ModelChoice, servers: McpServers | undefined, warn: (line: string) => void): Promise<ModelChoice> {
   if (servers === undefined) return choice;
   await servers.ready();
+  for (const state of servers.states()) {
+    if (state.status !== 'failed') continue;
+    const why = (state.error ?? 'no reason given').replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+    warn(`agentloop: MCP server ${JSON.stringify(state.name)} failed to start, its tools are left out: ${why}`);
+  }
   return { ...choice, addTools: servers.tools(), mcpStates: servers.states() };
 }

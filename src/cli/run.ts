@@ -166,7 +166,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   // Without -p (json and stream-json imply it), the REPL opens; --demo is one run.
   const oneShot = options.print || options.demo;
   try {
-    choice = await withMcpTools(choice, servers);
+    choice = await withMcpTools(choice, servers, warn);
     if (options.inputFormat === 'stream-json') {
       const { streamInput } = await import('./streamInput.js');
       return await streamInput(options, cwd, choice, version(), { stdin: process.stdin, stdout, stderr, env }, gate);

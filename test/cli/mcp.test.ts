@@ -8,9 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import { answerFromResults, lastToolResults, resultText } from '../support/agentServer.js';
 import { runCli, startCli } from '../support/cli.js';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { everything, probe, processesMarked, waitFor } from '../support/mcp.js';
 import { startProbeHttp } from '../support/mcpProbeServer.js';
 import type { RequestBody } from '../support/messagesServer.js';
@@ -45,6 +46,10 @@ describe('--mcp-config', () => {
     const offered = ((project.server.requests[0]?.body as RequestBody).tools ?? []) as { name: string; input_schema?: unknown }[];
     expect(offered.find((t) => t.name === 'mcp__every__echo')).toMatchObject({ input_schema: { type: 'object', required: ['message'] } });
     expect(offered.some((t) => t.name.startsWith('mcp__broken__'))).toBe(false);
+    // One line on stderr for the server that failed, naming it and why.
+    const said = run.stderr.split('\n').filter((line) => line.includes('MCP server'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^agentloop: MCP server "broken" failed to start, its tools are left out: .*\/nonexistent\/mcp-server/);
     expect(toolResult()).toMatchObject({ tool_use_id: 'toolu_1' });
     expect(toolResult()?.is_error).toBeFalsy();
     expect(resultText(toolResult()!)).toBe('Echo: from the model');
@@ -140,6 +145,27 @@ describe('--mcp-config', () => {
       expect(inside?.is_error).toBeFalsy();
     } finally {
       rmSync(outside, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('--sandbox starts a server kept under /tmp (its folder shown read-only, as the sandbox empties /tmp)', async () => {
+    const folder = mkdtempSync('/tmp/agentloop-mcp-server-');
+    try {
+      const { args, ...spec } = probe(`sandbox-tmp-${process.pid}`);
+      const script = join(folder, 'server.mjs');
+      writeFileSync(script, `await import(${JSON.stringify(pathToFileURL(args[2] as string).href)});\n`);
+      const json = JSON.stringify({ mcpServers: { probe: { ...spec, args: [args[0], args[1], script, 'stdio'] } } });
+      project.server.enqueue(
+        { content: [use('toolu_1', 'mcp__probe__write_file', { path: join(project.dir, 'inside.txt'), text: 'x' })], stop_reason: 'tool_use' },
+        answerFromResults,
+      );
+      const run = await cli(['-p', '--sandbox', '--mcp-config', json, 'write']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).not.toContain('MCP server');
+      expect(existsSync(join(project.dir, 'inside.txt'))).toBe(true);
+      expect(toolResult()?.is_error).toBeFalsy();
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
     }
   }, 120_000);
 

@@ -183,6 +183,22 @@ describe('planMounts', () => {
     expect(args.lastIndexOf('--ro-bind-try')).toBeLessThan(args.indexOf('--remount-ro'));
   });
 
+  it("shows a program's own folder from /tmp read-only, with what is hidden in it still hidden and the working directory in it writable", () => {
+    const args = plan({
+      cwd: '/tmp/tools/work',
+      hidden: [file('/tmp/tools/.env'), dir('/tmp/tools/home/.agentloop')],
+      programs: ['/tmp/tools', '/usr/lib/node_modules/server'],
+    });
+    expect(view(args, '/tmp/tools/server/index.js')).toBe('host-ro');
+    expect(view(args, '/tmp/tools/.env')).toBe('empty-file');
+    expect(view(args, '/tmp/tools/home/.agentloop/sessions/a.jsonl')).toBe('empty-dir');
+    expect(view(args, '/tmp/tools/work/a.txt')).toBe('cwd');
+    expect(view(args, '/tmp/other')).toBe('empty-dir');
+    expect(args).not.toContain('/usr/lib/node_modules/server'); // visible already: no mount
+    // Without it, the program's folder is as empty as the rest of /tmp.
+    expect(view(plan({ cwd: '/tmp/tools/work' }), '/tmp/tools/server/index.js')).toBe('empty-dir');
+  });
+
   it('hides a path listed twice once', () => {
     const args = plan({ hidden: [dir(`${HOME}/.config`), dir(`${HOME}/.config`)] });
     expect(args.filter((a) => a === `${HOME}/.config`)).toHaveLength(2); // --tmpfs and --remount-ro

@@ -146,6 +146,12 @@ export interface MountInput {
   reveal: string[];
   /** Folders shown read-only again only when a private directory covers them (PATH entries). */
   revealFromPrivate: string[];
+  /**
+   * A long-lived program's own files kept in a private directory (programs.ts: the folder under /tmp its script came
+   * in), shown read-only before anything is hidden, so that what is hidden in them stays hidden and the working
+   * directory stays writable inside them.
+   */
+  programs?: string[];
   /** An empty read-only file, bound over each hidden file. */
   empty: string;
   /** Files that run later (protect.ts): folders pinned in place, then paths bound read-only, where not hidden already. */
@@ -188,6 +194,9 @@ export function planMounts(input: MountInput): string[] {
 
   const byDepth = (a: Found, b: Found) => a.real.split(sep).length - b.real.split(sep).length;
   for (const d of [...input.privateDirs].sort(byDepth)) if (d.dir && visible(d.real)) tmpfs(d.real, false);
+  for (const path of input.programs ?? []) {
+    if (!visible(path) && input.privateDirs.some((p) => p.real === top(path).dest)) bind('--ro-bind-try', path);
+  }
   const hidden = [...new Map(input.hidden.map((f) => [f.real, f])).values()].sort(byDepth);
   for (const f of hidden) if (f.dir && isWithin(input.cwd, f.real)) cover(f);
   bind('--bind', input.cwd);

@@ -14,7 +14,7 @@ import { hiddenPaths, isDotEnvName, planMounts, PRIVATE_DIRS, socketPaths, type 
 import { procReadOnlyArgs } from './kernel.js';
 import { prepareProtection } from './placeholders.js';
 import { protectedPaths } from './protect.js';
-import { backstop, findExecutable } from './programs.js';
+import { backstop, findExecutable, programFolders } from './programs.js';
 import { launch, type CommandRunner, type RunEnding } from './runner.js';
 
 export class SandboxUnavailableError extends Error {
@@ -43,6 +43,8 @@ export interface SandboxView {
   reveal?: readonly string[];
   /** Files that run later to keep read-only although in the working directory (placeholders.ts): pins and paths. */
   protect?: { pins: readonly string[]; readOnly: readonly string[] };
+  /** The argv of a long-lived program (an MCP server): its own files are shown where a private directory holds them. */
+  program?: readonly string[];
 }
 
 /**
@@ -115,7 +117,7 @@ export function sandboxRunner(settings: SandboxSettings): CommandRunner {
     // A long-lived program (an MCP server) gets the same mounts but not the protection of files that run later
     // (protect.ts): its placeholders would have to outlive the call that made them.
     wrap(argv, cwd) {
-      const view: SandboxView = { env: settings.env(), reveal: settings.reveal(), ...(settings.hide ? { hide: settings.hide } : {}) };
+      const view: SandboxView = { env: settings.env(), reveal: settings.reveal(), program: argv, ...(settings.hide ? { hide: settings.hide } : {}) };
       return [...sandboxPrefix(settings.bwrap, realpathSync(cwd), view), ...argv];
     },
   };
@@ -153,6 +155,7 @@ export function sandboxMounts(cwd: string, view: SandboxView): string[] {
     reveal: dirs(view.reveal ?? []),
     ...(view.protect ? { protect: view.protect } : {}),
     revealFromPrivate: dirs((env.PATH ?? '').split(delimiter).filter((d) => isAbsolute(d))),
+    ...(view.program ? { programs: programFolders(view.program) } : {}),
     empty: emptyFile(),
   });
 }
