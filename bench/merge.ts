@@ -33,8 +33,10 @@ export function mergeReport(existing: string, partial: string, note: string): st
       const kept = text.split('\n\n').filter((paragraph) => !paragraph.startsWith(same));
       out.push(`${kept.join('\n\n').trimEnd()}\n\n${note}\n\n`);
     } else if (heading !== '' && fresh.has(heading)) {
-      const replaced = fresh.get(heading) as string;
-      out.push(text.endsWith('\n\n') && !replaced.endsWith('\n\n') ? `${replaced.trimEnd()}\n\n` : replaced);
+      // Markers at its end that belong to the next part (`<!-- peers:begin ... -->`) stay.
+      const markers = /(\n<!--[^\n]*-->)+\s*$/.exec(text)?.[0].trim();
+      const replaced = (fresh.get(heading) as string).trimEnd();
+      out.push(`${replaced}\n\n${markers ? `${markers}\n` : ''}`);
     } else {
       out.push(text);
     }
