@@ -14,9 +14,9 @@ import { submitRun } from '../../src/durable/ingress.js';
 import { INTERRUPTED_BY_WORKER } from '../../src/durable/journal.js';
 import { SERVICE_NAME } from '../../src/durable/protocol.js';
 import { historyProblems } from '../../src/history/validate.js';
-import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
-import type { RequestBody, Step, StepFn } from '../support/messagesServer.js';
-import { startCluster, type Cluster, type WorkerProcess } from './cluster.js';
+import { bashUse, lastToolResults, resultText, firstPrompt } from '../support/agentServer.js';
+import type { Step, StepFn } from '../support/messagesServer.js';
+import { startCluster, type Cluster, type WorkerProcess, until } from './cluster.js';
 import { restateBinary } from './restateServer.js';
 
 const binary = restateBinary();
@@ -24,13 +24,6 @@ if ('problem' in binary) console.warn(`durable chaos test skipped: ${binary.prob
 
 const RUNS = 30;
 const WRITES_PER_RUN = 2;
-
-const promptOf = (body: RequestBody): string => {
-  const content = body.messages[0]?.content ?? '';
-  if (typeof content === 'string') return content;
-  const text = content.find((b) => b.type === 'text');
-  return text && text.type === 'text' ? text.text : '';
-};
 
 /**
  * `chaos N`: a writing tool (its id appended to started.log, then 2 s of sleep), a quoted read-only
@@ -40,7 +33,7 @@ const promptOf = (body: RequestBody): string => {
  */
 function agent(log: string): StepFn {
   return (body): Step => {
-    const run = /^chaos (\d+)$/.exec(promptOf(body))?.[1] ?? '?';
+    const run = /^chaos (\d+)$/.exec(firstPrompt(body))?.[1] ?? '?';
     const turn = body.messages.filter((m) => m.role === 'assistant').length + 1;
     const write = (n: number) => `echo c${run}_${n} >> ${log}; sleep 2; echo wrote c${run}_${n}`;
     const command = [write(1), `grep -c "c${run}_1" ${log}`, write(2)][turn - 1];
@@ -50,16 +43,6 @@ function agent(log: string): StepFn {
     }
     return { content: [bashUse(`toolu_c${run}_t${turn}`, command)], stop_reason: 'tool_use' };
   };
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe.skipIf('problem' in binary)('chaos: 30 runs, three workers, kill -9 of workers and of the server', () => {
@@ -117,6 +100,7 @@ describe.skipIf('problem' in binary)('chaos: 30 runs, three workers, kill -9 of 
         return results.size === RUNS ? true : undefined;
       },
       90_000,
+      500,
     );
     const slowest = Math.max(...[...results.values()].map((r) => r.at - lastFault));
     const interrupted = [...results.values()].filter((r) => r.text.includes(INTERRUPTED_BY_WORKER)).length;

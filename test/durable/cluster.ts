@@ -105,3 +105,14 @@ export async function startCluster(binary: string, options: ClusterOptions = {})
   };
   return cluster;
 }
+
+/** Waits for `check` to give a value (asked every `everyMs`); throws, naming `what`, after `timeoutMs`. */
+export async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

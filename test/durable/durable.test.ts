@@ -11,7 +11,7 @@ import { attachRun, runStatus, submitRun } from '../../src/durable/ingress.js';
 import { historyProblems } from '../../src/history/validate.js';
 import { answerFromResults, bashUse, lastToolResults, resultText } from '../support/agentServer.js';
 import type { RequestBody, Step, StepFn } from '../support/messagesServer.js';
-import { startCluster, type Cluster } from './cluster.js';
+import { startCluster, type Cluster, until } from './cluster.js';
 import { restateBinary } from './restateServer.js';
 
 const binary = restateBinary();
@@ -61,16 +61,6 @@ const agent: StepFn = (body, index): Step => {
 /** Requests whose conversation started with `prompt`. */
 const requestsFor = (cluster: Cluster, prompt: string) =>
   cluster.model.requests.filter((r) => r.body && promptOf({ ...r.body, messages: r.body.messages.slice(0, 1) }) === prompt);
-
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe.skipIf('problem' in binary)('durable runs on a real restate-server', () => {
   let cluster: Cluster;

@@ -11,20 +11,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTERRUPTED_BY_WORKER } from '../../src/durable/journal.js';
 import { attachRun, submitRun } from '../../src/durable/ingress.js';
-import { answerFromResults, bashUse, lastToolResults } from '../support/agentServer.js';
-import type { RequestBody, Step, StepFn } from '../support/messagesServer.js';
-import { startCluster, type Cluster, type WorkerProcess } from './cluster.js';
+import { answerFromResults, bashUse, lastToolResults, firstPrompt } from '../support/agentServer.js';
+import type { Step, StepFn } from '../support/messagesServer.js';
+import { startCluster, type Cluster, type WorkerProcess, until } from './cluster.js';
 import { restateBinary } from './restateServer.js';
 
 const binary = restateBinary();
 if ('problem' in binary) console.warn(`durable failover tests skipped: ${binary.problem}`);
-
-const firstPrompt = (body: RequestBody): string => {
-  const content = body.messages[0]?.content ?? '';
-  if (typeof content === 'string') return content;
-  const text = content.find((b) => b.type === 'text');
-  return text && text.type === 'text' ? text.text : '';
-};
 
 /** `SECONDS MARKER`: a command that appends to MARKER, sleeps SECONDS and says "slept". */
 const agent: StepFn = (body, index): Step => {
@@ -32,16 +25,6 @@ const agent: StepFn = (body, index): Step => {
   const [seconds, marker] = firstPrompt(body).split(' ');
   return { content: [bashUse(`toolu_${index}`, `echo started >> ${marker}; sleep ${seconds}; echo slept`)], stop_reason: 'tool_use' };
 };
-
-async function until<T>(what: string, check: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe.skipIf('problem' in binary)('a frozen worker', () => {
   let cluster: Cluster;

@@ -12,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTERRUPTED_BY_WORKER } from '../../src/durable/journal.js';
 import { balancerBackends } from '../../src/durable/pool.js';
-import { answerFromResults, bashUse, lastToolResults, startCheckedServer } from '../support/agentServer.js';
+import { answerFromResults, bashUse, lastToolResults, startCheckedServer, firstPrompt } from '../support/agentServer.js';
 import { cliEnv, runCli, startCli } from '../support/cli.js';
-import type { MessagesServer, RequestBody, Step, StepFn } from '../support/messagesServer.js';
+import type { MessagesServer, Step, StepFn } from '../support/messagesServer.js';
 import { freePort, restateBinary, startRestateServer, type RestateServer } from './restateServer.js';
 
 const binary = restateBinary();
@@ -34,13 +34,6 @@ function recipe(page: string): string[] {
 
 /** A command line's words (double quotes only, as the recipe writes them). */
 const words = (line: string) => [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? (m[2] as string));
-
-const firstPrompt = (body: RequestBody): string => {
-  const content = body.messages[0]?.content ?? '';
-  if (typeof content === 'string') return content;
-  const text = content.find((b) => b.type === 'text');
-  return text && text.type === 'text' ? text.text : '';
-};
 
 /** `slow MARKER` runs a command that appends to MARKER and sleeps; anything else is answered at once. */
 const agent: StepFn = (body, index): Step => {

@@ -10,20 +10,13 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restateCall } from '../../src/durable/http.js';
-import { answerFromResults, bashUse, lastToolResults } from '../support/agentServer.js';
-import type { RequestBody, Step, StepFn } from '../support/messagesServer.js';
+import { answerFromResults, bashUse, lastToolResults, firstPrompt } from '../support/agentServer.js';
+import type { Step, StepFn } from '../support/messagesServer.js';
 import { startCluster, type Cluster } from './cluster.js';
 import { restateBinary } from './restateServer.js';
 
 const binary = restateBinary();
 if ('problem' in binary) console.warn(`durable read tests skipped: ${binary.problem}`);
-
-const firstPrompt = (body: RequestBody): string => {
-  const content = body.messages[0]?.content ?? '';
-  if (typeof content === 'string') return content;
-  const text = content.find((b) => b.type === 'text');
-  return text && text.type === 'text' ? text.text : '';
-};
 
 /** `mark FILE`: appends a line to FILE, then answers with the result. */
 const agent: StepFn = (body, index): Step => {

@@ -10,40 +10,23 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTERRUPTED_BY_WORKER } from '../../src/durable/journal.js';
-import { answerFromResults, bashUse, lastToolResults } from '../support/agentServer.js';
+import { answerFromResults, bashUse, lastToolResults, firstPrompt } from '../support/agentServer.js';
 import { runCli } from '../support/cli.js';
-import type { RequestBody, Step, StepFn } from '../support/messagesServer.js';
+import type { Step, StepFn } from '../support/messagesServer.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver.js';
-import { startCluster, type Cluster } from './cluster.js';
+import { startCluster, type Cluster, until } from './cluster.js';
 import { restateBinary } from './restateServer.js';
 
 const binary = restateBinary();
 if ('problem' in binary) console.warn(`durable trace tests skipped: ${binary.problem}`);
 
-const promptOf = (body: RequestBody): string => {
-  const content = body.messages[0]?.content ?? '';
-  if (typeof content === 'string') return content;
-  const text = content.find((b) => b.type === 'text');
-  return text && text.type === 'text' ? text.text : '';
-};
-
 /** `trace`: a tool that prints its TRACEPARENT, then an answer; `slow MARKER`: a tool that writes MARKER and sleeps. */
 const agent: StepFn = (body, index): Step => {
   if (lastToolResults(body).length > 0) return answerFromResults;
-  const slow = /^slow (\S+)$/.exec(promptOf(body));
+  const slow = /^slow (\S+)$/.exec(firstPrompt(body));
   if (slow) return { content: [bashUse(`toolu_${index}`, `echo started >> ${slow[1]}; sleep 60`)], stop_reason: 'tool_use' };
   return { content: [bashUse(`toolu_${index}`, 'echo "tp=$TRACEPARENT"')], stop_reason: 'tool_use' };
 };
-
-async function until<T>(what: string, check: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const traceparent = (traceId: string, spanId: string) => `00-${traceId}-${spanId}-01`;
 const hex = (n: number) => Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join('');

@@ -31,3 +31,11 @@ export const answerFromResults: Step = (body) => ({
 });
 
 export const bashUse = (id: string, command: string) => ({ type: 'tool_use' as const, id, name: 'bash', input: { command } });
+
+/** The text of a request's first message: the prompt its conversation started with. */
+export function firstPrompt(body: RequestBody): string {
+  const content = body.messages[0]?.content ?? '';
+  if (typeof content === 'string') return content;
+  const text = content.find((b) => b.type === 'text');
+  return text && text.type === 'text' ? text.text : '';
+}
