@@ -40,7 +40,7 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   client?: AnthropicModelOptions;
   /** Tools the model may use; default: the bash tool. */
   tools?: Tool[];
-  /** Tools given beside the default bash tool (when `tools` is not given): e.g. MCP servers' (tools/mcp/). */
+  /** Tools given beside `tools` (or the default bash tool): e.g. MCP servers' (tools/mcp/), as the CLI gives them. */
   addTools?: Tool[];
   /** For the default bash tool: run commands under bubblewrap (see createBashTool). */
   sandbox?: boolean;
@@ -132,7 +132,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   const recorder = openRecorder(options, cwd, prompt);
   if (prompt) recorder?.prompt(prompt);
   const outputDir = options.outputDir ?? (recorder ? sessionFilesDir(recorder.path) : undefined);
-  const tools = options.tools ?? [
+  const given = options.tools ?? [
     createBashTool({
       cwd,
       ...pick(options, 'sandbox', 'allowEnv', 'allowWrite'),
@@ -142,8 +142,8 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
       // The key may come from a .env file, not the environment: it is never shown either.
       secrets: clientSecrets(options.client),
     }),
-    ...(options.addTools ?? []),
   ];
+  const tools = [...given, ...(options.addTools ?? [])];
   // The SDK is loaded only for a run that uses it (not for a scripted model, nor the demo).
   const modelCall = options.modelCall ?? (await import('../anthropic/call.js')).createAnthropicModel(options.client ?? {});
   const sessionId = options.sessionId ?? recorder?.id ?? randomUUID();

@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/core/events.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
+import { defineTool } from '../../src/tools/define.js';
+import { s } from '../../src/tools/schema.js';
 import { startMcpServers, type McpServers } from '../../src/tools/mcp/servers.js';
 import { everything } from '../support/mcp.js';
 
@@ -73,5 +75,18 @@ describe('MCP tools in the loop', () => {
     } finally {
       await provider.shutdown();
     }
+  }, 60_000);
+
+  it('gives addTools beside the tools given (not only beside the default bash tool)', async () => {
+    const own = defineTool({ name: 'own', description: 'A tool of the caller.', input: s.object({}), run: async () => ({ content: 'own ran', isError: false }) });
+    const model = scriptedModel([reply.toolUse([{ id: 'o', name: 'own', input: {} }, { id: 'e', name: 'mcp__every__echo', input: { message: 'beside' } }]), reply.text('done')]);
+    const result = await runAgent('go', { model: 'claude-test', modelCall: model.call, tools: [own], addTools: servers.tools(), cwd: dir });
+    expect(result.state).toBe('done');
+    const names = (model.requests[0]?.tools ?? []).map((tool) => tool.name);
+    expect(names).toContain('own');
+    expect(names).toContain('mcp__every__echo');
+    const results = result.context.messages[2]?.content;
+    expect(JSON.stringify(results)).toContain('own ran');
+    expect(JSON.stringify(results)).toContain('Echo: beside');
   }, 60_000);
 });
