@@ -10,7 +10,7 @@
  * (8080 by default; its page has the port written in, so port 0 cannot work), and replays only
  * the last 200 events to a page opened late (a run's first turns would be missing).
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createWebSocketInspector } from '@statelyai/inspect';
 import type { InspectionEvent, Observer } from 'xstate';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -128,93 +128,118 @@ function unavailableReason(message: string): string | undefined {
   }
 }
 
+/** What the relay's handlers share: its options, port, the two tokens, the events kept, the pages connected. */
+interface Relay {
+  options: StatelyInspectorOptions;
+  inspectorUrl: string;
+  maxReplay: number;
+  port: number;
+  /** The viewers' token (printed in the URL) reads; the agent's (never shown) publishes. */
+  viewerToken: string;
+  agentToken: string;
+  replay: string[];
+  viewers: Set<WebSocket>;
+  /** Whether onUnavailable was called (it is called once). */
+  told: boolean;
+}
+
+const cookieOf = (relay: Relay) => tokenCookieName('inspect', relay.port);
+const urlOf = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://127.0.0.1');
+
+/** The page, to a request for this host with the viewers' token. */
+function servePage(relay: Relay, req: IncomingMessage, res: ServerResponse): void {
+  const host = req.headers.host ?? '';
+  if (host !== `127.0.0.1:${relay.port}` && host !== `localhost:${relay.port}`) {
+    res.writeHead(403).end();
+    return;
+  }
+  const auth = checkToken(req, urlOf(req), cookieOf(relay), relay.viewerToken);
+  if (!auth.ok) {
+    res.writeHead(auth.status, { 'content-type': 'text/plain; charset=utf-8' }).end(`${auth.error}\n`);
+    return;
+  }
+  res.writeHead(200, {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'set-cookie': tokenCookie(cookieOf(relay), relay.viewerToken),
+  });
+  res.end(bridgePage(relay.inspectorUrl, relay.viewerToken, relay.options.offline));
+}
+
+/** Who a connection is by its token: the agent, a viewer, or nobody. */
+function roleOf(relay: Relay, req: IncomingMessage): 'agent' | 'viewer' | null {
+  const given = requestToken(req, urlOf(req), cookieOf(relay));
+  if (given === undefined) return null;
+  if (sameToken(given, relay.agentToken)) return 'agent';
+  return sameToken(given, relay.viewerToken) ? 'viewer' : null;
+}
+
+type VerifyDone = (ok: boolean, code?: number, message?: string) => void;
+
+/**
+ * Browsers let any site open a WebSocket to 127.0.0.1: only our own page (or a client that sends no Origin, the agent
+ * itself) may connect, and only with a token.
+ */
+function verifyClient(relay: Relay, { origin, req }: { origin?: string; req: IncomingMessage }, done: VerifyDone): void {
+  if (origin !== undefined && origin !== `http://127.0.0.1:${relay.port}` && origin !== `http://localhost:${relay.port}`) {
+    done(false, 403, 'other sites may not connect');
+    return;
+  }
+  if (roleOf(relay, req) === null) done(false, 401, 'a token is needed');
+  else done(true);
+}
+
+/** A page: it gets every event so far, then each new one; it may send only the report that the Stately page could not load. */
+function addViewer(relay: Relay, socket: WebSocket): void {
+  relay.viewers.add(socket);
+  for (const message of relay.replay) socket.send(message);
+  socket.on('message', (data) => {
+    const reason = unavailableReason(data.toString());
+    // Viewers only read: a viewer that sends anything but the one report is cut off, its message dropped.
+    if (reason === undefined) return socket.close(1008, 'viewers only read');
+    if (!relay.told) relay.options.onUnavailable?.(reason);
+    relay.told = true;
+  });
+  socket.on('close', () => relay.viewers.delete(socket));
+}
+
+/** The agent's side: everything it sends goes to every page, and is kept for late ones. */
+function addAgent(relay: Relay, socket: WebSocket): void {
+  socket.on('message', (data) => {
+    const message = data.toString();
+    relay.replay.push(message);
+    if (relay.replay.length > relay.maxReplay) relay.replay.shift();
+    for (const viewer of relay.viewers) if (viewer.readyState === WebSocket.OPEN) viewer.send(message);
+  });
+}
+
 /** Starts the bridge on 127.0.0.1 and connects an inspector to it. */
 export async function startStatelyInspector(options: StatelyInspectorOptions = {}): Promise<StatelyInspector> {
-  const inspectorUrl = options.inspectorUrl ?? STATELY_INSPECTOR_URL;
-  const maxReplay = options.maxReplay ?? 20_000;
-  const replay: string[] = [];
-  const viewers = new Set<WebSocket>();
-  let port = 0;
-  // Two tokens: the viewers' (printed in the URL) reads; the agent's (never shown) publishes.
-  const viewerToken = newToken();
-  const agentToken = newToken();
-  const cookie = () => tokenCookieName('inspect', port);
-  const url = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://127.0.0.1');
-  let told = false;
-
-  const http = createServer((req, res) => {
-    const host = req.headers.host ?? '';
-    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
-      res.writeHead(403).end();
-      return;
-    }
-    const auth = checkToken(req, url(req), cookie(), viewerToken);
-    if (!auth.ok) {
-      res.writeHead(auth.status, { 'content-type': 'text/plain; charset=utf-8' }).end(`${auth.error}\n`);
-      return;
-    }
-    res.writeHead(200, {
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
-      'referrer-policy': 'no-referrer',
-      'set-cookie': tokenCookie(cookie(), viewerToken),
-    });
-    res.end(bridgePage(inspectorUrl, viewerToken, options.offline));
-  });
-  /** Who a connection is by its token: the agent, a viewer, or nobody. */
-  const roleOf = (req: IncomingMessage): 'agent' | 'viewer' | null => {
-    const given = requestToken(req, url(req), cookie());
-    if (given === undefined) return null;
-    if (sameToken(given, agentToken)) return 'agent';
-    return sameToken(given, viewerToken) ? 'viewer' : null;
+  const relay: Relay = {
+    options,
+    inspectorUrl: options.inspectorUrl ?? STATELY_INSPECTOR_URL,
+    maxReplay: options.maxReplay ?? 20_000,
+    port: 0,
+    viewerToken: newToken(),
+    agentToken: newToken(),
+    replay: [],
+    viewers: new Set(),
+    told: false,
   };
-  // Browsers let any site open a WebSocket to 127.0.0.1: only our own page (or a client that
-  // sends no Origin, the agent itself) may connect, and only with a token.
-  const wss = new WebSocketServer({
-    server: http,
-    verifyClient: ({ origin, req }: { origin?: string; req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void) => {
-      if (origin !== undefined && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`) {
-        done(false, 403, 'other sites may not connect');
-        return;
-      }
-      const role = roleOf(req);
-      if (role === null) done(false, 401, 'a token is needed');
-      else done(true);
-    },
-  });
-  wss.on('connection', (socket, req) => {
-    if (roleOf(req) === 'viewer') {
-      viewers.add(socket);
-      for (const message of replay) socket.send(message);
-      // Viewers only read: a viewer that sends anything but the one report is cut off, its message dropped.
-      socket.on('message', (data) => {
-        const reason = unavailableReason(data.toString());
-        if (reason === undefined) return socket.close(1008, 'viewers only read');
-        if (!told) options.onUnavailable?.(reason);
-        told = true;
-      });
-      socket.on('close', () => viewers.delete(socket));
-      return;
-    }
-    // The agent's side: everything it sends goes to every page, and is kept for late ones.
-    socket.on('message', (data) => {
-      const message = data.toString();
-      replay.push(message);
-      if (replay.length > maxReplay) replay.shift();
-      for (const viewer of viewers) if (viewer.readyState === WebSocket.OPEN) viewer.send(message);
-    });
-  });
+  const http = createServer((req, res) => servePage(relay, req, res));
+  const wss = new WebSocketServer({ server: http, verifyClient: (info: { origin?: string; req: IncomingMessage }, done: VerifyDone) => verifyClient(relay, info, done) });
+  wss.on('connection', (socket, req) => (roleOf(relay, req) === 'viewer' ? addViewer(relay, socket) : addAgent(relay, socket)));
+  relay.port = await listenOnLoopback(http, options.port ?? 0);
 
-  port = await listenOnLoopback(http, options.port ?? 0);
-
-  const inspector = createWebSocketInspector({ url: `ws://127.0.0.1:${port}/?role=agent&token=${agentToken}`, maxDeferredEvents: maxReplay });
+  const inspector = createWebSocketInspector({ url: `ws://127.0.0.1:${relay.port}/?role=agent&token=${relay.agentToken}`, maxDeferredEvents: relay.maxReplay });
   let closed: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${port}/?token=${viewerToken}`,
-    token: viewerToken,
+    url: `http://127.0.0.1:${relay.port}/?token=${relay.viewerToken}`,
+    token: relay.viewerToken,
     inspect: inspector.inspect,
     get viewers() {
-      return viewers.size;
+      return relay.viewers.size;
     },
     close() {
       closed ??= new Promise<void>((resolve) => {

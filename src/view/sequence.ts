@@ -36,8 +36,56 @@ function textOf(message: MessageParam): string {
   return message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(' ');
 }
 
+/** What the walk over the events remembers: the state the machine is in, the last text the model wrote. */
+interface Walk {
+  state: string;
+  lastAnswer: string;
+  max: number;
+}
+
+/** The lines of a `message` event: the model's reply (when it is one), then its place in `messages`. */
+function messageLines(event: Extract<RunEvent, { type: 'message' }>, walk: Walk): string[] {
+  const { message, index } = event;
+  const lines: string[] = [];
+  if (message.role === 'assistant') {
+    const text = textOf(message);
+    if (text) walk.lastAnswer = text;
+    const uses = typeof message.content === 'string' ? [] : message.content.filter((b) => b.type === 'tool_use');
+    const what = uses.length ? uses.map((u) => `tool_use ${u.name} ${label(JSON.stringify(u.input), 30)}`).join(', ') : `"${label(text, walk.max - 10)}"`;
+    lines.push(`  MD-->>AL: ${what}`);
+  }
+  lines.push(`  AL->>ST: messages[${index}] = ${label(describeMessage(message), walk.max)}`);
+  return lines;
+}
+
+/** The lines one event adds to the diagram (none for events it does not draw). */
+function eventLines(event: RunEvent, walk: Walk): string[] {
+  switch (event.type) {
+    case 'message':
+      return messageLines(event, walk);
+    case 'transition':
+      walk.state = event.state;
+      return [`  Note over ST: ${event.state} · turnCount ${event.turnCount} · transitionReason ${event.transitionReason ?? 'null'}`];
+    case 'request':
+      return [`  AL->>MD: POST /v1/messages · turn ${event.turnCount} · ${event.messageCount} message${event.messageCount === 1 ? '' : 's'}`];
+    case 'tool_start': {
+      const input = event.block.input as { command?: unknown };
+      const early = walk.state === 'callingModel' ? ['  Note over AL,TL: read-only: starts while the reply still streams'] : [];
+      return [...early, `  AL->>TL: ${label(typeof input.command === 'string' ? input.command : JSON.stringify(input), walk.max)}`];
+    }
+    case 'tool_result': {
+      const content = event.result.content;
+      return [`  TL-->>AL: ${label(typeof content === 'string' ? content : JSON.stringify(content), walk.max)}`];
+    }
+    case 'retry':
+      return [`  Note over AL: retry ${event.attempt} in ${event.delayMs} ms`];
+    default:
+      return [];
+  }
+}
+
 export function sequenceDiagram(events: readonly RunEvent[], options: SequenceOptions): string {
-  const max = options.maxLabel ?? 60;
+  const walk: Walk = { state: '', lastAnswer: '', max: options.maxLabel ?? 60 };
   const lines = [
     'sequenceDiagram',
     '  autonumber',
@@ -47,56 +95,9 @@ export function sequenceDiagram(events: readonly RunEvent[], options: SequenceOp
     '  participant ST as Machine state',
     '  participant MD as Model',
     '  participant TL as Tool (bash)',
-    `  US->>AL: ${label(options.prompt, max)}`,
+    `  US->>AL: ${label(options.prompt, walk.max)}`,
+    ...events.flatMap((event) => eventLines(event, walk)),
   ];
-  let lastAnswer = '';
-  let state = '';
-  for (const event of events) {
-    switch (event.type) {
-      case 'message': {
-        const { message, index } = event;
-        if (message.role === 'assistant') {
-          const text = textOf(message);
-          if (text) lastAnswer = text;
-          const uses = typeof message.content === 'string' ? [] : message.content.filter((b) => b.type === 'tool_use');
-          const what = uses.length
-            ? uses.map((u) => `tool_use ${u.name} ${label(JSON.stringify(u.input), 30)}`).join(', ')
-            : `"${label(text, max - 10)}"`;
-          lines.push(`  MD-->>AL: ${what}`);
-        }
-        lines.push(`  AL->>ST: messages[${index}] = ${label(describeMessage(message), max)}`);
-        break;
-      }
-      case 'transition':
-        lines.push(
-          `  Note over ST: ${event.state} · turnCount ${event.turnCount} · transitionReason ${event.transitionReason ?? 'null'}`,
-        );
-        state = event.state;
-        break;
-      case 'request':
-        lines.push(
-          `  AL->>MD: POST /v1/messages · turn ${event.turnCount} · ${event.messageCount} message${event.messageCount === 1 ? '' : 's'}`,
-        );
-        break;
-      case 'tool_start': {
-        const input = event.block.input as { command?: unknown };
-        if (state === 'callingModel') lines.push('  Note over AL,TL: read-only: starts while the reply still streams');
-        lines.push(`  AL->>TL: ${label(typeof input.command === 'string' ? input.command : JSON.stringify(input), max)}`);
-        break;
-      }
-      case 'tool_result': {
-        const content = event.result.content;
-        const text = typeof content === 'string' ? content : JSON.stringify(content);
-        lines.push(`  TL-->>AL: ${label(text, max)}`);
-        break;
-      }
-      case 'retry':
-        lines.push(`  Note over AL: retry ${event.attempt} in ${event.delayMs} ms`);
-        break;
-      default:
-        break;
-    }
-  }
-  lines.push(`  AL-->>US: ${label(options.answer ?? lastAnswer, max)}`);
+  lines.push(`  AL-->>US: ${label(options.answer ?? walk.lastAnswer, walk.max)}`);
   return `${lines.join('\n')}\n`;
 }
