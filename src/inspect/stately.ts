@@ -12,7 +12,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createWebSocketInspector } from '@statelyai/inspect';
-import type { InspectionEvent, Observer } from 'xstate';
+import type { AnyActorRef, InspectionEvent, Observer } from 'xstate';
 import { WebSocket, WebSocketServer } from 'ws';
 import { listenOnLoopback } from '../loopback/listen.js';
 import { checkToken, newToken, requestToken, sameToken, tokenCookie, tokenCookieName } from '../loopback/auth.js';
@@ -214,6 +214,43 @@ function addAgent(relay: Relay, socket: WebSocket): void {
   });
 }
 
+/** A plain copy of a snapshot as JSON has it now (functions by name, as the Stately inspector writes them). */
+function copyNow<T>(value: T): T {
+  try {
+    return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'function' ? { type: v.name } : v))) as T;
+  } catch {
+    return value; // circular: the inspector's own safe serialisation takes it as it is
+  }
+}
+
+/**
+ * The events as they are when they happen: `@statelyai/inspect` converts each event on a later tick and serialises it
+ * when its socket sends (or when the socket opens), so a snapshot whose context another update changed in place
+ * would reach the page holding what was written after its moment. Each snapshot is copied as it is received; an
+ * actor is announced before it has a snapshot, so the announcement carries a copy of its first one.
+ */
+function atTheirMoment(inner: Observer<InspectionEvent>): Observer<InspectionEvent> {
+  const firsts = new Map<string, unknown>();
+  return {
+    next(event) {
+      const { sessionId } = event.actorRef;
+      if (event.type === '@xstate.snapshot') {
+        const snapshot = copyNow(event.snapshot);
+        if (firsts.get(sessionId) === undefined && firsts.has(sessionId)) firsts.set(sessionId, snapshot);
+        return inner.next?.({ ...event, snapshot });
+      }
+      if (event.type !== '@xstate.actor') return inner.next?.(event);
+      firsts.set(sessionId, undefined);
+      const getSnapshot = () => {
+        const first = firsts.get(sessionId) ?? copyNow(event.actorRef.getSnapshot());
+        firsts.delete(sessionId);
+        return first;
+      };
+      inner.next?.({ ...event, actorRef: Object.create(event.actorRef, { getSnapshot: { value: getSnapshot } }) as AnyActorRef });
+    },
+  };
+}
+
 /** Starts the bridge on 127.0.0.1 and connects an inspector to it. */
 export async function startStatelyInspector(options: StatelyInspectorOptions = {}): Promise<StatelyInspector> {
   const relay: Relay = {
@@ -237,7 +274,7 @@ export async function startStatelyInspector(options: StatelyInspectorOptions = {
   return {
     url: `http://127.0.0.1:${relay.port}/?token=${relay.viewerToken}`,
     token: relay.viewerToken,
-    inspect: inspector.inspect,
+    inspect: atTheirMoment(inspector.inspect),
     get viewers() {
       return relay.viewers.size;
     },

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { assign, createActor, setup } from 'xstate';
 import { startStatelyInspector, STATELY_INSPECTOR_URL, UNAVAILABLE, type StatelyInspector } from '../../src/inspect/stately.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { runAgent } from '../../src/run/runAgent.js';
@@ -64,6 +65,29 @@ describe('the Stately inspector bridge', () => {
     await waitFor('the replay', () => late.length >= early.length);
     expect(late.map((e) => e.type)).toEqual(early.map((e) => e.type));
     expect(inspector.viewers).toBe(2);
+  });
+
+  it('a machine that changes its context in place still reaches the page as each moment had it (the bridge copies snapshots as they happen)', async () => {
+    // The subject is the bridge, so the machine is one that appends in place, the way the agent's machine once did.
+    inspector = await startStatelyInspector();
+    const early = await connectViewer(inspector.url);
+    const appendsInPlace = setup({ types: { context: {} as { log: number[] }, events: {} as { type: 'ADD'; n: number } } }).createMachine({
+      id: 'inPlace',
+      context: { log: [] },
+      on: { ADD: { actions: assign(({ context, event }) => (context.log.push(event.n), { log: context.log })) } },
+    });
+    const actor = createActor(appendsInPlace, { inspect: inspector.inspect }).start();
+    for (const n of [1, 2, 3]) actor.send({ type: 'ADD', n });
+    const logs = (events: Received[]) => events.flatMap((e) => (e.type === '@xstate.snapshot' ? [(e.snapshot as { context: { log: number[] } }).context.log] : []));
+    await waitFor('the last snapshot at the page', () => logs(early).length === 4);
+    const late = await connectViewer(inspector.url);
+    await waitFor('the replay', () => logs(late).length === 4);
+    for (const page of [early, late]) {
+      expect(logs(page)).toEqual([[], [1], [1, 2], [1, 2, 3]]);
+      // The actor's announcement carries its first snapshot, not one read after the later updates.
+      expect(page.find((e) => e.type === '@xstate.actor' && e.name === 'inPlace')?.snapshot).toMatchObject({ context: { log: [] } });
+    }
+    actor.stop();
   });
 
   it('serves a page that embeds the Stately inspector, and refuses WebSockets from other sites', async () => {
