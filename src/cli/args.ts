@@ -44,6 +44,10 @@ export interface CliOptions {
   mcpConfig?: string[];
   /** `--strict-mcp-config`: only the servers of `--mcp-config` (the only ones agentloop reads anyway). */
   strictMcpConfig?: boolean;
+  /** `--include-loop-events`: agentloop's own loop events as lines of stream-json (docs/agent-sdk.md). */
+  includeLoopEvents?: boolean;
+  /** `--permission-prompt-tool stdio`: ask the host (an Agent SDK program) with can_use_tool control requests. */
+  permissionPromptTool?: 'stdio';
   /** `--allowedTools` rules (Claude Code syntax: `Bash`, `Bash(git log:*)`), one rule per entry. */
   allowedTools?: string[];
   /** `--disallowedTools` rules; deny beats allow. */
@@ -96,6 +100,8 @@ export const FLAGS = {
   'append-system-prompt': { type: 'string' },
   verbose: { type: 'boolean' },
   'include-partial-messages': { type: 'boolean' },
+  'include-loop-events': { type: 'boolean' },
+  'permission-prompt-tool': { type: 'string' },
   allowedTools: { type: 'string', multiple: true },
   'allowed-tools': { type: 'string', multiple: true },
   disallowedTools: { type: 'string', multiple: true },
@@ -188,6 +194,12 @@ function setRunValues(options: CliOptions, values: Values): void {
   if (values['append-system-prompt'] !== undefined) options.appendSystemPrompt = values['append-system-prompt'];
   if (values.verbose) options.verbose = true;
   if (values['include-partial-messages']) options.includePartialMessages = true;
+  if (values['include-loop-events']) options.includeLoopEvents = true;
+  const promptTool = values['permission-prompt-tool'];
+  if (promptTool !== undefined && promptTool !== 'stdio') {
+    throw new UsageError(`--permission-prompt-tool takes stdio (the host answers can_use_tool requests), not "${promptTool}": an MCP tool as the prompt is not supported`);
+  }
+  if (promptTool !== undefined) options.permissionPromptTool = promptTool;
   const allowed = splitRules('--allowedTools', join(values.allowedTools, values['allowed-tools']));
   const disallowed = splitRules('--disallowedTools', join(values.disallowedTools, values['disallowed-tools']));
   if (allowed) options.allowedTools = allowed;
@@ -247,6 +259,12 @@ function checkCombinations(options: CliOptions): void {
   if (options.view && options.inspect && options.port !== undefined) throw new UsageError('--port is ambiguous with both --view and --inspect');
   if (options.inputFormat === 'stream-json' && options.outputFormat !== 'stream-json') {
     throw new UsageError('--input-format stream-json goes with --output-format stream-json');
+  }
+  if (options.permissionPromptTool !== undefined && options.inputFormat !== 'stream-json') {
+    throw new UsageError('--permission-prompt-tool stdio goes with --input-format stream-json (the answers come on stdin)');
+  }
+  if (options.includeLoopEvents && options.outputFormat !== 'stream-json') {
+    throw new UsageError('--include-loop-events goes with --output-format stream-json');
   }
   if (options.includePartialMessages && options.outputFormat !== 'stream-json') {
     throw new UsageError('--include-partial-messages goes with --output-format stream-json');

@@ -5,23 +5,36 @@
  * `permission_denials`.
  */
 import type { RunHooks } from '../core/hooks.js';
+import type { ToolUseBlock } from '../core/messages.js';
 import type { PermissionMode } from '../permissions/modes.js';
 import type { PermissionDenial } from './output.js';
 
-type PermissionOptions = { allowedTools?: string[]; disallowedTools?: string[]; permissionMode?: PermissionMode };
+type PermissionOptions = { allowedTools?: string[]; disallowedTools?: string[]; permissionMode?: PermissionMode; permissionPromptTool?: string };
 
 /**
  * The mode a run's calls are judged in: the one given, else `default` when allow rules are given (what they and the
- * read-only check allow runs) and `bypassPermissions` when not (every call runs that no deny rule matches).
+ * read-only check allow runs) or a permission prompt tool asks about the rest, and `bypassPermissions` when not
+ * (every call runs that no deny rule matches).
  */
 export function permissionModeOf(options: PermissionOptions): PermissionMode {
-  return options.permissionMode ?? (options.allowedTools?.length ? 'default' : 'bypassPermissions');
+  return options.permissionMode ?? (options.allowedTools?.length || options.permissionPromptTool ? 'default' : 'bypassPermissions');
 }
+
+/** Asks someone whether a call the mode would not run may run (`why`: what the mode says); the host's can_use_tool. */
+export type PermissionAsker = (
+  block: ToolUseBlock,
+  why: string,
+  signal: AbortSignal,
+) => Promise<{ allow: true; input?: Record<string, unknown> } | { allow: false; message: string }>;
 
 export interface PermissionGate {
   hooks: RunHooks;
   /** The calls denied so far, in order. */
   denials: PermissionDenial[];
+  /** The mode calls are judged in from now on (a control request may change it). */
+  mode: PermissionMode;
+  /** Asked about a call no deny rule matches but the mode would not run; without it such a call is denied. */
+  ask?: PermissionAsker;
 }
 
 /** A rule that does not parse: printed as a usage error. */
@@ -33,9 +46,9 @@ export class RuleError extends Error {
  * The gate for the rules and the permission mode of the command line (`cwd`: the tools' working directory), or
  * `undefined` when every call runs. The rules module and the bash parser it splits commands with load only here.
  */
-export async function permissionGate(options: PermissionOptions, cwd: string): Promise<PermissionGate | undefined> {
+export async function permissionGate(options: PermissionOptions, cwd: string, always = false): Promise<PermissionGate | undefined> {
   const mode = permissionModeOf(options);
-  if (mode === 'bypassPermissions' && !options.disallowedTools?.length) return undefined;
+  if (!always && mode === 'bypassPermissions' && !options.disallowedTools?.length) return undefined;
   const { decideInModeSoon, parseRules, preparePermissions } = await import('../permissions/rules.js');
   const parse = (flag: string, texts: string[] | undefined) => {
     try {
@@ -50,15 +63,19 @@ export async function permissionGate(options: PermissionOptions, cwd: string): P
   // any other command waits for the parser (a parser that cannot load makes the hook throw, which denies the call).
   preparePermissions().catch(() => undefined);
   const denials: PermissionDenial[] = [];
-  return {
+  const gate: PermissionGate = {
     denials,
+    mode,
     hooks: {
-      beforeToolCall: async ({ block }) => {
-        const decision = await decideInModeSoon(block.name, block.input, rules, mode, cwd);
+      beforeToolCall: async ({ block, signal }) => {
+        const decision = await decideInModeSoon(block.name, block.input, rules, gate.mode, cwd);
         if (decision.allowed) return undefined;
+        const answer = decision.rule === null && gate.ask ? await gate.ask(block, decision.message, signal) : { allow: false as const, message: decision.message };
+        if (answer.allow) return answer.input ? { action: 'change', input: answer.input } : undefined;
         denials.push({ tool_name: block.name, tool_use_id: block.id, tool_input: block.input });
-        return { action: 'deny', reason: decision.message };
+        return { action: 'deny', reason: answer.message };
       },
     },
   };
+  return gate;
 }

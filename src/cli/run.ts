@@ -6,6 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, loadModelSettings, requireModelSettings } from '../anthropic/settings.js';
 import type { RunEvent } from '../core/events.js';
+import { resolveModel } from '../core/models.js';
 import type { RunResult } from '../run/runAgent.js';
 import type { CliOptions } from './args.js';
 import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
@@ -36,7 +37,10 @@ async function keepServing(pages: { serving: boolean; close(): Promise<void> }):
 
 function chooseModel(options: CliOptions, cwd: string): ModelChoice {
   if (options.demo) return { model: DEMO_MODEL_ID, modelCall: demoModel().call };
-  const settings = requireModelSettings(loadModelSettings(env, cwd, { model: options.model }));
+  const loaded = loadModelSettings(env, cwd, { model: options.model });
+  // Claude Code's default when no model is set (with a key): Sonnet.
+  if (!loaded.model && (loaded.apiKey || loaded.authToken)) loaded.model = resolveModel('sonnet');
+  const settings = requireModelSettings(loaded);
   const { model, ...client } = settings;
   return { model, client };
 }
@@ -63,7 +67,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
   const verbose = options.verbose === true || options.demo;
   const show =
     format === 'stream-json'
-      ? streamJsonPrinter(initFacts(options, cwd, choice, session.id, version), (line) => stdout.write(line))
+      ? streamJsonPrinter(initFacts(options, cwd, choice, session.id, version), (line) => stdout.write(line), options)
       : format === 'text' && verbose
         ? progressPrinter()
         : undefined;
@@ -130,7 +134,8 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   let choice: ModelChoice;
   let gate: PermissionGate | undefined;
   try {
-    gate = await permissionGate(options, cwd);
+    // A stream-json session always has a gate: a control request may change its mode.
+    gate = await permissionGate(options, cwd, options.inputFormat === 'stream-json');
     choice = { ...chooseModel(options, cwd), ...(gate ? { hooks: gate.hooks } : {}) };
   } catch (error) {
     if (error instanceof RuleError) {

@@ -2,7 +2,9 @@
  * `--output-format stream-json` in Claude Code's shapes: a `system`/`init` line first, the model's replies as
  * `assistant` lines holding the API message, tool results as `user` lines, and the result last, every line with
  * `session_id`. agentloop's own events (`transition`, `decision`, `request`, `reply`, `tool_start`, ...) are lines
- * too, as extras a Claude Code script skips. The run's meter gives the result what only the events show.
+ * only with `--include-loop-events` (a `transition` line's cause is in `cause`, not `event`: `.event` is a stream_event's);
+ * a `reply_refused` line always (no Claude Code line says it). The run's meter gives the result what only the events
+ * show.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -74,9 +76,21 @@ export function initLine(facts: InitFacts) {
  * Prints a run's events as stream-json lines through `write` (one JSON text and a newline each), the init line at
  * once. The result line is the caller's: `toJsonResult`.
  */
-export function streamJsonPrinter(facts: InitFacts, write: (line: string) => void): (event: RunEvent) => void {
+export function streamJsonPrinter(
+  facts: InitFacts,
+  write: (line: string) => void,
+  options: { includeLoopEvents?: boolean } = {},
+): (event: RunEvent) => void {
   const session_id = facts.sessionId;
   const out = (line: object) => write(`${JSON.stringify(line)}\n`);
+  const loop = (event: RunEvent) => {
+    // A refused reply is reported whatever the flags (it is on stderr too): no Claude Code line says it.
+    if (!options.includeLoopEvents && event.type !== 'reply_refused') return;
+    if (event.type === 'transition') {
+      const { event: cause, ...rest } = event;
+      out({ ...rest, cause, session_id });
+    } else out({ ...event, session_id });
+  };
   out(initLine(facts));
   let reply: { index: number; message: MessageParam } | undefined; // the model's message, until its metadata comes
   return (event) => {
@@ -101,14 +115,14 @@ export function streamJsonPrinter(facts: InitFacts, write: (line: string) => voi
         };
         reply = undefined;
         out({ type: 'assistant', message, parent_tool_use_id: null, session_id, uuid: randomUUID() });
-        out({ ...event, session_id });
+        loop(event);
         return;
       }
       case 'stream_event':
         out({ type: 'stream_event', event: event.event, parent_tool_use_id: null, session_id, uuid: randomUUID() });
         return;
       default:
-        out({ ...event, session_id });
+        loop(event);
     }
   };
 }

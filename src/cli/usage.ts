@@ -22,6 +22,9 @@ Options:
       --input-format FORMAT       text (default) or stream-json: user messages as JSON lines on stdin
       --verbose                   text: show the tool calls on stderr; accepted with stream-json
       --include-partial-messages  stream-json: also the model's raw stream events (stream_event lines)
+      --include-loop-events       stream-json: also agentloop's loop events (loop_event lines: docs/agent-sdk.md)
+      --permission-prompt-tool stdio  stream-json input: ask the host (an Agent SDK program) about what the
+                                  permission mode would not run (can_use_tool control requests)
       --model ID                  model id or alias sonnet, opus, haiku (overrides MODEL_ID)
       --fallback-model ID         model to switch to when the model is overloaded
       --system-prompt TEXT        replace the system prompt

@@ -56,13 +56,15 @@ describe('agentloop -p', () => {
     expect(run.stderr).toMatch(/^2 model calls · .* · session [0-9a-f-]{36}$/m);
   });
 
-  it('stream-json: one JSON object per line for transitions, messages, tool results, and the result last', async () => {
+  it('stream-json --include-loop-events: one JSON object per line for transitions, messages, tool results, and the result last', async () => {
     twoTurn();
-    const run = await runCli(['-p', 'list the files', '--output-format', 'stream-json'], { cwd: dir, env });
+    const run = await runCli(['-p', 'list the files', '--output-format', 'stream-json', '--include-loop-events'], { cwd: dir, env });
     expect(run.code).toBe(0);
-    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; state?: string });
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; state?: string; cause?: string; event?: unknown });
     const types = lines.map((l) => l.type);
     expect(types).toContain('transition');
+    // The event that led to a state is its `cause`: `.event` is a stream_event's, as in Claude Code's stream-json.
+    expect(lines.filter((l) => l.type === 'transition').every((l) => typeof l.cause === 'string' && l.event === undefined)).toBe(true);
     expect(types).toContain('assistant');
     expect(types).toContain('tool_result');
     expect(types.at(-1)).toBe('result');
@@ -187,10 +189,11 @@ describe('bad usage and missing configuration', () => {
     expect(run.stderr).toMatch(/ANTHROPIC_API_KEY/);
   });
 
-  it('names the variable to set when no model is configured', async () => {
-    const run = await runCli(['-p', 'x'], { cwd: dir, env: cliEnv({ ANTHROPIC_AUTH_TOKEN: 't' }) });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/MODEL_ID/);
+  it('uses Claude Code’s default model (sonnet) when a key is set and no model', async () => {
+    server.enqueue({ content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn' });
+    const run = await runCli(['-p', 'x'], { cwd: dir, env: cliEnv({ ANTHROPIC_AUTH_TOKEN: 't', ANTHROPIC_BASE_URL: server.url }) });
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.requests[0]?.body?.model).toBe('claude-sonnet-5-5');
   });
 
   it('--version and --help', async () => {

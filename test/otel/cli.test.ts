@@ -112,7 +112,7 @@ describe('agentloop -p with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
 
   it('SIGTERM during a tool: the spans are still sent, the run span says aborted', async () => {
     project.server.enqueue({ content: [bashUse('t1', 'sleep 30')], stop_reason: 'tool_use' });
-    const cli = startCli(['-p', 'wait', '--output-format', 'stream-json', '--verbose'], { cwd: project.dir, env: traced() });
+    const cli = startCli(['-p', 'wait', '--output-format', 'stream-json', '--verbose', '--include-loop-events'], { cwd: project.dir, env: traced() });
     await new Promise<void>((resolve) => {
       const check = setInterval(() => {
         if (cli.output().stdout.includes('"tool_start"')) {

@@ -35,7 +35,7 @@ beforeAll(async () => {
     { content: [{ type: 'text', text: 'the end' }], stop_reason: 'end_turn' },
   );
   const env = cliEnv({ ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: home });
-  run = await runCli(['-p', 'write a long story', '--output-format', 'stream-json', '--max-tokens', '50'], { cwd: dir, env });
+  run = await runCli(['-p', 'write a long story', '--output-format', 'stream-json', '--include-loop-events', '--max-tokens', '50'], { cwd: dir, env });
 });
 afterAll(async () => {
   await server.close();

@@ -1,0 +1,148 @@
+/**
+ * The host's hooks and permission prompts over the control protocol: each hook event the host registered in
+ * `initialize` becomes a `hook_callback` request per matching callback, with Claude Code's hook input, and its answer
+ * has Claude Code's effects: PreToolUse denies (`permissionDecision: "deny"`, `decision: "block"`), allows without the
+ * permission check, or changes the input (`updatedInput`); PostToolUse adds context for the model
+ * (`additionalContext`, a block's `reason`); UserPromptSubmit blocks the prompt or adds context; Stop with
+ * `decision: "block"` sends its reason to the model and the turn goes on. With `--permission-prompt-tool stdio`, a
+ * call the permission mode would not run is asked about with `can_use_tool`.
+ */
+import type { RunHooks, ToolCallDecision, ToolCallInfo } from '../../core/hooks.js';
+import type { ToolUseBlock } from '../../core/messages.js';
+import type { ControlChannel } from './channel.js';
+import type { HookEvent, SdkSetup } from './initialize.js';
+
+/** The name Claude Code gives a tool (what a script, a hook or a rule sees): agentloop's `bash` is `Bash`. */
+export const claudeToolName = (name: string) => (name === 'bash' ? 'Bash' : name);
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether a hook matcher applies to `target` (a tool name): absent, empty and `*` match all; else a regular expression. */
+export function matcherMatches(matcher: string | undefined, target: string): boolean {
+  if (matcher === undefined || matcher === '' || matcher === '*') return true;
+  try {
+    return new RegExp(`^(?:${matcher})$`).test(target);
+  } catch {
+    return matcher === target;
+  }
+}
+
+export interface HookContext {
+  channel: ControlChannel;
+  setup: SdkSetup;
+  sessionId: string;
+  cwd: string;
+  transcriptPath: string;
+  permissionMode(): string;
+  /** Told about a callback that failed (its answer was an error, or none came in time): the run goes on. */
+  onFailure(event: HookEvent, error: unknown): void;
+}
+
+type HookOutput = Record<string, unknown> & { hookSpecificOutput?: Record<string, unknown> };
+
+/** Calls the callbacks of `event` whose matcher matches `target`, in order; their answers (failures left out). */
+async function callHooks(context: HookContext, event: HookEvent, target: string, fields: Record<string, unknown>, signal?: AbortSignal): Promise<HookOutput[]> {
+  const matchers = (context.setup.hooks[event] ?? []).filter((m) => matcherMatches(m.matcher, target));
+  const input = {
+    session_id: context.sessionId,
+    transcript_path: context.transcriptPath,
+    cwd: context.cwd,
+    permission_mode: context.permissionMode(),
+    hook_event_name: event,
+    ...fields,
+  };
+  const outputs: HookOutput[] = [];
+  for (const matcher of matchers) {
+    for (const id of matcher.callbackIds) {
+      const timeout = AbortSignal.timeout((matcher.timeout ?? 60) * 1000);
+      try {
+        const tool = typeof fields.tool_use_id === 'string' ? { tool_use_id: fields.tool_use_id } : {};
+        const answer = await context.channel.ask('hook_callback', { callback_id: id, input, ...tool }, signal ? AbortSignal.any([signal, timeout]) : timeout);
+        outputs.push(answer as HookOutput);
+      } catch (error) {
+        context.onFailure(event, error);
+      }
+    }
+  }
+  return outputs;
+}
+
+const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/** What PreToolUse answers decided: deny (with the reason), allow (skip the permission check), and the input to use. */
+function preDecision(outputs: HookOutput[], input: unknown): { deny?: string; allow: boolean; input: unknown } {
+  let allow = false;
+  for (const output of outputs) {
+    const specific = output.hookSpecificOutput ?? {};
+    const decision = specific.permissionDecision ?? (output.decision === 'block' ? 'deny' : output.decision === 'approve' ? 'allow' : undefined);
+    if (decision === 'deny' || output.continue === false) {
+      return { deny: text(specific.permissionDecisionReason) ?? text(output.reason) ?? text(output.stopReason) ?? 'Blocked by a PreToolUse hook', allow, input };
+    }
+    if (isObject(specific.updatedInput)) input = specific.updatedInput;
+    if (decision === 'allow') allow = true;
+  }
+  return { allow, input };
+}
+
+/** The context PostToolUse and UserPromptSubmit answers add for the model. */
+function addedContext(outputs: HookOutput[]): string[] {
+  return outputs.flatMap((o) => [text(o.hookSpecificOutput?.additionalContext), o.decision === 'block' ? text(o.reason) : undefined]).filter((t): t is string => t !== undefined);
+}
+
+/** What a tool's output is to a PostToolUse hook: Bash's as Claude Code reports it, any other tool's text. */
+const toolResponse = (name: string, content: string, isError: boolean) =>
+  name === 'bash' ? { stdout: isError ? '' : content, stderr: isError ? content : '', interrupted: false, isImage: false } : content;
+
+/**
+ * Run hooks that call the host's PreToolUse and PostToolUse callbacks around `permission` (the gate of the rules and
+ * the mode, which asks the host with can_use_tool when so configured).
+ */
+export function controlHooks(context: HookContext, permission: RunHooks | undefined): RunHooks {
+  const denied = new Set<string>();
+  const gate = async (call: ToolCallInfo, input: unknown): Promise<ToolCallDecision | void> =>
+    permission?.beforeToolCall?.({ ...call, block: { ...call.block, input } as ToolUseBlock });
+  return {
+    async beforeToolCall(call) {
+      const name = claudeToolName(call.block.name);
+      const fields = { tool_name: name, tool_input: call.block.input, tool_use_id: call.block.id };
+      const pre = preDecision(await callHooks(context, 'PreToolUse', name, fields, call.signal), call.block.input);
+      let decision: ToolCallDecision | void = pre.deny !== undefined ? { action: 'deny', reason: pre.deny } : pre.allow ? undefined : await gate(call, pre.input);
+      if (decision === undefined && pre.input !== call.block.input) decision = { action: 'change', input: pre.input };
+      if (decision?.action === 'deny') denied.add(call.block.id);
+      return decision;
+    },
+    async afterToolCall(call) {
+      if (denied.delete(call.block.id)) return undefined;
+      const name = claudeToolName(call.block.name);
+      const fields = { tool_name: name, tool_input: call.block.input, tool_response: toolResponse(call.block.name, call.output.content, call.output.isError), tool_use_id: call.block.id };
+      const added = addedContext(await callHooks(context, 'PostToolUse', name, fields, call.signal));
+      return added.length === 0 ? undefined : { ...call.output, content: [call.output.content, ...added].join('\n\n') };
+    },
+  };
+}
+
+/** UserPromptSubmit: whether the prompt is blocked (the reason), and the context the hooks add to it. */
+export async function promptHooks(context: HookContext, prompt: string): Promise<{ block?: string; context: string[] }> {
+  const outputs = await callHooks(context, 'UserPromptSubmit', '', { prompt, source: 'sdk' });
+  const blocked = outputs.find((o) => o.decision === 'block' || o.continue === false);
+  if (blocked) return { block: text(blocked.reason) ?? text(blocked.stopReason) ?? 'Blocked by a UserPromptSubmit hook', context: [] };
+  return { context: outputs.map((o) => text(o.hookSpecificOutput?.additionalContext)).filter((t): t is string => t !== undefined) };
+}
+
+/** Stop: the reason a hook gives to go on (`decision: "block"`), or undefined to stop. */
+export async function stopHooks(context: HookContext, lastText: string, active: boolean): Promise<string | undefined> {
+  const outputs = await callHooks(context, 'Stop', '', { stop_hook_active: active, last_assistant_message: lastText });
+  const block = outputs.find((o) => o.decision === 'block' && o.continue !== false);
+  return block ? text(block.reason) ?? 'Continue (a Stop hook asked for it).' : undefined;
+}
+
+/** The host's answer to a permission prompt. */
+export type HostPermission = { allow: true; input?: Record<string, unknown> } | { allow: false; message: string; interrupt: boolean };
+
+/** Asks the host whether a call may run (`can_use_tool`), saying why the mode would not run it. */
+export async function askHost(channel: ControlChannel, block: ToolUseBlock, why: string, signal: AbortSignal): Promise<HostPermission> {
+  const answer = await channel.ask('can_use_tool', { tool_name: claudeToolName(block.name), input: block.input, tool_use_id: block.id, decision_reason: why }, signal);
+  if (answer.behavior === 'allow') return { allow: true, ...(isObject(answer.updatedInput) ? { input: answer.updatedInput } : {}) };
+  return { allow: false, message: text(answer.message) ?? 'The host denied this tool call.', interrupt: answer.interrupt === true };
+}

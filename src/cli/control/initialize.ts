@@ -1,0 +1,97 @@
+/**
+ * The `initialize` request the Claude Agent SDK sends first (DESIGN.md section 8): what of it agentloop applies (the
+ * system prompt, an appended prompt, hook callbacks, in-process MCP servers), and the answer Claude Code gives
+ * (`commands`, `agents`, `output_style`, `available_output_styles`, `models`, `account`, `pid`). Anything else the host
+ * asks for in it is refused with an error answer naming it: never ignored in silence.
+ */
+import { MODEL_ALIASES } from '../../core/models.js';
+import type { McpToolInfo } from './mcpTools.js';
+
+/** The hook events whose callbacks agentloop calls (./hooks.ts). */
+export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+/** One matcher of the host's hooks: the tool names it applies to (all when absent) and the callbacks to call. */
+export interface HookMatcher {
+  matcher?: string;
+  callbackIds: string[];
+  /** Seconds to wait for a callback's answer (Claude Code's default: 60). */
+  timeout?: number;
+}
+
+export interface SdkServer {
+  name: string;
+  /** The tools the SDK listed for it in `sdkMcpServerManifests` (else asked with `tools/list`). */
+  tools?: McpToolInfo[];
+}
+
+/** What an `initialize` request sets up for the session. */
+export interface SdkSetup {
+  /** Replaces the system prompt ('' for none: the SDK's default). */
+  system?: string;
+  appendSystemPrompt?: string;
+  hooks: Partial<Record<HookEvent, HookMatcher[]>>;
+  servers: SdkServer[];
+}
+
+const KNOWN = new Set(['subtype', 'systemPrompt', 'appendSystemPrompt', 'hooks', 'sdkMcpServers', 'sdkMcpServerManifests', 'sdkMcpServerConfigs']);
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether a value says nothing (the SDK sends unset options as absent, null, false or empty). */
+const isEmpty = (value: unknown) =>
+  value === undefined || value === null || value === false || (Array.isArray(value) && value.length === 0) || (isObject(value) && Object.keys(value).length === 0);
+
+/** The setup an `initialize` request asks for, or the one-line reason it is refused. */
+export function readInitialize(request: Record<string, unknown>): SdkSetup | { error: string } {
+  const unsupported = Object.keys(request).filter((key) => !KNOWN.has(key) && !isEmpty(request[key]));
+  if (unsupported.length > 0) {
+    const what = unsupported.map((key) => (key === 'jsonSchema' ? 'jsonSchema (outputFormat: structured output)' : key)).join(', ');
+    return { error: `agentloop does not support ${what} in initialize` };
+  }
+  const setup: SdkSetup = { hooks: {}, servers: [] };
+  const { systemPrompt, appendSystemPrompt } = request;
+  if (Array.isArray(systemPrompt)) setup.system = systemPrompt.filter((part) => typeof part === 'string' && part !== '').join('\n\n');
+  else if (typeof systemPrompt === 'string') setup.system = systemPrompt;
+  if (typeof appendSystemPrompt === 'string' && appendSystemPrompt !== '') setup.appendSystemPrompt = appendSystemPrompt;
+  const hooks = readHooks(request.hooks);
+  if ('error' in hooks) return hooks;
+  setup.hooks = hooks.hooks;
+  const manifests = isObject(request.sdkMcpServerManifests) ? request.sdkMcpServerManifests : {};
+  for (const name of Array.isArray(request.sdkMcpServers) ? request.sdkMcpServers : []) {
+    if (typeof name !== 'string') continue;
+    const listed = manifests[name];
+    const tools = isObject(listed) && isObject(listed.toolsListResult) ? listed.toolsListResult.tools : undefined;
+    setup.servers.push({ name, ...(Array.isArray(tools) ? { tools: tools.filter(isToolInfo) } : {}) });
+  }
+  return setup;
+}
+
+const isToolInfo = (value: unknown): value is McpToolInfo => isObject(value) && typeof value.name === 'string';
+
+function readHooks(value: unknown): { hooks: SdkSetup['hooks'] } | { error: string } {
+  const hooks: SdkSetup['hooks'] = {};
+  if (!isObject(value)) return { hooks };
+  for (const [event, matchers] of Object.entries(value)) {
+    if (!Array.isArray(matchers) || matchers.length === 0) continue;
+    if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
+      return { error: `agentloop does not support ${event} hooks (it calls ${HOOK_EVENTS.join(', ')})` };
+    }
+    hooks[event as HookEvent] = matchers.filter(isObject).map((m) => ({
+      ...(typeof m.matcher === 'string' ? { matcher: m.matcher } : {}),
+      callbackIds: Array.isArray(m.hookCallbackIds) ? m.hookCallbackIds.filter((id): id is string => typeof id === 'string') : [],
+      ...(typeof m.timeout === 'number' ? { timeout: m.timeout } : {}),
+    }));
+  }
+  return { hooks };
+}
+
+/** The answer to `initialize`, in Claude Code's shape. */
+export function initializeAnswer(model: string) {
+  const models = [
+    { value: 'default', displayName: 'Default', description: `The model of this run (${model})` },
+    ...Object.entries(MODEL_ALIASES).map(([alias, id]) => ({ value: alias, displayName: alias[0]?.toUpperCase() + alias.slice(1), description: id })),
+  ];
+  return { commands: [], agents: [], output_style: 'default', available_output_styles: ['default'], models, account: {}, pid: process.pid };
+}

@@ -1,0 +1,165 @@
+/**
+ * The host's side of a stream-json session driven by a Claude Agent SDK program: the control requests it sends are
+ * answered here at once, also while a turn runs (`interrupt` aborts it); what `initialize` set up (system prompt,
+ * hooks, in-process MCP tools) and what later requests change (permission mode, model) is read by each turn.
+ */
+import { resolveModel } from '../../core/models.js';
+import type { RunHooks } from '../../core/hooks.js';
+import type { Tool } from '../../core/tool.js';
+import { PERMISSION_MODES, type PermissionMode } from '../../permissions/modes.js';
+import type { PermissionGate } from '../permissions.js';
+import type { ModelChoice } from '../start.js';
+import { ControlChannel, type ControlLine } from './channel.js';
+import { type HookContext, askHost, controlHooks } from './hooks.js';
+import { type SdkSetup, initializeAnswer, readInitialize } from './initialize.js';
+import { sdkServerTools } from './mcpTools.js';
+
+export interface ControlSessionOptions {
+  write: (line: string) => void;
+  /** Told on stderr: a hook callback that failed, a control line that was not understood. */
+  warn: (line: string) => void;
+  sessionId: string;
+  cwd: string;
+  transcriptPath: string;
+  model: string;
+  /** The gate of the rules and the mode: set_permission_mode changes its mode. */
+  gate: PermissionGate | undefined;
+  /** `--permission-prompt-tool stdio`: ask the host about what the mode would not run. */
+  askHost: boolean;
+  /** Aborts the turn under way, if one is. */
+  interrupt: () => void;
+}
+
+export class ControlSession {
+  readonly channel: ControlChannel;
+  setup: SdkSetup = { hooks: {}, servers: [] };
+  tools: Tool[] = [];
+  model: string;
+  /** Settles once the initialize request (if any came) is answered: a turn waits for it. */
+  ready: Promise<void> = Promise.resolve();
+  private initialized = false;
+  /** Whether any control request came: the session is driven by a host that speaks the protocol. */
+  used = false;
+
+  constructor(private readonly options: ControlSessionOptions) {
+    this.channel = new ControlChannel(options.write);
+    this.model = options.model;
+    const gate = options.gate;
+    if (gate && options.askHost) {
+      gate.ask = async (block, why, signal) => {
+        const answer = await askHost(this.channel, block, why, signal);
+        if (!answer.allow && answer.interrupt) options.interrupt();
+        return answer;
+      };
+    }
+  }
+
+  /** A control line read from stdin. */
+  handle(line: ControlLine): void {
+    switch (line.type) {
+      case 'keep_alive':
+      case 'control_cancel_request': // every request of the host's is answered at once: none is left to cancel
+        return;
+      case 'control_response':
+        this.channel.settle(line.response);
+        return;
+      case 'control_request':
+        this.used = true;
+        this.request(line.request_id, line.request);
+    }
+  }
+
+  private request(id: string, request: { subtype: string } & Record<string, unknown>): void {
+    const { channel } = this;
+    switch (request.subtype) {
+      case 'initialize':
+        this.initialize(id, request);
+        return;
+      case 'interrupt':
+        this.options.interrupt();
+        return channel.answer(id);
+      case 'set_permission_mode':
+        return this.setMode(id, request.mode);
+      case 'set_model': {
+        const model = typeof request.model === 'string' && request.model !== 'default' ? resolveModel(request.model) : this.options.model;
+        this.model = model;
+        return channel.answer(id);
+      }
+      case 'mcp_status':
+        // After initialize's servers are listed.
+        void this.ready.then(() => channel.answer(id, { mcpServers: this.setup.servers.map((s) => ({ name: s.name, status: 'connected', tools: this.toolsOf(s.name) })) }));
+        return;
+      default:
+        return channel.refuse(id, `agentloop does not support the control request ${JSON.stringify(request.subtype)}`);
+    }
+  }
+
+  private toolsOf(server: string) {
+    const prefix = `mcp__${server}__`;
+    return this.tools.filter((t) => t.name.startsWith(prefix)).map((t) => ({ name: t.name.slice(prefix.length), description: t.description }));
+  }
+
+  private setMode(id: string, mode: unknown): void {
+    const gate = this.options.gate;
+    if (typeof mode !== 'string' || !(PERMISSION_MODES as readonly string[]).includes(mode)) {
+      return this.channel.refuse(id, `unknown permission mode ${JSON.stringify(mode)}: one of ${PERMISSION_MODES.join(', ')}`);
+    }
+    if (!gate) return this.channel.refuse(id, 'this session has no permission gate');
+    gate.mode = mode as PermissionMode;
+    this.channel.answer(id, { mode });
+  }
+
+  private initialize(id: string, request: Record<string, unknown>): void {
+    if (this.initialized) return this.channel.refuse(id, 'already initialized');
+    const setup = readInitialize(request);
+    if ('error' in setup) return this.channel.refuse(id, setup.error);
+    this.initialized = true;
+    this.setup = setup;
+    this.ready = sdkServerTools(this.channel, setup.servers).then(
+      (tools) => {
+        this.tools = tools;
+        this.channel.answer(id, initializeAnswer(this.model));
+      },
+      (error: unknown) => this.channel.refuse(id, `the in-process MCP servers could not be listed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  }
+
+  /** The hook context of the session's hooks (./hooks.ts). */
+  hookContext(): HookContext {
+    return {
+      channel: this.channel,
+      setup: this.setup,
+      sessionId: this.options.sessionId,
+      cwd: this.options.cwd,
+      transcriptPath: this.options.transcriptPath,
+      permissionMode: () => this.options.gate?.mode ?? 'bypassPermissions',
+      onFailure: (event, error) => this.options.warn(`agentloop: a ${event} hook failed (${error instanceof Error ? error.message : String(error)}): the run goes on`),
+    };
+  }
+
+  /** The run hooks of a turn: the host's hooks around the permission gate. */
+  runHooks(): RunHooks | undefined {
+    const hasHooks = Object.values(this.setup.hooks).some((m) => m.length > 0);
+    return hasHooks ? controlHooks(this.hookContext(), this.options.gate?.hooks) : this.options.gate?.hooks;
+  }
+
+  /**
+   * The model choice of the next turn: the model set_model chose, the host's hooks around the gate, the in-process
+   * servers' tools after those of --mcp-config (the init line lists both).
+   */
+  choiceOf(choice: ModelChoice): ModelChoice {
+    const hooks = this.runHooks();
+    const servers = this.setup.servers.map(({ name }) => ({ name, status: 'connected' as const }));
+    return {
+      ...choice,
+      model: this.model,
+      ...(hooks ? { hooks } : {}),
+      addTools: [...(choice.addTools ?? []), ...this.tools],
+      mcpStates: [...(choice.mcpStates ?? []), ...servers],
+    };
+  }
+
+  hasHooks(event: keyof SdkSetup['hooks']): boolean {
+    return (this.setup.hooks[event]?.length ?? 0) > 0;
+  }
+}
