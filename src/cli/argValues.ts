@@ -111,3 +111,9 @@ export function allowWriteOf(values: string[] | undefined, sandbox: boolean): st
   if (unknown.length > 0) throw new UsageError(`--allow-write takes a name of the sandbox's protected files (${allowableNames().join(', ')}), not "${unknown[0]}"`);
   return names;
 }
+
+/** `--permission-prompt-tool`: only `stdio` (the host answers can_use_tool control requests). */
+export function promptToolOf(value: string): 'stdio' {
+  if (value === 'stdio') return value;
+  throw new UsageError(`--permission-prompt-tool takes stdio (the host answers can_use_tool requests), not "${value}": an MCP tool as the prompt is not supported`);
+}

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { resolveModel } from '../core/models.js';
 import { isMistakeName } from '../mistakes/names.js';
 import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
-import { UsageError, allowWriteOf, portOf, positiveInt, positiveNumber, splitRules, usageErrorOf, uuidOf } from './argValues.js';
+import { UsageError, allowWriteOf, portOf, positiveInt, positiveNumber, promptToolOf, splitRules, usageErrorOf, uuidOf } from './argValues.js';
 
 export { UsageError } from './argValues.js';
 
@@ -195,11 +195,7 @@ function setRunValues(options: CliOptions, values: Values): void {
   if (values.verbose) options.verbose = true;
   if (values['include-partial-messages']) options.includePartialMessages = true;
   if (values['include-loop-events']) options.includeLoopEvents = true;
-  const promptTool = values['permission-prompt-tool'];
-  if (promptTool !== undefined && promptTool !== 'stdio') {
-    throw new UsageError(`--permission-prompt-tool takes stdio (the host answers can_use_tool requests), not "${promptTool}": an MCP tool as the prompt is not supported`);
-  }
-  if (promptTool !== undefined) options.permissionPromptTool = promptTool;
+  if (values['permission-prompt-tool'] !== undefined) options.permissionPromptTool = promptToolOf(values['permission-prompt-tool']);
   const allowed = splitRules('--allowedTools', join(values.allowedTools, values['allowed-tools']));
   const disallowed = splitRules('--disallowedTools', join(values.disallowedTools, values['disallowed-tools']));
   if (allowed) options.allowedTools = allowed;
@@ -263,11 +259,8 @@ function checkCombinations(options: CliOptions): void {
   if (options.permissionPromptTool !== undefined && options.inputFormat !== 'stream-json') {
     throw new UsageError('--permission-prompt-tool stdio goes with --input-format stream-json (the answers come on stdin)');
   }
-  if (options.includeLoopEvents && options.outputFormat !== 'stream-json') {
-    throw new UsageError('--include-loop-events goes with --output-format stream-json');
-  }
-  if (options.includePartialMessages && options.outputFormat !== 'stream-json') {
-    throw new UsageError('--include-partial-messages goes with --output-format stream-json');
+  for (const [on, flag] of [[options.includeLoopEvents, '--include-loop-events'], [options.includePartialMessages, '--include-partial-messages']] as const) {
+    if (on && options.outputFormat !== 'stream-json') throw new UsageError(`${flag} goes with --output-format stream-json`);
   }
   if (options.fallbackModel !== undefined && options.fallbackModel === options.model) {
     throw new UsageError('--fallback-model must differ from --model');
