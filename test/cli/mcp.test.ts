@@ -101,7 +101,7 @@ describe('--mcp-config', () => {
   it('leaves no server process when the agent is killed with SIGKILL mid-call', async () => {
     const { marker, json } = config();
     calls('mcp__every__trigger-long-running-operation', { duration: 120, steps: 2 });
-    const cliRun = startCli(['-p', '--mcp-config', json, '--output-format', 'stream-json', '--verbose', 'wait'], { cwd: project.dir, env: project.env });
+    const cliRun = startCli(['-p', '--mcp-config', json, '--output-format', 'stream-json', '--verbose', '--include-loop-events', 'wait'], { cwd: project.dir, env: project.env });
     await waitFor(() => cliRun.output().stdout.includes('"type":"tool_start"'), 60_000);
     expect(processesMarked(marker).length).toBeGreaterThan(0);
     cliRun.child.kill('SIGKILL');
