@@ -11,11 +11,15 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { findExecutable } from '../../src/tools/bash/run/programs.js';
 import { IN_HOME, IN_WORKING_DIRECTORY, type ProtectedName } from '../../src/tools/bash/run/protect.js';
 import { lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
 import { cliEnv } from '../support/cli.js';
-import { runCliAs, testUsers, type TestUser } from '../support/users.js';
+import { runAs, runCliAs, testUsers, type TestUser } from '../support/users.js';
+
+const DIST_SANDBOX = fileURLToPath(new URL('../../dist/tools/bash/run/sandbox.js', import.meta.url));
 
 const NAMES: readonly ProtectedName[] = [...IN_WORKING_DIRECTORY, ...IN_HOME];
 /** Made before the run, each with its own text (the rest of the list does not exist). */
@@ -114,6 +118,31 @@ describe.each(testUsers())('as $name', (user) => {
       expect(readdirSync(project)).toEqual(['task.txt']);
     } finally {
       rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it('a long-lived program started in the sandbox (an MCP server): the files that exist stay as they were', { timeout: 60_000 }, async (ctx) => {
+    if (user.skip !== undefined) ctx.skip(user.skip);
+    const home = makeHome(user);
+    try {
+      const before = snapshot(home);
+      const existing = NAMES.filter(({ name }) => before[name] !== undefined || name.startsWith('.git/hooks') || name === '.git/config');
+      const command = [...attack(existing).split('\n').slice(0, existing.length * 2), 'mv .git .git-away 2>/dev/null && echo "moved .git"', 'echo task > task.txt && echo attack-done'].join('\n');
+      // The sandboxed runner's wrap, as MCP servers are started (tools/mcp/stdio.ts), in a process of the user's own.
+      const script = [
+        `import { sandboxRunner } from ${JSON.stringify(DIST_SANDBOX)};`,
+        "import { spawnSync } from 'node:child_process';",
+        `const runner = sandboxRunner({ bwrap: ${JSON.stringify(findExecutable('bwrap', process.env.PATH) ?? 'bwrap')}, timeout: undefined, env: () => process.env, reveal: () => [] });`,
+        "const argv = runner.wrap(['bash', '-c', process.argv[1]], process.cwd());",
+        "const run = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8' });",
+        'process.stdout.write(run.stdout); process.stderr.write(run.stderr);',
+      ].join('\n');
+      const run = await runAs(user, process.execPath, ['--input-type=module', '-e', script, command], { cwd: home, env: { PATH: process.env.PATH ?? '', HOME: home } });
+      expect(run.stdout, run.stderr).toMatch(/attack-done/);
+      expect(run.stdout).not.toMatch(/^(planted|wrote|removed|moved|linked) /m);
+      expect(snapshot(home)).toEqual({ ...before, 'top level': `${before['top level']} task.txt`.split(' ').sort().join(' ') });
+    } finally {
+      rmSync(dirname(home), { recursive: true, force: true });
     }
   });
 

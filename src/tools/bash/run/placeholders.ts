@@ -38,13 +38,22 @@ export function prepareProtection(paths: readonly ProtectedPath[], cwd: string):
   sweepOnce();
   listing = readRegistry();
   try {
-    return walk(paths, cwd);
+    return walk(paths, cwd, true);
   } finally {
     listing = undefined;
   }
 }
 
-function walk(paths: readonly ProtectedPath[], cwd: string): Protection {
+/**
+ * The protection of what exists, with no placeholder made for what does not (which could then be made): for a program
+ * that outlives any one call (an MCP server), whose placeholders would have to outlive the call that made them.
+ */
+export function existingProtection(paths: readonly ProtectedPath[], cwd: string): Pick<Protection, 'pins' | 'readOnly'> {
+  const { pins, readOnly } = walk(paths, cwd, false);
+  return { pins, readOnly };
+}
+
+function walk(paths: readonly ProtectedPath[], cwd: string, makePlaceholders: boolean): Protection {
   const pins = new Set<string>();
   const readOnly = new Set<string>();
   const used: string[] = [];
@@ -57,6 +66,7 @@ function walk(paths: readonly ProtectedPath[], cwd: string): Protection {
       const last = i === parts.length - 1;
       const stats = lstatOrUndefined(at);
       if (stats === undefined) {
+        if (!makePlaceholders) break;
         const placeholder: Placeholder = last && !p.entry.dir ? { path: at, content: p.entry.standIn?.(p.folder) ?? NOTE } : { path: at };
         if (take(placeholder)) {
           used.push(at);
@@ -65,8 +75,7 @@ function walk(paths: readonly ProtectedPath[], cwd: string): Protection {
         break;
       }
       // A placeholder another command made, of this process or another: held here too, so that it stays until both end.
-      const shared = shareIfPlaceholder(at);
-      if (shared) used.push(at);
+      if (makePlaceholders && shareIfPlaceholder(at)) used.push(at);
       if (stats.isSymbolicLink()) {
         // Its target, when the command could write it; the link itself cannot be mounted on (the docs say so).
         const target = realOrUndefined(at);

@@ -12,7 +12,7 @@ import { delimiter, isAbsolute, join } from 'node:path';
 import { removeAtExit } from './atExit.js';
 import { hiddenPaths, isDotEnvName, planMounts, PRIVATE_DIRS, socketPaths, type Found } from './hidden.js';
 import { procReadOnlyArgs } from './kernel.js';
-import { prepareProtection } from './placeholders.js';
+import { existingProtection, prepareProtection } from './placeholders.js';
 import { protectedPaths } from './protect.js';
 import { backstop, findExecutable, programFolders } from './programs.js';
 import { launch, type CommandRunner, type RunEnding } from './runner.js';
@@ -114,11 +114,15 @@ export function sandboxRunner(settings: SandboxSettings): CommandRunner {
         protection.release();
       }
     },
-    // A long-lived program (an MCP server) gets the same mounts but not the protection of files that run later
-    // (protect.ts): its placeholders would have to outlive the call that made them.
+    // A long-lived program (an MCP server) gets the same mounts, and of the files that run later (protect.ts) those
+    // that exist are kept read-only; no placeholder stands in for a missing one (it would have to outlive the call
+    // that made it), so such a program can make one.
     wrap(argv, cwd) {
-      const view: SandboxView = { env: settings.env(), reveal: settings.reveal(), program: argv, ...(settings.hide ? { hide: settings.hide } : {}) };
-      return [...sandboxPrefix(settings.bwrap, realpathSync(cwd), view), ...argv];
+      const env = settings.env();
+      const real = realpathSync(cwd);
+      const protect = existingProtection(protectedPaths(real, homeFolders(env), settings.allowWrite ?? []), real);
+      const view: SandboxView = { env, reveal: settings.reveal(), protect, program: argv, ...(settings.hide ? { hide: settings.hide } : {}) };
+      return [...sandboxPrefix(settings.bwrap, real, view), ...argv];
     },
   };
 }
