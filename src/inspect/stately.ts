@@ -10,12 +10,14 @@
  * (8080 by default; its page has the port written in, so port 0 cannot work), and replays only
  * the last 200 events to a page opened late (a run's first turns would be missing).
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createWebSocketInspector } from '@statelyai/inspect';
 import type { AnyActorRef, InspectionEvent, Observer } from 'xstate';
 import { WebSocket, WebSocketServer } from 'ws';
 import { listenOnLoopback } from '../loopback/listen.js';
 import { checkToken, newToken, requestToken, sameToken, tokenCookie, tokenCookieName } from '../loopback/auth.js';
+import { setSecurityHeaders } from '../loopback/headers.js';
 
 export const STATELY_INSPECTOR_URL = 'https://stately.ai/inspect';
 
@@ -56,13 +58,34 @@ const CONNECT_TIMEOUT_MS = 15_000;
 /** JSON inside a `<script type="application/json">`: `<` escaped so it cannot close the element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
-function bridgePage(inspectorUrl: string, token: string, offline: StatelyInspectorOptions['offline'] = {}): string {
+/**
+ * The bridge page's policy: its own inline script and style (by a nonce new with each page), the inspector's origin in
+ * the frame and for the page's check that it can be reached, the WebSocket back to this server, nothing else; and no
+ * page may frame it.
+ */
+function bridgePolicy(inspectorUrl: string, port: number, nonce: string): string {
+  const inspector = new URL(inspectorUrl).origin;
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    `frame-src ${inspector}`,
+    `connect-src ${inspector} ws://127.0.0.1:${port} ws://localhost:${port}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+const escapeAttribute = (text: string) => text.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function bridgePage(inspectorUrl: string, token: string, nonce: string, offline: StatelyInspectorOptions['offline'] = {}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <title>agentloop · Stately inspector</title>
-<style>
+<style nonce="${nonce}">
   html, body { margin: 0; height: 100%; font: 14px system-ui, sans-serif; }
   iframe { width: 100%; height: calc(100% - 28px); border: 0; display: block; }
   [hidden] { display: none !important; }
@@ -72,11 +95,11 @@ function bridgePage(inspectorUrl: string, token: string, offline: StatelyInspect
 </style>
 </head>
 <body>
-<p>agentloop: inspection events relayed from 127.0.0.1 to the Stately inspector below (it loads from ${inspectorUrl} and needs the internet).</p>
+<p>agentloop: inspection events relayed from 127.0.0.1 to the Stately inspector below (it loads from ${escapeAttribute(inspectorUrl)} and needs the internet).</p>
 <div id="offline" data-testid="offline" hidden></div>
-<iframe id="inspector" src="${inspectorUrl}"></iframe>
+<iframe id="inspector" src="${escapeAttribute(inspectorUrl)}"></iframe>
 <script type="application/json" id="offline-config">${scriptJson({ inspectorUrl, ...offline })}</script>
-<script>
+<script nonce="${nonce}">
   var config = JSON.parse(document.getElementById('offline-config').textContent);
   var frame = document.getElementById('inspector');
   var ready = false;
@@ -148,6 +171,8 @@ const urlOf = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://127.0.0.
 
 /** The page, to a request for this host with the viewers' token. */
 function servePage(relay: Relay, req: IncomingMessage, res: ServerResponse): void {
+  const nonce = randomBytes(16).toString('base64');
+  setSecurityHeaders(res, bridgePolicy(relay.inspectorUrl, relay.port, nonce));
   const host = req.headers.host ?? '';
   if (host !== `127.0.0.1:${relay.port}` && host !== `localhost:${relay.port}`) {
     res.writeHead(403).end();
@@ -161,10 +186,9 @@ function servePage(relay: Relay, req: IncomingMessage, res: ServerResponse): voi
   res.writeHead(200, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
-    'referrer-policy': 'no-referrer',
     'set-cookie': tokenCookie(cookieOf(relay), relay.viewerToken),
   });
-  res.end(bridgePage(relay.inspectorUrl, relay.viewerToken, relay.options.offline));
+  res.end(bridgePage(relay.inspectorUrl, relay.viewerToken, nonce, relay.options.offline));
 }
 
 /** Who a connection is by its token: the agent, a viewer, or nobody. */

@@ -16,6 +16,7 @@ import { CLIENT_FILES, clientFile, graphOf, machineView, viewerPage } from './as
 import { buildTimeline, type Timeline } from './timeline.js';
 import { listenOnLoopback } from '../loopback/listen.js';
 import { checkToken, newToken, tokenCookie, tokenCookieName } from '../loopback/auth.js';
+import { setSecurityHeaders, VIEWER_CSP } from '../loopback/headers.js';
 
 export interface ViewerOptions {
   /** `$AGENTLOOP_HOME`. */
@@ -93,7 +94,6 @@ function servePage(s: ServerState, res: ServerResponse): void {
   res.writeHead(200, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
-    'referrer-policy': 'no-referrer',
     'set-cookie': tokenCookie(tokenCookieName('view', s.port), s.token),
   });
   const { live, compare, stepper } = s.options;
@@ -185,6 +185,7 @@ function streamTimeline(s: ServerState, path: string, res: ServerResponse): void
 }
 
 function handle(s: ServerState, req: IncomingMessage, res: ServerResponse): void {
+  setSecurityHeaders(res, VIEWER_CSP);
   const url = new URL(req.url ?? '/', `http://127.0.0.1:${s.port}`);
   if (!admitted(s, req, res, url)) return;
   const path = url.pathname;

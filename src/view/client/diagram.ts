@@ -17,7 +17,7 @@ export class Diagram {
     // Each copy gets its own marker ids, so two diagrams can share a page.
     const from = container.ownerDocument.createElement('div');
     const prefix = `d${copies++}`;
-    from.innerHTML = machine.svg.replace(/(["#])m-arrow/g, `$1${prefix}-arrow`);
+    from.innerHTML = machine.svg.replace(/(["#])m-arrow/g, (_match, mark: string) => `${mark}${prefix}-arrow`);
     this.svg = from.querySelector('svg') as SVGSVGElement;
     this.prefix = prefix;
     this.natural = Number(this.svg.getAttribute('width')) || 1400;
