@@ -16,6 +16,7 @@ import { costOf } from '../core/pricing.js';
 import type { SessionRecord } from '../transcript/records.js';
 import { recordedMessages } from '../transcript/resume.js';
 import { exitCodeOf, toJsonResult, type RunFacts } from './output.js';
+import { shown } from './terminal.js';
 
 export interface DurableIo {
   env: NodeJS.ProcessEnv;
@@ -47,7 +48,7 @@ export async function runDurable(options: DurableOptions, io: DurableIo): Promis
     }
   } catch (error) {
     if (!(error instanceof RestateCallError)) throw error;
-    io.stderr.write(`agentloop: ${error.message}\n`);
+    io.stderr.write(`agentloop: ${shown(error.message)}\n`);
     return 1;
   }
 }
@@ -134,7 +135,7 @@ function notDone(view: Exclude<SessionView, { state: 'done' }>, options: { resta
     io.stderr.write(`agentloop: the run of session ${options.id} ended without a result (cancelled or killed in Restate)\n`);
     return 1;
   }
-  io.stderr.write(`${stillRunning(options.id, view.run)}\n`);
+  io.stderr.write(`${shown(stillRunning(options.id, view.run))}\n`);
   return STILL_RUNNING;
 }
 

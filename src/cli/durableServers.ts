@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import type { DurableOptions } from './durableArgs.js';
 import type { DurableIo } from './durable.js';
+import { shown } from './terminal.js';
 
 type Serving = Extract<DurableOptions, { command: 'worker' | 'balancer' }>;
 
@@ -27,7 +28,7 @@ async function register(options: Serving, uri: string, io: DurableIo): Promise<b
     return true;
   } catch (error) {
     if (!(error instanceof RegistrationError)) throw error;
-    io.stderr.write(`agentloop: ${error.message}\n`);
+    io.stderr.write(`agentloop: ${shown(error.message)}\n`);
     return false;
   }
 }
@@ -82,7 +83,7 @@ async function workerCommand(options: Extract<DurableOptions, { command: 'worker
     port: options.port,
     host: options.host,
     ...(options.identityKeys ? { identityKeys: options.identityKeys } : {}),
-    log: (line) => io.stderr.write(`${line}\n`),
+    log: (line) => io.stderr.write(`${shown(line)}\n`),
   });
   const close = async () => {
     await worker.close();
@@ -102,7 +103,7 @@ const FIRST_WORKER_MS = 30_000;
 
 async function balancerCommand(options: Extract<DurableOptions, { command: 'balancer' }>, io: DurableIo): Promise<number> {
   const { startBalancer } = await import('../durable/balancer.js');
-  const balancer = await startBalancer({ ...options, log: (line) => io.stderr.write(`agentloop balancer: ${line}\n`) });
+  const balancer = await startBalancer({ ...options, log: (line) => io.stderr.write(`agentloop balancer: ${shown(line)}\n`) });
   io.stdout.write(`${balancer.url}\n`);
   io.stderr.write(`agentloop balancer: ${balancer.url} in front of ${options.backends.join(', ')}; Ctrl-C stops it\n`);
   if (options.register && !(await balancer.answered(FIRST_WORKER_MS))) {

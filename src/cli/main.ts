@@ -6,6 +6,7 @@
  */
 import { readFileSync, writeSync } from 'node:fs';
 import type { CliOptions } from './args.js';
+import { shown } from './terminal.js';
 
 /** The package's version, from its package.json (two directories up, from dist/cli/ as from src/cli/). */
 function version(): string {
@@ -124,7 +125,7 @@ main(process.argv.slice(2)).then(
     exitWhenFlushed(code);
   },
   (error: unknown) => {
-    process.stderr.write(`agentloop: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(`agentloop: internal error: ${shown(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
     process.exitCode = 1;
   },
 );

@@ -10,6 +10,7 @@ import { agentloopHome } from '../transcript/store.js';
 import { DEMO_BANNER } from './demo.js';
 import { selfCommand } from './self.js';
 import { formatToolResult, formatToolStart, palette } from './output.js';
+import { shown } from './terminal.js';
 
 export interface MistakeIo {
   env: NodeJS.ProcessEnv;
@@ -25,7 +26,7 @@ export async function mistakeCommand(name: string, io: MistakeIo): Promise<numbe
     return 0;
   }
   if (!isMistakeName(name)) {
-    io.stderr.write(`agentloop: no mistake "${name}": see agentloop --demo --mistake list\n`);
+    io.stderr.write(`agentloop: no mistake "${shown(name)}": see agentloop --demo --mistake list\n`);
     return 2;
   }
   const colors = palette(io.stderr, io.env);
@@ -39,6 +40,6 @@ export async function mistakeCommand(name: string, io: MistakeIo): Promise<numbe
       if (event.type === 'tool_result') io.stderr.write(`${colors.dim(formatToolResult(event))}\n`);
     },
   });
-  io.stdout.write(formatMistakeReport(run, selfCommand()));
+  io.stdout.write(shown(formatMistakeReport(run, selfCommand())));
   return symptomOf(run) === 'none' ? 1 : 0;
 }

@@ -4,6 +4,7 @@ import type { Usage } from '../core/usage.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../run/runAgent.js';
 import { plural } from '../core/plural.js';
+import { shown } from './terminal.js';
 
 /** Usage and cost of one model over a run, as Claude Code's `modelUsage` has them. */
 export interface ModelUsage {
@@ -113,16 +114,17 @@ export function exitCodeOf(run: RunResult): number {
 
 const PREVIEW_LINES = 5;
 
-/** `$ command` and the first lines of its output, as the CLI shows a tool call. */
+/** `$ command`, as the CLI shows a tool call (the command as a terminal may show it: ./terminal.ts). */
 export function formatToolStart(event: Extract<RunEvent, { type: 'tool_start' }>): string {
   const input = event.block.input as { command?: unknown } | null;
   const what = typeof input?.command === 'string' ? input.command : JSON.stringify(event.block.input);
-  return event.block.name === 'bash' ? `$ ${what}` : `[${event.block.name}] ${what}`;
+  return shown(event.block.name === 'bash' ? `$ ${what}` : `[${event.block.name}] ${what}`);
 }
 
+/** The first lines of a tool's output, as the CLI shows them. */
 export function formatToolResult(event: Extract<RunEvent, { type: 'tool_result' }>): string {
   const content = event.result.content;
-  const text = typeof content === 'string' ? content : JSON.stringify(content);
+  const text = shown(typeof content === 'string' ? content : JSON.stringify(content));
   const lines = text.split('\n');
   const head = lines.slice(0, PREVIEW_LINES).map((l) => `  ${l.length > 200 ? `${l.slice(0, 200)}…` : l}`);
   if (lines.length > PREVIEW_LINES) head.push(`  … (${lines.length - PREVIEW_LINES} more lines)`);

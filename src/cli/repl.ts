@@ -15,6 +15,7 @@ import { type ModelChoice, limitsOf, openSession, progressPrinter, refusalWarner
 import { onEndSignals } from './signals.js';
 import { type LastRun, type SessionCost, type SlashCommand, costText, helpText, parseSlash, stateText, unknownText } from './slash.js';
 import { createSpinner } from './spinner.js';
+import { shown } from './terminal.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -98,14 +99,14 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
       if (event.type === 'transition' || event.type === 'decision' || event.type === 'stream_event') return;
       spinner.stop();
       if (event.type === 'text') {
-        stdout.write(event.delta);
+        stdout.write(shown(event.delta));
         open = event.delta.length > 0 && !event.delta.endsWith('\n');
         turnText = true;
       } else if (event.type === 'message' && event.origin === 'model') {
         // A model that does not stream its text (a scripted one) shows each turn's text whole.
         const text = turnText ? '' : textOf(event.message.content);
         endLine();
-        if (text) stdout.write(`${text}\n`);
+        if (text) stdout.write(`${shown(text)}\n`);
         turnText = true;
       } else if (event.type !== 'message') {
         endLine();
@@ -148,8 +149,8 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
         usage: addUsage(cost.usage, result.context.usage),
         costUsd: cost.costUsd + result.context.costUsd,
       };
-      if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(describeError(result))}\n`);
-      stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
+      if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(shown(describeError(result)))}\n`);
+      stderr.write(`${colors.dim(shown((await loadSessions()).usageSummary(result)))}\n`);
     } finally {
       spinner.stop();
       running = undefined;
@@ -165,10 +166,10 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
         stdout.write(`${helpText()}\n`);
         break;
       case 'cost':
-        stdout.write(`${costText(cost, session?.id)}\n`);
+        stdout.write(`${shown(costText(cost, session?.id))}\n`);
         break;
       case 'state':
-        stdout.write(`${stateText(last, messages, stdout.columns ?? 80)}\n`);
+        stdout.write(`${shown(stateText(last, messages, stdout.columns ?? 80))}\n`);
         break;
       case 'clear': {
         const old = session?.id;
@@ -179,12 +180,12 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
         last = undefined;
         cost = noCost(choice.model);
         const saved = old ? `; session ${old} stays saved (agentloop --resume ${old.slice(0, 8)})` : '';
-        stdout.write(`New session: the next question starts it${saved}.\n`);
+        stdout.write(`New session: the next question starts it${shown(saved)}.\n`);
         if (pages) stderr.write(colors.dim('The page goes on showing the session it opened with.\n'));
         break;
       }
       case 'unknown':
-        stderr.write(`${unknownText(slash.text)}\n`);
+        stderr.write(`${shown(unknownText(slash.text))}\n`);
         break;
     }
     return false;
@@ -192,13 +193,13 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
 
   try {
     if (session?.awaitsModel) {
-      stderr.write(colors.dim(`Finishing the interrupted turn of session ${session.id}.\n`));
+      stderr.write(colors.dim(`Finishing the interrupted turn of session ${shown(session.id)}.\n`));
       await ask(null);
     }
     // `agentloop "q"`: the REPL, asking q first.
     const first = options.prompt?.trim();
     if (first && !signals.exitCode) {
-      stdout.write(`${PROMPT}${first}\n`);
+      stdout.write(`${PROMPT}${shown(first)}\n`);
       await ask(first);
     }
     input.prompt();

@@ -12,6 +12,7 @@ import type { CliOptions } from './args.js';
 import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
 import { describeError, exitCodeOf, palette, toJsonResult } from './output.js';
 import { onEndSignals } from './signals.js';
+import { shown } from './terminal.js';
 import { type ModelChoice, limitsOf, openSession, progressPrinter, refusalWarner } from './start.js';
 import { type PermissionGate, RuleError, permissionGate } from './permissions.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
@@ -51,7 +52,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
   if (prompt === null && !session.awaitsModel) {
     session.recorder?.close();
     const why = session.messages.length === 0 ? 'has no question yet' : "ended with the model's answer";
-    stderr.write(`agentloop: session ${session.id} ${why}: ask the next question with -p "..."\n`);
+    stderr.write(`agentloop: session ${shown(session.id)} ${why}: ask the next question with -p "..."\n`);
     return 2;
   }
   const pages = await (options.view || options.inspect
@@ -103,9 +104,10 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
   }
 
   if (format === 'text') {
-    if (result.text) stdout.write(`${result.text}\n`);
-    if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(describeError(result))}\n`);
-    if (verbose) stderr.write(`${colors.dim((await loadSessions()).usageSummary(result))}\n`);
+    // The answer as a terminal may show it, also into a pipe (--output-format json has it exact).
+    if (result.text) stdout.write(`${shown(result.text)}\n`);
+    if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(shown(describeError(result)))}\n`);
+    if (verbose) stderr.write(`${colors.dim(shown((await loadSessions()).usageSummary(result)))}\n`);
   } else {
     stdout.write(`${JSON.stringify(toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials ?? [] }))}\n`);
   }
@@ -139,11 +141,11 @@ export async function run(options: CliOptions, version: () => string): Promise<n
     choice = { ...chooseModel(options, cwd), ...(gate ? { hooks: gate.hooks } : {}) };
   } catch (error) {
     if (error instanceof RuleError) {
-      stderr.write(`agentloop: ${error.message}\nsee agentloop --help\n`);
+      stderr.write(`agentloop: ${shown(error.message)}\nsee agentloop --help\n`);
       return 2;
     }
     if (!(error instanceof ConfigError)) throw error;
-    stderr.write(`agentloop: ${error.message}\n`);
+    stderr.write(`agentloop: ${shown(error.message)}\n`);
     return 2;
   }
   // Piped stdin: the prompt, or context after it (./stdin.ts).
@@ -179,7 +181,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
     return await (oneShot ? runOnce(options, cwd, choice, version(), gate) : (await import('./repl.js')).repl(options, cwd, choice, version()));
   } catch (error) {
     if (!(error instanceof Error && (error.name === 'SessionError' || error.name === 'SandboxUnavailableError'))) throw error;
-    stderr.write(`agentloop: ${error.message}\n`);
+    stderr.write(`agentloop: ${shown(error.message)}\n`);
     return 2;
   } finally {
     await Promise.all([telemetry?.shutdown(), servers?.close()]);

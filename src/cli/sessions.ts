@@ -21,6 +21,7 @@ import {
   type SessionSummary,
 } from '../transcript/store.js';
 import type { CliOptions } from './args.js';
+import { shown } from './terminal.js';
 
 /** A session that cannot be resumed: the message says why (exit code 2). */
 export class SessionError extends Error {
@@ -146,17 +147,22 @@ function oneLine(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** The `agentloop sessions` table: short ids (a unique prefix is enough for `--resume`). */
+/**
+ * The `agentloop sessions` table: short ids (a unique prefix is enough for `--resume`). What a transcript holds (ids,
+ * working directories, prompts) is shown as a terminal may show it (./terminal.ts).
+ */
 export function formatSessions(sessions: readonly SessionSummary[]): string {
   if (sessions.length === 0) return 'No sessions yet.';
-  const rows = sessions.map((s) => [
-    s.id.slice(0, 8),
-    localTime(s.updatedAt),
-    String(s.turns),
-    s.exitReason ?? '-',
-    s.cwd,
-    `${s.label ? `[${s.label}] ` : ''}${oneLine(s.firstPrompt, 60) || '-'}`,
-  ]);
+  const rows = sessions.map((s) =>
+    [
+      s.id.slice(0, 8),
+      localTime(s.updatedAt),
+      String(s.turns),
+      s.exitReason ?? '-',
+      s.cwd,
+      `${s.label ? `[${s.label}] ` : ''}${oneLine(s.firstPrompt, 60) || '-'}`,
+    ].map(shown),
+  );
   // The label (`demo`, `mistake NAME`) tells apart runs of the same prompt.
   const head = ['ID', 'UPDATED', 'TURNS', 'EXIT', 'CWD', 'FIRST PROMPT'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
@@ -176,6 +182,6 @@ export function sessionsCommand(
     return 0;
   }
   out.write(`${formatSessions(sessions)}\n`);
-  for (const s of sessions) for (const problem of s.problems) err.write(`${s.path}: ${problem}\n`);
+  for (const s of sessions) for (const problem of s.problems) err.write(`${shown(`${s.path}: ${problem}`)}\n`);
   return 0;
 }

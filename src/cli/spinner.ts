@@ -3,6 +3,8 @@
  * in place. Only on a terminal (a pipe or a file gets nothing); NO_COLOR only takes its colour away. Whoever writes to
  * the terminal calls `stop()` first, which erases the line and leaves the cursor at its start, so no frame is left over.
  */
+import { visible } from '../core/visible.js';
+
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const ERASE_LINE = '\r\x1b[2K';
 const HIDE_CURSOR = '\x1b[?25l';
@@ -49,7 +51,7 @@ export function createSpinner(options: SpinnerOptions): Spinner {
   return {
     start(text = 'thinking') {
       if (!enabled) return;
-      label = text;
+      label = visible(text);
       started = now();
       frame = 0;
       if (!timer) {

@@ -12,6 +12,7 @@ import type { RunTracing } from '../otel/runSpans.js';
 import type { McpServerState } from '../tools/mcp/servers.js';
 import type { CliOptions } from './args.js';
 import { formatToolResult, formatToolStart, palette } from './output.js';
+import { shown } from './terminal.js';
 import type { PreparedSession } from './sessions.js';
 
 const { stderr, env } = process;
@@ -32,10 +33,10 @@ export async function openSession(options: CliOptions, cwd: string, model: strin
     onRecordError: (error) => {
       if (warned) return;
       warned = true;
-      stderr.write(colors.red(`agentloop: the transcript stopped being saved: ${error.message}\n`));
+      stderr.write(colors.red(`agentloop: the transcript stopped being saved: ${shown(error.message)}\n`));
     },
   });
-  for (const notice of session.notices) stderr.write(colors.dim(`${notice}\n`));
+  for (const notice of session.notices) stderr.write(colors.dim(`${shown(notice)}\n`));
   return session;
 }
 
@@ -62,7 +63,7 @@ export function progressPrinter(): (event: RunEvent) => void {
     if (event.type === 'tool_start') stderr.write(`${colors.cyan(formatToolStart(event))}\n`);
     if (event.type === 'tool_result') stderr.write(`${colors.dim(formatToolResult(event))}\n`);
     if (event.type === 'retry') {
-      stderr.write(colors.dim(`model call failed (${event.error.message}); retry ${event.attempt} in ${event.delayMs} ms\n`));
+      stderr.write(colors.dim(`model call failed (${shown(event.error.message)}); retry ${event.attempt} in ${event.delayMs} ms\n`));
     }
   };
 }
@@ -79,11 +80,11 @@ export function refusalWarner(): (event: RunEvent) => void {
     if (event.type !== 'reply_refused' || event.startedToolIds.length === 0) return;
     const tools = event.startedToolIds.map((id) => {
       const start = started.get(id);
-      return start ? `${formatToolStart(start)} (${id})` : id;
+      return start ? `${formatToolStart(start)} (${shown(id)})` : shown(id);
     });
     stderr.write(
       colors.red(
-        `agentloop: a reply was refused (${event.error.message}) after ${plural(tools.length, 'read-only tool')} of it had started: ${tools.join(', ')}; stopped, nothing of the reply is kept\n`,
+        `agentloop: a reply was refused (${shown(event.error.message)}) after ${plural(tools.length, 'read-only tool')} of it had started: ${tools.join(', ')}; stopped, nothing of the reply is kept\n`,
       ),
     );
   };

@@ -19,6 +19,7 @@ import { exitCodeOf, palette } from './output.js';
 import type { PermissionGate } from './permissions.js';
 import { limitsOf, openSession, refusalWarner, type ModelChoice } from './start.js';
 import { onEndSignals } from './signals.js';
+import { shown } from './terminal.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../run/runAgent.js';
 import { toJsonResult } from './output.js';
@@ -141,7 +142,7 @@ export async function streamInput(
   let interrupted = false;
   const control = new ControlSession({
     write,
-    warn: (line) => io.stderr.write(`${colors.dim(line)}\n`),
+    warn: (line) => io.stderr.write(`${colors.dim(shown(line))}\n`),
     sessionId: session.id,
     cwd,
     transcriptPath: session.recorder?.path ?? '',
@@ -154,7 +155,7 @@ export async function streamInput(
     },
   });
   const input = readInput(io, control, (number, why) => {
-    io.stderr.write(`${colors.red(`agentloop: stdin line ${number}: ${why}: skipped, the session goes on`)}\n`);
+    io.stderr.write(`${colors.red(`agentloop: stdin line ${number}: ${shown(why)}: skipped, the session goes on`)}\n`);
     write(`${JSON.stringify({ type: 'system', subtype: 'input_error', line: number, error: why, session_id: session.id })}\n`);
   });
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => {

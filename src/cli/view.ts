@@ -9,6 +9,7 @@ import { startViewer } from '../view/server.js';
 import { Stepper, type Effect } from '../run/gate.js';
 import { selfCommand } from './self.js';
 import type { CliOptions } from './args.js';
+import { shown } from './terminal.js';
 
 /** Resolves on the first SIGINT or SIGTERM. */
 export function waitForInterrupt(): Promise<NodeJS.Signals> {
@@ -44,7 +45,7 @@ export async function viewCommand(options: CliOptions, io: ViewIo): Promise<numb
     if (options.compare) compare = [idOf(options.compare[0]), idOf(options.compare[1])];
   } catch (error) {
     if (!(error instanceof SessionNotFoundError)) throw error;
-    io.stderr.write(`agentloop: ${error.message}\n`);
+    io.stderr.write(`agentloop: ${shown(error.message)}\n`);
     return 2;
   }
   const viewer = await startViewer({
