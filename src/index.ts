@@ -20,6 +20,7 @@ export type { Question } from './transcript/records.js';
 export type { CallEvent, ChoiceState, LoopState, MachineEvent, MessageOrigin, RunEvent, RunEventType } from './core/events.js';
 export type { RunHooks, ToolCallDecision, ToolCallInfo } from './core/hooks.js';
 export { costOf, priceOf, PRICES, type ModelPrice } from './core/pricing.js';
+export { createRedactor, noRedaction, type Redactor, type SecretValue } from './core/redact.js';
 export * as prompts from './core/prompts.js';
 export { continuationAfter, retryDelayMs, seededRandom } from './machine/rules.js';
 export { defineTool, type ToolDeclaration } from './tools/define.js';

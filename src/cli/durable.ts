@@ -16,7 +16,9 @@ import { costOf } from '../core/pricing.js';
 import type { SessionRecord } from '../transcript/records.js';
 import { recordedMessages } from '../transcript/resume.js';
 import { exitCodeOf, toJsonResult, type RunFacts } from './output.js';
-import { shown } from './terminal.js';
+import { jsonLine, outputRedactor, shown, useRedactor } from './terminal.js';
+import { loadModelSettings } from '../anthropic/settings.js';
+import { credentialRedactor } from '../tools/bash/judge/secrets.js';
 
 export interface DurableIo {
   env: NodeJS.ProcessEnv;
@@ -32,6 +34,8 @@ export const NO_SUCH_SESSION = 2;
 export const STILL_RUNNING = 3;
 
 export async function runDurable(options: DurableOptions, io: DurableIo): Promise<number> {
+  // What these commands print holds no key of this configuration, nor a credential of the environment (./terminal.ts).
+  useRedactor(credentialRedactor(io.env, loadModelSettings(io.env, io.cwd)));
   try {
     switch (options.command) {
       case 'worker':
@@ -81,7 +85,7 @@ export function factsOf(records: readonly SessionRecord[]): RunFacts {
 
 function printResult(result: DurableRunResult, records: readonly SessionRecord[], io: DurableIo): number {
   const run = fromDurableResult(result);
-  io.stdout.write(`${JSON.stringify(toJsonResult(run, factsOf(records)))}\n`);
+  io.stdout.write(jsonLine(toJsonResult(run, factsOf(records))));
   return exitCodeOf(run);
 }
 
@@ -161,7 +165,7 @@ async function resultCommand(options: { restate: string; admin: string; id: stri
 async function messagesCommand(options: { restate: string; admin: string; id: string }, io: DurableIo): Promise<number> {
   const view = await readSession({ admin: options.admin }, SERVICE_NAME, options.id);
   if (view.state === 'unknown') return notDone(view, options, io);
-  io.stdout.write(`${JSON.stringify(recordedMessages(view.records).messages)}\n`);
+  io.stdout.write(jsonLine(recordedMessages(view.records).messages));
   return view.state === 'done' ? 0 : notDone(view, options, io);
 }
 
@@ -191,7 +195,8 @@ async function viewCommand(options: Extract<DurableOptions, { command: 'view' }>
   }, 1000);
   try {
     const [{ startViewer }, { waitForInterrupt }] = await Promise.all([import('../view/server.js'), import('./view.js')]);
-    const viewer = await startViewer({ home, sessionId: options.id, live: true, ...(options.port !== undefined ? { port: options.port } : {}) });
+    const port = options.port !== undefined ? { port: options.port } : {};
+    const viewer = await startViewer({ home, sessionId: options.id, live: true, ...port, redactor: outputRedactor() });
     io.stdout.write(`${viewer.url}\n`);
     io.stderr.write(`Serving durable session ${options.id} from ${options.restate} on 127.0.0.1; press Ctrl-C to stop.\n`);
     await waitForInterrupt();

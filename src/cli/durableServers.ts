@@ -6,7 +6,8 @@
 import { resolve } from 'node:path';
 import type { DurableOptions } from './durableArgs.js';
 import type { DurableIo } from './durable.js';
-import { shown } from './terminal.js';
+import { outputRedactor, shown, useRedactor } from './terminal.js';
+import { clientSecrets, credentialRedactor } from '../tools/bash/judge/secrets.js';
 
 type Serving = Extract<DurableOptions, { command: 'worker' | 'balancer' }>;
 
@@ -60,12 +61,11 @@ async function workerSettings(options: Extract<DurableOptions, { command: 'worke
   // Whether a command is read-only is journalled when it first runs (durable/journal.ts); with the
   // parser loaded before the first run, every worker answers it the same way (a quoted line too).
   await loadShellParser();
-  const secrets = [
-    ...(client.apiKey ? [{ name: 'ANTHROPIC_API_KEY', value: client.apiKey }] : []),
-    ...(client.authToken ? [{ name: 'ANTHROPIC_AUTH_TOKEN', value: client.authToken }] : []),
-  ];
+  const secrets = clientSecrets(client);
+  // Nothing the worker writes (its lines, the transcripts, Restate's journal) holds the key, the token or a credential of the environment.
+  useRedactor(credentialRedactor(io.env, client));
   const tools = [createBashTool({ cwd, secrets, ...(options.sandbox ? { sandbox: true } : {}), ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}), ...(options.allowWrite ? { allowWrite: options.allowWrite } : {}) })];
-  return { model, modelCall: createAnthropicModel(client), tools, cwd };
+  return { model, modelCall: createAnthropicModel(client), tools, cwd, redactor: outputRedactor() };
 }
 
 async function workerCommand(options: Extract<DurableOptions, { command: 'worker' }>, io: DurableIo): Promise<number> {

@@ -12,7 +12,8 @@ import type { CliOptions } from './args.js';
 import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
 import { describeError, exitCodeOf, palette, toJsonResult } from './output.js';
 import { onEndSignals } from './signals.js';
-import { shown } from './terminal.js';
+import { jsonLine, outputRedactor, shown, useRedactor } from './terminal.js';
+import { credentialRedactor } from '../tools/bash/judge/secrets.js';
 import { type ModelChoice, limitsOf, openSession, progressPrinter, refusalWarner } from './start.js';
 import { type PermissionGate, RuleError, permissionGate } from './permissions.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
@@ -109,7 +110,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
     if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(shown(describeError(result)))}\n`);
     if (verbose) stderr.write(`${colors.dim(shown((await loadSessions()).usageSummary(result)))}\n`);
   } else {
-    stdout.write(`${JSON.stringify(toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials ?? [] }))}\n`);
+    stdout.write(jsonLine(toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials ?? [] })));
   }
   if (!signals.exitCode) await keepServing(pages);
   else await pages.close();
@@ -123,9 +124,11 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
 export async function run(options: CliOptions, version: () => string): Promise<number> {
   const cwd = resolve(options.cwd ?? process.cwd());
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
-    stderr.write(`agentloop: --cwd ${cwd} is not a directory\n`);
+    stderr.write(`agentloop: --cwd ${shown(cwd)} is not a directory\n`);
     return 2;
   }
+  // Nothing written from here on holds the key, the token (also from .env) or a credential of the environment.
+  useRedactor(credentialRedactor(env, loadModelSettings(env, cwd)));
   if (options.command === 'sessions') return (await loadSessions()).sessionsCommand(options, env, stdout, stderr);
   if (options.command === 'view') return (await loadPages()).viewCommand(options, { env, cwd, stdout, stderr });
   if (options.mistake !== undefined) return (await import('./mistake.js')).mistakeCommand(options.mistake, { env, cwd, stdout, stderr });
@@ -138,7 +141,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   try {
     // A stream-json session always has a gate: a control request may change its mode.
     gate = await permissionGate(options, cwd, options.inputFormat === 'stream-json');
-    choice = { ...chooseModel(options, cwd), ...(gate ? { hooks: gate.hooks } : {}) };
+    choice = { ...chooseModel(options, cwd), ...(gate ? { hooks: gate.hooks } : {}), redactor: outputRedactor() };
   } catch (error) {
     if (error instanceof RuleError) {
       stderr.write(`agentloop: ${shown(error.message)}\nsee agentloop --help\n`);

@@ -21,7 +21,8 @@ import {
   type SessionSummary,
 } from '../transcript/store.js';
 import type { CliOptions } from './args.js';
-import { shown } from './terminal.js';
+import type { Redactor } from '../core/redact.js';
+import { jsonLine, shown } from './terminal.js';
 
 /** A session that cannot be resumed: the message says why (exit code 2). */
 export class SessionError extends Error {
@@ -55,6 +56,8 @@ export interface PrepareOptions {
   prompt?: Question | null;
   /** A new session's label (`demo`): what tells it apart in `sessions`. */
   label?: string;
+  /** What the transcript must never hold. */
+  redactor?: Redactor;
 }
 
 /**
@@ -82,9 +85,13 @@ export function prepareSession(options: CliOptions, prepare: PrepareOptions): Pr
     const fork = newSession(home, options.sessionId ?? randomUUID(), prepare, { id, conversation });
     return { ...fork, ...restored, notices: [...notices, ...fork.notices] };
   }
-  const recorder = reopenSession(id, path, { onError: prepare.onRecordError });
+  const recorder = reopenSession(id, path, recorderOptions(prepare));
   recorder.resumed(conversation, prepare.prompt ?? null);
   return { id, recorder, ...restored, notices, outputDir: sessionFilesDir(path) };
+}
+
+function recorderOptions(prepare: PrepareOptions) {
+  return { onError: prepare.onRecordError, ...(prepare.redactor ? { redactor: prepare.redactor } : {}) };
 }
 
 /** The transcript `--resume ID` names, or the newest of the working directory for `--continue`. */
@@ -112,7 +119,7 @@ function newSession(home: string, id: string, prepare: PrepareOptions, fork?: Fo
     const recorder = startSession(
       home,
       { id, cwd: prepare.cwd, model: prepare.model, prompt: prepare.prompt ?? null, ...(fork ? { fork } : {}), ...(prepare.label ? { label: prepare.label } : {}) },
-      { onError: prepare.onRecordError },
+      recorderOptions(prepare),
     );
     return { id, recorder, ...empty, notices: [], outputDir: sessionFilesDir(recorder.path) };
   } catch (error) {
@@ -178,7 +185,7 @@ export function sessionsCommand(
 ): number {
   const sessions = listSessions(agentloopHome(env));
   if (options.outputFormat === 'json') {
-    out.write(`${JSON.stringify(sessions)}\n`);
+    out.write(jsonLine(sessions));
     return 0;
   }
   out.write(`${formatSessions(sessions)}\n`);

@@ -12,7 +12,8 @@ import type { RunTracing } from '../otel/runSpans.js';
 import type { McpServerState } from '../tools/mcp/servers.js';
 import type { CliOptions } from './args.js';
 import { formatToolResult, formatToolStart, palette } from './output.js';
-import { shown } from './terminal.js';
+import type { Redactor } from '../core/redact.js';
+import { outputRedactor, shown } from './terminal.js';
 import type { PreparedSession } from './sessions.js';
 
 const { stderr, env } = process;
@@ -30,6 +31,7 @@ export async function openSession(options: CliOptions, cwd: string, model: strin
     model,
     prompt,
     ...(options.demo ? { label: options.step ? 'demo, stepped' : 'demo' } : {}),
+    redactor: outputRedactor(),
     onRecordError: (error) => {
       if (warned) return;
       warned = true;
@@ -55,6 +57,8 @@ export interface ModelChoice {
   addTools?: Tool[];
   /** Those servers' states when the run started, for the init line. */
   mcpStates?: McpServerState[];
+  /** What no output of the run may hold (./terminal.ts). */
+  redactor?: Redactor;
 }
 
 /** Shows a run's progress on stderr: tool calls with the start of their output, retries. */

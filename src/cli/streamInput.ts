@@ -19,7 +19,7 @@ import { exitCodeOf, palette } from './output.js';
 import type { PermissionGate } from './permissions.js';
 import { limitsOf, openSession, refusalWarner, type ModelChoice } from './start.js';
 import { onEndSignals } from './signals.js';
-import { shown } from './terminal.js';
+import { jsonLine, shown } from './terminal.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../run/runAgent.js';
 import { toJsonResult } from './output.js';
@@ -98,14 +98,14 @@ function turnOutput(
       print(event);
     },
     finish(result: RunResult) {
-      write(`${JSON.stringify(toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials.slice(denied) ?? [] }))}\n`);
+      write(jsonLine(toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials.slice(denied) ?? [] })));
     },
     /** A turn a UserPromptSubmit hook blocked: no model call, an error result saying why. */
     blocked(reason: string) {
       const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
       const line = { type: 'result', subtype: 'error_during_execution', is_error: true, duration_ms: 0, duration_api_ms: 0, num_turns: 0, result: '' };
       const rest = { session_id: sessionId, total_cost_usd: 0, usage, modelUsage: {}, permission_denials: [], uuid: randomUUID(), stop_reason: null, exit_reason: null };
-      write(`${JSON.stringify({ ...line, ...rest, errors: [`The prompt was blocked by a UserPromptSubmit hook: ${reason}`] })}\n`);
+      write(jsonLine({ ...line, ...rest, errors: [`The prompt was blocked by a UserPromptSubmit hook: ${reason}`] }));
     },
   };
 }
@@ -156,7 +156,7 @@ export async function streamInput(
   });
   const input = readInput(io, control, (number, why) => {
     io.stderr.write(`${colors.red(`agentloop: stdin line ${number}: ${shown(why)}: skipped, the session goes on`)}\n`);
-    write(`${JSON.stringify({ type: 'system', subtype: 'input_error', line: number, error: why, session_id: session.id })}\n`);
+    write(jsonLine({ type: 'system', subtype: 'input_error', line: number, error: why, session_id: session.id }));
   });
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => {
     running?.abort();

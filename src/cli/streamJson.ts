@@ -15,6 +15,7 @@ import type { PermissionMode } from '../permissions/modes.js';
 import type { CliOptions } from './args.js';
 import type { ModelUsage, RunFacts } from './output.js';
 import { permissionModeOf } from './permissions.js';
+import { jsonLine } from './terminal.js';
 
 /** What the init line tells about the run. */
 export interface InitFacts {
@@ -82,7 +83,7 @@ export function streamJsonPrinter(
   options: { includeLoopEvents?: boolean } = {},
 ): (event: RunEvent) => void {
   const session_id = facts.sessionId;
-  const out = (line: object) => write(`${JSON.stringify(line)}\n`);
+  const out = (line: object) => write(jsonLine(line));
   const loop = (event: RunEvent) => {
     // A refused reply is reported whatever the flags (it is on stderr too): no Claude Code line says it.
     if (!options.includeLoopEvents && event.type !== 'reply_refused') return;

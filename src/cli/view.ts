@@ -9,7 +9,7 @@ import { startViewer } from '../view/server.js';
 import { Stepper, type Effect } from '../run/gate.js';
 import { selfCommand } from './self.js';
 import type { CliOptions } from './args.js';
-import { shown } from './terminal.js';
+import { outputRedactor, shown } from './terminal.js';
 
 /** Resolves on the first SIGINT or SIGTERM. */
 export function waitForInterrupt(): Promise<NodeJS.Signals> {
@@ -54,6 +54,7 @@ export async function viewCommand(options: CliOptions, io: ViewIo): Promise<numb
     ...(sessionId ? { sessionId } : {}),
     ...(compare ? { compare } : {}),
     ...(options.port !== undefined ? { port: options.port } : {}),
+    redactor: outputRedactor(),
   });
   io.stdout.write(`${viewer.url}\n`);
   io.stderr.write('Serving the step-through viewer on 127.0.0.1; press Ctrl-C to stop.\n');
@@ -84,7 +85,9 @@ function tellWhereItWaits(stepper: Stepper, url: string, stderr: NodeJS.Writable
   let told = false;
   stepper.subscribe((state) => {
     if (!state.waiting) return;
-    stderr.write(told ? `[step] waiting for the page before ${effectText(state.waiting)}\n` : `[step] the run waits for the page before ${effectText(state.waiting)}: press Next (or Run to the end) at ${url}\n`);
+    // The command as a terminal may show it (./terminal.ts): it came from the model.
+    const what = shown(effectText(state.waiting));
+    stderr.write(told ? `[step] waiting for the page before ${what}\n` : `[step] the run waits for the page before ${what}: press Next (or Run to the end) at ${url}\n`);
     told = true;
   });
 }
@@ -105,6 +108,7 @@ async function startLiveViewer(options: CliOptions, session: { id: string; recor
     live: true,
     ...(port !== undefined ? { port } : {}),
     ...(gate ? { stepper: gate } : {}),
+    redactor: outputRedactor(),
   });
   io.stderr.write(`viewer: ${viewer.url}\n`);
   if (gate) tellWhereItWaits(gate, viewer.url, io.stderr);
@@ -117,6 +121,7 @@ async function startInspector(session: { id: string; recorded: boolean }, io: Vi
   const where = offline.viewerUrl ?? offline.command;
   const inspector = await startStatelyInspector({
     ...(port !== undefined ? { port } : {}),
+    redactor: outputRedactor(),
     offline,
     onUnavailable: (reason) =>
       io.stderr.write(`Stately inspector: the page could not load ${STATELY_INSPECTOR_URL} (${reason})${where ? `; step through this run offline: ${where}` : ''}\n`),

@@ -11,6 +11,7 @@
 import * as restate from '@restatedev/restate-sdk';
 import type { MessageParam } from '../core/messages.js';
 import type { ModelCall } from '../core/model.js';
+import type { Redactor } from '../core/redact.js';
 import type { Tool } from '../core/tool.js';
 import type { RunTracing } from '../otel/runSpans.js';
 import { defaultRunConfig } from '../core/config.js';
@@ -31,6 +32,8 @@ export interface WorkerSettings {
   cwd: string;
   /** Traces each run (run/runAgent.ts `tracing`); the parent of a run's span comes from its invocation (`runParent`). */
   tracing?: Omit<RunTracing, 'parent'>;
+  /** What no record, result or message may hold (default: runAgent's, from the environment). */
+  redactor?: Redactor;
 }
 
 
@@ -103,6 +106,7 @@ export function agentSession(settings: WorkerSettings) {
           turnCount,
           seed: Math.floor(ctx.rand.random() * 2 ** 32),
           ...(settings.tracing ? { tracing: await runParent(settings.tracing, ctx.request()) } : {}),
+          ...(settings.redactor ? { redactor: settings.redactor } : {}),
           onEvent: records.onEvent,
           // --max-turns counts the model calls of this run: a session's later runs start further on.
           maxTurns: (request.maxTurns ?? defaultRunConfig.maxTurns) + turnCount - 1,

@@ -18,6 +18,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { listenOnLoopback } from '../loopback/listen.js';
 import { checkToken, newToken, requestToken, sameToken, tokenCookie, tokenCookieName } from '../loopback/auth.js';
 import { setSecurityHeaders } from '../loopback/headers.js';
+import { noRedaction, type Redactor } from '../core/redact.js';
 
 export const STATELY_INSPECTOR_URL = 'https://stately.ai/inspect';
 
@@ -47,6 +48,8 @@ export interface StatelyInspectorOptions {
   offline?: { viewerUrl?: string; command?: string };
   /** Called once when a page reports that the Stately page could not load (and why). */
   onUnavailable?: (reason: string) => void;
+  /** Every event relayed goes through it: the pages get no secret (the messages, the context of each snapshot). */
+  redactor?: Redactor;
 }
 
 /** What a page sends when the Stately page could not load: the only message a viewer may send. */
@@ -164,6 +167,8 @@ interface Relay {
   viewers: Set<WebSocket>;
   /** Whether onUnavailable was called (it is called once). */
   told: boolean;
+  /** What every event relayed goes through (options.redactor, or none). */
+  redactor: Redactor;
 }
 
 const cookieOf = (relay: Relay) => tokenCookieName('inspect', relay.port);
@@ -231,7 +236,7 @@ function addViewer(relay: Relay, socket: WebSocket): void {
 /** The agent's side: everything it sends goes to every page, and is kept for late ones. */
 function addAgent(relay: Relay, socket: WebSocket): void {
   socket.on('message', (data) => {
-    const message = data.toString();
+    const message = relay.redactor.jsonText(data.toString());
     relay.replay.push(message);
     if (relay.replay.length > relay.maxReplay) relay.replay.shift();
     for (const viewer of relay.viewers) if (viewer.readyState === WebSocket.OPEN) viewer.send(message);
@@ -287,6 +292,7 @@ export async function startStatelyInspector(options: StatelyInspectorOptions = {
     replay: [],
     viewers: new Set(),
     told: false,
+    redactor: options.redactor ?? noRedaction,
   };
   const http = createServer((req, res) => servePage(relay, req, res));
   const wss = new WebSocketServer({ server: http, verifyClient: (info: { origin?: string; req: IncomingMessage }, done: VerifyDone) => verifyClient(relay, info, done) });

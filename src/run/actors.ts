@@ -7,7 +7,9 @@ import { fromCallback, fromPromise } from 'xstate';
 import type { CallEvent } from '../core/events.js';
 import type { RunHooks } from '../core/hooks.js';
 import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
-import type { ModelCall, ModelCallInput, ModelReply } from '../core/model.js';
+import { ModelError, type ModelCall, type ModelCallInput, type ModelReply } from '../core/model.js';
+import { noRedaction, type Redactor } from '../core/redact.js';
+import { isModelError } from '../core/run.js';
 import type { Tool } from '../core/tool.js';
 import { agentMachine, type AgentMachine } from '../machine/agentMachine.js';
 import type { AgentEvent, ToolRunnerCommand } from '../machine/events.js';
@@ -36,14 +38,44 @@ export interface AgentActorsOptions {
   toolEnv?: (block: ToolUseBlock) => Readonly<Record<string, string>> | undefined;
   /** Stepping (`--step`): awaited before the model request and before each tool (gate.ts). */
   gate?: StepGate;
+  /**
+   * Cuts the run's secrets out of a failed model call's message (a gateway that echoes the key in a 401 or a 502
+   * page) and out of tool results, before the machine gets them: nothing downstream (history, events, result) holds them.
+   */
+  redactor?: Redactor;
+}
+
+/** `model` with the message of every error it throws redacted. */
+export function redactingModel(model: ModelCall, redactor: Redactor): ModelCall {
+  if (!redactor.active) return model;
+  return async (input, signal) => {
+    try {
+      return await model(input, signal);
+    } catch (error) {
+      throw redactedError(error, redactor);
+    }
+  };
+}
+
+/** A model call's error with its message redacted: a `ModelError` stays one, with its details. */
+export function redactedError(error: unknown, redactor: Redactor): unknown {
+  if (typeof error === 'string') return redactor.text(error);
+  if (!(error instanceof Error)) return error;
+  const message = redactor.text(error.message);
+  if (message === error.message) return error;
+  if (isModelError(error)) return new ModelError(error.kind, message, error.details);
+  const copy = new Error(message);
+  copy.name = error.name;
+  return copy;
 }
 
 /** The model call as an XState actor: aborted when `callingModel` is left. */
 export function modelActor(
   model: ModelCall,
-  options: Pick<AgentActorsOptions, 'onCallEvent' | 'includeStreamEvents' | 'hooks' | 'onFirstResponse' | 'gate'> = {},
+  options: Pick<AgentActorsOptions, 'onCallEvent' | 'includeStreamEvents' | 'hooks' | 'onFirstResponse' | 'gate' | 'redactor'> = {},
 ) {
   const { onCallEvent: report, includeStreamEvents, hooks, gate } = options;
+  const redacting = redactingModel(model, options.redactor ?? noRedaction);
   let first = options.onFirstResponse;
   const onResponse = first
     ? () => {
@@ -72,7 +104,7 @@ export function modelActor(
         ...(includeStreamEvents ? { onStreamEvent: (event: unknown) => report({ type: 'stream_event', turnCount, event }) } : {}),
       };
     }
-    return model(call, signal);
+    return redacting(call, signal);
   });
 }
 
@@ -90,16 +122,22 @@ function runnerSettings(options: Pick<AgentActorsOptions, 'cwd' | 'maxConcurrenc
   };
 }
 
-export function toolRunnerActor(tools: readonly Tool[], cwd: string, options: Pick<AgentActorsOptions, 'maxConcurrency' | 'hooks' | 'toolEnv'> = {}) {
+export function toolRunnerActor(
+  tools: readonly Tool[],
+  cwd: string,
+  options: Pick<AgentActorsOptions, 'maxConcurrency' | 'hooks' | 'toolEnv' | 'redactor'> = {},
+) {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const settings = runnerSettings({ cwd, ...options });
+  const redactor = options.redactor ?? noRedaction;
   return fromCallback<ToolRunnerCommand>(({ sendBack, receive }) => {
     const send = (event: AgentEvent) => sendBack(event);
     // The result that completes the set goes out with TOOLS_DONE, in the same step.
     let last: { block: ToolUseBlock; result: ToolResultBlockParam } | undefined;
     const listener: ExecutorListener = {
       onStart: (block) => send({ type: 'TOOL_STARTED', block }),
-      onResult: (result, block, completesAll) => {
+      onResult: (output, block, completesAll) => {
+        const result = redactor.value(output);
         if (completesAll) last = { block, result };
         else send({ type: 'TOOL_RESULT', block, result });
       },
@@ -144,7 +182,7 @@ export function createAgentMachine(options: AgentActorsOptions) {
   return (options.machine ?? agentMachine).provide({
     actors: {
       callModel: modelActor(options.model, { ...options, onFirstResponse }),
-      runTools: options.gate ? steppedToolRunner(options.tools, runnerSettings(options), options.gate) : toolRunnerActor(options.tools, options.cwd, options),
+      runTools: options.gate ? steppedToolRunner(options.tools, runnerSettings(options), options.gate, options.redactor) : toolRunnerActor(options.tools, options.cwd, options),
     },
   });
 }

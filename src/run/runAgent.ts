@@ -11,6 +11,7 @@ import type { RunHooks } from '../core/hooks.js';
 import type { MessageParam } from '../core/messages.js';
 import type { ModelCall } from '../core/model.js';
 import { defaultSystemPrompt } from '../core/prompts.js';
+import type { Redactor } from '../core/redact.js';
 import { toolDefinition, type Tool } from '../core/tool.js';
 import { toRunError } from '../core/run.js';
 import type { AnthropicModelOptions } from '../anthropic/call.js';
@@ -19,7 +20,7 @@ import { historyProblems, InvalidHistoryError } from '../history/validate.js';
 import type { AgentMachine } from '../machine/agentMachine.js';
 import type { AgentContext } from '../machine/context.js';
 import { createBashTool } from '../tools/bash/bashTool.js';
-import { redact, secretValues } from '../tools/bash/judge/secrets.js';
+import { clientSecrets, credentialRedactor } from '../tools/bash/judge/secrets.js';
 import type { RunSpans, RunTracing } from '../otel/runSpans.js';
 import { createAgentMachine } from './actors.js';
 import type { StepGate } from './gate.js';
@@ -92,6 +93,12 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   clock?: ActorOptions<AnyActorLogic>['clock'];
   /** Stepping (`--step`): the run waits at this gate before each model request and each tool (gate.ts). */
   gate?: StepGate;
+  /**
+   * What is never written (core/redact.ts): cut out of a failed model call's message and of tool results before the
+   * machine gets them, and out of every transcript record and span. Default: the client's key and token and the
+   * credential values of the environment (tools/bash/judge/secrets.ts), each shown as `[redacted NAME]`.
+   */
+  redactor?: Redactor;
 }
 
 export type FinalState = 'done' | 'failed' | 'aborted';
@@ -128,8 +135,9 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   // What the API would refuse is refused here, before anything is recorded or sent.
   const problems = historyProblems(startMessages);
   if (problems.length > 0) throw new InvalidHistoryError(problems);
+  const redactor = options.redactor ?? credentialRedactor(process.env, options.client);
   // The prompt is on disk before anything that takes time (a kill from here on loses nothing of it).
-  const recorder = openRecorder(options, cwd, prompt);
+  const recorder = openRecorder(options, cwd, prompt, redactor);
   if (prompt) recorder?.prompt(prompt);
   const outputDir = options.outputDir ?? (recorder ? sessionFilesDir(recorder.path) : undefined);
   const given = options.tools ?? [
@@ -147,7 +155,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   // The SDK is loaded only for a run that uses it (not for a scripted model, nor the demo).
   const modelCall = options.modelCall ?? (await import('../anthropic/call.js')).createAnthropicModel(options.client ?? {});
   const sessionId = options.sessionId ?? recorder?.id ?? randomUUID();
-  const spans = options.tracing ? await startSpans(options, sessionId) : undefined;
+  const spans = options.tracing ? await startSpans(options, sessionId, redactor) : undefined;
   const emit = listenerOf(options.onEvent, recorder, spans);
 
   const machine = createAgentMachine({
@@ -157,6 +165,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
     ...(emit ? { onCallEvent: emit } : {}),
     ...(spans ? { toolEnv: (block: { id: string }) => spans.toolEnv(block.id) } : {}),
     ...pick(options, 'includeStreamEvents', 'hooks', 'machine', 'gate'),
+    redactor,
   });
   const inspect = options.inspect;
   const actor = createActor(machine, {
@@ -204,13 +213,14 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   }
 }
 
-function openRecorder(options: RunAgentOptions, cwd: string, prompt: Question | null): SessionRecorder | undefined {
+function openRecorder(options: RunAgentOptions, cwd: string, prompt: Question | null, redactor: Redactor): SessionRecorder | undefined {
   const session = options.session;
   if (!session) return undefined;
   if ('onEvent' in session) return session;
   // The prompt goes in the header's write: no transcript exists without it.
   const { home, label } = session;
-  return startSession(home, { cwd, model: options.model, prompt, ...(options.sessionId !== undefined ? { id: options.sessionId } : {}), ...(label ? { label } : {}) });
+  const id = options.sessionId !== undefined ? { id: options.sessionId } : {};
+  return startSession(home, { cwd, model: options.model, prompt, ...id, ...(label ? { label } : {}) }, { redactor });
 }
 
 /** One listener for the recorder, the run's spans and the caller's `onEvent`, in that order; `undefined` when nobody listens. */
@@ -222,15 +232,14 @@ function listenerOf(onEvent: RunAgentOptions['onEvent'], recorder: SessionRecord
   };
 }
 
-/** The run's spans (src/otel/, loaded only for a traced run); content is cleaned as tool output is. */
-async function startSpans(options: RunAgentOptions, sessionId: string): Promise<RunSpans> {
+/** The run's spans (src/otel/, loaded only for a traced run); content goes through the run's redactor. */
+async function startSpans(options: RunAgentOptions, sessionId: string, redactor: Redactor): Promise<RunSpans> {
   const { startRunSpans } = await import('../otel/runSpans.js');
-  const secrets = secretValues(process.env, clientSecrets(options.client));
   return startRunSpans(options.tracing as RunTracing, {
     conversationId: sessionId,
     model: options.model,
     ...(options.client?.baseURL ? { baseURL: options.client.baseURL } : {}),
-    clean: (text) => redact(text, secrets),
+    clean: (text) => redactor.text(text),
   });
 }
 
@@ -254,13 +263,5 @@ function configOf(options: RunAgentOptions): Partial<RunConfig> {
 function pick<T extends object, K extends keyof T>(value: T, ...keys: K[]): { [P in K]?: Exclude<T[P], undefined> } {
   const out: { [P in K]?: Exclude<T[P], undefined> } = {};
   for (const key of keys) if (value[key] !== undefined) out[key] = value[key] as Exclude<T[K], undefined>;
-  return out;
-}
-
-/** The client's credentials, as values a tool result must never show. */
-function clientSecrets(client: RunAgentOptions['client']): { name: string; value: string }[] {
-  const out: { name: string; value: string }[] = [];
-  if (client?.apiKey) out.push({ name: 'ANTHROPIC_API_KEY', value: client.apiKey });
-  if (client?.authToken) out.push({ name: 'ANTHROPIC_AUTH_TOKEN', value: client.authToken });
   return out;
 }

@@ -7,6 +7,7 @@
  */
 import { fromCallback } from 'xstate';
 import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
+import { noRedaction, type Redactor } from '../core/redact.js';
 import type { Tool } from '../core/tool.js';
 import type { AgentEvent, ToolRunnerCommand } from '../machine/events.js';
 import { ToolExecutor, type ExecutorOptions } from '../tools/executor.js';
@@ -19,11 +20,12 @@ function runOneBlock(
   settings: ExecutorOptions,
   onStart: (block: ToolUseBlock) => void,
   signal: AbortSignal,
+  redactor: Redactor,
 ): Promise<ToolResultBlockParam | undefined> {
   return new Promise((resolve) => {
     const executor = new ToolExecutor(tools, settings, {
       onStart,
-      onResult: (result) => resolve(result),
+      onResult: (result) => resolve(redactor.value(result)),
       onAllDone: () => {},
     });
     signal.addEventListener('abort', () => {
@@ -34,7 +36,8 @@ function runOneBlock(
   });
 }
 
-export function steppedToolRunner(tools: readonly Tool[], settings: ExecutorOptions, gate: StepGate) {
+/** `redactor` cuts the run's secrets out of every result, as toolRunnerActor's does. */
+export function steppedToolRunner(tools: readonly Tool[], settings: ExecutorOptions, gate: StepGate, redactor: Redactor = noRedaction) {
   const byName = new Map(tools.map((t) => [t.name, t]));
   return fromCallback<ToolRunnerCommand>(({ sendBack, receive }) => {
     let turn: AbortController | undefined;
@@ -42,7 +45,7 @@ export function steppedToolRunner(tools: readonly Tool[], settings: ExecutorOpti
     const runTurn = async (blocks: readonly ToolUseBlock[], signal: AbortSignal) => {
       for (const [i, block] of blocks.entries()) {
         await gate.wait({ type: 'tool_start', block }, signal);
-        const result = await runOneBlock(block, byName, settings, (b) => send({ type: 'TOOL_STARTED', block: b }), signal);
+        const result = await runOneBlock(block, byName, settings, (b) => send({ type: 'TOOL_STARTED', block: b }), signal, redactor);
         if (result === undefined || signal.aborted) return;
         // The result that completes the set goes out with TOOLS_DONE, in the same step (as toolRunnerActor does).
         send(i === blocks.length - 1 ? { type: 'TOOLS_DONE', last: { block, result } } : { type: 'TOOL_RESULT', block, result });

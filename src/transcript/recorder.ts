@@ -7,6 +7,7 @@ import { CACHED_TAIL, messageCacheMarks } from '../anthropic/cache.js';
 import { textOf } from '../history/messages.js';
 import type { RunEvent } from '../core/events.js';
 import type { AgentContext } from '../machine/context.js';
+import type { Redactor } from '../core/redact.js';
 import { TRANSCRIPT_VERSION, type PromptRecord, type Question, type SessionRecord } from './records.js';
 import type { RestoredConversation } from './resume.js';
 import { TranscriptWriter } from './store.js';
@@ -52,6 +53,8 @@ export interface RecorderOptions {
   /** Called once when a write fails (disk full, file removed); recording stops. */
   onError?: (error: Error) => void;
   now?: () => Date;
+  /** Every record goes through it before it is written (the writer's one choke point): no secret in the transcript. */
+  redactor?: Redactor;
 }
 
 /** The session a new one is forked from (`--fork-session`): its id and its history, restored. */
@@ -78,7 +81,7 @@ export function startSession(
   const writer = TranscriptWriter.create(
     home,
     { type: 'session', version: TRANSCRIPT_VERSION, id, cwd: session.cwd, createdAt, model: session.model, ...(fork ? { forkedFrom: fork.id } : {}), ...(session.label ? { label: session.label } : {}) },
-    options.durable === undefined ? {} : { durable: options.durable },
+    { durable: options.durable, redactor: options.redactor },
     ...(fork ? resumeDrafts(fork.conversation, fork.id) : []).map((draft) => ({ ...draft, at: createdAt }) as SessionRecord),
     ...(prompt !== undefined ? [{ ...promptDraft(prompt), at: createdAt }] : []),
   );
@@ -111,7 +114,7 @@ function resumeDrafts(conversation: RestoredConversation, forkedFrom?: string): 
 
 /** Goes on appending to the transcript of an existing session (`--resume`). */
 export function reopenSession(id: string, path: string, options: RecorderOptions = {}): SessionRecorder {
-  const writer = TranscriptWriter.reopen(path, options.durable === undefined ? {} : { durable: options.durable });
+  const writer = TranscriptWriter.reopen(path, { durable: options.durable, redactor: options.redactor });
   return createRecorder(id, writer, options);
 }
 

@@ -8,6 +8,7 @@
  * goes into one write.
  */
 import { closeSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { noRedaction, type Redactor } from '../core/redact.js';
 import { crashPointOf, pauseForever, type CrashPoint } from './crashPoint.js';
 import { sessionsDir, transcriptPath } from './paths.js';
 import type { SessionHeader, SessionRecord } from './records.js';
@@ -18,6 +19,13 @@ export const SYNC_EVERY_MS = 50;
 /** A new session was given the id of one that exists (`--session-id`): it is left untouched. */
 export class SessionExistsError extends Error {
   override readonly name = 'SessionExistsError';
+}
+
+export interface WriterOptions {
+  /** fsync after writes (default true). */
+  durable?: boolean | undefined;
+  /** Every line written goes through it: no record holds a secret (core/redact.ts). */
+  redactor?: Redactor | undefined;
 }
 
 /** Appends records to one transcript file. Not thread-safe: one writer per file. */
@@ -35,19 +43,24 @@ export class TranscriptWriter {
   private written = 0;
   private readonly crashPoint: CrashPoint | undefined = crashPointOf();
 
+  private readonly durable: boolean;
+  private readonly redactor: Redactor;
+
   private constructor(
     readonly path: string,
     fd: number,
-    private readonly durable: boolean,
+    options: WriterOptions,
   ) {
     this.fd = fd;
+    this.durable = options.durable ?? true;
+    this.redactor = options.redactor ?? noRedaction;
   }
 
   /**
    * Creates the transcript of a new session and writes its header, with `first` in the same
    * write (the prompt: a kill cannot fall between the two).
    */
-  static create(home: string, header: SessionHeader, options: { durable?: boolean } = {}, ...first: SessionRecord[]): TranscriptWriter {
+  static create(home: string, header: SessionHeader, options: WriterOptions = {}, ...first: SessionRecord[]): TranscriptWriter {
     mkdirSync(sessionsDir(home), { recursive: true, mode: 0o700 });
     const path = transcriptPath(home, header.id);
     let fd: number;
@@ -57,15 +70,15 @@ export class TranscriptWriter {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new SessionExistsError(`session ${header.id} exists already (${path})`);
       throw error;
     }
-    const writer = new TranscriptWriter(path, fd, options.durable ?? true);
+    const writer = new TranscriptWriter(path, fd, options);
     writer.write(header, ...first);
     return writer;
   }
 
   /** Opens an existing transcript to go on appending (`--resume`). */
-  static reopen(path: string, options: { durable?: boolean } = {}): TranscriptWriter {
+  static reopen(path: string, options: WriterOptions = {}): TranscriptWriter {
     const fd = openSync(path, 'a+', 0o600);
-    const writer = new TranscriptWriter(path, fd, options.durable ?? true);
+    const writer = new TranscriptWriter(path, fd, options);
     // A line torn by a crash must not swallow the next record: start on a fresh line.
     if (!endsWithNewline(fd)) writeSync(fd, '\n');
     return writer;
@@ -76,9 +89,10 @@ export class TranscriptWriter {
     this.writeLines(records.map((record) => `${JSON.stringify(record)}\n`));
   }
 
-  /** Appends lines, each a record as JSON with its newline, in one write (as `write`). */
-  writeLines(lines: readonly string[]): void {
+  /** Appends lines, each a record as JSON with its newline, in one write (as `write`); every line redacted first. */
+  writeLines(written: readonly string[]): void {
     if (this.fd === null) throw new Error(`transcript ${this.path} is closed`);
+    const lines = this.redactor.active ? written.map((line) => redactLine(line, this.redactor)) : written;
     const point = this.crashPoint;
     const before = this.written;
     this.written += lines.length;
@@ -141,6 +155,12 @@ export class TranscriptWriter {
       } else if (this.dirty) this.scheduleSync();
     });
   }
+}
+
+/** A record's line with its strings redacted: the line itself when it holds no secret. */
+function redactLine(line: string, redactor: Redactor): string {
+  const clean = redactor.jsonText(line);
+  return clean === line || clean.endsWith('\n') ? clean : `${clean}\n`;
 }
 
 function endsWithNewline(fd: number): boolean {

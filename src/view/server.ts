@@ -16,6 +16,7 @@ import { CLIENT_FILES, clientFile, graphOf, machineView, viewerPage } from './as
 import { buildTimeline, type Timeline } from './timeline.js';
 import { listenOnLoopback } from '../loopback/listen.js';
 import { checkToken, newToken, tokenCookie, tokenCookieName } from '../loopback/auth.js';
+import { noRedaction, type Redactor } from '../core/redact.js';
 import { setSecurityHeaders, VIEWER_CSP } from '../loopback/headers.js';
 
 export interface ViewerOptions {
@@ -34,6 +35,8 @@ export interface ViewerOptions {
   compare?: [string, string];
   /** A stepped run (`--step`): the page shows what it waits before and lets it go on. */
   stepper?: Stepper;
+  /** Every answer goes through it: a transcript written before redaction, or by another program, shows no secret. */
+  redactor?: Redactor;
 }
 
 export interface Viewer {
@@ -54,8 +57,8 @@ function timelineOf(path: string): Timeline {
   return buildTimeline(transcript.records, graphOf(agentMachine), transcript.problems, transcript.damaged);
 }
 
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
+function sendJson(res: ServerResponse, status: number, value: unknown, redactor: Redactor = noRedaction): void {
+  const body = redactor.json(value);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
   res.end(body);
 }
@@ -63,6 +66,8 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 /** What every handler needs: the options, the port once known, the token, the open event streams. */
 interface ServerState {
   options: ViewerOptions;
+  /** What every answer with data (sessions, timelines, the stepped run's state) goes through. */
+  redactor: Redactor;
   port: number;
   token: string;
   streams: Set<ServerResponse>;
@@ -116,12 +121,12 @@ function serveStatic(path: string, res: ServerResponse): boolean {
 function serveStep(s: ServerState, req: IncomingMessage, path: string, res: ServerResponse): void {
   const stepper = s.options.stepper;
   if (!stepper) return sendJson(res, 404, { error: 'this run is not stepped (agentloop --step)' });
-  if (req.method === 'GET' && path === '/api/step') return sendJson(res, 200, stepper.current);
+  if (req.method === 'GET' && path === '/api/step') return sendJson(res, 200, stepper.current, s.redactor);
   if (req.method !== 'POST') return sendJson(res, 405, { error: 'POST only' });
   if (path === '/api/step/next') stepper.next();
   else if (path === '/api/step/run') stepper.runToEnd();
   else return sendJson(res, 404, { error: `nothing at ${path}` });
-  sendJson(res, 200, stepper.current);
+  sendJson(res, 200, stepper.current, s.redactor);
 }
 
 function serveApi(s: ServerState, req: IncomingMessage, path: string, res: ServerResponse): void {
@@ -133,12 +138,12 @@ function serveApi(s: ServerState, req: IncomingMessage, path: string, res: Serve
     return;
   }
   if (path === '/api/step' || path.startsWith('/api/step/')) return serveStep(s, req, path, res);
-  if (path === '/api/sessions') return sendJson(res, 200, listSessions(s.options.home));
+  if (path === '/api/sessions') return sendJson(res, 200, listSessions(s.options.home), s.redactor);
   const match = /^\/api\/sessions\/([A-Za-z0-9_-]+)(\/events)?$/.exec(path);
   if (!match) return sendJson(res, 404, { error: `nothing at ${path}` });
   try {
     const file = findSession(s.options.home, match[1] as string);
-    if (!match[2]) return sendJson(res, 200, timelineOf(file));
+    if (!match[2]) return sendJson(res, 200, timelineOf(file), s.redactor);
     streamTimeline(s, file, res);
   } catch (error) {
     if (error instanceof SessionNotFoundError) return sendJson(res, 404, { error: error.message });
@@ -157,7 +162,7 @@ function streamTimeline(s: ServerState, path: string, res: ServerResponse): void
     const version = `${stat.size}:${stat.mtimeMs}`;
     if (version === seen) return;
     seen = version;
-    res.write(`event: timeline\ndata: ${JSON.stringify(timelineOf(path))}\n\n`);
+    res.write(`event: timeline\ndata: ${s.redactor.json(timelineOf(path))}\n\n`);
   };
   const tick = () => {
     try {
@@ -170,7 +175,7 @@ function streamTimeline(s: ServerState, path: string, res: ServerResponse): void
   const timer = setInterval(tick, s.options.pollMs ?? 150);
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
   const stepper = s.options.stepper;
-  const sendStep = () => res.write(`event: step\ndata: ${JSON.stringify(stepper?.current)}\n\n`);
+  const sendStep = () => res.write(`event: step\ndata: ${s.redactor.json(stepper?.current)}\n\n`);
   const unsubscribe = stepper?.subscribe(() => {
     tick(); // the records up to the effect it waits before, then the effect
     sendStep();
@@ -200,7 +205,7 @@ function pageQuery(options: ViewerOptions): string {
 }
 
 export async function startViewer(options: ViewerOptions): Promise<Viewer> {
-  const s: ServerState = { options, port: 0, token: newToken(), streams: new Set() };
+  const s: ServerState = { options, redactor: options.redactor ?? noRedaction, port: 0, token: newToken(), streams: new Set() };
   const server = createServer((req, res) => {
     try {
       handle(s, req, res);

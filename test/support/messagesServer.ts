@@ -60,6 +60,11 @@ export interface ErrorStep {
   error: { status: number; type: string; message: string };
   /** Extra response headers, e.g. `{ 'retry-after': '1' }`. */
   headers?: Record<string, string>;
+  /**
+   * The body as sent instead of the API's error JSON, with its content type: what a gateway in front of the API
+   * answers (a 502 HTML page, say). `error.message` is then unused.
+   */
+  raw?: { body: string; contentType: string };
 }
 
 export type FaultKind = 'error-event-mid-stream' | 'reset-mid-stream' | 'end-mid-stream' | 'malformed-sse' | 'stall' | 'no-response';
@@ -94,8 +99,11 @@ export interface FaultStep {
   delayMs?: number;
 }
 
-/** A step computed from the request, e.g. to echo a tool_result back. `index` is the request's index in `requests`. */
-export type StepFn = (body: RequestBody, index: number) => Step;
+/**
+ * A step computed from the request, e.g. to echo a tool_result back, or its headers (a gateway that echoes the key).
+ * `index` is the request's index in `requests`, `request` the request as recorded.
+ */
+export type StepFn = (body: RequestBody, index: number, request: RecordedRequest) => Step;
 
 export type Step = ReplyStep | ErrorStep | FaultStep | StepFn;
 
@@ -203,7 +211,7 @@ export async function startMessagesServer(options: ServerOptions = {}): Promise<
 
     const next = queue.shift();
     if (next === undefined) return sendApiError(res, 500, 'api_error', 'no scripted reply');
-    return answerStep(res, resolveStep(next, body, index), body, options, index);
+    return answerStep(res, resolveStep(next, body, index, recorded), body, options, index);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -323,11 +331,11 @@ function rejectionOf(
   return undefined;
 }
 
-function resolveStep(step: Step, body: RequestBody, index: number): ReplyStep | ErrorStep | FaultStep {
+function resolveStep(step: Step, body: RequestBody, index: number, request: RecordedRequest): ReplyStep | ErrorStep | FaultStep {
   let current = step;
   for (let depth = 0; typeof current === 'function'; depth++) {
     if (depth > 10) throw new Error('step functions nested more than 10 deep');
-    current = current(body, index);
+    current = current(body, index, request);
   }
   return current;
 }
@@ -376,6 +384,10 @@ function answerStep(
   options: ServerOptions,
   request: number,
 ): void | Promise<void> {
+  if (isErrorStep(step) && step.raw) {
+    res.writeHead(step.error.status, { 'content-type': step.raw.contentType, 'content-length': Buffer.byteLength(step.raw.body), ...step.headers });
+    return void res.end(step.raw.body);
+  }
   if (isErrorStep(step)) {
     return sendApiError(res, step.error.status, step.error.type, step.error.message, step.headers);
   }

@@ -2,8 +2,11 @@
  * Which variables of the environment are credentials: by name (`*_API_KEY`, `*_TOKEN`,
  * `PGPASSWORD`, `DB_PASS`, `GH_PAT`, ...) or by value (a URL with a password, the well-known token
  * shapes, JWTs, private key blocks). Commands do not get them unless allowed by name, and their
- * values are cut out of what a command prints.
+ * values are cut out of what a command prints (and of everything else agentloop writes: core/redact.ts).
  */
+import { createRedactor, redactionOrder as orderForRedaction, type Redactor, type SecretValue } from '../../../core/redact.js';
+
+export type { SecretValue };
 
 /** Words (between `_`) that make a name a credential; a word may also end with the first four. */
 const SECRET_SUFFIXES = ['TOKEN', 'SECRET', 'PASSWORD', 'PASSWD'];
@@ -67,15 +70,6 @@ export function secretShape(value: string): string | null {
   return null;
 }
 
-/** A value to cut out of output, and the name it is shown as. */
-export interface SecretValue {
-  name: string;
-  value: string;
-}
-
-/** Shorter values would cut ordinary words out of the output. */
-const MIN_REDACTED_LENGTH = 8;
-
 /**
  * The credential values of `base` (allowed ones included: a command may print them) and `extra`
  * (e.g. an API key read from a .env file), longest first.
@@ -89,19 +83,37 @@ export function secretValues(base: Readonly<Record<string, string | undefined>>,
   return redactionOrder(extra, out);
 }
 
+/** The API key and the auth token, as values never shown. */
+export function clientSecrets(client: { apiKey?: string | undefined; authToken?: string | undefined } | undefined): SecretValue[] {
+  return [
+    ...(client?.apiKey ? [{ name: 'ANTHROPIC_API_KEY', value: client.apiKey }] : []),
+    ...(client?.authToken ? [{ name: 'ANTHROPIC_AUTH_TOKEN', value: client.authToken }] : []),
+  ];
+}
+
+/**
+ * The redactor of a run (core/redact.ts): the client's key and token, also when they came from a `.env` file, and the
+ * value of every credential variable of `env` (by name or shape, as commands are denied them), each `[redacted NAME]`.
+ */
+export function credentialRedactor(env: Readonly<Record<string, string | undefined>>, client?: Parameters<typeof clientSecrets>[0]): Redactor {
+  return createRedactor(secretValues(env, clientSecrets(client)));
+}
+
 /** A credential, by its name or its value (the variables commands do not get unless allowed). */
 export function isSecretVariable(name: string, value: string): boolean {
   return isSecretName(name) || secretShape(value) !== null;
 }
 
-/** `extra` and `values` as `redact` takes them: long enough to cut out, longest first. */
+/** `extra` and `values` as `redact` takes them: long enough to cut out, each value once, longest first. */
 export function redactionOrder(extra: readonly SecretValue[], values: readonly SecretValue[]): SecretValue[] {
-  return [...extra, ...values].filter((s) => s.value.length >= MIN_REDACTED_LENGTH).sort((a, b) => b.value.length - a.value.length);
+  return orderForRedaction([...extra, ...values]);
 }
 
-/** `text` with every secret value replaced by `[redacted NAME]`. */
+const redactors = new WeakMap<readonly SecretValue[], Redactor>();
+
+/** `text` with every secret value replaced by `[redacted NAME]`, in every form core/redact.ts finds. */
 export function redact(text: string, secrets: readonly SecretValue[]): string {
-  let out = text;
-  for (const { name, value } of secrets) if (out.includes(value)) out = out.split(value).join(`[redacted ${name}]`);
-  return out;
+  let redactor = redactors.get(secrets);
+  if (!redactor) redactors.set(secrets, (redactor = createRedactor(secrets)));
+  return redactor.text(text);
 }

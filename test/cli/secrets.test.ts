@@ -1,0 +1,231 @@
+/**
+ * No secret in any text the CLI writes: the CLI as a process, against a local server that echoes the key
+ * (`x-api-key`, or the token of `Authorization: Bearer`) and a credential of the environment in a 401 JSON error, a
+ * 502 HTML page, a mid-stream `event: error`, and 529s that are retried; in text (with --verbose), json and
+ * stream-json. stdout, stderr and every file under AGENTLOOP_HOME are searched for every form of each; then a model
+ * that echoes the key in its answer (the transcript, the json result, stream-json, the inspector relay's events),
+ * a key read from `.env`, and the viewer's API over a transcript written before redaction. As this user and again as
+ * an unprivileged one (nobody) when this one is root.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { startCheckedServer } from '../support/agentServer.js';
+import { CLI, cliEnv, startCli, type CliRun } from '../support/cli.js';
+import type { MessagesServer, RecordedRequest, Step } from '../support/messagesServer.js';
+import { waitFor } from '../session/helpers.js';
+
+const KEY = 'sk-ant-api03-CLIsecretKEY_0123456789-abcdefghijkl';
+const TOKEN = 'gw-token-CLIsecretTOKEN-5566778899';
+const PASSWORD = 'hunter2 "quoted" & <tagged> / 100%';
+const FORMS: Record<string, (t: string) => string> = {
+  raw: (t) => t,
+  json: (t) => JSON.stringify(t).slice(1, -1),
+  url: encodeURIComponent,
+  html: (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
+};
+
+const credential = (request: RecordedRequest) => request.headers['x-api-key'] ?? (request.headers.authorization ?? '').replace(/^Bearer /, '');
+
+const FAULTS: Record<string, Step[]> = {
+  '401 JSON': [(_b, _i, req) => ({ error: { status: 401, type: 'authentication_error', message: `invalid x-api-key: ${credential(req)}; db=${PASSWORD}` } })],
+  '502 HTML': [
+    (_b, _i, req) => ({
+      error: { status: 502, type: 'api_error', message: '' },
+      raw: { contentType: 'text/html', body: `<html><h1>502 Bad Gateway</h1><pre>${JSON.stringify(req.headers)}\n${FORMS.html?.(PASSWORD)}</pre></html>` },
+    }),
+  ],
+  'event: error': [
+    (_b, _i, req) => ({
+      fault: 'error-event-mid-stream',
+      content: [{ type: 'text', text: 'Starting.' }],
+      errorType: 'invalid_request_error',
+      message: `echo ${encodeURIComponent(credential(req))} ${JSON.stringify(PASSWORD)}`,
+    }),
+  ],
+  '529 retried': Array.from({ length: 3 }, (): Step => (_b, _i, req) => ({
+    error: { status: 529, type: 'overloaded_error', message: `Overloaded for ${credential(req)} (${PASSWORD})` },
+    headers: { 'retry-after-ms': '10' },
+  })),
+};
+const MODES: Record<string, string[]> = { text: ['--verbose'], json: ['--output-format', 'json'], 'stream-json': ['--output-format', 'stream-json', '--verbose'] };
+
+/** How to run a program as nobody, or why not here. */
+function unprivileged(): { prefix: string[] } | { skip: string } {
+  if (process.getuid?.() !== 0) return { skip: 'this user is not root: the cases above ran unprivileged' };
+  const prefix = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', '--'];
+  const reads = spawnSync(prefix[0] as string, [...prefix.slice(1), 'test', '-r', CLI], { cwd: '/' });
+  if (reads.error !== undefined || reads.status !== 0) return { skip: `nobody cannot run ${CLI} here` };
+  return { prefix };
+}
+const nobody = unprivileged();
+const USERS = [
+  { user: 'this user', prefix: [] as string[], skip: undefined as string | undefined },
+  { user: 'nobody', prefix: 'prefix' in nobody ? nobody.prefix : [], skip: 'skip' in nobody ? nobody.skip : undefined },
+];
+
+/** Every file under `dir`, read as text. */
+function filesUnder(dir: string): string {
+  let out = '';
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    out += statSync(path).isDirectory() ? filesUnder(path) : `${readFileSync(path, 'utf8')}\n`;
+  }
+  return out;
+}
+
+function expectNoSecret(where: string, text: string, secrets = [KEY, TOKEN, PASSWORD]): void {
+  for (const secret of secrets) for (const [name, form] of Object.entries(FORMS)) expect(text, `${where} holds the ${name} form of ${secret}`).not.toContain(form(secret));
+}
+
+describe.each(USERS)('the CLI as $user', ({ prefix, skip }) => {
+  let server: MessagesServer;
+  let dir: string;
+  let runs = 0;
+  beforeAll(async () => {
+    if (skip) return;
+    server = await startCheckedServer();
+    dir = mkdtempSync(join(tmpdir(), 'agentloop-cli-secrets-'));
+    chmodSync(dir, 0o755); // nobody goes through it to the directory it owns
+  });
+  afterAll(async () => {
+    await server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A directory (with its own AGENTLOOP_HOME) that the user owns, and the environment of a run in it. */
+  function project(auth: Record<string, string>, files: Record<string, string> = {}) {
+    const cwd = join(dir, `p${runs++}`);
+    mkdirSync(join(cwd, 'home'), { recursive: true });
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(cwd, name), text);
+    if (prefix.length) for (const path of [cwd, join(cwd, 'home'), ...Object.keys(files).map((f) => join(cwd, f))]) chownSync(path, 65534, 65534);
+    const env = cliEnv({ ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: join(cwd, 'home'), DB_PASSWORD: PASSWORD, ...auth });
+    return { cwd, env, home: join(cwd, 'home') };
+  }
+
+  function cli(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CliRun> {
+    const [file, ...rest] = [...prefix, process.execPath, CLI, ...args] as [string, ...string[]];
+    const child = spawn(file, rest, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  }
+
+  for (const [fault, steps] of Object.entries(FAULTS)) {
+    for (const [mode, flags] of Object.entries(MODES)) {
+      it.skipIf(skip !== undefined)(`${fault}, ${mode}: stdout, stderr and the transcript hold neither key nor token nor password`, async () => {
+        for (const auth of [{ ANTHROPIC_API_KEY: KEY }, { ANTHROPIC_AUTH_TOKEN: TOKEN }] as Record<string, string>[]) {
+          const p = project(auth);
+          server.enqueue(...steps);
+          // Only the 529s are retried (as many times as there are steps for them); a left-over step would go to the next run.
+          const run = await cli(['-p', 'hello', '--max-retries', String(steps.length - 1), ...flags], p.cwd, p.env);
+          expect(run.code, run.stderr).toBe(1);
+          expectNoSecret('stdout', run.stdout);
+          expectNoSecret('stderr', run.stderr);
+          expectNoSecret('the transcript', filesUnder(p.home));
+          const said = mode === 'text' ? run.stderr : run.stdout;
+          expect(said).toContain(`[redacted ${'ANTHROPIC_API_KEY' in auth ? 'ANTHROPIC_API_KEY' : 'ANTHROPIC_AUTH_TOKEN'}]`);
+          if (fault === '529 retried') expect(filesUnder(p.home).match(/"type":"retry"/g)).toHaveLength(2);
+        }
+      });
+    }
+  }
+
+  it.skipIf(skip !== undefined)('a model that echoes the key: the answer, the json result, stream-json and the transcript hold it redacted', async () => {
+    for (const flags of [[], ['--output-format', 'json'], ['--output-format', 'stream-json', '--verbose']]) {
+      const p = project({ ANTHROPIC_API_KEY: KEY });
+      server.enqueue({ content: [{ type: 'text', text: `Your key is ${KEY} and the password ${PASSWORD}.` }], stop_reason: 'end_turn' });
+      const run = await cli(['-p', `remember ${KEY}`, ...flags], p.cwd, p.env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('Your key is [redacted ANTHROPIC_API_KEY] and the password [redacted DB_PASSWORD].');
+      for (const [where, text] of [['stdout', run.stdout], ['stderr', run.stderr], ['the transcript', filesUnder(p.home)]] as const) expectNoSecret(where, text);
+    }
+  });
+
+  it.skipIf(skip !== undefined)('a key read from .env only is cut out too', async () => {
+    const p = project({}, { '.env': `ANTHROPIC_API_KEY=${KEY}\n` });
+    server.enqueue(...(FAULTS['401 JSON'] as Step[]));
+    const run = await cli(['-p', 'hello', '--output-format', 'json', '--max-retries', '0'], p.cwd, p.env);
+    expect(JSON.parse(run.stdout).error).toContain('invalid x-api-key: [redacted ANTHROPIC_API_KEY]');
+    expectNoSecret('stdout', run.stdout);
+    expectNoSecret('the transcript', filesUnder(p.home));
+  });
+});
+
+describe('the pages', () => {
+  let server: MessagesServer;
+  let dir: string;
+  beforeAll(async () => {
+    server = await startCheckedServer();
+    dir = mkdtempSync(join(tmpdir(), 'agentloop-page-secrets-'));
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("the viewer's API, over a transcript written before redaction, answers without the key", async () => {
+    const home = join(dir, 'view-home');
+    mkdirSync(join(home, 'sessions'), { recursive: true });
+    const id = '0f0e0d0c-1111-4222-8333-444455556666';
+    const at = new Date().toISOString();
+    const records = [
+      { type: 'session', version: 1, id, cwd: dir, createdAt: at, model: 'm' },
+      { type: 'prompt', text: `my key is ${KEY}`, at },
+      { type: 'transition', state: 'callingModel', event: 'START', turnCount: 1, transitionReason: null, exitReason: null, at },
+      { type: 'retry', attempt: 1, delayMs: 5, error: `Overloaded for ${KEY}`, kind: 'overloaded', turnCount: 1, model: 'm', at },
+      { type: 'result', state: 'failed', exitReason: 'model_error', stopReason: null, turnCount: 1, usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }, turnUsage: [], durationMs: 5, error: `401 invalid x-api-key: ${KEY}`, at },
+    ];
+    writeFileSync(join(home, 'sessions', `${id}.jsonl`), records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const env = cliEnv({ AGENTLOOP_HOME: home, ANTHROPIC_API_KEY: KEY });
+    const view = startCli(['view', id], { cwd: dir, env });
+    try {
+      const url = new URL((await waitFor('the URL', () => /^http:\S+/m.exec(view.output().stdout)?.[0])) as string);
+      const auth = { headers: { authorization: `Bearer ${url.searchParams.get('token')}` } };
+      const base = `http://127.0.0.1:${url.port}`;
+      const list = await (await fetch(`${base}/api/sessions`, auth)).text();
+      const timeline = await (await fetch(`${base}/api/sessions/${id}`, auth)).text();
+      const controller = new AbortController();
+      const events = await fetch(`${base}/api/sessions/${id}/events`, { ...auth, signal: controller.signal });
+      const reader = events.body?.getReader();
+      let stream = '';
+      while (!stream.includes('\n\n')) stream += new TextDecoder().decode((await reader?.read())?.value);
+      controller.abort();
+      for (const [where, text] of [['/api/sessions', list], ['/api/sessions/ID', timeline], ['the event stream', stream]] as const) {
+        expectNoSecret(where, text, [KEY]);
+        expect(text, where).toContain('[redacted ANTHROPIC_API_KEY]');
+      }
+    } finally {
+      view.child.kill('SIGINT');
+      await view.done;
+    }
+  });
+
+  it("the inspector relay's events hold no key the prompt or the model's answer carried", async () => {
+    server.enqueue({ content: [{ type: 'text', text: `Echo: ${KEY}` }], stop_reason: 'end_turn' });
+    const env = cliEnv({ ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'm', AGENTLOOP_HOME: join(dir, 'inspect-home') });
+    const cli = startCli(['-p', `my key is ${KEY}`, '--inspect', '--output-format', 'json'], { cwd: dir, env });
+    try {
+      const url = new URL((await waitFor('the inspector URL', () => /Stately inspector: (http:\S+)/.exec(cli.output().stderr)?.[1])) as string);
+      const received: string[] = [];
+      const socket = new WebSocket(`ws://127.0.0.1:${url.port}/?role=viewer&token=${url.searchParams.get('token')}`, { origin: url.origin });
+      socket.on('message', (data) => received.push(data.toString()));
+      await waitFor('the run to end', () => cli.output().stderr.includes('page stays up until Ctrl-C'), 20_000);
+      await waitFor('the final snapshot', () => received.some((m) => m.includes('"status":"done"')));
+      socket.terminate();
+      const all = received.join('\n');
+      expectNoSecret('the relay', all, [KEY]);
+      expect(all).toContain('my key is [redacted ANTHROPIC_API_KEY]');
+      expect(all).toContain('Echo: [redacted ANTHROPIC_API_KEY]');
+      expectNoSecret('stdout', cli.output().stdout, [KEY]);
+    } finally {
+      cli.child.kill('SIGINT');
+      await cli.done;
+    }
+  });
+});
