@@ -7,14 +7,14 @@
  * a key read from `.env`, and the viewer's API over a transcript written before redaction. As this user and again as
  * an unprivileged one (nobody) when this one is root.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startCheckedServer } from '../support/agentServer.js';
-import { CLI, cliEnv, startCli, type CliRun } from '../support/cli.js';
+import { CLI, cliEnv, runCliAs, startCli } from '../support/cli.js';
 import type { MessagesServer, RecordedRequest, Step } from '../support/messagesServer.js';
 import { waitFor } from '../session/helpers.js';
 
@@ -106,15 +106,7 @@ describe.each(USERS)('the CLI as $user', ({ prefix, skip }) => {
     return { cwd, env, home: join(cwd, 'home') };
   }
 
-  function cli(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CliRun> {
-    const [file, ...rest] = [...prefix, process.execPath, CLI, ...args] as [string, ...string[]];
-    const child = spawn(file, rest, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
-  }
+  const cli = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => runCliAs(prefix, args, cwd, env);
 
   for (const [fault, steps] of Object.entries(FAULTS)) {
     for (const [mode, flags] of Object.entries(MODES)) {
