@@ -10,6 +10,7 @@ import type { MessageParam, ToolUseBlock } from '../core/messages.js';
 import type { RunEvent } from '../core/events.js';
 import type { ModelCall } from '../core/model.js';
 import type { ExitReason, RunError, TransitionReason } from '../core/run.js';
+import type { Redactor } from '../core/redact.js';
 import type { Usage } from '../core/usage.js';
 import { AGENT_NAME, conventionsFromEnv, providerKey, PROVIDER, type GenAiConventions } from './conventions.js';
 import { inputMessages, outputMessages, systemInstructions, toolContent } from './content.js';
@@ -30,8 +31,8 @@ export interface RunFacts {
   model: string;
   /** The API's base URL, for `server.address` and `server.port`. */
   baseURL?: string;
-  /** Removes secrets from every string recorded as content. */
-  clean: (text: string) => string;
+  /** Removes secrets from every string recorded as content (the run's redactor). */
+  redactor: Redactor;
 }
 
 /** How the run ended, for the run's span. */
@@ -160,8 +161,8 @@ export class RunSpans {
   }
 
   private recordInput(span: Span, messages: MessageParam[], system: unknown): void {
-    const input = inputMessages(messages, this.facts.clean);
-    const instructions = systemInstructions(system, this.facts.clean);
+    const input = inputMessages(messages, this.facts.redactor);
+    const instructions = systemInstructions(system, this.facts.redactor);
     if (!this.conventions.latest) {
       span.addEvent('gen_ai.content.prompt', { 'gen_ai.prompt': input });
       return;
@@ -192,7 +193,7 @@ export class RunSpans {
       'agentloop.needs_follow_up': event.needsFollowUp,
     });
     if (this.conventions.captureContent && call.reply) {
-      const output = outputMessages(call.reply, event.stopReason, this.facts.clean);
+      const output = outputMessages(call.reply, event.stopReason, this.facts.redactor);
       if (this.conventions.latest) span.setAttribute('gen_ai.output.messages', output);
       else span.addEvent('gen_ai.content.completion', { 'gen_ai.completion': output });
     }
@@ -214,7 +215,7 @@ export class RunSpans {
       'gen_ai.tool.name': block.name,
       'gen_ai.tool.call.id': block.id,
       'gen_ai.tool.type': 'function',
-      ...(this.conventions.captureContent && this.conventions.latest ? { 'gen_ai.tool.call.arguments': toolContent(block.input, this.facts.clean) } : {}),
+      ...(this.conventions.captureContent && this.conventions.latest ? { 'gen_ai.tool.call.arguments': toolContent(block.input, this.facts.redactor) } : {}),
     };
     this.tools.set(block.id, this.tracer.startSpan(`execute_tool ${block.name}`, { kind: SpanKind.INTERNAL, attributes }, this.runContext));
   }
@@ -223,7 +224,7 @@ export class RunSpans {
     const span = this.tools.get(block.id);
     if (!span) return;
     this.tools.delete(block.id);
-    if (this.conventions.captureContent && this.conventions.latest) span.setAttribute('gen_ai.tool.call.result', toolContent(content, this.facts.clean));
+    if (this.conventions.captureContent && this.conventions.latest) span.setAttribute('gen_ai.tool.call.result', toolContent(content, this.facts.redactor));
     if (isError) fail(span, 'tool_error', 'the tool answered with an error');
     span.end();
   }

@@ -239,7 +239,7 @@ async function startSpans(options: RunAgentOptions, sessionId: string, redactor:
     conversationId: sessionId,
     model: options.model,
     ...(options.client?.baseURL ? { baseURL: options.client.baseURL } : {}),
-    clean: (text) => redactor.text(text),
+    redactor,
   });
 }
 
