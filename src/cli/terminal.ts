@@ -8,7 +8,7 @@
  * and handed from here to what writes elsewhere (the transcript, the viewer, the inspector relay).
  */
 import { noRedaction, type Redactor } from '../core/redact.js';
-import { visible } from '../core/visible.js';
+import { jsonEscaped, visible } from '../core/visible.js';
 
 let redactor: Redactor = noRedaction;
 
@@ -27,7 +27,7 @@ export function shown(text: string): string {
   return visible(redactor.text(text));
 }
 
-/** A JSON line: the data exact (JSON escapes control characters), secrets cut out of its strings. */
+/** A JSON line: the data exact, every control character escaped (core/visible.ts), secrets cut out of its strings. */
 export function jsonLine(value: unknown): string {
-  return `${redactor.json(value)}\n`;
+  return `${jsonEscaped(redactor.json(value))}\n`;
 }

@@ -12,7 +12,7 @@
  *   (text that reads differently from what it is), as `<U+202E>`.
  *
  * agentloop's own colours are added after this, around text already shown this way. JSON output is never passed
- * through it: JSON escapes these characters and keeps the data exact.
+ * through it: it goes through `jsonEscaped`, which keeps the data exact.
  */
 const SHOWN = /\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
@@ -26,4 +26,16 @@ function show(char: string): string {
 
 export function visible(text: string): string {
   return text.replace(SHOWN, show);
+}
+
+/** What JSON.stringify leaves raw of the characters above: DEL, the C1 controls, the bidirectional ones (and U+2028/9). */
+const RAW_IN_JSON = /[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A JSON text with every character a terminal would act on written as a `\uXXXX` escape: the same data for any JSON
+ * reader, nothing for a terminal to interpret (JSON.stringify escapes C0 controls itself, not these). They only stand
+ * inside strings, where the escape means the same character.
+ */
+export function jsonEscaped(json: string): string {
+  return json.replace(RAW_IN_JSON, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -1,10 +1,11 @@
 /**
  * `visible`: whatever the text, nothing a terminal would act on is left in it (a property over random strings rich in
- * control characters), text without such characters is untouched, and each kind shows as documented.
+ * control characters), text without such characters is untouched, and each kind shows as documented. `jsonEscaped`:
+ * whatever the value, its JSON holds none of them raw and reads back as the same value.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { visible } from '../../src/core/visible.js';
+import { jsonEscaped, visible } from '../../src/core/visible.js';
 
 /** What a terminal acts on or reorders by: C0 but tab and newline, DEL, C1, bidi controls; CR unless before LF. */
 const ACTED_ON = /\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
@@ -44,5 +45,21 @@ describe('visible', () => {
     expect(visible('line\r\n')).toBe('line\r\n');
     expect(visible('\u009b2J\u009d0;t\u009c')).toBe('M-^[2JM-^]0;tM-^\\');
     expect(visible('abc\u202edef\u2066x\u2069')).toBe('abc<U+202E>def<U+2066>x<U+2069>');
+  });
+});
+
+describe('jsonEscaped', () => {
+  it('leaves no character a terminal acts on raw in JSON (C1 and bidi controls too), and the data reads back exact', () => {
+    const value = fc.oneof(text, fc.dictionary(text, fc.oneof(text, fc.array(text, { maxLength: 3 }), fc.integer())));
+    fc.assert(
+      fc.property(value, (v) => {
+        const json = jsonEscaped(JSON.stringify(v));
+        expect(json).not.toMatch(ACTED_ON);
+        expect(json).not.toMatch(/[\u2028\u2029]/);
+        expect(JSON.parse(json)).toEqual(v);
+      }),
+      { numRuns: 1000 },
+    );
+    expect(jsonEscaped(JSON.stringify('a\u009b2J\u202eb'))).toBe('"a\\u009b2J\\u202eb"');
   });
 });
