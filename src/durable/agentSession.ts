@@ -12,6 +12,8 @@ import * as restate from '@restatedev/restate-sdk';
 import type { MessageParam } from '../core/messages.js';
 import type { ModelCall } from '../core/model.js';
 import type { Redactor } from '../core/redact.js';
+import { redactingModel } from '../run/actors.js';
+import { credentialRedactor } from '../tools/bash/judge/secrets.js';
 import type { Tool } from '../core/tool.js';
 import type { RunTracing } from '../otel/runSpans.js';
 import { defaultRunConfig } from '../core/config.js';
@@ -32,7 +34,7 @@ export interface WorkerSettings {
   cwd: string;
   /** Traces each run (run/runAgent.ts `tracing`); the parent of a run's span comes from its invocation (`runParent`). */
   tracing?: Omit<RunTracing, 'parent'>;
-  /** What no record, result or message may hold (default: runAgent's, from the environment). */
+  /** What no record, result, message or journal entry may hold (default: the credentials of the environment, as runAgent's). */
   redactor?: Redactor;
 }
 
@@ -95,9 +97,11 @@ export function agentSession(settings: WorkerSettings) {
         ctx.set<RunStatus['status']>('status', 'running');
         const journal = journalOf(ctx);
         const steps = durableSteps(journal, clock);
+        const redactor = settings.redactor ?? credentialRedactor(process.env);
         const run = await runAgent(request.prompt, {
           model,
-          modelCall: journalledModel(steps, settings.modelCall),
+          // The journal gets a failed call's message redacted: a gateway's echo of the key never reaches Restate.
+          modelCall: journalledModel(steps, redactingModel(settings.modelCall, redactor)),
           tools: journalledTools(steps, settings.tools),
           clock: journalTimers(journal),
           cwd: settings.cwd,
@@ -106,7 +110,7 @@ export function agentSession(settings: WorkerSettings) {
           turnCount,
           seed: Math.floor(ctx.rand.random() * 2 ** 32),
           ...(settings.tracing ? { tracing: await runParent(settings.tracing, ctx.request()) } : {}),
-          ...(settings.redactor ? { redactor: settings.redactor } : {}),
+          redactor,
           onEvent: records.onEvent,
           // --max-turns counts the model calls of this run: a session's later runs start further on.
           maxTurns: (request.maxTurns ?? defaultRunConfig.maxTurns) + turnCount - 1,

@@ -57,13 +57,19 @@ export function redactingModel(model: ModelCall, redactor: Redactor): ModelCall 
   };
 }
 
-/** A model call's error with its message redacted: a `ModelError` stays one, with its details. */
+/**
+ * A model call's error with its message redacted: a `ModelError` stays one, its details redacted too (the API's error
+ * type and the request id come from the answer: a gateway may put anything there).
+ */
 export function redactedError(error: unknown, redactor: Redactor): unknown {
   if (typeof error === 'string') return redactor.text(error);
   if (!(error instanceof Error)) return error;
   const message = redactor.text(error.message);
+  if (isModelError(error)) {
+    const details = redactor.value(error.details);
+    return message === error.message && details === error.details ? error : new ModelError(error.kind, message, details);
+  }
   if (message === error.message) return error;
-  if (isModelError(error)) return new ModelError(error.kind, message, error.details);
   const copy = new Error(message);
   copy.name = error.name;
   return copy;

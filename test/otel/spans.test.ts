@@ -1,7 +1,8 @@
 /**
  * A run's spans, from the machine's events (src/otel/runSpans.ts), through the real OpenTelemetry SDK into its
  * in-memory exporter: names, kinds, parentage and the GenAI attributes; a retried call, a tool error, an abort; content
- * only when opted in, in each shape of the conventions, and cleaned of secrets; a command's TRACEPARENT.
+ * only when opted in, in each shape of the conventions, and cleaned of secrets (also of a gateway's error pages that
+ * echo the key, through the real SDK); a command's TRACEPARENT.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,9 @@ import type { GenAiConventions } from '../../src/otel/conventions.js';
 import { runAgent, type RunAgentOptions } from '../../src/run/runAgent.js';
 import { reply, scriptedModel, type ScriptStep } from '../../src/scripted/model.js';
 import { createBashTool } from '../../src/tools/bash/bashTool.js';
+import { startCheckedServer } from '../support/agentServer.js';
 import { echoTool } from '../support/drive.js';
+import type { RecordedRequest, Step } from '../support/messagesServer.js';
 
 let exporter: InMemorySpanExporter;
 let provider: BasicTracerProvider;
@@ -181,6 +184,46 @@ describe('content', () => {
     expect(first?.attributes['gen_ai.input.messages']).toBeUndefined();
     expect(first?.events.map((e) => e.name)).toEqual(['gen_ai.content.prompt', 'gen_ai.content.completion']);
     expect(String(first?.events[1]?.attributes?.['gen_ai.completion'])).toContain('[redacted ANTHROPIC_API_KEY]');
+  });
+});
+
+describe('a gateway that echoes the key in its errors', () => {
+  const key = 'sk-ant-api03-GATEWAYechoKEY_0123456789-abcdefgh';
+  /** The key as the request carried it (`x-api-key`, or the SDK's `Authorization: Bearer`). */
+  const echoed = (req: RecordedRequest) => req.headers['x-api-key'] ?? (req.headers.authorization ?? '').replace(/^Bearer /, '');
+  // What a gateway does: the request's headers back in a JSON error (retried), in the request id it answers with,
+  // in its error type, and in an HTML page (not retried): the chat spans in error and the run span end on them.
+  const faults: Step[] = [
+    (_b, _i, req) => ({ error: { status: 529, type: `overloaded_error for ${echoed(req)}`, message: `Overloaded for x-api-key: ${echoed(req)}` }, headers: { 'retry-after-ms': '5', 'request-id': `req_${echoed(req)}` } }),
+    (_b, _i, req) => ({ error: { status: 401, type: 'authentication_error', message: '' }, raw: { contentType: 'text/html', body: `<html><pre>${JSON.stringify(req.headers)}</pre></html>` } }),
+  ];
+
+  it.each([false, true])('no span holds it: status messages, error types, attributes, events (content captured: %s)', async (captureContent) => {
+    const server = await startCheckedServer();
+    try {
+      server.enqueue(...faults);
+      const result = await runAgent('hello', {
+        model: 'claude-test',
+        client: { apiKey: key, baseURL: server.url },
+        tools: [],
+        cwd: dir,
+        maxRetries: 1,
+        retryBaseMs: 1,
+        retryMaxMs: 2,
+        tracing: { tracer: provider.getTracer('test'), conventions: { latest: true, captureContent } },
+      });
+      expect(result.state).toBe('failed');
+      expect(server.requests.map(echoed)).toEqual([key, key]);
+      const spans = exporter.getFinishedSpans();
+      expect(spans.filter((s) => s.name === 'chat claude-test')).toHaveLength(2);
+      const all = JSON.stringify(spans.map((s) => [s.name, s.attributes, s.events, s.status, s.links]));
+      expect(all).not.toContain(key);
+      expect(all).toContain('Overloaded for x-api-key: [redacted ANTHROPIC_API_KEY]');
+      expect(all).toContain('[redacted ANTHROPIC_API_KEY]'); // the HTML page, as the run's error
+      expect(JSON.stringify(result.context.error)).not.toContain(key);
+    } finally {
+      await server.close();
+    }
   });
 });
 
