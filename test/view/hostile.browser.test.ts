@@ -87,7 +87,8 @@ describe('the viewer, with hostile session ids', () => {
       // The config is the JSON it was meant to be, the id in it exactly.
       const config = await page.evaluate(() => JSON.parse(document.getElementById('agentloop-config')?.textContent ?? 'null'));
       expect(config).toEqual({ defaultSession: id, startAtEnd: false });
-      await page.waitForSelector('.diagram svg', { timeout: 10_000 });
+      // The page's script ran: the diagram is drawn (shown or not in this layout; such an id has no events route).
+      await page.waitForSelector('.diagram svg', { state: 'attached', timeout: 10_000 });
       // The picker lists every session, the hostile ids as values and text, nothing run from them.
       await waitFor('the session picker', async () => (await page.locator('#sessions option').count()) === HOSTILE_IDS.length + 1);
       const values = await page.locator('#sessions option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
