@@ -7,14 +7,14 @@
  * a key read from `.env`, and the viewer's API over a transcript written before redaction. As this user and again as
  * an unprivileged one (nobody) when this one is root.
  */
-import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startCheckedServer } from '../support/agentServer.js';
-import { CLI, cliEnv, runCliAs, startCli } from '../support/cli.js';
+import { cliEnv, startCli } from '../support/cli.js';
+import { runCliAs, testUsers } from '../support/users.js';
 import type { MessagesServer, RecordedRequest, Step } from '../support/messagesServer.js';
 import { waitFor } from '../session/helpers.js';
 
@@ -53,19 +53,6 @@ const FAULTS: Record<string, Step[]> = {
 };
 const MODES: Record<string, string[]> = { text: ['--verbose'], json: ['--output-format', 'json'], 'stream-json': ['--output-format', 'stream-json', '--verbose'] };
 
-/** How to run a program as nobody, or why not here. */
-function unprivileged(): { prefix: string[] } | { skip: string } {
-  if (process.getuid?.() !== 0) return { skip: 'this user is not root: the cases above ran unprivileged' };
-  const prefix = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', '--'];
-  const reads = spawnSync(prefix[0] as string, [...prefix.slice(1), 'test', '-r', CLI], { cwd: '/' });
-  if (reads.error !== undefined || reads.status !== 0) return { skip: `nobody cannot run ${CLI} here` };
-  return { prefix };
-}
-const nobody = unprivileged();
-const USERS = [
-  { user: 'this user', prefix: [] as string[], skip: undefined as string | undefined },
-  { user: 'nobody', prefix: 'prefix' in nobody ? nobody.prefix : [], skip: 'skip' in nobody ? nobody.skip : undefined },
-];
 
 /** Every file under `dir`, read as text. */
 function filesUnder(dir: string): string {
@@ -81,7 +68,8 @@ function expectNoSecret(where: string, text: string, secrets = [KEY, TOKEN, PASS
   for (const secret of secrets) for (const [name, form] of Object.entries(FORMS)) expect(text, `${where} holds the ${name} form of ${secret}`).not.toContain(form(secret));
 }
 
-describe.each(USERS)('the CLI as $user', ({ prefix, skip }) => {
+describe.each(testUsers())('the CLI as $name', (user) => {
+  const { prefix, skip } = user;
   let server: MessagesServer;
   let dir: string;
   let runs = 0;
@@ -106,7 +94,7 @@ describe.each(USERS)('the CLI as $user', ({ prefix, skip }) => {
     return { cwd, env, home: join(cwd, 'home') };
   }
 
-  const cli = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => runCliAs(prefix, args, cwd, env);
+  const cli = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => runCliAs(user, args, { cwd, env });
 
   for (const [fault, steps] of Object.entries(FAULTS)) {
     for (const [mode, flags] of Object.entries(MODES)) {

@@ -42,14 +42,3 @@ export function startCli(args: string[], options: { cwd: string; env: NodeJS.Pro
 export function runCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<CliRun> {
   return startCli(args, { input: '', ...options }).done;
 }
-
-/** Runs the CLI behind `prefix` (e.g. `setpriv --reuid=nobody ... --`, to run it as another user), stdin closed. */
-export function runCliAs(prefix: string[], args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CliRun> {
-  const [file, ...rest] = [...prefix, process.execPath, CLI, ...args] as [string, ...string[]];
-  const child = spawn(file, rest, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
-}

@@ -5,7 +5,7 @@
  * files and socket stay reachable. First through the bash tool in this process, then through the
  * CLI as a process, as this user and, when this is root, as an unprivileged one (`nobody`).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBashTool } from '../../src/tools/bash/bashTool.js';
 import { lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
-import { CLI, cliEnv, runCliAs as runAs } from '../support/cli.js';
+import { CLI, cliEnv, type CliRun } from '../support/cli.js';
 import { context } from './bashHelpers.js';
 import { makeSandboxFixture, type Probe, type SandboxFixture } from './sandboxFixture.js';
 
@@ -185,4 +185,14 @@ function probeNamed(probes: Probe[], name: string): Probe {
   const probe = probes.find((p) => p.name === name);
   if (probe === undefined) throw new Error(`no probe named ${name}`);
   return probe;
+}
+
+function runAs(prefix: string[], args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CliRun> {
+  const [file, ...rest] = [...prefix, process.execPath, CLI, ...args] as [string, ...string[]];
+  const child = spawn(file, rest, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
 }
