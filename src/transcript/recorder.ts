@@ -7,7 +7,6 @@ import { CACHED_TAIL, messageCacheMarks } from '../anthropic/cache.js';
 import { textOf } from '../history/messages.js';
 import type { RunEvent } from '../core/events.js';
 import type { AgentContext } from '../machine/context.js';
-import type { Redactor } from '../core/redact.js';
 import { TRANSCRIPT_VERSION, type PromptRecord, type Question, type SessionRecord } from './records.js';
 import type { RestoredConversation } from './resume.js';
 import { TranscriptWriter } from './store.js';
@@ -54,7 +53,7 @@ export interface RecorderOptions {
   onError?: (error: Error) => void;
   now?: () => Date;
   /** Every record goes through it before it is written (the writer's one choke point): no secret in the transcript. */
-  redactor?: Redactor;
+  redactor?: import('../core/redact.js').Redactor;
 }
 
 /** The session a new one is forked from (`--fork-session`): its id and its history, restored. */
