@@ -10,6 +10,7 @@
 import type { CliOptions } from './args.js';
 import type { ModelChoice } from './start.js';
 import type { McpServers } from '../tools/mcp/servers.js';
+import { shown } from './terminal.js';
 
 /** The servers of `options.mcpConfig`, started; undefined without any. Throws McpConfigError on a bad config. */
 export async function startCliMcp(options: Pick<CliOptions, 'mcpConfig' | 'sandbox'>, cwd: string, env: NodeJS.ProcessEnv, version: string): Promise<McpServers | undefined> {
@@ -22,14 +23,15 @@ export async function startCliMcp(options: Pick<CliOptions, 'mcpConfig' | 'sandb
 
 /**
  * `choice` with the servers' tools and states, once each has connected or failed; one line through `warn` for each
- * server that failed (its error on one line, control characters shown as spaces), as the init line says `failed`.
+ * server that failed (its error on one line, secrets cut and control characters shown as `terminal.ts` shows every
+ * text from outside), as the init line says `failed`.
  */
 export async function withMcpTools(choice: ModelChoice, servers: McpServers | undefined, warn: (line: string) => void): Promise<ModelChoice> {
   if (servers === undefined) return choice;
   await servers.ready();
   for (const state of servers.states()) {
     if (state.status !== 'failed') continue;
-    const why = (state.error ?? 'no reason given').replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+    const why = shown((state.error ?? 'no reason given').replace(/\s*\n\s*/g, ' ').trim());
     warn(`agentloop: MCP server ${JSON.stringify(state.name)} failed to start, its tools are left out: ${why}`);
   }
   return { ...choice, addTools: servers.tools(), mcpStates: servers.states() };

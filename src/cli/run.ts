@@ -166,7 +166,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
     servers = await startCliMcp(options, cwd, env, version());
   } catch (error) {
     if (!(error instanceof Error && (error.name === 'McpConfigError' || error.name === 'SandboxUnavailableError'))) throw error;
-    stderr.write(`agentloop: ${error.message}\n`);
+    stderr.write(`agentloop: ${shown(error.message)}\n`);
     return 2;
   }
   if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);
@@ -191,4 +191,5 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   }
 }
 
-const warn = (line: string) => stderr.write(`${colors.dim(line)}\n`);
+// Lines that may carry outside text (an exporter's error, an MCP server's): secrets cut, controls shown (./terminal.ts).
+const warn = (line: string) => stderr.write(`${colors.dim(shown(line))}\n`);

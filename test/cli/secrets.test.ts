@@ -8,11 +8,14 @@
  * an unprivileged one (nobody) when this one is root.
  */
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { startCheckedServer } from '../support/agentServer.js';
+import { answerFromResults, lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
+import { everything } from '../support/mcp.js';
 import { cliEnv, startCli } from '../support/cli.js';
 import { runCliAs, testUsers } from '../support/users.js';
 import type { MessagesServer, RecordedRequest, Step } from '../support/messagesServer.js';
@@ -124,6 +127,38 @@ describe.each(testUsers())('the CLI as $name', (user) => {
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain('Your key is [redacted ANTHROPIC_API_KEY] and the password [redacted DB_PASSWORD].');
       for (const [where, text] of [['stdout', run.stdout], ['stderr', run.stderr], ['the transcript', filesUnder(p.home)]] as const) expectNoSecret(where, text);
+    }
+  });
+
+  it.skipIf(skip !== undefined)("MCP servers: a tool result that prints the credentials it was given, a failed server's error echoing the key", async () => {
+    // An http server behind a gateway that echoes the request's headers in its error page.
+    const gateway = createServer((req, res) => res.writeHead(401, { 'content-type': 'text/html' }).end(`<pre>${JSON.stringify(req.headers)}</pre>`));
+    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/mcp`;
+    try {
+      for (const flags of [['--verbose'], ['--output-format', 'stream-json', '--verbose']]) {
+        const p = project({ ANTHROPIC_API_KEY: KEY });
+        const config = {
+          mcpServers: {
+            every: everything(`secrets-${process.pid}`, { GIVEN_KEY: '${ANTHROPIC_API_KEY}', DB_PASSWORD: '${DB_PASSWORD}' }),
+            gate: { type: 'http', url, headers: { Authorization: 'Bearer ${ANTHROPIC_API_KEY}' } },
+          },
+        };
+        server.enqueue({ content: [{ type: 'tool_use', id: 'toolu_1', name: 'mcp__every__get-env', input: {} }], stop_reason: 'tool_use' }, answerFromResults);
+        const run = await cli(['-p', 'env?', '--mcp-config', JSON.stringify(config), ...flags], p.cwd, p.env);
+        expect(run.code, run.stderr).toBe(0);
+        const sent = server.requests.at(-1)?.body;
+        const result = resultText(lastToolResults(sent as never)[0]!);
+        expect(result).toContain('"GIVEN_KEY": "[redacted ANTHROPIC_API_KEY]"');
+        expect(result).toContain('"DB_PASSWORD": "[redacted DB_PASSWORD]"');
+        expect(run.stderr + run.stdout).toMatch(/MCP server "gate" failed to start|"name":"gate","status":"failed"/);
+        if (flags.length === 1) expect(run.stderr).toContain('Bearer [redacted ANTHROPIC_API_KEY]');
+        for (const [where, text] of [['stdout', run.stdout], ['stderr', run.stderr], ['the transcript', filesUnder(p.home)], ['the model', JSON.stringify(sent)]] as const) {
+          expectNoSecret(where, text, [KEY, PASSWORD]);
+        }
+      }
+    } finally {
+      await new Promise((resolve) => gateway.close(resolve));
     }
   });
 

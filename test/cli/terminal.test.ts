@@ -8,10 +8,13 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, runCli } from '../support/cli.js';
+import { everything } from '../support/mcp.js';
 import { openCliProject, type CliProject } from '../support/project.js';
 import { openTmux, shellQuote, type TmuxPane } from '../support/tmux.js';
 
@@ -127,6 +130,33 @@ describe('-p in text mode, with --verbose', () => {
     const coloured = await visible(true);
     expect(coloured).toContain(`$ : '`);
     expect(coloured).not.toMatch(/\x1b\[3\d/);
+  }, TIMEOUT);
+});
+
+describe('MCP servers, in text mode with --verbose', () => {
+  it("a server's tool result and a failed server's error show their escape sequences; title, screen and buffers stay", async () => {
+    // A gateway in front of an http server that answers its first request with an error page carrying the attack.
+    const gateway = createServer((_req, res) => res.writeHead(502, { 'content-type': 'text/plain' }).end(`bad gateway ${attack('MCPERR')}`));
+    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/mcp`;
+    const config = JSON.stringify({ mcpServers: { every: everything(`terminal-${process.pid}`), gate: { type: 'http', url } } });
+    project.server.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_1', name: 'mcp__every__echo', input: { message: attack('MCP') } }], stop_reason: 'tool_use' },
+      { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' },
+    );
+    try {
+      const { before, after, screen, visible } = await paneRunning(cliLine(['-p', 'go', '--verbose', '--mcp-config', config]), project.env);
+      expect(screen).toContain('[exit 0]');
+      expect(after).toEqual(before);
+      expect(firstLine(await visible())).toBe('BEFORE-MARK');
+      expect(screen).toContain(`  Echo: ${shownAttack('MCP')}`);
+      expect(screen).toContain(`MCP server "gate" failed to start, its tools are left out:`);
+      expect(screen).toContain(`bad gateway ${shownAttack('MCPERR')}`);
+      // The model was sent the result exactly.
+      expect(JSON.stringify(project.server.requests[1]?.body?.messages)).toContain(JSON.stringify(attack('MCP')).slice(1, -1));
+    } finally {
+      await new Promise((resolve) => gateway.close(resolve));
+    }
   }, TIMEOUT);
 });
 
