@@ -22,7 +22,9 @@ import type { AgentContext } from '../machine/context.js';
 import { createBashTool } from '../tools/bash/bashTool.js';
 import { clientSecrets, credentialRedactor } from '../tools/bash/judge/secrets.js';
 import type { RunSpans, RunTracing } from '../otel/runSpans.js';
+import type { McpServerState } from '../tools/mcp/servers.js';
 import { createAgentMachine } from './actors.js';
+import { withMcpServers, type McpServerOption } from './mcpRun.js';
 import type { StepGate } from './gate.js';
 import type { Question } from '../transcript/records.js';
 import { startSession, type SessionRecorder } from '../transcript/recorder.js';
@@ -43,7 +45,13 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   tools?: Tool[];
   /** Tools given beside `tools` (or the default bash tool): e.g. MCP servers' (tools/mcp/), as the CLI gives them. */
   addTools?: Tool[];
-  /** For the default bash tool: run commands under bubblewrap (see createBashTool). */
+  /**
+   * MCP servers whose tools join the run's (`mcp__SERVER__TOOL`), started with the run and stopped when it ends
+   * (./mcpRun.ts): Claude Code's and the Agent SDK's shapes (`{ command, args, env }`, `{ type: 'http' | 'sse', url,
+   * headers }`, `{ type: 'sdk', instance }` for an in-process `McpServer`).
+   */
+  mcpServers?: Record<string, McpServerOption>;
+  /** For the default bash tool and stdio MCP servers: run them under bubblewrap (see createBashTool). */
   sandbox?: boolean;
   /** For the default bash tool: credential variables the commands may see. */
   allowEnv?: string[];
@@ -110,6 +118,8 @@ export interface RunResult {
   /** The text of the last assistant message. */
   text: string;
   durationMs: number;
+  /** With `mcpServers`: each server's state (`connected`, or `failed` with why: its tools were left out). */
+  mcpServers?: McpServerState[];
 }
 
 /** The leaf state of a snapshot value, e.g. `callingModel` for `{ turn: 'callingModel' }`. */
@@ -124,6 +134,7 @@ export function leafState(value: unknown): string {
  * The prompt is text, or the content blocks of a user message (text, images, documents).
  */
 export async function runAgent(question: Question | null, options: RunAgentOptions): Promise<RunResult> {
+  if (options.mcpServers !== undefined && Object.keys(options.mcpServers).length > 0) return runWithMcp(question, options);
   const started = Date.now();
   const cwd = options.cwd ?? process.cwd();
   const prompt = question !== null && question.length > 0 ? question : null; // '' asks nothing
@@ -211,6 +222,12 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
     actor.stop();
     if (recorder && recorder !== options.session) recorder.close();
   }
+}
+
+/** The run with its MCP servers' tools after the others, the servers started for it and stopped after it. */
+function runWithMcp(question: Question | null, { mcpServers = {}, ...options }: RunAgentOptions): Promise<RunResult> {
+  const settings = { mcpServers, cwd: options.cwd ?? process.cwd(), ...pick(options, 'sandbox', 'signal') };
+  return withMcpServers(settings, (tools) => runAgent(question, { ...options, addTools: [...(options.addTools ?? []), ...tools] }));
 }
 
 function openRecorder(options: RunAgentOptions, cwd: string, prompt: Question | null, redactor: Redactor): SessionRecorder | undefined {

@@ -29,6 +29,11 @@ export interface McpHttpConfig {
 
 export type McpServerConfig = McpStdioConfig | McpHttpConfig;
 
+/** A configuration as a program may write it (mcpServerConfig completes it): Claude Code's and the Agent SDK's shapes. */
+export type McpServerConfigInput =
+  | { type?: 'stdio'; command: string; args?: string[]; env?: Record<string, string> }
+  | { type: 'http' | 'sse'; url: string; headers?: Record<string, string> };
+
 /** A configuration's or a flag's problem, in one line. */
 export class McpConfigError extends Error {
   override readonly name = 'McpConfigError';
@@ -74,6 +79,15 @@ export function parseMcpConfig(text: string, env: Env, where = 'MCP config'): Re
     servers[name] = expandServer(serverConfig(raw, (why) => new McpConfigError(`${where}: server ${name}: ${why}`)), env, name, where);
   }
   return servers;
+}
+
+/**
+ * A server's configuration as a program gives it (Claude Code's and the Agent SDK's shapes: `type` may be left out with
+ * `command`, `args`, `env` and `headers` may be left out), checked and completed; no variable is expanded. Throws
+ * McpConfigError naming the server.
+ */
+export function mcpServerConfig(name: string, raw: unknown): McpServerConfig {
+  return serverConfig(raw, (why) => new McpConfigError(`MCP server ${name}: ${why}`));
 }
 
 function serverConfig(raw: unknown, bad: (why: string) => McpConfigError): McpServerConfig {

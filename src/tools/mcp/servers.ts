@@ -12,8 +12,10 @@
  *     try { await runAgent(prompt, { model, tools: [...defaultTools({ cwd }), ...mcp.tools()] }); }
  *     finally { await mcp.close(); }
  *
- * A server given as `{ type: 'transport', transport }` is connected over that MCP `Transport` as it is (the Agent
- * SDK's in-process servers, whose messages travel as stream-json control requests).
+ * A server given as `{ type: 'sdk', instance }` is an in-process one: the MCP SDK's `McpServer` (what the Agent SDK's
+ * `createSdkMcpServer` returns in `instance`), connected over an in-memory transport. One given as
+ * `{ type: 'transport', transport }` is connected over that MCP `Transport` as it is (e.g. one whose messages travel as
+ * stream-json control requests).
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '../../core/tool.js';
@@ -21,11 +23,28 @@ import { chooseRunner, type RunnerWanted } from '../bash/run/choose.js';
 import { requireBwrap } from '../bash/run/sandbox.js';
 import type { CommandRunner } from '../bash/run/runner.js';
 import type { McpServerConfig } from './config.js';
-import { connectMcpServer, type McpConnectOptions, type McpConnection } from './connect.js';
-import { stdioServer } from './stdio.js';
+import type { McpConnectOptions, McpConnection } from './connect.js';
 
-/** A server of the run: a configuration, or a transport made by the caller. */
-export type McpServerSpec = McpServerConfig | { type: 'transport'; transport: Transport };
+/**
+ * An in-process MCP server: the MCP SDK's `McpServer` (or any of its `Protocol` servers), as the Agent SDK's
+ * `createSdkMcpServer` gives it (`{ type: 'sdk', name, instance }`). Typed by what is used of it, so that the published
+ * types need neither Node's nor the DOM's (the MCP SDK's do).
+ */
+export interface McpSdkServer {
+  type: 'sdk';
+  name?: string;
+  instance: { connect(transport: never): Promise<void> };
+}
+
+/** An MCP SDK `Transport` made by the caller, typed by what is used of it (as McpSdkServer's instance). */
+export interface McpTransport {
+  start(): Promise<void>;
+  send(message: never): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A server of the run: a configuration, an in-process server, or a transport made by the caller. */
+export type McpServerSpec = McpServerConfig | McpSdkServer | { type: 'transport'; transport: McpTransport };
 
 export type McpServerStatus = 'pending' | 'connected' | 'failed';
 
@@ -109,8 +128,12 @@ async function connect(
   options: McpConnectOptions,
 ): Promise<McpConnection> {
   try {
-    if (spec.type === 'transport') return await connectMcpServer(name, spec.transport, options);
+    // The MCP SDK is loaded when a server is started, not when agentloop is imported.
+    const { connectMcpServer } = await import('./connect.js');
+    if (spec.type === 'transport') return await connectMcpServer(name, spec.transport as unknown as Transport, options);
+    if (spec.type === 'sdk') return await connectMcpServer(name, await inProcess(spec), options);
     if (spec.type === 'stdio') {
+      const { stdioServer } = await import('./stdio.js');
       const server = stdioServer(spec, cwd, await runner());
       return await connectMcpServer(name, server.transport, { ...options, details: server.stderrTail });
     }
@@ -119,6 +142,14 @@ async function connect(
   } catch (error) {
     return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/** The client's side of an in-memory transport whose other side `spec`'s server is connected to. */
+async function inProcess(spec: McpSdkServer): Promise<Transport> {
+  const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js');
+  const [client, server] = InMemoryTransport.createLinkedPair();
+  await spec.instance.connect(server as never);
+  return client;
 }
 
 /** How stdio servers are started: as the bash tool's commands are, in its sandbox when asked. */
