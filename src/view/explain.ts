@@ -103,7 +103,7 @@ function executingTools(t: Timeline, step: TimelineStep, i: number): string {
 function appending(t: Timeline, step: TimelineStep, i: number): string {
   const f = step.facts;
   const written = t.messages.find((m) => m.step === i && f.added.includes(m.index) && (m.origin === 'tools' || m.origin === 'continuation' || m.origin === undefined));
-  const replaced = t.messages.find((m) => m.step === i && !f.added.includes(m.index) && m.message.role === 'user');
+  const replaced = t.messages.find((m) => m.step === i && f.rewritten.includes(m.index) && m.message.role === 'user');
   const mark = `; transitionReason is ${step.transitionReason}`;
   if (written) return `The loop appends ${describeWrite(written.message, written.index)}${mark}.`;
   if (replaced && f.history.includes(replaced.index)) return `The loop writes ${describeWrite(replaced.message, replaced.index)}, joined to the user message already there${mark}.`;

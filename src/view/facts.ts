@@ -7,7 +7,7 @@
  */
 import type { MessageParam, ToolUseBlock } from '../core/messages.js';
 import { historyProblems } from '../history/validate.js';
-import { messagesAt, removedAt, requestDelta, requestMessages } from './history.js';
+import { FINAL_STATES as FINAL, messagesAt, removedAt, requestDelta, requestMessages } from './history.js';
 import type { Timeline, TimelineMessage, TimelineStep } from './timeline.js';
 
 export interface ReplyFacts {
@@ -38,8 +38,10 @@ export interface ToolFact {
 export interface StepFacts {
   /** The history after this step's records (indices in order). */
   history: number[];
-  /** Messages first in the history at this step. */
+  /** Messages first in the history at this step (an index the history did not hold at the step before). */
   added: number[];
+  /** Messages written at this step over one the history held at that index (e.g. results joined to a user message). */
+  rewritten: number[];
   /** Messages the loop deleted from the history at this step. */
   removed: number[];
   /** Messages in the history at this step that were written broken, and how. */
@@ -74,8 +76,6 @@ export function brokenBlocks(message: MessageParam): string[] {
   return blocksOf(message).flatMap((b) => (b.type === 'tool_result' && typeof (b as { tool_use_id?: unknown }).tool_use_id !== 'string' ? ['a tool_result without tool_use_id'] : []));
 }
 
-const FINAL = new Set(['done', 'failed', 'aborted']);
-
 /** The tool_use blocks of a message. */
 export function toolUsesIn(message: MessageParam | undefined): ToolUseBlock[] {
   return blocksOf(message).flatMap((b) => (b.type === 'tool_use' ? [b as ToolUseBlock] : []));
@@ -86,9 +86,11 @@ export function addFacts(t: Timeline): void {
   t.steps.forEach((step, i) => {
     const history = messagesAt(t, i);
     const k = t.requests.findIndex((r) => r.step === i);
+    const written = writtenAt(t, i, history);
     step.facts = {
       history: history.map((m) => m.index),
-      added: t.messages.filter((m) => m.step === i && history[m.index] === m).map((m) => m.index),
+      added: written.filter((w) => !w.over).map((w) => w.index),
+      rewritten: written.filter((w) => w.over).map((w) => w.index),
       removed: removedAt(t, i).map((m) => m.index),
       broken: history.flatMap((m) => (m.broken || brokenBlocks(m.message).length ? [{ index: m.index, what: brokenBlocks(m.message)[0] ?? 'a damaged record' }] : [])),
       ...(k >= 0 ? { request: requestFacts(t, k) } : {}),
@@ -103,6 +105,17 @@ export function addFacts(t: Timeline): void {
     };
     if (step.reply) step.reply = replyFacts(t, i, step.reply, history);
   });
+}
+
+/** The messages of the history written at step `i`, each over a message the history held there before or not. */
+function writtenAt(t: Timeline, i: number, history: TimelineMessage[]): Array<{ index: number; over: boolean }> {
+  const before = i > 0 ? messagesAt(t, i - 1) : [];
+  return t.messages
+    .filter((m) => m.step === i && history[m.index] === m)
+    .map((m) => {
+      const held = before[m.index];
+      return { index: m.index, over: held !== undefined && held !== m && held.removedAt !== i };
+    });
 }
 
 function requestFacts(t: Timeline, k: number): NonNullable<StepFacts['request']> {

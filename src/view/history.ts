@@ -5,6 +5,15 @@
 import type { MessageParam } from '../core/messages.js';
 import type { Timeline, TimelineMessage, TimelineRequest } from './timeline.js';
 
+/** The states a run ends in. */
+export const FINAL_STATES: ReadonlySet<string> = new Set(['done', 'failed', 'aborted']);
+
+/** What a tool that started and has no result by step `i` is: `running`, or left without one when the run ended. */
+export function unansweredTool(t: Pick<Timeline, 'steps'>, i: number, running: string): string {
+  const state = t.steps[i]?.state ?? '';
+  return FINAL_STATES.has(state) ? `⚠ no result recorded: the run ended (${state}) without it` : running;
+}
+
 /** The history as it was at step `index` (only the first `limit` messages when given): up to its first gap. */
 export function messagesAt(t: Pick<Timeline, 'messages'>, index: number, limit?: number): TimelineMessage[] {
   const out: TimelineMessage[] = [];

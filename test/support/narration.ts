@@ -20,6 +20,20 @@ export function historyBefore(order: ReadRecord[], end: number): MessageParam[] 
   return history;
 }
 
+/**
+ * The history the loop held before `end`: as historyBefore, but a request that carried fewer messages than were written
+ * shows the loop had deleted the rest (src/mistakes' drop-message), so they are gone from then on.
+ */
+export function liveBefore(order: ReadRecord[], end: number): MessageParam[] {
+  let history: MessageParam[] = [];
+  for (const { record } of order.slice(0, end)) {
+    const r = record as Rec;
+    if (r.type === 'message') history = [...history.slice(0, r.index), r.message];
+    if (r.type === 'request') history = history.slice(0, r.messageCount);
+  }
+  return history;
+}
+
 const blocks = (m: MessageParam | undefined) => (!m ? [] : typeof m.content === 'string' ? [] : (m.content as Rec[]));
 const listed = (text: string) => [...text.matchAll(/messages\[(\d+)\]/g)].map((m) => Number(m[1]));
 
@@ -59,6 +73,13 @@ export function checkSentence(sentence: string, order: ReadRecord[], range: [num
     const ids = blocks(history[Number(appended[1])]).flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : []));
     expect(ids.join(', ')).toBe(appended[2]);
   }
+  // "appends messages[k]": k is a new place in the history; "writes messages[k] ..., joined to the user message already
+  // there": k held a message before the step.
+  const held = liveBefore(order, range[0]).length;
+  const appends = /appends messages\[(\d+)\]/.exec(sentence)?.[1];
+  if (appends) expect(Number(appends), `messages[${appends}] was already in the history (${held} messages): ${sentence}`).toBeGreaterThanOrEqual(held);
+  const joined = /writes messages\[(\d+)\][^;]*, joined to the user message already there/.exec(sentence)?.[1];
+  if (joined) expect(Number(joined), sentence).toBeLessThan(held);
   if (/without tool_use_id/.test(sentence)) expect(history.some((m) => blocks(m).some((b) => b.type === 'tool_result' && typeof b.tool_use_id !== 'string'))).toBe(true);
   if (/tool results? (?:are|is) in messages|tool_result (?:is|are) in messages/.test(sentence)) expect(history.some((m) => blocks(m).some((b) => b.type === 'tool_result'))).toBe(true);
   if (/are not appended/.test(sentence)) expect(of('message').some((r) => blocks(r.message).some((b) => b.type === 'tool_result'))).toBe(false);

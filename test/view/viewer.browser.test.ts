@@ -22,7 +22,7 @@ import { findSession, readTranscript } from '../../src/transcript/store.js';
 import { readOrder } from '../../src/view/read.js';
 import { startViewer, type Viewer } from '../../src/view/server.js';
 import type { Timeline } from '../../src/view/timeline.js';
-import { checkStep } from '../support/narration.js';
+import { checkStep, liveBefore } from '../support/narration.js';
 import { cut, paused, SIX_CALLS } from '../support/sixCalls.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -78,6 +78,13 @@ const smallestLessonText = (page: Page) =>
     const shown = [...svg.querySelectorAll('text')].filter((t) => t.getBoundingClientRect().width > 0);
     return { min: Math.min(...shown.map((t) => parseFloat(getComputedStyle(t).fontSize) * scale)), count: shown.length };
   });
+
+/** The messages pane's "new/changed at this step" badges: the message's index and what the badge says. */
+const freshBadges = (page: Page) =>
+  page.evaluate(() => [...document.querySelectorAll('[data-testid="messages"] .msg')].flatMap((m) => {
+    const badge = m.querySelector('[data-testid="fresh"]');
+    return badge ? [{ index: Number((m as HTMLElement).dataset.index), text: badge.textContent ?? '' }] : [];
+  }));
 
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
@@ -175,6 +182,11 @@ describe.each(SIZES)('the viewer at $width×$height', (size) => {
           throw new Error(`${t.header?.label} step ${i + 1}: ${sentence}\n${(error as Error).message}`);
         }
         if (step.kind === 'reply') expect(await text(page, 'stop-reason')).toBe(JSON.stringify(step.reply?.stopReason));
+        // A message written at this step is new only at a place the history did not hold (else it was written over).
+        const held = liveBefore(order, step.records[0]).length;
+        for (const fresh of await freshBadges(page)) expect(fresh.text, `${t.header?.label} step ${i + 1}, messages[${fresh.index}]`).toMatch(fresh.index < held ? /^changed at this step/ : /^new at this step$/);
+        // Once the run has ended, no tool is shown running: one without a result says the run ended without it.
+        if (['done', 'failed', 'aborted'].includes(step.state)) expect(await page.evaluate(() => document.body.innerText), `${t.header?.label} step ${i + 1}`).not.toContain('running');
         expect(await overflow(page)).toBeLessThanOrEqual(0);
         await page.keyboard.press('ArrowRight');
       }
@@ -194,12 +206,17 @@ describe.each(SIZES)('the viewer at $width×$height', (size) => {
     expect(body).toHaveLength(3);
     await at(mistaken['forget-assistant'], /The model asks for a tool/);
     expect(await text(page, 'missing-reply')).toMatch(/the reply of turn 1 \(stop_reason tool_use, tool_use bash: ls -A\) was never appended/);
+    await at(mistaken['forget-assistant'], /Results go back/);
+    expect(await freshBadges(page)).toEqual([{ index: 0, text: 'changed at this step: written over the message already here' }]);
     await at(mistaken['forget-tool-result'], /Results go back/);
     expect(await text(page, 'missing-result')).toMatch(/the tool_result for toolu_demo_01 was never written/);
     await at(mistaken['drop-message'], /calls the model again/);
     expect(await page.getByTestId('deleted').allTextContents()).toEqual([expect.stringMatching(/^✂ messages\[1\] \(assistant\)/), expect.stringMatching(/^✂ messages\[2\] \(user\)/)]);
     await at(mistaken['stop-reason-only'], /The model asks for a tool/);
     expect(await text(page, 'teaching')).toMatch(/would stop here: ⚠ not what the tool_use blocks say/);
+    await page.keyboard.press('End');
+    expect(await text(page, 'state')).toBe('done');
+    expect(await text(page, 'tool-status')).toBe('⚠ no result recorded: the run ended (done) without it');
   });
 
   it('takes the keyboard and a tap, and keeps the controls in sight when the page is scrolled', async () => {

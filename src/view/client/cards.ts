@@ -4,7 +4,7 @@
  * tool_result bound to its tool_use_id, and when each started), and the state the loop carries
  * ({messages, turnCount, transitionReason}) with the request body built from its messages.
  */
-import { messagesAt, requestDelta, requestDeltaText } from '../history.js';
+import { messagesAt, requestDelta, requestDeltaText, unansweredTool } from '../history.js';
 import type { Timeline, TimelineStep, TimelineTool } from '../timeline.js';
 import { h } from './dom.js';
 
@@ -57,7 +57,7 @@ function toolEntry(t: Timeline, start: TimelineTool, i: number): HTMLElement {
     h('div', { class: 'tool-head' }, [h('b', { text: start.name }), ' ', h('code', { text: typeof command === 'string' ? command : JSON.stringify(start.input) }), h('span', { class: 'chip', text: start.id })]),
     h('div', { class: 'status', text: `started ${time(start.at)}, ${when}` }),
   ];
-  if (!result) lines.push(h('div', { class: 'status', 'data-testid': 'tool-status', text: '… running: no result yet at this step' }));
+  if (!result) lines.push(h('div', { class: 'status', 'data-testid': 'tool-status', text: unansweredTool(t, i, '… running: no result yet at this step') }));
   else {
     const bound = typeof result.result?.tool_use_id === 'string';
     lines.push(h('div', { class: 'status', 'data-testid': 'tool-status', text: `✓ returned ${time(result.at)} (${ms(start.at, result.at)} after it started), at step ${result.step + 1}` }));

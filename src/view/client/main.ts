@@ -9,6 +9,7 @@ import { h, part } from './dom.js';
 import { renderStepper } from './stepper.js';
 import { TimelineView } from './view.js';
 import type { StepperState } from '../../run/gate.js';
+import { FINAL_STATES as FINAL } from '../history.js';
 
 interface PageConfig {
   defaultSession: string | null;
@@ -18,7 +19,6 @@ interface PageConfig {
   stepping?: boolean;
 }
 
-const FINAL = new Set(['done', 'failed', 'aborted']);
 const config = JSON.parse(document.getElementById('agentloop-config')?.textContent ?? '{}') as PageConfig;
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
 

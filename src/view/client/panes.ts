@@ -5,7 +5,7 @@
  * marked placeholders where they would be.
  */
 import type { ContentBlock, MessageParam } from '../../core/messages.js';
-import { messagesAt, requestBody, requestDelta, requestDeltaText } from '../history.js';
+import { messagesAt, requestBody, requestDelta, requestDeltaText, unansweredTool } from '../history.js';
 import type { Timeline, TimelineMessage, TimelineStep } from '../timeline.js';
 import { h, highlightJson, hue } from './dom.js';
 
@@ -18,7 +18,7 @@ function toolStatus(t: Timeline, id: string, index: number, answeredIn: Map<stri
   if (where !== undefined) return `→ answered by the tool_result in messages[${where}]`;
   const seen = t.tools.filter((x) => x.id === id && x.step <= index);
   if (seen.some((x) => x.kind === 'result')) return '✓ returned: its result is not in messages (yet)';
-  if (seen.some((x) => x.kind === 'start')) return '… running';
+  if (seen.some((x) => x.kind === 'start')) return unansweredTool(t, index, '… running');
   return 'not started yet';
 }
 
@@ -49,13 +49,14 @@ function renderBlock(b: ContentBlock, t: Timeline, index: number, answeredIn: Ma
 
 function messageCard(m: TimelineMessage, t: Timeline, index: number, answeredIn: Map<string, number>): HTMLElement {
   const fresh = m.step === index;
+  const rewritten = fresh && t.steps[index]?.facts.rewritten.includes(m.index);
   return h('div', { class: `msg ${m.message.role}${fresh ? ' new' : ''}${m.broken ? ' broken' : ''}`, 'data-index': String(m.index) }, [
     h('div', { class: 'head' }, [
       h('span', { class: 'role', text: m.message.role }),
       h('span', { text: `messages[${m.index}]` }),
       m.synthetic ? h('span', { class: 'badge', text: 'added by resume' }) : null,
       m.broken ? h('span', { class: 'badge', 'data-testid': 'broken', text: '⚠ written broken (the transcript’s reader skips it)' }) : null,
-      fresh ? h('span', { class: 'badge info', text: 'new at this step' }) : null,
+      fresh ? h('span', { class: 'badge info', 'data-testid': 'fresh', text: rewritten ? 'changed at this step: written over the message already here' : 'new at this step' }) : null,
     ]),
     ...blocks(m.message).map((b) => renderBlock(b, t, index, answeredIn)),
   ]);
