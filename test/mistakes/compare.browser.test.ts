@@ -2,12 +2,14 @@
  * `agentloop view --compare A B` (the CLI as a process) in real headless Chromium: a mistaken
  * demo run beside the correct one, stepped together, the first diverging request marked.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MISTAKE_NAMES, type MistakeName } from '../../src/mistakes/names.js';
 import { runMistake, type MistakeRun } from '../../src/mistakes/run.js';
+import { findSession } from '../../src/transcript/store.js';
 import { cliEnv, startCli } from '../support/cli.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -20,6 +22,8 @@ let viewer: ReturnType<typeof startCli>;
 let url: URL;
 let dropped: MistakeRun;
 let stopped: MistakeRun;
+let home: string;
+const others = {} as Record<MistakeName, MistakeRun>;
 const errors: string[] = [];
 
 beforeAll(async () => {
@@ -27,9 +31,10 @@ beforeAll(async () => {
   const work = join(dir, 'project');
   mkdirSync(work);
   writeFileSync(join(work, 'notes.txt'), 'n');
-  const home = join(dir, 'home');
+  home = join(dir, 'home');
   dropped = await runMistake('drop-message', { cwd: work, home });
   stopped = await runMistake('stop-reason-only', { cwd: work, home });
+  for (const name of MISTAKE_NAMES) others[name] = name === 'drop-message' ? dropped : name === 'stop-reason-only' ? stopped : await runMistake(name, { cwd: work, home });
   // Prefixes of the ids are enough on the command line.
   viewer = startCli(['view', '--compare', dropped.mistaken.sessionId.slice(0, 8), dropped.correct.sessionId.slice(0, 8)], {
     cwd: work,
@@ -55,6 +60,33 @@ afterAll(async () => {
 
 const view = (i: 0 | 1) => page.locator(`[data-view="${i}"]`);
 const label = (i: 0 | 1) => view(i).getByTestId('step-label').textContent();
+/**
+ * The requests of a session as its transcript file has them, every line read here (a line the store's reader skips as
+ * damaged, like unbound-result's tool_result without its id, is still a message the loop wrote and sent).
+ */
+function requestsOf(id: string): Array<{ body: unknown; messages: unknown[] }> {
+  let history: unknown[] = [];
+  const requests: Array<{ body: unknown; messages: unknown[] }> = [];
+  for (const line of readFileSync(findSession(home, id), 'utf8').split('\n').filter(Boolean)) {
+    const r = JSON.parse(line) as { type: string; index: number; message: unknown; messageCount: number; body: unknown };
+    if (r.type === 'message') history = [...history.slice(0, r.index), r.message];
+    if (r.type === 'request') requests.push({ body: r.body, messages: history.slice(0, r.messageCount) });
+  }
+  return requests;
+}
+
+/** The banner for two sessions, from their transcripts: the first request that differs, the messages each sends, the first that differs. */
+function bannerOf(a: string, b: string): string {
+  const [ra, rb] = [requestsOf(a), requestsOf(b)];
+  const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
+  const n = Array.from({ length: Math.max(ra.length, rb.length) }, (_, i) => i).find((i) => !same(ra[i], rb[i]));
+  if (n === undefined) return 'The two runs send the same requests.';
+  const sends = (r: (typeof ra)[number] | undefined, who: string) => (r ? `${who} sends ${r.messages.length} message${r.messages.length === 1 ? '' : 's'}` : `${who} sends no request ${n + 1}`);
+  const [x, y] = [ra[n], rb[n]];
+  const k = x && y ? Array.from({ length: Math.max(x.messages.length, y.messages.length) }, (_, i) => i).find((i) => !same(x.messages[i], y.messages[i])) : undefined;
+  return `The runs first differ at request ${n + 1}: ${sends(x, 'A')}, ${sends(y, 'B')}${k === undefined ? '' : `; they differ from messages[${k}] on`}.`;
+}
+
 const sentMessages = async (i: 0 | 1) => (JSON.parse((await view(i).getByTestId('request-messages').textContent()) as string) as unknown[]).length;
 
 async function open(search: URL): Promise<void> {
@@ -104,6 +136,22 @@ describe('agentloop view --compare, in Chromium', () => {
     // One step back, both show their first request again, which is the same: nothing marked.
     await page.keyboard.press('ArrowLeft');
     expect(await page.locator('.card.diverging').count()).toBe(0);
+  });
+
+  it('says, for every mistake beside its correct run, where the requests first differ as the two transcripts have them', { timeout: 90_000 }, async () => {
+    for (const name of MISTAKE_NAMES) {
+      const { mistaken, correct } = others[name];
+      const other = new URL(url);
+      other.searchParams.set('compare', `${mistaken.sessionId},${correct.sessionId}`);
+      await open(other);
+      const banner = bannerOf(mistaken.sessionId, correct.sessionId);
+      expect(await page.getByTestId('compare-text').textContent(), name).toBe(banner);
+      // Each side, moved to that request, shows the body it sent: as many messages as the banner says.
+      await page.getByTestId('compare-go').click();
+      const counts = [...banner.matchAll(/[AB] sends (\d+) messages?/g)].map((m) => Number(m[1]));
+      if (counts.length === 2) expect([await sentMessages(0), await sentMessages(1)], name).toEqual(counts);
+    }
+    expect(errors).toEqual([]);
   });
 
   it('marks the last step of a run that never sends the diverging request (stop-reason-only)', { timeout: 60_000 }, async () => {
