@@ -3,7 +3,7 @@
 // dist/cli/chunks/). One file per part instead of hundreds: the SDK alone is over 400 modules, and a
 // fresh process spends more time finding and compiling them than anything else before its first
 // request (`npx tsx bench/imports.ts`). The library (dist/index.js) stays unbundled.
-// Packages that read files of their own at run time (WASM grammars, a worker) are left outside.
+// Packages that read files of their own at run time (WASM grammars, a worker, a native addon) are left outside.
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
@@ -19,7 +19,7 @@ await build({
   target: 'node20',
   outdir: out.pathname,
   chunkNames: 'chunks/[name]-[hash]',
-  external: ['web-tree-sitter', 'tree-sitter-bash', 'elkjs', '@restatedev/*'],
+  external: ['web-tree-sitter', 'tree-sitter-bash', 'elkjs', '@restatedev/*', 'fs-native-extensions'],
   // CommonJS packages inside an ES module bundle still call require().
   banner: { js: "import { createRequire as __agentloopRequire } from 'node:module'; const require = __agentloopRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -26,7 +26,9 @@ export { continuationAfter, retryDelayMs, seededRandom } from './machine/rules.j
 export { defineTool, type ToolDeclaration } from './tools/define.js';
 export { inputProblem, s, type Infer, type JsonSchema, type Schema } from './tools/schema.js';
 export { startSession, reopenSession, type SessionRecorder } from './transcript/recorder.js';
-export { agentloopHome, SessionExistsError } from './transcript/store.js';
+export { resumeSession, SessionNotResumableError, type LockOptions, type ResumedSession } from './transcript/open.js';
+export { describeHolder, SessionBusyError, type LockHolder } from './transcript/lock.js';
+export { agentloopHome, findSession, newestSessionFor, SessionExistsError } from './transcript/store.js';
 export { createAnthropicModel, createClient, type AnthropicModelOptions } from './anthropic/call.js';
 export { toModelError } from './anthropic/errors.js';
 export { reply, scriptedModel, type ScriptedModel, type ScriptedReply, type ScriptStep } from './scripted/model.js';

@@ -69,6 +69,8 @@ export interface CliOptions {
   sessionId?: string;
   /** `--fork-session`: with --resume/--continue, go on in a new session instead of the old one. */
   forkSession?: boolean;
+  /** `--wait-for-session`: with --resume/--continue, wait while another run writes the session instead of refusing. */
+  waitForSession?: boolean;
   /** `--inspect`: connect the machine to the Stately inspector (the page needs the internet). */
   inspect?: boolean;
   /** `--view`: show the run live in the local step-through viewer. */
@@ -121,6 +123,7 @@ export const FLAGS = {
   continue: { type: 'boolean', short: 'c' },
   'session-id': { type: 'string' },
   'fork-session': { type: 'boolean' },
+  'wait-for-session': { type: 'boolean' },
   inspect: { type: 'boolean' },
   view: { type: 'boolean' },
   step: { type: 'boolean' },
@@ -225,6 +228,7 @@ function setRunValues(options: CliOptions, values: Values): void {
   const sessionId = uuidOf('--session-id', values['session-id']);
   if (sessionId !== undefined) options.sessionId = sessionId;
   if (values['fork-session']) options.forkSession = true;
+  if (values['wait-for-session']) options.waitForSession = true;
   if (values.inspect) options.inspect = true;
   if (values.view) options.view = true;
   // Stepping is done in the page: --step brings the viewer up.
@@ -248,6 +252,7 @@ function checkCombinations(options: CliOptions): void {
   if (options.step && options.mistake !== undefined) throw new UsageError('--step steps one run: --mistake runs two (step them with view --compare)');
   if (options.step && options.inputFormat === 'stream-json') throw new UsageError('--step waits for the page: not with --input-format stream-json');
   if (options.forkSession && !resuming) throw new UsageError('--fork-session goes with --resume or --continue');
+  if (options.waitForSession && !resuming) throw new UsageError('--wait-for-session goes with --resume or --continue');
   if (options.sessionId !== undefined && resuming && !options.forkSession) {
     throw new UsageError('--session-id with --resume or --continue needs --fork-session (the id is for the new session)');
   }

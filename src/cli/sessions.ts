@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { MessageParam } from '../core/messages.js';
 import type { Usage } from '../core/usage.js';
 import { reopenSession, startSession, type ForkSource, type SessionRecorder } from '../transcript/recorder.js';
-import { restoreConversation } from '../transcript/resume.js';
+import { describeHolder, SessionBusyError, type LockHolder } from '../transcript/lock.js';
+import { lockAndRead, SessionNotResumableError, type LockedSession } from '../transcript/open.js';
 import type { Question } from '../transcript/records.js';
 import type { RunResult } from '../run/runAgent.js';
 import {
@@ -14,7 +15,6 @@ import {
   findSession,
   listSessions,
   newestSessionFor,
-  readTranscript,
   SessionExistsError,
   SessionNotFoundError,
   sessionFilesDir,
@@ -58,40 +58,61 @@ export interface PrepareOptions {
   label?: string;
   /** What the transcript must never hold. */
   redactor?: Redactor;
+  /** Told in one line when the transcript was lost during the run and the run went on in a fork of it. */
+  onMoved?: (notice: string) => void;
+  /** With --wait-for-session: told who holds the session, when the wait begins. */
+  onWait?: (holder: LockHolder | undefined) => void;
 }
 
 /**
  * A new session (with the id `--session-id` gives), or the one `--resume ID` / `--continue` names,
- * repaired and reopened; with `--fork-session`, its history goes on in a new session (the old
- * transcript is only read).
+ * locked (refused while another run writes it, or waited for with `--wait-for-session`), repaired
+ * and reopened; with `--fork-session`, its history goes on in a new session (the old transcript is
+ * only read, under its lock, so that its history is settled).
  */
-export function prepareSession(options: CliOptions, prepare: PrepareOptions): PreparedSession {
+export async function prepareSession(options: CliOptions, prepare: PrepareOptions): Promise<PreparedSession> {
   const home = agentloopHome(prepare.env);
   if (options.resume === undefined && !options.continue) return newSession(home, options.sessionId ?? randomUUID(), prepare);
 
   const path = sessionToResume(home, options, prepare.cwd);
-  const transcript = readTranscript(path);
+  const { lock, transcript, conversation } = await sessionLocked(path, options, prepare);
   const notices = transcript.problems.map((p) => `${path}: ${p}`);
-  if (!transcript.header) throw new SessionError(`${path} is not a session transcript`);
   const { id, cwd } = transcript.header;
-  const conversation = restoreConversation(transcript.records);
-  if (conversation.problems.length > 0) {
-    throw new SessionError(`session ${id} cannot be resumed: ${conversation.problems.join('; ')}`);
-  }
   if (cwd !== prepare.cwd) notices.push(`session ${id} was recorded in ${cwd}; its tools now run in ${prepare.cwd}`);
   notices.push(...conversation.repaired.map((r) => `resuming ${id}: ${r}`));
   const restored = { messages: conversation.messages, turnCount: conversation.turnCount, awaitsModel: conversation.awaitsModel, resumed: true };
   if (options.forkSession) {
+    lock.release();
     const fork = newSession(home, options.sessionId ?? randomUUID(), prepare, { id, conversation });
     return { ...fork, ...restored, notices: [...notices, ...fork.notices] };
   }
-  const recorder = reopenSession(id, path, recorderOptions(prepare));
+  const recorder = reopenSession(id, path, { ...recorderOptions(prepare), lock });
   recorder.resumed(conversation, prepare.prompt ?? null);
   return { id, recorder, ...restored, notices, outputDir: sessionFilesDir(path) };
 }
 
+/** The session of `path`, locked for this run, read and restored; why not, as a `SessionError`. */
+async function sessionLocked(path: string, options: CliOptions, prepare: PrepareOptions): Promise<LockedSession> {
+  try {
+    return await lockAndRead(path, { waitForSession: options.waitForSession === true, ...(prepare.onWait ? { onWait: prepare.onWait } : {}) });
+  } catch (error) {
+    if (error instanceof SessionNotResumableError) throw new SessionError(error.message);
+    throw busyError(error, 'add --wait-for-session to wait until it ends');
+  }
+}
+
+/** A `SessionBusyError` as the one line the CLI prints (`hint` says what to do); anything else as it is. */
+function busyError(error: unknown, hint: string): unknown {
+  if (!(error instanceof SessionBusyError)) return error;
+  return new SessionError(`${error.message.replace(/ is in use by .*$/, '')} is in use by ${describeHolder(error.holder)}: ${hint}`);
+}
+
 function recorderOptions(prepare: PrepareOptions) {
-  return { onError: prepare.onRecordError, ...(prepare.redactor ? { redactor: prepare.redactor } : {}) };
+  return {
+    onError: prepare.onRecordError,
+    ...(prepare.redactor ? { redactor: prepare.redactor } : {}),
+    ...(prepare.onMoved ? { onMoved: prepare.onMoved } : {}),
+  };
 }
 
 /** The transcript `--resume ID` names, or the newest of the working directory for `--continue`. */
@@ -110,8 +131,9 @@ function sessionToResume(home: string, options: CliOptions, cwd: string): string
 }
 
 /**
- * Starts the transcript of a new session (a fork of `fork`, if given). An id that is taken is an
- * error; a transcript that cannot be written (a read-only home) leaves the run unrecorded.
+ * Starts the transcript of a new session (a fork of `fork`, if given). An id that is taken, or
+ * written by a run now, is an error; a transcript that cannot be written (a read-only home) leaves
+ * the run unrecorded.
  */
 function newSession(home: string, id: string, prepare: PrepareOptions, fork?: ForkSource): PreparedSession {
   const empty = { messages: [], turnCount: undefined, awaitsModel: false, resumed: false };
@@ -124,6 +146,7 @@ function newSession(home: string, id: string, prepare: PrepareOptions, fork?: Fo
     return { id, recorder, ...empty, notices: [], outputDir: sessionFilesDir(recorder.path) };
   } catch (error) {
     if (error instanceof SessionExistsError) throw new SessionError(`${error.message}: --session-id needs an id not in use`);
+    if (error instanceof SessionBusyError) throw busyError(error, '--session-id needs an id not in use');
     const notice = `this session is not saved (${error instanceof Error ? error.message : String(error)})`;
     return { id, recorder: undefined, ...empty, notices: [notice], outputDir: undefined };
   }

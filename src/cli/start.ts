@@ -10,6 +10,7 @@ import { plural } from '../core/plural.js';
 import type { Tool } from '../core/tool.js';
 import type { RunTracing } from '../otel/runSpans.js';
 import type { McpServerState } from '../tools/mcp/servers.js';
+import { describeHolder, type LockHolder } from '../transcript/holder.js';
 import type { CliOptions } from './args.js';
 import { formatToolResult, formatToolStart, palette } from './output.js';
 import type { Redactor } from '../core/redact.js';
@@ -25,7 +26,7 @@ const loadSessions = () => import('./sessions.js');
 export async function openSession(options: CliOptions, cwd: string, model: string, prompt: string | null): Promise<PreparedSession> {
   const { prepareSession } = await loadSessions();
   let warned = false;
-  const session = prepareSession(options, {
+  const session = await prepareSession(options, {
     env,
     cwd,
     model,
@@ -37,9 +38,17 @@ export async function openSession(options: CliOptions, cwd: string, model: strin
       warned = true;
       stderr.write(colors.red(`agentloop: the transcript stopped being saved: ${shown(error.message)}\n`));
     },
+    onMoved: (notice) => stderr.write(colors.red(`agentloop: ${notice}\n`)),
+    onWait: (holder) => stderr.write(colors.dim(`agentloop: ${waitingLine(options, holder)}\n`)),
   });
   for (const notice of session.notices) stderr.write(colors.dim(`${shown(notice)}\n`));
   return session;
+}
+
+/** The line said while --wait-for-session waits. */
+function waitingLine(options: CliOptions, holder: LockHolder | undefined): string {
+  const which = options.resume !== undefined ? `session ${options.resume}` : 'the session';
+  return `${which} is in use by ${describeHolder(holder)}: waiting until it ends (Ctrl-C to give up)`;
 }
 
 /**

@@ -56,6 +56,8 @@ Options:
   -r, --resume ID                 go on with session ID (a unique prefix is enough); with a PROMPT, ask it next
   -c, --continue                  go on with the newest session of this directory
       --fork-session              with --resume/--continue: go on in a new session, the old one stays as it was
+      --wait-for-session          with --resume/--continue: if another run is writing the session, wait until it
+                                  ends (without it, that is refused at once, exit 2)
       --session-id UUID           the id of the new session
       --view                      show the run live in the local step-through viewer (prints its URL)
       --step                      stop the run before each model request and each tool until Next in the viewer (implies --view)

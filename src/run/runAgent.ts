@@ -81,7 +81,9 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   /**
    * Save the run as a session: a store (`{ home }`, e.g. `agentloopHome()`) to start a transcript
    * in, which the run closes (with a `label` for its header: what tells it apart in `sessions`); or a
-   * recorder of your own, which stays open (a REPL's, say).
+   * recorder of your own, which stays open (a REPL's, say, or `resumeSession(...).recorder` to go on
+   * with a session). A recorder holds its session's lock: a session another run is writing is
+   * refused (`SessionBusyError`) before anything is written.
    */
   session?: { home: string; label?: string } | SessionRecorder;
   /** The session id (default: the recorder's, else a new UUID). */
@@ -165,7 +167,8 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   const tools = [...given, ...(options.addTools ?? [])];
   // The SDK is loaded only for a run that uses it (not for a scripted model, nor the demo).
   const modelCall = options.modelCall ?? (await import('../anthropic/call.js')).createAnthropicModel(options.client ?? {});
-  const sessionId = options.sessionId ?? recorder?.id ?? randomUUID();
+  const startedAs = recorder?.id;
+  const sessionId = options.sessionId ?? startedAs ?? randomUUID();
   const spans = options.tracing ? await startSpans(options, sessionId, redactor) : undefined;
   const emit = listenerOf(options.onEvent, recorder, spans);
 
@@ -205,7 +208,8 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
     const context = await toPromise(actor);
     const lastAssistant = context.messages.slice(startMessages.length).reverse().find((m) => m.role === 'assistant');
     const result: RunResult = {
-      sessionId,
+      // A transcript lost during the run goes on in a fork of it: the recorder knows its id.
+      sessionId: recorder && sessionId === startedAs ? recorder.id : sessionId,
       state: leafState(actor.getSnapshot().value) as FinalState,
       context,
       text: lastAssistant ? textOf(lastAssistant.content) : '',

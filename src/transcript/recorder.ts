@@ -1,24 +1,29 @@
 /**
  * Writes a run to its session transcript as it goes. The recorder only consumes the `RunEvent`s
  * of `runAgent` (pass `recorder.onEvent` as, or inside, `onEvent`): the machine knows nothing of it.
+ *
+ * A recorder holds its session's lock (lock.ts) from before its first write until `close()`: one
+ * writer per session. If the transcript is removed, replaced or cut shorter during the run, the
+ * recorder says so once (`onMoved`) and goes on in a new session forked from it: the history so far
+ * (the recorder remembers it, memory.ts), then the run's further records. The file at the old path
+ * is left as it is (it may be someone's); `--continue` finds the new session, the newest.
  */
 import { randomUUID } from 'node:crypto';
-import { CACHED_TAIL, messageCacheMarks } from '../anthropic/cache.js';
-import { textOf } from '../history/messages.js';
+import { dirname } from 'node:path';
 import type { RunEvent } from '../core/events.js';
-import type { AgentContext } from '../machine/context.js';
-import { TRANSCRIPT_VERSION, type PromptRecord, type Question, type SessionRecord } from './records.js';
+import { draftOf, lineOf, promptDraft, questionKey, resultDraft, resumeDrafts, timestamps, type Draft, type FinishedRun } from './drafts.js';
+import { readHeader } from './headers.js';
+import { lockSession, type SessionLock } from './lock.js';
+import { SessionMemory } from './memory.js';
+import { transcriptPath } from './paths.js';
+import { TRANSCRIPT_VERSION, type Question, type SessionHeader } from './records.js';
 import type { RestoredConversation } from './resume.js';
-import { TranscriptWriter } from './store.js';
+import { TranscriptLostError, TranscriptWriter } from './writer.js';
 
-/** What the recorder writes of a finished run (runAgent's `RunResult` is one). */
-export interface FinishedRun {
-  state: string;
-  context: AgentContext;
-  durationMs: number;
-}
+export { draftOf, resultDraft, type Draft, type FinishedRun } from './drafts.js';
 
 export interface SessionRecorder {
+  /** The session written; a new one when the transcript was lost during the run (`onMoved`). */
   readonly id: string;
   readonly path: string;
   /** Set when a write failed: recording stopped there, the run went on. */
@@ -43,14 +48,19 @@ export interface SessionRecorder {
   flush(): void;
   /** Records how a run ended (a REPL session has one per question). */
   finish(result: FinishedRun): void;
+  /** Writes what is pending, closes the transcript and releases the session. */
   close(): void;
 }
 
 export interface RecorderOptions {
   /** Flush each tick's records to the disk with fsync (default true). */
   durable?: boolean;
-  /** Called once when a write fails (disk full, file removed); recording stops. */
+  /** Called once when a write fails (disk full, a folder gone); recording stops. */
   onError?: (error: Error) => void;
+  /** Told in one line when the transcript was removed, replaced or cut and the run went on in a fork of it. */
+  onMoved?: (notice: string) => void;
+  /** The session's lock, taken already (`waitForSession`); else the recorder takes it or throws `SessionBusyError`. */
+  lock?: SessionLock;
   now?: () => Date;
   /** Every record goes through it before it is written (the writer's one choke point): no secret in the transcript. */
   redactor?: import('../core/redact.js').Redactor;
@@ -77,48 +87,45 @@ export function startSession(
   const createdAt = now().toISOString();
   const prompt = session.prompt ?? undefined;
   const fork = session.fork;
-  const writer = TranscriptWriter.create(
-    home,
-    { type: 'session', version: TRANSCRIPT_VERSION, id, cwd: session.cwd, createdAt, model: session.model, ...(fork ? { forkedFrom: fork.id } : {}), ...(session.label ? { label: session.label } : {}) },
-    { durable: options.durable, redactor: options.redactor },
-    ...(fork ? resumeDrafts(fork.conversation, fork.id) : []).map((draft) => ({ ...draft, at: createdAt }) as SessionRecord),
-    ...(prompt !== undefined ? [{ ...promptDraft(prompt), at: createdAt }] : []),
-  );
-  return createRecorder(id, writer, options, prompt);
+  const header: SessionHeader = {
+    type: 'session',
+    version: TRANSCRIPT_VERSION,
+    id,
+    cwd: session.cwd,
+    createdAt,
+    model: session.model,
+    ...(fork ? { forkedFrom: fork.id } : {}),
+    ...(session.label ? { label: session.label } : {}),
+  };
+  const lock = options.lock ?? lockSession(transcriptPath(home, id));
+  try {
+    const drafts = [...(fork ? resumeDrafts(fork.conversation, fork.id) : []), ...(prompt !== undefined ? [promptDraft(prompt)] : [])];
+    const writer = TranscriptWriter.create(home, header, durability(options), ...drafts.map((draft) => ({ ...draft, at: createdAt }) as never));
+    const memory = new SessionMemory();
+    if (fork) memory.seed(fork.conversation.messages);
+    for (const draft of drafts) if (draft.type !== 'resume' && draft.type !== 'message') memory.note(draft);
+    return createRecorder({ header, writer, lock, memory }, options, prompt);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
-/** The `prompt` record of a question, without its timestamp. */
-function promptDraft(question: Question): Omit<PromptRecord, 'at'> {
-  return typeof question === 'string' ? { type: 'prompt', text: question } : { type: 'prompt', text: textOf(question), content: question };
-}
-
-/** Compares questions: the same text, or the same blocks. */
-const questionKey = (question: Question) => (typeof question === 'string' ? `text:${question}` : `blocks:${JSON.stringify(question)}`);
-
-/**
- * The `resume` record and the messages a resume goes on from that are not in the transcript yet:
- * its repair (synthetic); for a fork, the whole history (the copied part as it was recorded).
- */
-function resumeDrafts(conversation: RestoredConversation, forkedFrom?: string): Draft[] {
-  const { messages, turnCount, repaired } = conversation;
-  const recordedCount = forkedFrom === undefined ? conversation.recordedCount : 0;
-  return [
-    { type: 'resume', turnCount, repaired, messageCount: recordedCount, ...(forkedFrom !== undefined ? { forkedFrom } : {}) },
-    ...messages.slice(recordedCount).map((message, i): Draft => {
-      const index = recordedCount + i;
-      return { type: 'message', index, message, ...(index >= conversation.recordedCount ? { synthetic: true as const } : {}) };
-    }),
-  ];
-}
-
-/** Goes on appending to the transcript of an existing session (`--resume`). */
+/** Goes on appending to the transcript of an existing session (`--resume`): call `resumed()` first. */
 export function reopenSession(id: string, path: string, options: RecorderOptions = {}): SessionRecorder {
-  const writer = TranscriptWriter.reopen(path, { durable: options.durable, redactor: options.redactor });
-  return createRecorder(id, writer, options);
+  const lock = options.lock ?? lockSession(path);
+  try {
+    const writer = TranscriptWriter.reopen(path, durability(options));
+    const header = readHeader(path) ?? { type: 'session', version: TRANSCRIPT_VERSION, id, cwd: process.cwd(), createdAt: '', model: '' };
+    return createRecorder({ header, writer, lock, memory: new SessionMemory() }, options);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
-/** A record without its timestamp; `at` is added on write. */
-export type Draft = SessionRecord extends infer R ? (R extends { at: string } ? Omit<R, 'at'> : never) : never;
+/** The writer's options: fsync, and the redactor every line goes through. */
+const durability = (options: RecorderOptions) => ({ durable: options.durable, redactor: options.redactor });
 
 /**
  * The records a run event leaves in the file at once, in the write of the event itself: a tool
@@ -126,7 +133,15 @@ export type Draft = SessionRecord extends infer R ? (R extends { at: string } ? 
  */
 const WRITTEN_AT_ONCE: ReadonlySet<RunEvent['type']> = new Set(['tool_start']);
 
-function createRecorder(id: string, writer: TranscriptWriter, options: RecorderOptions, recordedPrompt?: Question): SessionRecorder {
+/** A recorder's session: what it writes to, under which lock, and what it remembers. */
+interface Written {
+  header: SessionHeader;
+  writer: TranscriptWriter;
+  lock: SessionLock;
+  memory: SessionMemory;
+}
+
+function createRecorder(session: Written, options: RecorderOptions, recordedPrompt?: Question): SessionRecorder {
   let failure: Error | undefined;
   const at = timestamps(options.now);
   // The prompt recorded last, until a message is written (the run has put it into the history).
@@ -134,25 +149,43 @@ function createRecorder(id: string, writer: TranscriptWriter, options: RecorderO
   // Lines not written yet: the records of the step that is running, written in one write when it
   // ends (a microtask), or with the next record written at once.
   let pending: string[] = [];
+  let pendingPrompt = false;
   let scheduled = false;
 
+  const fail = (error: unknown) => {
+    failure = error instanceof Error ? error : new Error(String(error));
+    options.onError?.(failure);
+  };
+  /** Writes `lines`; a transcript lost meanwhile is forked first (`moveOn`). */
+  const writeOut = (lines: string[], withPrompt: boolean) => {
+    try {
+      session.writer.writeLines(lines);
+    } catch (error) {
+      if (!(error instanceof TranscriptLostError)) return fail(error);
+      try {
+        moveOn(session, error, options, at(), !withPrompt).writeLines(lines);
+      } catch (again) {
+        fail(again);
+      }
+    }
+  };
   const flush = () => {
     scheduled = false;
     if (pending.length === 0) return;
     const lines = pending;
+    const withPrompt = pendingPrompt;
     pending = [];
-    if (failure) return;
-    try {
-      writer.writeLines(lines);
-    } catch (error) {
-      failure = error instanceof Error ? error : new Error(String(error));
-      options.onError?.(failure);
-    }
+    pendingPrompt = false;
+    if (!failure) writeOut(lines, withPrompt);
   };
   const add = (draft: Draft, stamp: string) => {
     pending.push(lineOf(draft, stamp));
+    session.memory.note(draft);
     if (draft.type === 'message') unanswered = undefined;
-    if (draft.type === 'prompt') unanswered = questionKey(draft.content ?? draft.text);
+    if (draft.type === 'prompt') {
+      unanswered = questionKey(draft.content ?? draft.text);
+      pendingPrompt = true;
+    }
   };
   /** Writes the drafts, after what is pending, in one write now. */
   const write = (...drafts: Draft[]) => {
@@ -163,8 +196,12 @@ function createRecorder(id: string, writer: TranscriptWriter, options: RecorderO
   };
 
   return {
-    id,
-    path: writer.path,
+    get id() {
+      return session.header.id;
+    },
+    get path() {
+      return session.writer.path;
+    },
     get failure() {
       return failure;
     },
@@ -172,6 +209,7 @@ function createRecorder(id: string, writer: TranscriptWriter, options: RecorderO
       if (questionKey(question) !== unanswered) write(promptDraft(question));
     },
     resumed(conversation, prompt) {
+      session.memory.seed(conversation.messages);
       write(...resumeDrafts(conversation), ...(prompt !== undefined && prompt !== null ? [promptDraft(prompt)] : []));
     },
     onEvent(event) {
@@ -190,111 +228,44 @@ function createRecorder(id: string, writer: TranscriptWriter, options: RecorderO
     },
     close() {
       flush();
+      // A transcript lost after the last write is forked too: its records end up in a session all the same.
+      if (!failure) writeOut([], false);
       try {
-        writer.close();
+        session.writer.close();
       } catch (error) {
         if (!failure) options.onError?.(error instanceof Error ? error : new Error(String(error)));
+      } finally {
+        session.lock.release();
       }
     },
   };
 }
 
-/** A draft's line: its JSON with `at` last (as `{ ...draft, at }` would give), and the newline. */
-function lineOf(draft: Draft, at: string): string {
-  const json = JSON.stringify(draft);
-  return `${json.slice(0, -1)},"at":${JSON.stringify(at)}}\n`;
-}
-
-/** The time for `at`: `now()`, or the clock, whose ISO string is made once a millisecond. */
-function timestamps(now: (() => Date) | undefined): () => string {
-  if (now) return () => now().toISOString();
-  let ms = NaN;
-  let iso = '';
-  return () => {
-    const t = Date.now();
-    if (t !== ms) {
-      ms = t;
-      iso = new Date(t).toISOString();
-    }
-    return iso;
-  };
-}
-
 /**
- * The record a run event becomes in a transcript (without its `at`), or `undefined` for what a
- * transcript leaves out. Also used by durable runs, which keep the same records elsewhere.
+ * The transcript was lost (`lost`): starts a new session forked from it, with the history so far
+ * and the records a resume needs (the open question unless the lines about to be written hold it),
+ * releases the old session and tells `onMoved`. Returns the new writer; `session` now is the new one.
  */
-export function draftOf(event: RunEvent): Draft | undefined {
-  switch (event.type) {
-    case 'transition': {
-      const { type, ...rest } = event;
-      return { type: 'transition', ...rest };
-    }
-    case 'decision':
-      return { type: 'decision', state: event.state, guard: event.guard, target: event.target };
-    case 'message':
-      return { type: 'message', index: event.index, message: event.message, origin: event.origin };
-    case 'request': {
-      const { messages, ...body } = event.body;
-      return {
-        type: 'request',
-        turnCount: event.turnCount,
-        messageCount: event.messageCount,
-        body,
-        // The loop's own messages carry no cache_control: the breakpoints the model service
-        // adds are on the last messages of the copy it sends (anthropic/cache.ts), so only
-        // those are looked at; marks a caller wrote are in the message records already.
-        messageCacheMarks: messageCacheMarks(messages, Math.max(0, event.messageCount - CACHED_TAIL)),
-      };
-    }
-    case 'reply':
-      return {
-        type: 'usage',
-        turnCount: event.turnCount,
-        usage: event.usage,
-        total: event.total,
-        ...(event.id ? { id: event.id } : {}),
-        model: event.model,
-        stopReason: event.stopReason,
-        costUsd: event.costUsd,
-        needsFollowUp: event.needsFollowUp,
-      };
-    case 'tool_start':
-      return { type: 'tool_start', block: event.block };
-    case 'tool_result':
-      return { type: 'tool_result', toolUseId: event.block.id, name: event.block.name, result: event.result };
-    case 'retry':
-      return {
-        type: 'retry',
-        attempt: event.attempt,
-        delayMs: event.delayMs,
-        error: event.error.message,
-        kind: event.error.kind,
-        ...(event.error.apiType ? { apiType: event.error.apiType } : {}),
-        turnCount: event.turnCount,
-        model: event.model,
-      };
-    case 'reply_refused':
-      return { type: 'reply_refused', turnCount: event.turnCount, error: event.error.message, startedToolIds: event.startedToolIds };
-    case 'tool_use': // the block arrives whole in the assistant message
-    case 'text':
-    case 'stream_event':
-      return undefined;
+function moveOn(session: Written, lost: TranscriptLostError, options: RecorderOptions, stamp: string, withPrompt: boolean): TranscriptWriter {
+  const old = session.header;
+  const home = dirname(dirname(session.writer.path));
+  const header: SessionHeader = { ...old, id: randomUUID(), createdAt: stamp, forkedFrom: old.id };
+  const path = transcriptPath(home, header.id);
+  const lock = lockSession(path);
+  const drafts = [...resumeDrafts(session.memory.conversation(), old.id), ...session.memory.openDrafts(withPrompt)];
+  let writer: TranscriptWriter;
+  try {
+    writer = TranscriptWriter.create(home, header, durability(options), ...drafts.map((draft) => ({ ...draft, at: stamp }) as never));
+  } catch (error) {
+    lock.release();
+    throw error;
   }
-}
-
-/** The `result` record of a finished run (without its `at`). */
-export function resultDraft(result: FinishedRun): Draft {
-  const { context } = result;
-  return {
-    type: 'result',
-    state: result.state,
-    exitReason: context.exitReason,
-    stopReason: context.stopReason,
-    turnCount: context.turnCount,
-    usage: context.usage,
-    turnUsage: context.turnUsage,
-    durationMs: result.durationMs,
-    ...(context.error ? { error: context.error.message } : {}),
-  };
+  try {
+    session.writer.close();
+  } finally {
+    session.lock.release();
+  }
+  Object.assign(session, { header, writer, lock });
+  options.onMoved?.(`the transcript of session ${old.id} was ${lost.loss} during the run (${lost.path}); the run goes on in session ${header.id} (${path}), forked from it`);
+  return writer;
 }

@@ -101,9 +101,10 @@ export interface FaultStep {
 
 /**
  * A step computed from the request, e.g. to echo a tool_result back, or its headers (a gateway that echoes the key).
- * `index` is the request's index in `requests`, `request` the request as recorded.
+ * `index` is the request's index in `requests`, `request` the request as recorded. A promise holds the answer back
+ * until it settles (a model that pauses until the test lets it go on).
  */
-export type StepFn = (body: RequestBody, index: number, request: RecordedRequest) => Step;
+export type StepFn = (body: RequestBody, index: number, request: RecordedRequest) => Step | Promise<Step>;
 
 export type Step = ReplyStep | ErrorStep | FaultStep | StepFn;
 
@@ -211,7 +212,7 @@ export async function startMessagesServer(options: ServerOptions = {}): Promise<
 
     const next = queue.shift();
     if (next === undefined) return sendApiError(res, 500, 'api_error', 'no scripted reply');
-    return answerStep(res, resolveStep(next, body, index, recorded), body, options, index);
+    return answerStep(res, await resolveStep(next, body, index, recorded), body, options, index);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -331,11 +332,11 @@ function rejectionOf(
   return undefined;
 }
 
-function resolveStep(step: Step, body: RequestBody, index: number, request: RecordedRequest): ReplyStep | ErrorStep | FaultStep {
+async function resolveStep(step: Step, body: RequestBody, index: number, request: RecordedRequest): Promise<ReplyStep | ErrorStep | FaultStep> {
   let current = step;
   for (let depth = 0; typeof current === 'function'; depth++) {
     if (depth > 10) throw new Error('step functions nested more than 10 deep');
-    current = current(body, index, request);
+    current = await current(body, index, request);
   }
   return current;
 }

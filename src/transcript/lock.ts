@@ -1,0 +1,177 @@
+/**
+ * One writer per session. A run that writes a session holds a lock on `sessions/<id>.lock`, beside
+ * its transcript, from before its first write until it closes the session.
+ *
+ * The lock is the kernel's: an open file description lock (`fcntl(F_OFD_SETLK)`, through the
+ * prebuilt addon of `fs-native-extensions`). The kernel drops it when the process ends, however it
+ * ends (`kill -9` included), so a lock left behind never blocks, and a process that later gets the
+ * same pid holds nothing. Two runs in one process conflict too (each opens the file anew). The
+ * holder writes its pid, start time and command line into the file, so that a run refused can say
+ * who holds the session; `sessions` and the viewer read that (checked against the live process's
+ * start time in /proc, so a reused pid never shows as running) without touching the lock.
+ *
+ * On release the holder removes the file while it still holds the lock; a run that locked the file
+ * just then finds it no longer at the path and starts again. Where the addon cannot load (a platform
+ * it has no build for), the file's pid and start time are the lock: a live holder refuses, a dead one
+ * is replaced (two runs started in the same instant could then both go on; the README says so).
+ */
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { holderAlive, holderOf, parseHolder, procStartOf, type LockHolder } from './holder.js';
+
+export { describeHolder, type LockHolder } from './holder.js';
+
+/** A session's lock, held until `release()` (or the end of the process). */
+export interface SessionLock {
+  /** The lock file. */
+  readonly path: string;
+  release(): void;
+}
+
+/** The session is being written by another run (`holder`, when it could be read). */
+export class SessionBusyError extends Error {
+  override readonly name = 'SessionBusyError';
+  constructor(
+    readonly transcript: string,
+    readonly holder: LockHolder | undefined,
+  ) {
+    super(`session ${idOf(transcript)} is in use by ${holder ? `process ${holder.pid}` : 'another process'}`);
+  }
+}
+
+interface NativeLocks {
+  tryLock(fd: number): boolean;
+}
+
+let native: NativeLocks | null | undefined;
+
+/** The kernel's locks, or `null` where the addon does not load. */
+function nativeLocks(): NativeLocks | null {
+  if (native === undefined) {
+    try {
+      native = createRequire(import.meta.url)('fs-native-extensions') as NativeLocks;
+    } catch {
+      native = null;
+    }
+  }
+  return native;
+}
+
+/** The lock file of the session whose transcript is `transcript`. */
+export function lockPathOf(transcript: string): string {
+  return transcript.replace(/\.jsonl$/, '') + '.lock';
+}
+
+const idOf = (transcript: string) => /([^/]+?)(\.jsonl)?$/.exec(transcript)?.[1] ?? transcript;
+
+/** Locks the session of `transcript` now, or throws `SessionBusyError` naming the holder. */
+export function lockSession(transcript: string): SessionLock {
+  const path = lockPathOf(transcript);
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const locks = nativeLocks();
+  for (;;) {
+    const fd = openSync(path, 'a+', 0o600);
+    let held = false;
+    try {
+      if (locks ? !locks.tryLock(fd) : holderAlive(holderOf(fd))) throw new SessionBusyError(transcript, holderOf(fd, 100));
+      // The previous holder may have removed the file after this run opened it: lock the file at the path.
+      if (!samePath(fd, path)) continue;
+      ftruncateSync(fd, 0);
+      writeSync(fd, `${JSON.stringify(ownHolder())}\n`, 0);
+      held = true;
+      return heldLock(path, fd);
+    } finally {
+      if (!held) closeSync(fd);
+    }
+  }
+}
+
+/**
+ * Locks the session of `transcript`, waiting while another run holds it (`onWait` is told who, once).
+ * Aborting `signal` stops the wait with its reason.
+ */
+export async function waitForSession(
+  transcript: string,
+  options: { signal?: AbortSignal; onWait?: (holder: LockHolder | undefined) => void; pollMs?: number } = {},
+): Promise<SessionLock> {
+  let told = false;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    try {
+      return lockSession(transcript);
+    } catch (error) {
+      if (!(error instanceof SessionBusyError)) throw error;
+      if (!told) options.onWait?.(error.holder);
+      told = true;
+    }
+    await pause(options.pollMs ?? 100, options.signal);
+  }
+}
+
+/** The live run that holds the session of `transcript`, if one does (read without taking the lock). */
+export function runningHolder(transcript: string): LockHolder | undefined {
+  let text: string;
+  try {
+    text = readFileSync(lockPathOf(transcript), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const holder = parseHolder(text);
+  return holder && holderAlive(holder) ? holder : undefined;
+}
+
+function heldLock(path: string, fd: number): SessionLock {
+  let open = true;
+  return {
+    path,
+    release() {
+      if (!open) return;
+      open = false;
+      try {
+        if (samePath(fd, path)) unlinkSync(path); // still holding it: a run waiting for it starts again
+      } finally {
+        closeSync(fd);
+      }
+    },
+  };
+}
+
+/** Whether the file at `path` is the one open as `fd`. */
+function samePath(fd: number, path: string): boolean {
+  const open = fstatSync(fd);
+  const now = statSync(path, { throwIfNoEntry: false });
+  return now !== undefined && now.ino === open.ino && now.dev === open.dev;
+}
+
+/** This process, as a lock file names it. */
+function ownHolder(): LockHolder {
+  const startedAt = new Date(Date.now() - process.uptime() * 1000).toISOString();
+  const start = procStartOf(process.pid);
+  const command = commandLine(process.argv);
+  return { pid: process.pid, startedAt, ...(start !== undefined ? { start } : {}), ...(command ? { command } : {}) };
+}
+
+/** `agentloop ARGS` for the CLI, else the script and its arguments; at most 200 characters. */
+function commandLine(argv: readonly string[]): string {
+  const [, script = '', ...rest] = argv;
+  const name = /cli\/main\.[jt]s$/.test(script) ? 'agentloop' : script;
+  const quoted = rest.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg)));
+  const line = [name, ...quoted].join(' ').trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener('abort', aborted);
+      resolve();
+    }
+    function aborted() {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    }
+    signal?.addEventListener('abort', aborted, { once: true });
+  });
+}

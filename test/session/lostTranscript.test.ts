@@ -1,0 +1,136 @@
+/**
+ * A transcript removed, replaced or cut shorter while its run goes on (issue 23, item 7): one warning
+ * on stderr, and the run's records end up in a session that `--continue` finds (a new one, forked
+ * from it, with the history so far); the file at the old path is left as the user left it. The CLI
+ * as a real process, the loss made at several moments of a run: while the first model call is
+ * held, while a tool runs, while the second model call is held. And, in one process, after the
+ * run's last write.
+ */
+import { readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync, existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { historyProblems } from '../../src/history/validate.js';
+import { runAgent } from '../../src/run/runAgent.js';
+import { reply, scriptedModel } from '../../src/scripted/model.js';
+import { startSession } from '../../src/transcript/recorder.js';
+import { restoreConversation } from '../../src/transcript/resume.js';
+import { newestSessionFor, readTranscript } from '../../src/transcript/store.js';
+import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
+import { runCli, startCli } from '../support/cli.js';
+import type { RequestBody, Step } from '../support/messagesServer.js';
+import type { CliProject } from '../support/project.js';
+import { markedCliProjectPerTest, transcripts, waitFor } from './helpers.js';
+
+let project: CliProject;
+let marker: string;
+markedCliProjectPerTest('lost', (p, m) => {
+  project = p;
+  marker = m;
+});
+
+type Loss = 'removed' | 'replaced' | 'truncated';
+type Moment = 'first model call' | 'tool' | 'second model call';
+
+/** Does the loss to the transcript at `path`; returns what the file at the path must still hold afterwards, if anything. */
+function lose(path: string, loss: Loss): string | undefined {
+  if (loss === 'removed') {
+    rmSync(path);
+    return undefined;
+  }
+  if (loss === 'truncated') {
+    truncateSync(path, Math.floor(statSync(path).size / 2));
+    return readFileSync(path, 'utf8');
+  }
+  const other = `${path}.new`;
+  writeFileSync(other, 'someone else\'s file\n');
+  renameSync(other, path);
+  return 'someone else\'s file\n';
+}
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+const WARNING = /agentloop: the transcript of session (\S+) was (removed|replaced|truncated) during the run \((\S+)\); the run goes on in session (\S+) \((\S+)\), forked from it\n/g;
+
+const MATRIX: Array<[Loss, Moment]> = (['removed', 'replaced', 'truncated'] as const).flatMap((loss) =>
+  (['first model call', 'tool', 'second model call'] as const).map((moment): [Loss, Moment] => [loss, moment]),
+);
+
+describe('a transcript lost during a run', () => {
+  it.each(MATRIX)('%s while the %s: one warning, the run goes on in a fork that --continue finds whole', async (loss, moment) => {
+    const held = deferred();
+    const arrived = deferred();
+    const hold = (at: Moment, step: Step): Step => async (body: RequestBody, index: number) => {
+      if (moment === at) {
+        arrived.resolve();
+        await held.promise;
+      }
+      return typeof step === 'function' ? step(body, index) : step;
+    };
+    const tool = `touch started; while [ ! -e go ]; do sleep 0.05; done; echo ran # ${marker}`;
+    project.server.enqueue(
+      hold('first model call', { content: [{ type: 'text', text: 'Working.' }, bashUse('toolu_w', tool)], stop_reason: 'tool_use' }),
+      hold('second model call', (body) => ({ content: [{ type: 'text', text: `saw ${resultText(lastToolResults(body)[0] as never)}` }], stop_reason: 'end_turn' })),
+    );
+    if (moment !== 'tool') writeFileSync(join(project.dir, 'go'), '');
+    const run = startCli(['-p', 'q-first', '--output-format', 'json'], { cwd: project.dir, env: project.env });
+    if (moment === 'tool') await waitFor('the tool to start', () => existsSync(join(project.dir, 'started')), 60_000);
+    else await arrived.promise;
+    const [name] = [...transcripts(project.home).keys()];
+    const oldPath = join(project.home, 'sessions', name as string);
+    const left = lose(oldPath, loss);
+    if (moment === 'tool') writeFileSync(join(project.dir, 'go'), '');
+    else held.resolve();
+    const done = await run.done;
+
+    expect(done.code, done.stderr).toBe(0);
+    const warnings = [...done.stderr.matchAll(WARNING)];
+    expect(warnings.map((w) => [w[1], w[2], w[3]])).toEqual([[(name as string).replace('.jsonl', ''), loss, oldPath]]);
+    const [, oldId, , , newId, newPath] = warnings[0] as RegExpMatchArray;
+    expect(JSON.parse(done.stdout)).toMatchObject({ session_id: newId, result: 'saw ran' });
+    if (left === undefined) expect(existsSync(oldPath)).toBe(false);
+    else expect(readFileSync(oldPath, 'utf8')).toBe(left);
+
+    const fork = readTranscript(newPath as string);
+    expect(fork.problems).toEqual([]);
+    expect(fork.header).toMatchObject({ id: newId, forkedFrom: oldId, cwd: project.dir });
+    expect(newestSessionFor(project.home, project.dir)?.id).toBe(newId);
+
+    project.server.enqueue((body) => ({ content: [{ type: 'text', text: `next saw ${body.messages.length}` }], stop_reason: 'end_turn' }));
+    const next = await runCli(['--continue', '-p', 'q-next', '--output-format', 'json'], { cwd: project.dir, env: project.env });
+    expect(next.code, next.stderr).toBe(0);
+    expect(JSON.parse(next.stdout)).toMatchObject({ session_id: newId, result: 'next saw 5' });
+    const messages = project.server.requests.at(-1)?.body?.messages ?? [];
+    expect(messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'q-first' }] });
+    expect(messages[3]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'saw ran' }] });
+    for (const request of project.server.requests) expect(historyProblems(request.body?.messages ?? [])).toEqual([]);
+    expect(project.server.violations).toEqual([]);
+  }, 120_000);
+});
+
+describe('a transcript removed after the last write of a run', () => {
+  it('is forked when the session closes, with the whole history and the run’s end', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'agentloop-lost-'));
+    try {
+      const notices: string[] = [];
+      const recorder = startSession(home, { cwd: home, model: 'scripted', prompt: 'q-only' }, { onMoved: (n) => notices.push(n) });
+      const model = scriptedModel([reply.text('the answer')]);
+      await runAgent('q-only', { model: 'scripted', modelCall: model.call, tools: [], session: recorder, cwd: home });
+      rmSync(recorder.path);
+      recorder.close();
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toMatch(/was removed during the run/);
+      const fork = readTranscript(recorder.path);
+      expect(fork.header?.forkedFrom).toBeDefined();
+      expect(restoreConversation(fork.records).messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+      expect(fork.records.at(-1)).toMatchObject({ type: 'result', exitReason: 'completed' });
+      expect(newestSessionFor(home, home)?.id).toBe(recorder.id);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
