@@ -27,10 +27,11 @@ import { peersSection } from './peersReport.js';
 import { mergeReport } from './merge.js';
 import { benchPersistence, persistenceSection, type PersistenceFigures } from './persistence.js';
 import { benchDurable, durableSection, type DurableFigures } from './durable.js';
+import { benchSessions, sessionsSection, type SessionsFigures } from './sessions.js';
 import { fmt } from './stats.js';
 
 /** In the order they run: start-up first, on a machine nothing else has warmed. */
-const ALL = ['startup', 'overhead', 'growth', 'persistence', 'bash', 'parallel', 'durable'] as const;
+const ALL = ['startup', 'overhead', 'growth', 'persistence', 'bash', 'parallel', 'durable', 'sessions'] as const;
 type Name = (typeof ALL)[number];
 
 const args = process.argv.slice(2);
@@ -53,6 +54,7 @@ interface Results {
   startup?: FreshFigures;
   persistence?: PersistenceFigures;
   durable?: DurableFigures;
+  sessions?: SessionsFigures;
   seconds: number;
 }
 
@@ -85,6 +87,9 @@ async function runSection(name: Name, into: Partial<Results>): Promise<void> {
       break;
     case 'durable':
       into.durable = await benchDurable(quick ? 2 : 7, log);
+      break;
+    case 'sessions':
+      into.sessions = await benchSessions(quick ? 2 : 7, log);
       break;
   }
 }
@@ -235,6 +240,15 @@ function render(r: Results): string {
     );
   }
 
+  if (r.sessions) {
+    const s = r.sessions;
+    const sessions = s.sessions.toLocaleString('en-US');
+    row('8a', `\`--continue\` finding the newest session of a directory among ${sessions}: now ÷ every transcript parsed (${fmt(s.continueNew, 1)} vs ${fmt(s.continueOld, 0)} ms)`, fmt(s.continueNew / s.continueOld, 4), '≤ 0.05', s.continueNew / s.continueOld <= 0.05);
+    row('8b', `The viewer's session list of ${sessions} sessions: now ÷ every transcript parsed (${fmt(s.listHeadersNew, 0)} vs ${fmt(s.listOld, 0)} ms)`, fmt(s.listHeadersNew / s.listOld, 4), '≤ 0.1', s.listHeadersNew / s.listOld <= 0.1);
+    const page = Number.isFinite(s.openPageMs) ? s.openPageMs : s.openApiMs;
+    row('8c', `A transcript with a 100 MB record opened in the viewer: request → first step shown in Chromium (timeline ${fmt(s.openApiKb, 0)} KB; the old server worked ${fmt(s.openOldMs / 1000, 1)} s, then sent ${fmt(s.openOldMb, 0)} MB)`, `${fmt(page / 1000, 2)} s`, '≤ 3 s', page <= 3000);
+  }
+
   const sections: string[] = [];
   if (r.overhead) sections.push(overheadSection(r.overhead, r.growth, r.machineTurn));
   if (r.growth) sections.push(growthSection(r.growth));
@@ -243,6 +257,7 @@ function render(r: Results): string {
   if (r.parallel || r.streaming || r.startup) sections.push(parallelSection(r.parallel, r.streaming, r.startup));
   if (r.startup) sections.push(startupSection(r.startup));
   if (r.durable) sections.push(durableSection(r.durable));
+  if (r.sessions) sections.push(sessionsSection(r.sessions));
 
   return `# agentloop benchmarks
 

@@ -13,16 +13,19 @@ import type { SessionHeader, SessionRecord } from './records.js';
 import { recordProblem } from './shapes.js';
 
 /** Bytes read from the start of a transcript for its header and first question (the first write holds both). */
+export const HEADER_BYTES = 4 * 1024;
+/** Bytes read from the start of a transcript for its first records (`agentloop sessions`). */
 export const HEAD_BYTES = 16 * 1024;
 /** Bytes read from the end of a transcript for its last records. */
 export const TAIL_BYTES = 16 * 1024;
 /** The longest header line looked for (a header is a few hundred bytes; a longer first line is no header). */
 const MAX_HEADER_BYTES = 256 * 1024;
 
-/** A transcript of the sessions folder and its modification time. */
+/** A transcript of the sessions folder, its modification time, and whether a lock file is beside it (lock.ts). */
 export interface TranscriptFile {
   path: string;
   mtimeMs: number;
+  locked: boolean;
 }
 
 /** The transcripts of `home`, the most recently modified first (one `stat` each, nothing read). */
@@ -35,11 +38,12 @@ export function transcriptsByNewest(home: string): TranscriptFile[] {
     return [];
   }
   const files: TranscriptFile[] = [];
+  const locks = new Set(names.filter((name) => name.endsWith('.lock')));
   for (const name of names) {
     if (!name.endsWith('.jsonl')) continue;
     const path = join(dir, name);
     const stat = statSync(path, { throwIfNoEntry: false });
-    if (stat?.isFile()) files.push({ path, mtimeMs: stat.mtimeMs });
+    if (stat?.isFile()) files.push({ path, mtimeMs: stat.mtimeMs, locked: locks.has(`${name.slice(0, -'.jsonl'.length)}.lock`) });
   }
   return files.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? 1 : -1));
 }
@@ -87,13 +91,21 @@ export interface TranscriptEnds {
   stat: Stats;
 }
 
-/** Reads the head of a transcript (and, with `tail`, its end); a file of both sizes together is read whole. */
+/**
+ * Reads the head of a transcript (`HEAD_BYTES` with `tail`, else `HEADER_BYTES`) and, with `tail`, its
+ * end (`TAIL_BYTES`); a file no longer than both together is read whole.
+ */
 export function readEnds(path: string, tail: boolean): TranscriptEnds {
   const fd = openSync(path, 'r');
   try {
     const stat = fstatSync(fd);
-    const whole = stat.size <= HEAD_BYTES + (tail ? TAIL_BYTES : 0);
-    const head = readBytes(fd, 0, whole ? stat.size : HEAD_BYTES);
+    const headBytes = tail ? HEAD_BYTES : HEADER_BYTES;
+    const whole = stat.size <= headBytes + (tail ? TAIL_BYTES : 0);
+    let head = readBytes(fd, 0, whole ? stat.size : headBytes);
+    // A first line longer than the head (a long working directory) is read on, as far as a header can be.
+    for (let n = headBytes * 4; !whole && head.indexOf(0x0a) === -1 && head.length < stat.size && n <= MAX_HEADER_BYTES * 4; n *= 4) {
+      head = readBytes(fd, 0, Math.min(n, stat.size));
+    }
     const headEnd = whole ? head.length : head.lastIndexOf(0x0a) + 1; // the records whole in the head
     const first = parseRecordLines(head.toString('utf8', 0, headEnd), { firstLine: 1 });
     const rest = head.toString('utf8', headEnd);
@@ -116,7 +128,7 @@ export function readEnds(path: string, tail: boolean): TranscriptEnds {
 
 /** The text of a prompt record's first part, from a line cut off at the end of the head. */
 function promptStart(rest: string): string | undefined {
-  const match = /^\{"type":"prompt","text":"((?:[^"\\]|\\.)*)/.exec(rest);
+  const match = /^\{"type":"prompt",(?:"at":"[^"]*",)?"text":"((?:[^"\\]|\\.)*)/.exec(rest);
   if (!match) return undefined;
   const body = (match[1] as string).replace(/\\u[0-9a-fA-F]{0,3}$|\\$/, '');
   try {

@@ -86,9 +86,9 @@ export interface ListOptions {
 /** Every session under `home`, the most recently updated first. */
 export function listSessions(home: string, options: ListOptions = {}): SessionSummary[] {
   const summaries: SessionSummary[] = [];
-  for (const { path } of transcriptsByNewest(home)) {
+  for (const { path, locked } of transcriptsByNewest(home)) {
     try {
-      const summary = summaryOf(path, options.read !== 'headers');
+      const summary = summaryOf(path, options.read !== 'headers', locked);
       if (summary) summaries.push(summary);
     } catch {
       // unreadable file (removed meanwhile, permissions): not a session we can list
@@ -97,7 +97,7 @@ export function listSessions(home: string, options: ListOptions = {}): SessionSu
   return summaries;
 }
 
-function summaryOf(path: string, tail: boolean): SessionSummary | undefined {
+function summaryOf(path: string, tail: boolean, locked: boolean): SessionSummary | undefined {
   const ends = readEnds(path, tail);
   const summary = summarize({ path, header: ends.header, records: ends.records, problems: ends.problems, damaged: [] }, ends.stat.mtime);
   if (!summary) return undefined;
@@ -105,7 +105,7 @@ function summaryOf(path: string, tail: boolean): SessionSummary | undefined {
   if (!tail) Object.assign(summary, { turns: 0, exitReason: null });
   // A last line too long to read is no `result`: the last run did not end.
   else if (ends.longLastLine) summary.exitReason = 'interrupted';
-  summary.running = runningHolder(path) ?? null;
+  summary.running = (locked && runningHolder(path)) || null;
   if (summary.running) summary.exitReason = 'running';
   return summary;
 }

@@ -11,7 +11,8 @@ import { existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { agentMachine } from '../machine/agentMachine.js';
 import type { Stepper } from '../run/gate.js';
-import { findSession, listSessions, readTranscript, SessionNotFoundError } from '../transcript/store.js';
+import { findSession, listSessions, newestSessionFor, SessionNotFoundError, type Transcript } from '../transcript/store.js';
+import { lineAt, TranscriptReader } from '../transcript/reader.js';
 import { CLIENT_FILES, clientFile, graphOf, machineView, viewerPage } from './assets.js';
 import { buildTimeline, type Timeline } from './timeline.js';
 import { listenOnLoopback } from '../loopback/listen.js';
@@ -48,13 +49,41 @@ export interface Viewer {
   close(): Promise<void>;
 }
 
-export function sessionTimeline(home: string, id: string): Timeline {
-  return timelineOf(findSession(home, id));
+/**
+ * A session's timeline, read by `reader` (lazily: a long record's long strings are cut, the
+ * whole record is at `/api/sessions/ID/lines/N`; see transcript/reader.ts).
+ */
+export function sessionTimeline(home: string, id: string, reader = new TranscriptReader(findSession(home, id))): Timeline {
+  return timelineOf(reader.read());
 }
 
-function timelineOf(path: string): Timeline {
-  const transcript = readTranscript(path);
+function timelineOf(transcript: Pick<Transcript, 'records' | 'problems'> & Partial<Pick<Transcript, 'damaged'>>): Timeline {
   return buildTimeline(transcript.records, graphOf(agentMachine), transcript.problems, transcript.damaged);
+}
+
+/**
+ * A record whose long strings the timeline cut, whole, as its line is in the transcript (through the
+ * redactor when it has secrets to cut: the line is then read whole first).
+ */
+function sendLine(reader: TranscriptReader, line: number, res: ServerResponse, redactor: Redactor): void {
+  const cut = reader.read().cuts.find((c) => c.line === line);
+  if (!cut) return sendJson(res, 404, { error: `line ${line} is not a record the timeline cut` });
+  const headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+  if (!redactor.active) {
+    res.writeHead(200, { ...headers, 'content-length': cut.bytes });
+    lineAt(reader.path, cut.offset).pipe(res);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  lineAt(reader.path, cut.offset)
+    .on('data', (chunk: Buffer) => chunks.push(chunk))
+    .on('error', () => sendJson(res, 500, { error: `line ${line} could not be read` }))
+    .on('end', () => sendText(res, redactor.jsonText(Buffer.concat(chunks).toString('utf8')), headers));
+}
+
+function sendText(res: ServerResponse, body: string, headers: Record<string, string>): void {
+  res.writeHead(200, headers);
+  res.end(body);
 }
 
 function sendJson(res: ServerResponse, status: number, value: unknown, redactor: Redactor = noRedaction): void {
@@ -71,6 +100,15 @@ interface ServerState {
   port: number;
   token: string;
   streams: Set<ServerResponse>;
+  /** One reader per transcript opened: each read reads only what the transcript gained since. */
+  readers: Map<string, TranscriptReader>;
+}
+
+function readerOf(s: ServerState, id: string): TranscriptReader {
+  const path = findSession(s.options.home, id);
+  const reader = s.readers.get(path) ?? new TranscriptReader(path);
+  s.readers.set(path, reader);
+  return reader;
 }
 
 const ours = (s: ServerState) => new Set([`127.0.0.1:${s.port}`, `localhost:${s.port}`]);
@@ -91,8 +129,8 @@ function admitted(s: ServerState, req: IncomingMessage, res: ServerResponse, url
 function defaultSession(s: ServerState): string | null {
   const { sessionId, home, cwd } = s.options;
   if (sessionId) return sessionId;
-  const sessions = listSessions(home);
-  return (sessions.find((x) => x.cwd === cwd) ?? sessions[0])?.id ?? null;
+  const here = cwd === undefined ? undefined : newestSessionFor(home, cwd);
+  return here?.id ?? listSessions(home, { read: 'headers' })[0]?.id ?? null;
 }
 
 function servePage(s: ServerState, res: ServerResponse): void {
@@ -138,13 +176,14 @@ function serveApi(s: ServerState, req: IncomingMessage, path: string, res: Serve
     return;
   }
   if (path === '/api/step' || path.startsWith('/api/step/')) return serveStep(s, req, path, res);
-  if (path === '/api/sessions') return sendJson(res, 200, listSessions(s.options.home), s.redactor);
-  const match = /^\/api\/sessions\/([A-Za-z0-9_-]+)(\/events)?$/.exec(path);
+  if (path === '/api/sessions') return sendJson(res, 200, listSessions(s.options.home, { read: 'headers' }), s.redactor);
+  const match = /^\/api\/sessions\/([A-Za-z0-9_-]+)(\/events|\/lines\/(\d+))?$/.exec(path);
   if (!match) return sendJson(res, 404, { error: `nothing at ${path}` });
+  const id = match[1] as string;
   try {
-    const file = findSession(s.options.home, match[1] as string);
-    if (!match[2]) return sendJson(res, 200, timelineOf(file), s.redactor);
-    streamTimeline(s, file, res);
+    if (match[3]) return sendLine(readerOf(s, id), Number(match[3]), res, s.redactor);
+    if (!match[2]) return sendJson(res, 200, sessionTimeline(s.options.home, id, readerOf(s, id)), s.redactor);
+    streamTimeline(s, findSession(s.options.home, id), res);
   } catch (error) {
     if (error instanceof SessionNotFoundError) return sendJson(res, 404, { error: error.message });
     throw error;
@@ -155,6 +194,7 @@ function serveApi(s: ServerState, req: IncomingMessage, path: string, res: Serve
 function streamTimeline(s: ServerState, path: string, res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
   s.streams.add(res);
+  const reader = new TranscriptReader(path);
   let seen = '';
   const push = () => {
     if (!existsSync(path)) return;
@@ -162,7 +202,8 @@ function streamTimeline(s: ServerState, path: string, res: ServerResponse): void
     const version = `${stat.size}:${stat.mtimeMs}`;
     if (version === seen) return;
     seen = version;
-    res.write(`event: timeline\ndata: ${s.redactor.json(timelineOf(path))}\n\n`);
+    const transcript = reader.read();
+    res.write(`event: timeline\ndata: ${s.redactor.json(timelineOf(transcript))}\n\n`);
   };
   const tick = () => {
     try {
@@ -205,7 +246,7 @@ function pageQuery(options: ViewerOptions): string {
 }
 
 export async function startViewer(options: ViewerOptions): Promise<Viewer> {
-  const s: ServerState = { options, redactor: options.redactor ?? noRedaction, port: 0, token: newToken(), streams: new Set() };
+  const s: ServerState = { options, redactor: options.redactor ?? noRedaction, port: 0, token: newToken(), streams: new Set(), readers: new Map() };
   const server = createServer((req, res) => {
     try {
       handle(s, req, res);

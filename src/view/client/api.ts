@@ -19,6 +19,8 @@ export interface SessionSummary {
   label?: string;
   turns?: number;
   exitReason?: string | null;
+  /** The process writing the session now, if one is. */
+  running?: { pid: number } | null;
 }
 
 export function apiUrl(path: string): string {

@@ -35,8 +35,9 @@ function showMeta(view: TimelineView): void {
 /** What tells runs apart: when, the label (a demo, a mistake), turns and how it ended, then the prompt. */
 export function sessionLabel(s: SessionSummary): string {
   const when = new Date(s.updatedAt).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
-  const turns = s.turns === undefined ? '' : ` · ${s.turns} turn${s.turns === 1 ? '' : 's'}`;
-  const end = s.exitReason ? ` · ${s.exitReason}` : '';
+  // The list reads headers only (how a run ended needs the transcript's end): turns and the end when given.
+  const turns = !s.turns ? '' : ` · ${s.turns} turn${s.turns === 1 ? '' : 's'}`;
+  const end = s.running ? ` · running (pid ${s.running.pid})` : s.exitReason ? ` · ${s.exitReason}` : '';
   return `${when}${s.label ? ` · ${s.label}` : ''}${turns}${end} · ${(s.firstPrompt || '(no prompt)').slice(0, 40)} · ${s.id.slice(0, 8)}`;
 }
 

@@ -1,0 +1,235 @@
+/**
+ * Benchmark 8: reading sessions costs what it reads. A home of 2,000 sessions (five-turn runs of ~20 KB each, in 40
+ * working directories, modification times spread over a month) and one more whose tool printed 100 MB in one
+ * record. Side by side, interleaved, in this one process:
+ * - `--continue`'s lookup of the newest session of a directory: the transcripts by modification time, headers read
+ *   until one is of the directory (`newestSessionFor`), against the old way (every transcript parsed and summarised,
+ *   then the newest of the directory taken), and against reading one header (the floor);
+ * - the viewer's session list (headers and first questions) and `agentloop sessions` (its first and last 16 KiB of
+ *   each), against the old way;
+ * - opening the session with the 100 MB record in the viewer: the timeline over HTTP from `startViewer`, and the page
+ *   in Chromium until it shows the first step, against what the old server did before it sent anything (read and
+ *   parse the whole file, build the timeline, serialise it: 100 MB for the page to take).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { agentMachine } from '../src/machine/agentMachine.js';
+import { readHeader } from '../src/transcript/headers.js';
+import { listSessions, newestSessionFor, readTranscript, summarize, type SessionSummary } from '../src/transcript/store.js';
+import { TRANSCRIPT_VERSION, type SessionRecord } from '../src/transcript/records.js';
+import { graphOf } from '../src/view/assets.js';
+import { startViewer } from '../src/view/server.js';
+import { buildTimeline } from '../src/view/timeline.js';
+import { fmt, median, now } from './stats.js';
+
+export const SESSIONS = 2_000;
+const DIRS = 40;
+const BIG_MB = 100;
+
+export interface SessionsFigures {
+  sessions: number;
+  homeMb: number;
+  rounds: number;
+  /** Median ms per side. */
+  continueNew: number;
+  continueOld: number;
+  oneHeader: number;
+  listHeadersNew: number;
+  listSummaryNew: number;
+  listOld: number;
+  /** Opening the 100 MB-record session: the timeline over HTTP (ms, KB sent), the page until its first step (ms; NaN without Chromium). */
+  openApiMs: number;
+  openApiKb: number;
+  openPageMs: number;
+  /** The old server's work before it sent anything (ms) and what it would have sent (MB). */
+  openOldMs: number;
+  openOldMb: number;
+}
+
+const at = (ms: number) => new Date(ms).toISOString();
+
+/** The records of a five-turn run, about 20 KB (a request record carries the system prompt and the tool). */
+function sessionRecords(id: string, cwd: string, createdMs: number, toolOutput = 'file-a\nfile-b\n'): SessionRecord[] {
+  const t = at(createdMs);
+  const system = `You are a coding agent working in ${cwd}. `.repeat(40);
+  const body = { model: 'claude-test', max_tokens: 8192, system, tools: [{ name: 'bash', description: 'Run a command. '.repeat(20), input_schema: { type: 'object' } }] };
+  const records: SessionRecord[] = [
+    { type: 'session', version: TRANSCRIPT_VERSION, id, cwd, createdAt: t, model: 'claude-test' },
+    { type: 'prompt', at: t, text: `question of session ${id}` },
+    { type: 'message', at: t, index: 0, message: { role: 'user', content: [{ type: 'text', text: `question of session ${id}` }] } },
+  ];
+  let index = 1;
+  for (let turn = 1; turn <= 5; turn++) {
+    records.push({ type: 'transition', at: t, state: 'callingModel', event: 'xstate.init', turnCount: turn, transitionReason: null });
+    records.push({ type: 'request', at: t, turnCount: turn, messageCount: index, body: body as never, messageCacheMarks: [] });
+    const last = turn === 5;
+    const use = { type: 'tool_use' as const, id: `toolu_${turn}`, name: 'bash', input: { command: 'ls' } };
+    records.push({ type: 'message', at: t, index: index++, message: { role: 'assistant', content: last ? [{ type: 'text', text: 'Done.' }] : [use] } });
+    const usage = { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    records.push({ type: 'usage', at: t, turnCount: turn, usage, total: usage });
+    if (last) break;
+    records.push({ type: 'tool_start', at: t, block: use });
+    const result = { type: 'tool_result' as const, tool_use_id: use.id, content: turn === 4 ? toolOutput : 'file-a\nfile-b\n' };
+    records.push({ type: 'tool_result', at: t, toolUseId: use.id, name: 'bash', result });
+    records.push({ type: 'message', at: t, index: index++, message: { role: 'user', content: [result] } });
+  }
+  const zero = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  records.push({ type: 'result', at: t, state: 'done', exitReason: 'completed', stopReason: 'end_turn', turnCount: 5, usage: zero, turnUsage: [], durationMs: 10 });
+  return records;
+}
+
+/** Writes the home: 2,000 sessions and the one with a 100 MB record (the newest), modification times spread. */
+function makeHome(): { home: string; cwd: string; bigId: string; bytes: number } {
+  const home = mkdtempSync(join(tmpdir(), 'agentloop-bench-sessions-'));
+  const dir = join(home, 'sessions');
+  mkdirSync(dir);
+  const start = Date.now() - 30 * 86_400_000;
+  let bytes = 0;
+  for (let i = 0; i < SESSIONS; i++) {
+    const id = `s${String(i).padStart(5, '0')}-bench`;
+    const text = `${sessionRecords(id, `/work/project-${i % DIRS}`, start + i * 1000).map((r) => JSON.stringify(r)).join('\n')}\n`;
+    writeFileSync(join(dir, `${id}.jsonl`), text);
+    bytes += text.length;
+    const mtime = new Date(start + i * 1_200_000);
+    utimesSync(join(dir, `${id}.jsonl`), mtime, mtime);
+  }
+  const bigId = 'big-record-bench';
+  const big = 'x'.repeat(BIG_MB * 2 ** 20);
+  const text = `${sessionRecords(bigId, '/work/big', Date.now(), big).map((r) => JSON.stringify(r)).join('\n')}\n`;
+  writeFileSync(join(dir, `${bigId}.jsonl`), text);
+  bytes += text.length;
+  // --continue in project-7: its newest session is the 8th newest transcript of the home.
+  return { home, cwd: `/work/project-${(SESSIONS - 1 - 7) % DIRS}`, bigId, bytes };
+}
+
+/** The old way: every transcript parsed whole and summarised, newest first. */
+function oldList(home: string): SessionSummary[] {
+  const dir = join(home, 'sessions');
+  const out: SessionSummary[] = [];
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.jsonl')) continue;
+    const summary = summarize(readTranscript(join(dir, name)), statSync(join(dir, name)).mtime);
+    if (summary) out.push(summary);
+  }
+  return out.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || b.createdAt.localeCompare(a.createdAt));
+}
+
+function timeMs(fn: () => unknown): number {
+  const t = now();
+  fn();
+  return now() - t;
+}
+
+/** The page in Chromium until its first step is shown, or NaN when Chromium is not there. */
+async function pageOpenMs(url: string): Promise<number> {
+  if (!existsSync('/usr/bin/chromium')) return Number.NaN;
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto('about:blank');
+    const t = now();
+    await page.goto(url);
+    await page.waitForSelector('body[data-loaded="true"]', { timeout: 60_000 });
+    await page.getByTestId('state').filter({ hasText: /\w/ }).waitFor({ timeout: 60_000 });
+    return now() - t;
+  } finally {
+    await browser.close();
+  }
+}
+
+export async function benchSessions(rounds: number, log: (line: string) => void): Promise<SessionsFigures> {
+  log(`sessions: writing a home of ${SESSIONS.toLocaleString('en-US')} sessions and one with a ${BIG_MB} MB record ...`);
+  const { home, cwd, bigId, bytes } = makeHome();
+  try {
+    const sides = { continueNew: [] as number[], continueOld: [] as number[], oneHeader: [] as number[], listHeadersNew: [] as number[], listSummaryNew: [] as number[], listOld: [] as number[] };
+    const one = join(home, 'sessions', 's00000-bench.jsonl');
+    const expected = oldList(home).find((s) => s.cwd === cwd)?.id;
+    if (newestSessionFor(home, cwd)?.id !== expected) throw new Error('newestSessionFor and the old way disagree');
+    for (let round = 0; round < rounds; round++) {
+      sides.continueNew.push(timeMs(() => newestSessionFor(home, cwd)));
+      sides.oneHeader.push(timeMs(() => readHeader(one)));
+      sides.listHeadersNew.push(timeMs(() => listSessions(home, { read: 'headers' })));
+      sides.listSummaryNew.push(timeMs(() => listSessions(home)));
+      const old = timeMs(() => oldList(home));
+      sides.listOld.push(old);
+      sides.continueOld.push(timeMs(() => oldList(home).find((s) => s.cwd === cwd)));
+      log(`sessions: round ${round + 1}/${rounds}: --continue ${fmt(sides.continueNew.at(-1) as number, 1)} vs ${fmt(sides.continueOld.at(-1) as number, 0)} ms, list ${fmt(sides.listHeadersNew.at(-1) as number, 0)} vs ${fmt(old, 0)} ms`);
+    }
+    const open = await openFigures(home, bigId);
+    return {
+      sessions: SESSIONS + 1,
+      homeMb: bytes / 2 ** 20,
+      rounds,
+      continueNew: median(sides.continueNew),
+      continueOld: median(sides.continueOld),
+      oneHeader: median(sides.oneHeader),
+      listHeadersNew: median(sides.listHeadersNew),
+      listSummaryNew: median(sides.listSummaryNew),
+      listOld: median(sides.listOld),
+      ...open,
+    };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** Opening the session with the 100 MB record: the new viewer (API, page) and the old server's work. */
+async function openFigures(home: string, id: string): Promise<Pick<SessionsFigures, 'openApiMs' | 'openApiKb' | 'openPageMs' | 'openOldMs' | 'openOldMb'>> {
+  let oldBytes = 0;
+  const openOldMs = timeMs(() => {
+    const transcript = readTranscript(join(home, 'sessions', `${id}.jsonl`));
+    oldBytes = JSON.stringify(buildTimeline(transcript.records, graphOf(agentMachine), transcript.problems)).length;
+  });
+  const api = await startViewer({ home, sessionId: id });
+  let openApiMs: number;
+  let openApiKb: number;
+  try {
+    const t = now();
+    const response = await fetch(`http://127.0.0.1:${api.port}/api/sessions/${id}`, { headers: { authorization: `Bearer ${api.token}` } });
+    openApiKb = (await response.text()).length / 1024;
+    openApiMs = now() - t;
+  } finally {
+    await api.close();
+  }
+  const page = await startViewer({ home, sessionId: id });
+  let openPageMs: number;
+  try {
+    openPageMs = await pageOpenMs(page.url);
+  } finally {
+    await page.close();
+  }
+  return { openApiMs, openApiKb, openPageMs, openOldMs, openOldMb: oldBytes / 2 ** 20 };
+}
+
+export function sessionsSection(s: SessionsFigures): string {
+  return `## 8. Reading sessions
+
+A home of ${s.sessions.toLocaleString('en-US')} sessions (${fmt(s.homeMb, 0)} MB: five-turn runs of ~20 KB in ${DIRS} working
+directories, and one whose tool printed ${BIG_MB} MB in one record), written by [bench/sessions.ts](bench/sessions.ts);
+each figure is the median of ${s.rounds} interleaved rounds in one process (the files in the page cache: what is
+measured is reading and parsing, not the disk).
+
+| What | Now | The old way (every transcript parsed whole) | Now ÷ old |
+|---|---|---|---|
+| \`--continue\`: the newest session of a directory (the 8th newest of the home) | ${fmt(s.continueNew, 2)} ms | ${fmt(s.continueOld, 0)} ms | ${fmt(s.continueNew / s.continueOld, 4)} |
+| The viewer's session list (headers, first questions, running or not) | ${fmt(s.listHeadersNew, 1)} ms | ${fmt(s.listOld, 0)} ms | ${fmt(s.listHeadersNew / s.listOld, 4)} |
+| \`agentloop sessions\` (also how each last run ended: the first and last 16 KiB of each) | ${fmt(s.listSummaryNew, 1)} ms | ${fmt(s.listOld, 0)} ms | ${fmt(s.listSummaryNew / s.listOld, 4)} |
+
+Reading one header alone takes ${fmt(s.oneHeader, 3)} ms: \`--continue\` costs ${fmt(s.continueNew / s.oneHeader, 0)} of those (a \`stat\` of
+each transcript, then the headers of the newest until one is of the directory).
+
+Opening the session with the ${BIG_MB} MB record in the viewer: its timeline over HTTP took ${fmt(s.openApiMs, 0)} ms and
+${fmt(s.openApiKb, 0)} KB (the record's long string cut to 16 Ki characters, the whole line at
+\`/api/sessions/ID/lines/N\`); the page in Chromium showed its first step ${Number.isFinite(s.openPageMs) ? `${fmt(s.openPageMs, 0)} ms` : '(no Chromium here)'}
+after it was asked for (target ≤ 3 s). The old server read, parsed and serialised the whole transcript for
+${fmt(s.openOldMs, 0)} ms before it sent anything, and then sent ${fmt(s.openOldMb, 0)} MB for the page to parse.`;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(sessionsSection(await benchSessions(Number(process.argv[2] ?? 3), console.log)));
+}
