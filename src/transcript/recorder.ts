@@ -9,7 +9,6 @@
  * is left as it is (it may be someone's); `--continue` finds the new session, the newest.
  */
 import { randomUUID } from 'node:crypto';
-import { dirname } from 'node:path';
 import type { RunEvent } from '../core/events.js';
 import { draftOf, lineOf, promptDraft, questionKey, resultDraft, resumeDrafts, timestamps, type Draft, type FinishedRun } from './drafts.js';
 import { readHeader } from './headers.js';
@@ -18,6 +17,7 @@ import { SessionMemory } from './memory.js';
 import { transcriptPath } from './paths.js';
 import { TRANSCRIPT_VERSION, type Question, type SessionHeader } from './records.js';
 import type { RestoredConversation } from './resume.js';
+import { moveOn, type Written } from './lost.js';
 import { TranscriptLostError, TranscriptWriter } from './writer.js';
 
 export { draftOf, resultDraft, type Draft, type FinishedRun } from './drafts.js';
@@ -124,6 +124,9 @@ export function reopenSession(id: string, path: string, options: RecorderOptions
   }
 }
 
+/** How often an open transcript is checked between writes (it may be removed while a tool runs for minutes). */
+const CHECK_EVERY_MS = 1000;
+
 /** The writer's options: fsync, and the redactor every line goes through. */
 const durability = (options: RecorderOptions) => ({ durable: options.durable, redactor: options.redactor });
 
@@ -133,139 +136,138 @@ const durability = (options: RecorderOptions) => ({ durable: options.durable, re
  */
 const WRITTEN_AT_ONCE: ReadonlySet<RunEvent['type']> = new Set(['tool_start']);
 
-/** A recorder's session: what it writes to, under which lock, and what it remembers. */
-interface Written {
-  header: SessionHeader;
-  writer: TranscriptWriter;
-  lock: SessionLock;
-  memory: SessionMemory;
-}
 
 function createRecorder(session: Written, options: RecorderOptions, recordedPrompt?: Question): SessionRecorder {
-  let failure: Error | undefined;
-  const at = timestamps(options.now);
-  // The prompt recorded last, until a message is written (the run has put it into the history).
-  let unanswered = recordedPrompt === undefined ? undefined : questionKey(recordedPrompt);
-  // Lines not written yet: the records of the step that is running, written in one write when it
-  // ends (a microtask), or with the next record written at once.
-  let pending: string[] = [];
-  let pendingPrompt = false;
-  let scheduled = false;
-
-  const fail = (error: unknown) => {
-    failure = error instanceof Error ? error : new Error(String(error));
-    options.onError?.(failure);
-  };
-  /** Writes `lines`; a transcript lost meanwhile is forked first (`moveOn`). */
-  const writeOut = (lines: string[], withPrompt: boolean) => {
-    try {
-      session.writer.writeLines(lines);
-    } catch (error) {
-      if (!(error instanceof TranscriptLostError)) return fail(error);
-      try {
-        moveOn(session, error, options, at(), !withPrompt).writeLines(lines);
-      } catch (again) {
-        fail(again);
-      }
-    }
-  };
-  const flush = () => {
-    scheduled = false;
-    if (pending.length === 0) return;
-    const lines = pending;
-    const withPrompt = pendingPrompt;
-    pending = [];
-    pendingPrompt = false;
-    if (!failure) writeOut(lines, withPrompt);
-  };
-  const add = (draft: Draft, stamp: string) => {
-    pending.push(lineOf(draft, stamp));
-    session.memory.note(draft);
-    if (draft.type === 'message') unanswered = undefined;
-    if (draft.type === 'prompt') {
-      unanswered = questionKey(draft.content ?? draft.text);
-      pendingPrompt = true;
-    }
-  };
-  /** Writes the drafts, after what is pending, in one write now. */
-  const write = (...drafts: Draft[]) => {
-    if (failure) return;
-    const stamp = at();
-    for (const draft of drafts) add(draft, stamp);
-    flush();
-  };
-
-  return {
-    get id() {
-      return session.header.id;
-    },
-    get path() {
-      return session.writer.path;
-    },
-    get failure() {
-      return failure;
-    },
-    prompt(question) {
-      if (questionKey(question) !== unanswered) write(promptDraft(question));
-    },
-    resumed(conversation, prompt) {
-      session.memory.seed(conversation.messages);
-      write(...resumeDrafts(conversation), ...(prompt !== undefined && prompt !== null ? [promptDraft(prompt)] : []));
-    },
-    onEvent(event) {
-      const draft = draftOf(event);
-      if (!draft || failure) return;
-      if (WRITTEN_AT_ONCE.has(event.type)) return write(draft);
-      add(draft, at());
-      if (!scheduled) {
-        scheduled = true;
-        queueMicrotask(flush);
-      }
-    },
-    flush,
-    finish(result) {
-      write(resultDraft(result));
-    },
-    close() {
-      flush();
-      // A transcript lost after the last write is forked too: its records end up in a session all the same.
-      if (!failure) writeOut([], false);
-      try {
-        session.writer.close();
-      } catch (error) {
-        if (!failure) options.onError?.(error instanceof Error ? error : new Error(String(error)));
-      } finally {
-        session.lock.release();
-      }
-    },
-  };
+  return new Recorder(session, options, recordedPrompt);
 }
 
-/**
- * The transcript was lost (`lost`): starts a new session forked from it, with the history so far
- * and the records a resume needs (the open question unless the lines about to be written hold it),
- * releases the old session and tells `onMoved`. Returns the new writer; `session` now is the new one.
- */
-function moveOn(session: Written, lost: TranscriptLostError, options: RecorderOptions, stamp: string, withPrompt: boolean): TranscriptWriter {
-  const old = session.header;
-  const home = dirname(dirname(session.writer.path));
-  const header: SessionHeader = { ...old, id: randomUUID(), createdAt: stamp, forkedFrom: old.id };
-  const path = transcriptPath(home, header.id);
-  const lock = lockSession(path);
-  const drafts = [...resumeDrafts(session.memory.conversation(), old.id), ...session.memory.openDrafts(withPrompt)];
-  let writer: TranscriptWriter;
-  try {
-    writer = TranscriptWriter.create(home, header, durability(options), ...drafts.map((draft) => ({ ...draft, at: stamp }) as never));
-  } catch (error) {
-    lock.release();
-    throw error;
+/** A session's recorder (see `SessionRecorder`); `onEvent` and `flush` are bound, to be passed as they are. */
+class Recorder implements SessionRecorder {
+  private failed: Error | undefined;
+  private readonly at: () => string;
+  /** The prompt recorded last, until a message is written (the run has put it into the history). */
+  private unanswered: string | undefined;
+  /** Lines not written yet: the records of the step that is running, written in one write when it ends (a microtask), or with the next record written at once. */
+  private pending: string[] = [];
+  private pendingPrompt = false;
+  private scheduled = false;
+  private readonly watchdog = setInterval(() => this.check(), CHECK_EVERY_MS);
+
+  constructor(
+    private readonly session: Written,
+    private readonly options: RecorderOptions,
+    recordedPrompt?: Question,
+  ) {
+    this.at = timestamps(options.now);
+    this.watchdog.unref();
+    this.unanswered = recordedPrompt === undefined ? undefined : questionKey(recordedPrompt);
   }
-  try {
-    session.writer.close();
-  } finally {
-    session.lock.release();
+
+  get id(): string {
+    return this.session.header.id;
   }
-  Object.assign(session, { header, writer, lock });
-  options.onMoved?.(`the transcript of session ${old.id} was ${lost.loss} during the run (${lost.path}); the run goes on in session ${header.id} (${path}), forked from it`);
-  return writer;
+
+  get path(): string {
+    return this.session.writer.path;
+  }
+
+  get failure(): Error | undefined {
+    return this.failed;
+  }
+
+  prompt(question: Question): void {
+    if (questionKey(question) !== this.unanswered) this.write(promptDraft(question));
+  }
+
+  resumed(conversation: RestoredConversation, prompt?: Question | null): void {
+    this.session.memory.seed(conversation.messages);
+    this.write(...resumeDrafts(conversation), ...(prompt !== undefined && prompt !== null ? [promptDraft(prompt)] : []));
+  }
+
+  readonly onEvent = (event: RunEvent): void => {
+    const draft = draftOf(event);
+    if (!draft || this.failure) return;
+    if (WRITTEN_AT_ONCE.has(event.type)) return this.write(draft);
+    this.add(draft, this.at());
+    if (!this.scheduled) {
+      this.scheduled = true;
+      queueMicrotask(this.flush);
+    }
+  };
+
+  readonly flush = (): void => {
+    this.scheduled = false;
+    if (this.pending.length === 0) return;
+    const lines = this.pending;
+    const withPrompt = this.pendingPrompt;
+    this.pending = [];
+    this.pendingPrompt = false;
+    if (!this.failure) this.writeOut(lines, withPrompt);
+  };
+
+  finish(result: FinishedRun): void {
+    this.write(resultDraft(result));
+  }
+
+  close(): void {
+    clearInterval(this.watchdog);
+    this.flush();
+    // A transcript lost after the last write is forked too: its records end up in a session all the same.
+    if (!this.failure) this.writeOut([], false);
+    try {
+      this.session.writer.close();
+    } catch (error) {
+      if (!this.failure) this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      this.session.lock.release();
+    }
+  }
+
+  private add(draft: Draft, stamp: string): void {
+    this.pending.push(lineOf(draft, stamp));
+    this.session.memory.note(draft);
+    if (draft.type === 'message') this.unanswered = undefined;
+    if (draft.type === 'prompt') {
+      this.unanswered = questionKey(draft.content ?? draft.text);
+      this.pendingPrompt = true;
+    }
+  }
+
+  /** Writes the drafts, after what is pending, in one write now. */
+  private write(...drafts: Draft[]): void {
+    if (this.failure) return;
+    const stamp = this.at();
+    for (const draft of drafts) this.add(draft, stamp);
+    this.flush();
+  }
+
+  /** Writes `lines` (`withPrompt`: they hold the open question); a transcript lost meanwhile is forked first (`moveOn`). */
+  private writeOut(lines: string[], withPrompt: boolean): void {
+    try {
+      this.session.writer.writeLines(lines);
+    } catch (error) {
+      if (!(error instanceof TranscriptLostError)) return this.fail(error);
+      try {
+        moveOn(this.session, error, this.options, this.at(), !withPrompt).writeLines(lines);
+      } catch (again) {
+        this.fail(again);
+      }
+    }
+  }
+
+  /** Between writes (a long tool): a transcript lost meanwhile is forked now, before a crash could lose it. */
+  private check(): void {
+    if (this.failed) return;
+    try {
+      this.session.writer.check();
+    } catch (error) {
+      if (error instanceof TranscriptLostError) this.writeOut([], this.pendingPrompt);
+      else this.fail(error);
+    }
+  }
+
+  private fail(error: unknown): void {
+    this.failed = error instanceof Error ? error : new Error(String(error));
+    this.options.onError?.(this.failed);
+  }
 }

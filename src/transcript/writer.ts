@@ -123,7 +123,7 @@ export class TranscriptWriter {
   writeLines(written: readonly string[]): void {
     if (this.fd === null) throw new Error(`transcript ${this.path} is closed`);
     const lines = this.redactor.active ? written.map((line) => redactLine(line, this.redactor)) : written;
-    this.checkPath();
+    this.check();
     const point = this.crashPoint;
     const before = this.written;
     this.written += lines.length;
@@ -138,7 +138,7 @@ export class TranscriptWriter {
   }
 
   /** Throws `TranscriptLostError` when the file at the path is not the one written, as long as written. */
-  private checkPath(): void {
+  check(): void {
     const now = statSync(this.path, { throwIfNoEntry: false });
     const loss: TranscriptLoss | undefined =
       now === undefined ? 'removed' : now.ino !== this.ino || now.dev !== this.dev ? 'replaced' : now.size < this.size ? 'truncated' : undefined;

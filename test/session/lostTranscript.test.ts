@@ -112,6 +112,32 @@ describe('a transcript lost during a run', () => {
   }, 120_000);
 });
 
+describe('a transcript removed while a tool runs, then the run killed with SIGKILL', () => {
+  it('is forked while the tool runs (one warning, before any write), so --continue finds the fork and never runs the tool again', async () => {
+    const tool = `echo once >> ran.txt; touch started; while [ ! -e go ]; do sleep 0.05; done # ${marker}`;
+    project.server.enqueue({ content: [{ type: 'text', text: 'Working.' }, bashUse('toolu_k', tool)], stop_reason: 'tool_use' });
+    const run = startCli(['-p', 'q-first', '--output-format', 'json'], { cwd: project.dir, env: project.env });
+    await waitFor('the tool to start', () => existsSync(join(project.dir, 'started')), 60_000);
+    const [name] = [...transcripts(project.home).keys()];
+    rmSync(join(project.home, 'sessions', name as string));
+    await waitFor('the warning', () => WARNING.test(run.output().stderr), 10_000);
+    WARNING.lastIndex = 0;
+    const [, oldId, , , newId] = WARNING.exec(run.output().stderr) as RegExpExecArray;
+    WARNING.lastIndex = 0;
+    run.child.kill('SIGKILL');
+    await run.done;
+    expect(oldId).toBe((name as string).replace('.jsonl', ''));
+
+    project.server.enqueue((body) => ({ content: [{ type: 'text', text: `resumed with ${resultText(lastToolResults(body)[0] as never)}` }], stop_reason: 'end_turn' }));
+    const next = await runCli(['--continue', '--output-format', 'json'], { cwd: project.dir, env: project.env });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain('as interrupted (not run again)');
+    expect(JSON.parse(next.stdout)).toMatchObject({ session_id: newId, result: expect.stringMatching(/^resumed with interrupted/) });
+    expect(readFileSync(join(project.dir, 'ran.txt'), 'utf8')).toBe('once\n');
+    for (const request of project.server.requests) expect(historyProblems(request.body?.messages ?? [])).toEqual([]);
+  }, 120_000);
+});
+
 describe('a transcript removed after the last write of a run', () => {
   it('is forked when the session closes, with the whole history and the run’s end', async () => {
     const home = mkdtempSync(join(tmpdir(), 'agentloop-lost-'));
