@@ -11,7 +11,7 @@
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { Transform, type Readable } from 'node:stream';
 import { cutLongStrings } from './cutJson.js';
-import { parseRecordLines } from './lines.js';
+import { MAX_PROBLEMS, parseRecordLines, type DamagedLine } from './lines.js';
 import type { SessionHeader, SessionRecord } from './records.js';
 
 export interface CutRecord {
@@ -28,6 +28,8 @@ export interface ReadTranscript {
   problems: string[];
   /** The records whose long strings were cut. */
   cuts: CutRecord[];
+  /** The lines of valid JSON that are no record of a known shape (as `Transcript.damaged`). */
+  damaged: DamagedLine[];
 }
 
 export interface ReaderOptions {
@@ -41,6 +43,7 @@ export class TranscriptReader {
   private records: SessionRecord[] = [];
   private problems: string[] = [];
   private cuts: CutRecord[] = [];
+  private damaged: DamagedLine[] = [];
   /** Bytes read whole (up to the end of the last complete line), the next line's number, the file read. */
   private offset = 0;
   private line = 1;
@@ -73,7 +76,7 @@ export class TranscriptReader {
     }
     const header = this.records[0]?.type === 'session' ? this.records[0] : undefined;
     const problems = [...(header ? [] : ['the transcript does not start with a session header']), ...this.problems, ...unfinished];
-    return { header, records: this.records, problems, cuts: this.cuts };
+    return { header, records: this.records, problems, cuts: this.cuts, damaged: this.damaged };
   }
 
   private restart(stat: { dev: number; ino: number }): void {
@@ -81,6 +84,7 @@ export class TranscriptReader {
     this.records = [];
     this.problems = [];
     this.cuts = [];
+    this.damaged = [];
     this.offset = 0;
     this.line = 1;
   }
@@ -108,8 +112,9 @@ export class TranscriptReader {
     const cut = long ? cutLongStrings(bytes.subarray(start, end - 1), this.keepBytes, note) : undefined;
     if (cut !== undefined) this.cuts.push({ line: firstLine, offset: this.offset + start, bytes: end - start - 1 });
     const parsed = parseRecordLines(cut ?? bytes.toString('utf8', start, end), { firstLine });
-    this.problems.push(...parsed.problems);
-    this.records.push(...parsed.records);
+    if (this.problems.length < MAX_PROBLEMS) this.problems.push(...parsed.problems.slice(0, MAX_PROBLEMS - this.problems.length));
+    for (const line of parsed.damaged) this.damaged.push({ ...line, after: line.after + this.records.length });
+    for (const record of parsed.records) this.records.push(record); // (a spread of 100,000 would overflow the stack)
   }
 }
 
