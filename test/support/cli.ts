@@ -24,8 +24,10 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** Starts the CLI as a real process; `openStdin` leaves its stdin open for the test to write to (`child.stdin`). */
-export function startCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; openStdin?: boolean }) {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: options.env, stdio: 'pipe' });
+export function startCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; openStdin?: boolean; prefix?: string[] }) {
+  // `prefix`: what runs the CLI as another user (test/support/users.ts: setpriv execs it, so the pid is the CLI's).
+  const [file, ...rest] = [...(options.prefix ?? []), process.execPath, CLI, ...args] as [string, ...string[]];
+  const child = spawn(file, rest, { cwd: options.cwd, env: options.env, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
