@@ -68,12 +68,14 @@ describe('the new flags', () => {
     expect(priceOf(MODEL_ALIASES.haiku!)).toMatchObject({ input: 0.1, output: 0.5 });
   });
 
-  it('sessions: -r, --session-id (a UUID, lower-cased), --fork-session', () => {
+  it('sessions: -r, --session-id (a UUID, lower-cased), --fork-session, --wait-for-session', () => {
     expect(parse('-r', 'abc', 'q').resume).toBe('abc');
     expect(parse('--resume', 'abc').resume).toBe('abc');
     const uuid = '3F2B8C1E-1234-4ABC-9DEF-0123456789AB';
     expect(parse('--session-id', uuid, '-p', 'q').sessionId).toBe(uuid.toLowerCase());
     expect(parse('-r', 'abc', '--fork-session', '--session-id', uuid)).toMatchObject({ resume: 'abc', forkSession: true });
+    expect(parse('-c', '-p', 'q', '--wait-for-session')).toMatchObject({ continue: true, waitForSession: true });
+    expect(parse('-r', 'abc').waitForSession).toBeUndefined();
   });
 
   it('budget: a positive number of dollars', () => {
@@ -124,6 +126,7 @@ describe('bad command lines: one line each', () => {
     [['-p', 'q', '--session-id', 'abc'], /^--session-id takes a UUID/],
     [['-r', 'abc', '--session-id', '3f2b8c1e-1234-4abc-9def-0123456789ab'], /needs --fork-session/],
     [['--fork-session', 'q'], '--fork-session goes with --resume or --continue'],
+    [['-p', 'q', '--wait-for-session'], '--wait-for-session goes with --resume or --continue'],
     [['-r', 'a', '-c'], '--resume and --continue exclude each other'],
     [['-r', ' '], /^--resume needs a value/],
     [['-p', 'q', '--max-budget-usd', '0'], '--max-budget-usd takes a number above 0, not "0"'],
