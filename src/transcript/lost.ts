@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
+import type { Redactor } from '../core/redact.js';
 import { resumeDrafts } from './drafts.js';
 import { lockSession, type SessionLock } from './lock.js';
 import type { SessionMemory } from './memory.js';
@@ -27,7 +28,7 @@ export interface Written {
 export function moveOn(
   session: Written,
   lost: TranscriptLostError,
-  options: { durable?: boolean; onMoved?: (notice: string) => void },
+  options: { durable?: boolean; onMoved?: (notice: string) => void; redactor?: Redactor },
   stamp: string,
   withPrompt: boolean,
 ): TranscriptWriter {
@@ -39,7 +40,7 @@ export function moveOn(
   const drafts = [...resumeDrafts(session.memory.conversation(), old.id), ...session.memory.openDrafts(withPrompt)];
   let writer: TranscriptWriter;
   try {
-    writer = TranscriptWriter.create(home, header, options.durable === undefined ? {} : { durable: options.durable }, ...drafts.map((draft) => ({ ...draft, at: stamp }) as never));
+    writer = TranscriptWriter.create(home, header, { durable: options.durable, redactor: options.redactor }, ...drafts.map((draft) => ({ ...draft, at: stamp }) as never));
   } catch (error) {
     lock.release();
     throw error;

@@ -18,7 +18,7 @@ import { restoreConversation } from '../../src/transcript/resume.js';
 import { newestSessionFor, readTranscript } from '../../src/transcript/store.js';
 import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
 import { runCli, startCli } from '../support/cli.js';
-import type { RequestBody, Step } from '../support/messagesServer.js';
+import type { RecordedRequest, RequestBody, Step } from '../support/messagesServer.js';
 import type { CliProject } from '../support/project.js';
 import { markedCliProjectPerTest, transcripts, waitFor } from './helpers.js';
 
@@ -64,12 +64,12 @@ describe('a transcript lost during a run', () => {
   it.each(MATRIX)('%s while the %s: one warning, the run goes on in a fork that --continue finds whole', async (loss, moment) => {
     const held = deferred();
     const arrived = deferred();
-    const hold = (at: Moment, step: Step): Step => async (body: RequestBody, index: number) => {
+    const hold = (at: Moment, step: Step): Step => async (body: RequestBody, index: number, request: RecordedRequest) => {
       if (moment === at) {
         arrived.resolve();
         await held.promise;
       }
-      return typeof step === 'function' ? step(body, index) : step;
+      return typeof step === 'function' ? step(body, index, request) : step;
     };
     const tool = `touch started; while [ ! -e go ]; do sleep 0.05; done; echo ran # ${marker}`;
     project.server.enqueue(
