@@ -5,8 +5,8 @@
  * - `--continue`'s lookup of the newest session of a directory: the transcripts by modification time, headers read
  *   until one is of the directory (`newestSessionFor`), against the old way (every transcript parsed and summarised,
  *   then the newest of the directory taken), and against reading one header (the floor);
- * - the viewer's session list (headers and first questions) and `agentloop sessions` (its first and last 16 KiB of
- *   each), against the old way;
+ * - the viewer's session list and `agentloop sessions` (each session's first and last 16 KiB: its header, first
+ *   question, turns and how its last run ended), against the old way; and the headers alone (the viewer's first pick);
  * - opening the session with the 100 MB record in the viewer: the timeline over HTTP from `startViewer`, and the page
  *   in Chromium until it shows the first step, against what the old server did before it sent anything (read and
  *   parse the whole file, build the timeline, serialise it: 100 MB for the page to take).
@@ -217,8 +217,8 @@ measured is reading and parsing, not the disk).
 | What | Now | The old way (every transcript parsed whole) | Now ÷ old |
 |---|---|---|---|
 | \`--continue\`: the newest session of a directory (the 8th newest of the home) | ${fmt(s.continueNew, 2)} ms | ${fmt(s.continueOld, 0)} ms | ${fmt(s.continueNew / s.continueOld, 4)} |
-| The viewer's session list (headers, first questions, running or not) | ${fmt(s.listHeadersNew, 1)} ms | ${fmt(s.listOld, 0)} ms | ${fmt(s.listHeadersNew / s.listOld, 4)} |
-| \`agentloop sessions\` (also how each last run ended: the first and last 16 KiB of each) | ${fmt(s.listSummaryNew, 1)} ms | ${fmt(s.listOld, 0)} ms | ${fmt(s.listSummaryNew / s.listOld, 4)} |
+| The viewer's session list and \`agentloop sessions\` (turns and how each last run ended too: the first and last 16 KiB of each) | ${fmt(s.listSummaryNew, 1)} ms | ${fmt(s.listOld, 0)} ms | ${fmt(s.listSummaryNew / s.listOld, 4)} |
+| The headers alone (the viewer's first pick when no session is named) | ${fmt(s.listHeadersNew, 1)} ms | ${fmt(s.listOld, 0)} ms | ${fmt(s.listHeadersNew / s.listOld, 4)} |
 
 Reading one header alone takes ${fmt(s.oneHeader, 3)} ms: \`--continue\` costs ${fmt(s.continueNew / s.oneHeader, 0)} of those (a \`stat\` of
 each transcript, then the headers of the newest until one is of the directory).

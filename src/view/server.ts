@@ -176,7 +176,7 @@ function serveApi(s: ServerState, req: IncomingMessage, path: string, res: Serve
     return;
   }
   if (path === '/api/step' || path.startsWith('/api/step/')) return serveStep(s, req, path, res);
-  if (path === '/api/sessions') return sendJson(res, 200, listSessions(s.options.home, { read: 'headers' }), s.redactor);
+  if (path === '/api/sessions') return sendJson(res, 200, listSessions(s.options.home), s.redactor);
   const match = /^\/api\/sessions\/([A-Za-z0-9_-]+)(\/events|\/lines\/(\d+))?$/.exec(path);
   if (!match) return sendJson(res, 404, { error: `nothing at ${path}` });
   const id = match[1] as string;

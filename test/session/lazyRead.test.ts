@@ -1,7 +1,7 @@
 /**
  * A transcript read lazily for the viewer (src/transcript/reader.ts): only what was added since the last read, a
  * long record's long strings cut with a note, the whole record served on demand by the viewer's
- * `/api/sessions/ID/lines/N`; the viewer's list reads headers only.
+ * `/api/sessions/ID/lines/N`; the viewer's list reads each session's head and tail (never a transcript whole).
  */
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,7 +113,7 @@ function same(a: unknown, b: unknown, keep: number): void {
 }
 
 describe('the viewer', () => {
-  it('sends a timeline with a 5 MB record cut, the record whole on demand, and a session list of headers that shows a running session', async () => {
+  it('sends a timeline with a 5 MB record cut, the record whole on demand, and a session list that shows a running session', async () => {
     const big = 'x'.repeat(5 * 2 ** 20);
     const lines = [header('big'), prompt('q'), message(0, 'q'), message(1, big)];
     const path = write('big', lines);

@@ -1,6 +1,7 @@
 /**
  * Reading sessions costs what it reads (issue 24, item 10): `--continue`'s lookup reads headers only, newest first,
- * until one is of the directory; the viewer's list reads each session's head; `agentloop sessions` its head and tail.
+ * until one is of the directory; the viewer's list and `agentloop sessions` read each session's head and tail (the
+ * viewer's first pick, the headers only).
  * Counted in bytes read from the disk (every `fs` read of the process is counted while the call runs), with
  * transcripts of 64 KiB each, so that reading any of them whole shows.
  */
@@ -79,7 +80,7 @@ describe('newestSessionFor (--continue)', () => {
 });
 
 describe('listSessions', () => {
-  it('reads each head for the viewer list, head and tail for `sessions`; never a transcript whole', () => {
+  it('reads each head for the headers, head and tail for the viewer list and `sessions`; never a transcript whole', () => {
     let headers: ReturnType<typeof listSessions> = [];
     expect(bytesRead(() => (headers = listSessions(home, { read: 'headers' })))).toBeLessThanOrEqual(COUNT * HEAD_BYTES);
     expect(headers[0]).toMatchObject({ id: 's059', firstPrompt: 'question s059', exitReason: null, running: null });
