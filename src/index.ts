@@ -28,6 +28,7 @@ export { inputProblem, s, type Infer, type JsonSchema, type Schema } from './too
 export { startSession, reopenSession, type SessionRecorder } from './transcript/recorder.js';
 export { resumeSession, SessionNotResumableError, type LockOptions, type ResumedSession } from './transcript/open.js';
 export { describeHolder, SessionBusyError, type LockHolder } from './transcript/lock.js';
+export { UnsafeSessionFileError } from './transcript/sessionFile.js';
 export { agentloopHome, findSession, newestSessionFor, SessionExistsError } from './transcript/store.js';
 export { createAnthropicModel, createClient, type AnthropicModelOptions } from './anthropic/call.js';
 export { toModelError } from './anthropic/errors.js';

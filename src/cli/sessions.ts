@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { MessageParam } from '../core/messages.js';
 import type { Usage } from '../core/usage.js';
-import { reopenSession, startSession, type ForkSource, type SessionRecorder } from '../transcript/recorder.js';
+import { reopenSession, startSession, type ForkSource, type RecorderOptions, type SessionRecorder } from '../transcript/recorder.js';
+import { UnsafeSessionFileError } from '../transcript/sessionFile.js';
 import { describeHolder, SessionBusyError, type LockHolder } from '../transcript/lock.js';
 import { lockAndRead, SessionNotResumableError, type LockedSession } from '../transcript/open.js';
 import type { Question } from '../transcript/records.js';
@@ -86,7 +87,7 @@ export async function prepareSession(options: CliOptions, prepare: PrepareOption
     const fork = newSession(home, options.sessionId ?? randomUUID(), prepare, { id, conversation });
     return { ...fork, ...restored, notices: [...notices, ...fork.notices] };
   }
-  const recorder = reopenSession(id, path, { ...recorderOptions(prepare), lock });
+  const recorder = reopened(id, path, { ...recorderOptions(prepare), lock });
   recorder.resumed(conversation, prepare.prompt ?? null);
   return { id, recorder, ...restored, notices, outputDir: sessionFilesDir(path) };
 }
@@ -96,8 +97,17 @@ async function sessionLocked(path: string, options: CliOptions, prepare: Prepare
   try {
     return await lockAndRead(path, { waitForSession: options.waitForSession === true, ...(prepare.onWait ? { onWait: prepare.onWait } : {}) });
   } catch (error) {
-    if (error instanceof SessionNotResumableError) throw new SessionError(error.message);
+    if (error instanceof SessionNotResumableError || error instanceof UnsafeSessionFileError) throw new SessionError(error.message);
     throw busyError(error, 'add --wait-for-session to wait until it ends');
+  }
+}
+
+/** The session's transcript reopened to go on with it; a path that is not safe to write, as a `SessionError`. */
+function reopened(id: string, path: string, options: RecorderOptions): SessionRecorder {
+  try {
+    return reopenSession(id, path, options);
+  } catch (error) {
+    throw error instanceof UnsafeSessionFileError ? new SessionError(error.message) : error;
   }
 }
 

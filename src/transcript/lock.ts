@@ -15,10 +15,11 @@
  * it has no build for), the file's pid and start time are the lock: a live holder refuses, a dead one
  * is replaced (two runs started in the same instant could then both go on; the README says so).
  */
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { holderAlive, holderOf, parseHolder, procStartOf, type LockHolder } from './holder.js';
+import { openSessionFile, UnsafeSessionFileError } from './sessionFile.js';
 
 export { describeHolder, type LockHolder } from './holder.js';
 
@@ -71,7 +72,7 @@ export function lockSession(transcript: string): SessionLock {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const locks = nativeLocks();
   for (;;) {
-    const fd = openSync(path, 'a+', 0o600);
+    const fd = openLockFile(transcript, path);
     let held = false;
     try {
       if (locks ? !locks.tryLock(fd) : holderAlive(holderOf(fd))) throw new SessionBusyError(transcript, holderOf(fd, 100));
@@ -85,6 +86,35 @@ export function lockSession(transcript: string): SessionLock {
       if (!held) closeSync(fd);
     }
   }
+}
+
+/**
+ * The lock file, opened (made if missing) as openSessionFile allows. One this user may not open is
+ * another user's (a shared home): held by a run of theirs (/proc/locks says), the session is busy;
+ * held by nobody, it is said how to go on.
+ */
+function openLockFile(transcript: string, path: string): number {
+  try {
+    return openSessionFile(path, 'lock');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EACCES') throw error;
+    const stat = statSync(path);
+    if (kernelLockOn(stat)) throw new SessionBusyError(transcript, undefined);
+    throw new UnsafeSessionFileError(`${path} is the lock file of user ${stat.uid}'s session, which no run holds: remove it to go on with the session`);
+  }
+}
+
+/** Whether any process holds a lock on the file of `stat` (its line in /proc/locks: `... fe:00:2418324 0 EOF`). */
+function kernelLockOn(stat: { dev: number; ino: number }): boolean {
+  const major = ((stat.dev >> 8) & 0xfff).toString(16).padStart(2, '0');
+  const minor = ((stat.dev & 0xff) | ((stat.dev >> 12) & 0xfff00)).toString(16).padStart(2, '0');
+  let table = '';
+  try {
+    table = readFileSync('/proc/locks', 'utf8');
+  } catch {
+    return true; // no way to tell: taken as held, never as free
+  }
+  return table.split('\n').some((line) => line.split(/\s+/).includes(`${major}:${minor}:${stat.ino}`));
 }
 
 /**

@@ -7,9 +7,10 @@
  * so a power cut loses at most the records of the last 50 ms or so. The recorder decides what
  * goes into one write.
  */
-import { closeSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsync, fsyncSync, mkdirSync, readSync, statSync, writeSync } from 'node:fs';
 import { noRedaction, type Redactor } from '../core/redact.js';
 import { crashPointOf, pauseForever, type CrashPoint } from './crashPoint.js';
+import { openSessionFile } from './sessionFile.js';
 import { sessionsDir, transcriptPath } from './paths.js';
 import type { SessionHeader, SessionRecord } from './records.js';
 
@@ -95,7 +96,7 @@ export class TranscriptWriter {
     const path = transcriptPath(home, header.id);
     let fd: number;
     try {
-      fd = openSync(path, 'wx', 0o600);
+      fd = openSessionFile(path, 'create');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new SessionExistsError(`session ${header.id} exists already (${path})`);
       throw error;
@@ -107,7 +108,7 @@ export class TranscriptWriter {
 
   /** Opens an existing transcript to go on appending (`--resume`). */
   static reopen(path: string, options: WriterOptions = {}): TranscriptWriter {
-    const fd = openSync(path, 'a+', 0o600);
+    const fd = openSessionFile(path, 'append');
     const writer = new TranscriptWriter(path, fd, options);
     // A line torn by a crash must not swallow the next record: start on a fresh line.
     if (!endsWithNewline(fd)) writer.size += writeSync(fd, '\n');
