@@ -69,7 +69,7 @@ export interface CliOptions {
   sessionId?: string;
   /** `--fork-session`: with --resume/--continue, go on in a new session instead of the old one. */
   forkSession?: boolean;
-  /** `--wait-for-session`: with --resume/--continue, wait while another run writes the session instead of refusing. */
+  /** `--wait-for-session`: with --resume/--continue, wait while another run writes the session. */
   waitForSession?: boolean;
   /** `--inspect`: connect the machine to the Stately inspector (the page needs the internet). */
   inspect?: boolean;
@@ -227,8 +227,7 @@ function setRunValues(options: CliOptions, values: Values): void {
   if (values.continue) options.continue = true;
   const sessionId = uuidOf('--session-id', values['session-id']);
   if (sessionId !== undefined) options.sessionId = sessionId;
-  if (values['fork-session']) options.forkSession = true;
-  if (values['wait-for-session']) options.waitForSession = true;
+  Object.assign(options, values['fork-session'] ? { forkSession: true } : {}, values['wait-for-session'] ? { waitForSession: true } : {});
   if (values.inspect) options.inspect = true;
   if (values.view) options.view = true;
   // Stepping is done in the page: --step brings the viewer up.
@@ -251,8 +250,8 @@ function checkCombinations(options: CliOptions): void {
   if (options.step && !(options.demo || options.print)) throw new UsageError('--step goes with --demo or -p: the page steps one run');
   if (options.step && options.mistake !== undefined) throw new UsageError('--step steps one run: --mistake runs two (step them with view --compare)');
   if (options.step && options.inputFormat === 'stream-json') throw new UsageError('--step waits for the page: not with --input-format stream-json');
-  if (options.forkSession && !resuming) throw new UsageError('--fork-session goes with --resume or --continue');
-  if (options.waitForSession && !resuming) throw new UsageError('--wait-for-session goes with --resume or --continue');
+  const needsResume = options.forkSession ? '--fork-session' : options.waitForSession ? '--wait-for-session' : undefined;
+  if (needsResume && !resuming) throw new UsageError(`${needsResume} goes with --resume or --continue`);
   if (options.sessionId !== undefined && resuming && !options.forkSession) {
     throw new UsageError('--session-id with --resume or --continue needs --fork-session (the id is for the new session)');
   }
@@ -267,9 +266,7 @@ function checkCombinations(options: CliOptions): void {
   for (const [on, flag] of [[options.includeLoopEvents, '--include-loop-events'], [options.includePartialMessages, '--include-partial-messages']] as const) {
     if (on && options.outputFormat !== 'stream-json') throw new UsageError(`${flag} goes with --output-format stream-json`);
   }
-  if (options.fallbackModel !== undefined && options.fallbackModel === options.model) {
-    throw new UsageError('--fallback-model must differ from --model');
-  }
+  if (options.fallbackModel !== undefined && options.fallbackModel === options.model) throw new UsageError('--fallback-model must differ from --model');
 }
 
 function join(a: string[] | undefined, b: string[] | undefined): string[] | undefined {
