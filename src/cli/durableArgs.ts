@@ -25,6 +25,8 @@ export type DurableOptions =
       sandbox?: boolean;
       allowEnv?: string[];
       allowWrite?: string[];
+      /** `--mcp-config` values: MCP servers whose tools every run of this worker has (journalled as bash's are). */
+      mcpConfig?: string[];
       /** Restate's request-signing public keys (`publickeyv1_...`): unsigned requests are refused. */
       identityKeys?: string[];
     }
@@ -80,6 +82,7 @@ const SPECS: Record<DurableOptions['command'], Spec> = {
     sandbox: { type: 'boolean' },
     'allow-env': { type: 'string', multiple: true },
     'allow-write': { type: 'string', multiple: true },
+    'mcp-config': { type: 'string', multiple: true },
     'identity-key': { type: 'string', multiple: true },
   },
   balancer: {
@@ -164,6 +167,9 @@ export function parseDurableArgs(argv: readonly string[]): DurableOptions {
       if (allowEnv) options.allowEnv = allowEnv;
       const allowWrite = allowWriteOf(values['allow-write'] as string[] | undefined, values.sandbox === true);
       if (allowWrite) options.allowWrite = allowWrite;
+      const mcpConfig = values['mcp-config'] as string[] | undefined;
+      if (mcpConfig?.some((value) => value.trim() === '')) throw new UsageError('--mcp-config takes a file or JSON text, not an empty value');
+      if (mcpConfig) options.mcpConfig = mcpConfig;
       const keys = values['identity-key'] as string[] | undefined;
       for (const key of keys ?? []) {
         if (!/^publickeyv1_\w+$/.test(key)) throw new UsageError(`--identity-key takes a Restate public key (publickeyv1_...), not "${key}"`);

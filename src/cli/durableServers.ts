@@ -76,9 +76,15 @@ async function workerCommand(options: Extract<DurableOptions, { command: 'worker
   }
   // Traces, when the OTEL_* variables ask for them, as for a local run (./telemetry.ts); each run's parent comes from its invocation.
   const telemetry = await (await import('./telemetry.js')).startTelemetry(io.env, io.version ?? 'unknown', (line) => io.stderr.write(`${line}\n`));
+  const mcp = await workerMcp(options, settings.cwd, io);
+  if (typeof mcp === 'string') {
+    io.stderr.write(`agentloop: ${shown(mcp)}\n`);
+    return 2;
+  }
   const { startWorker } = await import('../durable/worker.js');
   const worker = await startWorker({
     ...settings,
+    tools: [...settings.tools, ...(mcp?.tools() ?? [])],
     ...(telemetry ? { tracing: { tracer: telemetry.tracing.tracer } } : {}),
     port: options.port,
     host: options.host,
@@ -87,6 +93,7 @@ async function workerCommand(options: Extract<DurableOptions, { command: 'worker
   });
   const close = async () => {
     await worker.close();
+    await mcp?.close();
     await telemetry?.shutdown();
   };
   io.stdout.write(`${worker.url}\n`);
@@ -96,6 +103,23 @@ async function workerCommand(options: Extract<DurableOptions, { command: 'worker
     return 1;
   }
   return untilInterrupted(close);
+}
+
+/**
+ * `--mcp-config`'s servers, each connected or failed (a line for each that failed), for every run of the worker: their
+ * calls are journalled as bash's are (durable/journal.ts), so a call that is not read-only never runs twice. A bad
+ * configuration is its line.
+ */
+async function workerMcp(options: Extract<DurableOptions, { command: 'worker' }>, cwd: string, io: DurableIo) {
+  const { settleMcp, startCliMcp } = await import('./mcp.js');
+  try {
+    const servers = await startCliMcp(options, cwd, io.env, io.version ?? 'unknown');
+    if (servers) await settleMcp(servers, (line) => io.stderr.write(`${line}\n`));
+    return servers;
+  } catch (error) {
+    if (error instanceof Error && (error.name === 'McpConfigError' || error.name === 'SandboxUnavailableError')) return error.message;
+    throw error;
+  }
 }
 
 /** How long `balancer --register` waits for a worker to answer: Restate asks a worker, through the balancer, what it serves. */

@@ -28,11 +28,16 @@ export async function startCliMcp(options: Pick<CliOptions, 'mcpConfig' | 'sandb
  */
 export async function withMcpTools(choice: ModelChoice, servers: McpServers | undefined, warn: (line: string) => void): Promise<ModelChoice> {
   if (servers === undefined) return choice;
+  await settleMcp(servers, warn);
+  return { ...choice, addTools: servers.tools(), mcpStates: servers.states() };
+}
+
+/** Waits until each server has connected or failed; one line through `warn` for each that failed. */
+export async function settleMcp(servers: McpServers, warn: (line: string) => void): Promise<void> {
   await servers.ready();
   for (const state of servers.states()) {
     if (state.status !== 'failed') continue;
     const why = shown((state.error ?? 'no reason given').replace(/\s*\n\s*/g, ' ').trim());
     warn(`agentloop: MCP server ${JSON.stringify(state.name)} failed to start, its tools are left out: ${why}`);
   }
-  return { ...choice, addTools: servers.tools(), mcpStates: servers.states() };
 }

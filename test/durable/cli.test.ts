@@ -29,6 +29,9 @@ describe('durable command lines', () => {
     expect(parseDurableArgs(['worker', '--model', 'sonnet'])).toMatchObject({ model: resolveModel('sonnet') });
     expect(parseDurableArgs(['submit', '-p', 'hi', '--model', 'Haiku'])).toMatchObject({ model: resolveModel('haiku') });
     expect(parseDurableArgs(['submit', '-p', 'hi', '--model', 'claude-x-1'])).toMatchObject({ model: 'claude-x-1' });
+    // MCP servers for every run of the worker, as -p takes them (repeatable); an empty value is a usage error.
+    expect(parseDurableArgs(['worker', '--mcp-config', 'a.json', '--mcp-config', '{"mcpServers":{}}'])).toMatchObject({ mcpConfig: ['a.json', '{"mcpServers":{}}'] });
+    expect(() => parseDurableArgs(['worker', '--mcp-config', ' '])).toThrow(/--mcp-config takes a file or JSON text/);
     expect(parseDurableArgs(['worker', '--port', '9090', '--register', 'http://a:9070/', '--advertise', 'http://lb:9080'])).toMatchObject({
       port: 9090,
       register: 'http://a:9070',

@@ -33,7 +33,7 @@ export interface Cluster {
   /** `--restate INGRESS --admin ADMIN`, for the client commands. */
   flags: string[];
   /** Starts a worker and puts it behind the balancer. */
-  addWorker(): Promise<WorkerProcess>;
+  addWorker(flags?: string[]): Promise<WorkerProcess>;
   /** Registers the balancer's address as the deployment (once the workers are up). */
   register(): Promise<void>;
   cli(args: string[]): Promise<CliRun>;
@@ -64,10 +64,11 @@ export async function startCluster(binary: string, options: ClusterOptions = {})
     env,
     workers,
     flags: ['--restate', restate.ingress, '--admin', restate.admin],
-    async addWorker() {
-      const proc = startCli(['worker', '--port', '0', '--cwd', dir], { cwd: dir, env });
+    async addWorker(flags: string[] = []) {
+      const proc = startCli(['worker', '--port', '0', '--cwd', dir, ...flags], { cwd: dir, env });
       const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`worker did not start: ${JSON.stringify(proc.output())}`)), 20_000);
+        // A worker with MCP servers answers once they have connected or failed (starting one through tsx takes seconds under load).
+        const timer = setTimeout(() => reject(new Error(`worker did not start: ${JSON.stringify(proc.output())}`)), 45_000);
         const check = () => {
           const line = /^(http:\/\/\S+)\n/.exec(proc.output().stdout);
           if (line) {

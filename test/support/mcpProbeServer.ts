@@ -1,9 +1,9 @@
 /**
  * A small MCP server made with the official SDK's own server classes, for what server-everything cannot show: a tool
- * that writes a file (is the server sandboxed?) and a tool that says where it runs. Stdio (`stdio`), or streamable
- * HTTP on 127.0.0.1 (`startProbeHttp`, in the test's process).
+ * that writes a file (is the server sandboxed?), one that appends a line and waits (killed mid-call) and one that says
+ * where it runs. Stdio (`stdio`), or streamable HTTP on 127.0.0.1 (`startProbeHttp`, in the test's process).
  */
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -20,11 +20,21 @@ export function probeServer(): Server {
         description: 'Write text to a file.',
         inputSchema: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } }, required: ['path', 'text'] },
       },
+      {
+        name: 'slow_write',
+        description: 'Append a line to a file, then wait some seconds before answering.',
+        inputSchema: { type: 'object', properties: { path: { type: 'string' }, seconds: { type: 'number' } }, required: ['path', 'seconds'] },
+      },
       { name: 'whoami', description: 'Say which server this is.', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } },
     ],
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const args = (request.params.arguments ?? {}) as { path?: string; text?: string };
+    const args = (request.params.arguments ?? {}) as { path?: string; text?: string; seconds?: number };
+    if (request.params.name === 'slow_write') {
+      appendFileSync(String(args.path), 'started\n');
+      await new Promise((resolve) => setTimeout(resolve, Number(args.seconds) * 1000));
+      return { content: [{ type: 'text', text: `waited ${args.seconds} s` }] };
+    }
     if (request.params.name === 'whoami') return { content: [{ type: 'text', text: `probe, auth ${String(extra.requestInfo?.headers?.authorization ?? 'none')}` }] };
     try {
       writeFileSync(String(args.path), String(args.text));
