@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTERRUPTED_BY_WORKER } from '../../src/durable/journal.js';
-import { attachRun, runStatus, submitRun } from '../../src/durable/ingress.js';
+import { attachRun, runMessages, runStatus, runTranscript, submitRun } from '../../src/durable/ingress.js';
 import { historyProblems } from '../../src/history/validate.js';
 import { answerFromResults, bashUse, lastToolResults, resultText } from '../support/agentServer.js';
 import type { RequestBody, Step, StepFn } from '../support/messagesServer.js';
@@ -195,6 +195,27 @@ describe.skipIf('problem' in binary)('durable runs on a real restate-server', ()
     for (const worker of live) expect(cluster.balancer.counts.get(worker.url) ?? 0).toBeGreaterThan(before.get(worker.url) ?? 0);
     expect(cluster.model.violations).toEqual([]);
   }, 180_000);
+
+  it('runs two runs submitted to one session at once one after the other: one writer, the second goes on from the first', async () => {
+    while (cluster.workers.filter((w) => w.alive()).length < 2) await cluster.addWorker();
+    await cluster.register();
+    const id = 'one-session-two-runs';
+    const words = ['first-w', 'second-w'];
+    const invocations = await Promise.all(words.map((w) => submitRun(cluster.restate.ingress, id, { prompt: `echo ${w}` }, `${id}-${w}`)));
+    const results = await Promise.all(invocations.map((inv) => attachRun(cluster.restate.ingress, inv.invocationId)));
+    for (const [i, result] of results.entries()) expect(result.text).toBe(`Answer to "echo ${words[i]}": tool saw ${words[i]}`);
+    // Whichever ran first, the other started from its whole turn: eight messages, the two turns one after the other.
+    const messages = await runMessages(cluster.restate.ingress, id);
+    expect(historyProblems(messages)).toEqual([]);
+    const prompts = messages.filter((m, i) => m.role === 'user' && i % 4 === 0).map((m) => promptOf({ messages: [m] } as RequestBody));
+    expect(messages).toHaveLength(8);
+    expect([...prompts].sort()).toEqual(words.map((w) => `echo ${w}`));
+    const later = results.find((r) => r.context.messages.length === 8);
+    expect(later?.context.messages).toEqual(messages);
+    const records = await runTranscript(cluster.restate.ingress, id);
+    expect(records.filter((r) => r.type === 'prompt').map((r) => (r as { text: string }).text)).toEqual(prompts);
+    expect(cluster.model.violations).toEqual([]);
+  }, 120_000);
 
   it('fails a run cleanly on a model error, its history readable', async () => {
     const run = await cluster.cli(['submit', '-p', 'fail please', ...cluster.flags, '--wait', '--max-retries', '0']);
