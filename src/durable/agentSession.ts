@@ -21,7 +21,7 @@ import { recordedMessages } from '../transcript/resume.js';
 import { runAgent } from '../run/runAgent.js';
 import { durableSteps, journalledModel, journalledTools, journalTimers } from './journal.js';
 import type { Journal } from './steps.js';
-import { openRecords, readRecords } from './records.js';
+import { openRecords, readRecords, type RecordState } from './records.js';
 import { requestProblem, SERVICE_NAME, toDurableResult, type DurableRunResult, type RunRequest, type RunStatus } from './protocol.js';
 
 /** What every run of a worker uses. */
@@ -74,6 +74,11 @@ export async function runParent(tracing: Omit<RunTracing, 'parent'>, request: re
   return { ...tracing, parent };
 }
 
+/** The object's state, every value set redacted. */
+function redactedState(ctx: restate.ObjectContext, redactor: Redactor): RecordState {
+  return { get: (name) => ctx.get(name), set: (name, value) => ctx.set(name, redactor.value(value)) };
+}
+
 function journalOf(ctx: restate.ObjectContext): Journal {
   return { id: ctx.request().id, run: (name, action) => ctx.run(name, action), sleep: (ms) => ctx.sleep(ms) };
 }
@@ -90,19 +95,21 @@ export function agentSession(settings: WorkerSettings) {
         const clock = { now: await ctx.date.now() };
         const startedAt = clock.now;
         const model = request.model ?? settings.model;
-        const records = await openRecords(ctx, { id: ctx.key, cwd: settings.cwd, model }, clock);
+        // Restate keeps what is set and journalled: the run's secrets are cut out of it first (core/redact.ts).
+        const redactor = settings.redactor ?? credentialRedactor(process.env);
+        const state = redactedState(ctx, redactor);
+        const records = await openRecords(state, { id: ctx.key, cwd: settings.cwd, model }, clock);
         const messages = (await ctx.get<MessageParam[]>('messages')) ?? [];
         const turnCount = (await ctx.get<number>('nextTurn')) ?? 1;
         records.prompt(request.prompt);
         ctx.set<RunStatus['status']>('status', 'running');
         const journal = journalOf(ctx);
         const steps = durableSteps(journal, clock);
-        const redactor = settings.redactor ?? credentialRedactor(process.env);
         const run = await runAgent(request.prompt, {
           model,
-          // The journal gets a failed call's message redacted: a gateway's echo of the key never reaches Restate.
-          modelCall: journalledModel(steps, redactingModel(settings.modelCall, redactor)),
-          tools: journalledTools(steps, settings.tools),
+          // The journal gets a reply, a failed call's message and a tool's result redacted: a gateway's echo of the key never reaches Restate.
+          modelCall: journalledModel(steps, redactingModel(settings.modelCall, redactor), redactor),
+          tools: journalledTools(steps, settings.tools, redactor),
           clock: journalTimers(journal),
           cwd: settings.cwd,
           sessionId: ctx.key,
@@ -121,8 +128,8 @@ export function agentSession(settings: WorkerSettings) {
         // The time between journalled steps, not the replay's own: a replay writes the same values.
         const finished = { ...run, durationMs: clock.now - startedAt };
         records.finish(finished);
-        const result = toDurableResult(finished);
-        ctx.set('messages', run.context.messages);
+        const result = redactor.value(toDurableResult(finished));
+        state.set('messages', run.context.messages);
         ctx.set('nextTurn', run.context.turnCount + 1);
         ctx.set('result', result);
         ctx.set<RunStatus['status']>('status', 'done');

@@ -16,6 +16,7 @@
  */
 import type { ModelCall, ModelErrorKind, ModelReply } from '../core/model.js';
 import { ModelError } from '../core/model.js';
+import { noRedaction, type Redactor } from '../core/redact.js';
 import { isModelError } from '../core/run.js';
 import type { Tool, ToolOutput } from '../core/tool.js';
 import { longSteps, type Journal } from './steps.js';
@@ -65,12 +66,13 @@ export function durableSteps(journal: Journal, clock: JournalClock, heartbeatMs?
  * a replay reports it as well; text deltas and streamed tool_use blocks are not passed on (a
  * replayed reply has none).
  */
-export function journalledModel(steps: DurableSteps, model: ModelCall): ModelCall {
+/** `redactor`: the journal gets the reply with the run's secrets cut (Restate keeps it; a replay reads the same). */
+export function journalledModel(steps: DurableSteps, model: ModelCall, redactor: Redactor = noRedaction): ModelCall {
   return async (input, signal) => {
     input.onRequest?.(input.request);
     const call = async (): Promise<ModelOutcome> => {
       try {
-        return { reply: await model({ request: input.request, turnCount: input.turnCount, onToolUse: () => {} }, signal) };
+        return { reply: redactor.value(await model({ request: input.request, turnCount: input.turnCount, onToolUse: () => {} }, signal)) };
       } catch (error) {
         return { error: toJournalledError(error) };
       }
@@ -105,13 +107,14 @@ async function runSafely(tool: Tool, input: unknown, context: Parameters<Tool['r
  * is read-only: a replay reads that decision instead of asking the tool again. Then its result (a
  * long step). A replay that finds the start but no result, on a worker that does not hold the
  * call, knows the call was cut off while it ran: a read-only call simply runs again; any other is
- * answered `INTERRUPTED_BY_WORKER` instead of running again (it may have had effects).
+ * answered `INTERRUPTED_BY_WORKER` instead of running again (it may have had effects). The result is
+ * journalled with the run's secrets cut (`redactor`).
  *
  * Every wrapped tool says it is not concurrency-safe, so the executor runs calls one at a time,
  * after the reply is complete: the journal then holds the same steps in the same order on every
  * replay.
  */
-export function journalledTools(steps: DurableSteps, tools: readonly Tool[]): Tool[] {
+export function journalledTools(steps: DurableSteps, tools: readonly Tool[], redactor: Redactor = noRedaction): Tool[] {
   return tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
@@ -127,7 +130,7 @@ export function journalledTools(steps: DurableSteps, tools: readonly Tool[]): To
       });
       const step = await steps.longStep<ToolOutput>({
         name: `tool ${tool.name}`,
-        action: () => runSafely(tool, input, context),
+        action: async () => redactor.value(await runSafely(tool, input, context)),
         ifAbsent: start.readOnly || startedHere ? 'start' : { value: { isError: true, content: INTERRUPTED_BY_WORKER } },
       });
       steps.clock.now = step.at;

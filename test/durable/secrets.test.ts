@@ -1,0 +1,117 @@
+/**
+ * No secret in what a durable run writes (issue 23 item 5): a real restate-server, an `agentloop worker` process and a
+ * local Messages API server that echoes the worker's key (its `x-api-key`) and a credential of the worker's
+ * environment in a retried 529, a 401 HTML page with the request's headers, and a model answer. The client commands'
+ * output (`submit --wait`, `result`, `messages`), the worker's stderr, the viewer's API over the run, and what Restate
+ * itself keeps (the object's state and every journal entry of the invocations) hold neither, in any form the redactor
+ * promises; the places that said something say `[redacted ANTHROPIC_API_KEY]`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { restateCall } from '../../src/durable/http.js';
+import { firstPrompt } from '../support/agentServer.js';
+import { startCli } from '../support/cli.js';
+import type { RecordedRequest, Step, StepFn } from '../support/messagesServer.js';
+import { startCluster, type Cluster, until } from './cluster.js';
+import { restateBinary } from './restateServer.js';
+
+const binary = restateBinary();
+const PASSWORD = 'hunter2 "quoted" & <tagged> / 100%';
+const FORMS: Record<string, (t: string) => string> = {
+  raw: (t) => t,
+  json: (t) => JSON.stringify(t).slice(1, -1),
+  url: encodeURIComponent,
+  html: (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
+};
+
+/** A page of the request's headers, as a gateway's error page may show them. */
+const headersPage = (req: RecordedRequest) => `<html><h1>401</h1><pre>${JSON.stringify(req.headers)}\n${FORMS.html?.(PASSWORD)}</pre></html>`;
+
+/**
+ * `fault`: a 529 that echoes the key and the password (retried once), then a 401 page of the request's headers.
+ * `echo`: an answer that quotes the key and the password.
+ */
+let faults = 0;
+const agent: StepFn = (body, _index, req): Step => {
+  const prompt = firstPrompt(body);
+  const key = req.headers['x-api-key'] ?? (req.headers.authorization ?? '').replace(/^Bearer /, '');
+  if (key === '') throw new Error('the request carried no key');
+  if (prompt === 'echo') return { content: [{ type: 'text', text: `Your key is ${key} and the password ${PASSWORD}.` }], stop_reason: 'end_turn' };
+  if (faults++ === 0) {
+    return { error: { status: 529, type: 'overloaded_error', message: `Overloaded for ${key} (${PASSWORD})` }, headers: { 'retry-after-ms': '10' } };
+  }
+  return { error: { status: 401, type: 'authentication_error', message: '' }, raw: { contentType: 'text/html', body: headersPage(req) } };
+};
+
+describe.skipIf('problem' in binary)('a durable run whose API echoes the key', () => {
+  let cluster: Cluster;
+  let key: string;
+
+  beforeAll(async () => {
+    cluster = await startCluster((binary as { path: string }).path);
+    key = cluster.env.ANTHROPIC_API_KEY as string;
+    cluster.env.DB_PASSWORD = PASSWORD; // a credential of the worker's environment (by its name)
+    for (let i = 0; i < 20; i++) cluster.model.enqueue(agent);
+    await cluster.addWorker();
+    await cluster.register();
+  }, 60_000);
+
+  afterAll(async () => {
+    await cluster?.close();
+  });
+
+  const expectNoSecret = (where: string, text: string) => {
+    for (const secret of [key, PASSWORD]) for (const [name, form] of Object.entries(FORMS)) expect(text, `${where} holds the ${name} form of ${secret}`).not.toContain(form(secret));
+  };
+
+  /** What Restate keeps of the session: the object's state and the journal of its invocations, as text. */
+  async function restateKeeps(sessionId: string): Promise<string> {
+    const sql = async (query: string) =>
+      (await restateCall<{ rows: unknown[] }>(new URL('/query', cluster.restate.admin), { method: 'POST', headers: { accept: 'application/json' }, body: { query } })).rows;
+    const state = await sql(`SELECT * FROM state WHERE service_key = '${sessionId}'`);
+    const journal = await sql(`SELECT j.* FROM sys_journal j JOIN sys_invocation i ON j.id = i.id WHERE i.target_service_key = '${sessionId}'`);
+    expect(journal.length).toBeGreaterThan(0);
+    // Bytes (a raw entry: numbers, or hex) as text too, so that a key inside one is found.
+    const bytes = (value: unknown) => {
+      if (Array.isArray(value) && value.every((n) => typeof n === 'number')) return Buffer.from(value).toString('latin1');
+      return typeof value === 'string' && /^(?:[0-9a-f]{2})+$/.test(value) ? Buffer.from(value, 'hex').toString('latin1') : '';
+    };
+    const text = (rows: unknown[]) => rows.map((row) => Object.values(row as object).map((v) => `${JSON.stringify(v)} ${bytes(v)}`).join('\n')).join('\n');
+    return `${text(state)}\n${text(journal)}`;
+  }
+
+  it('a retried 529 and a 401 page: the result, the history, the worker, the viewer and Restate hold neither key nor password', async () => {
+    const run = await cluster.cli(['submit', '-p', 'fault', ...cluster.flags, '--wait', '--max-retries', '1']);
+    expect(run.code, run.stderr).toBe(1);
+    const json = JSON.parse(run.stdout) as { is_error: boolean; error: string; session_id: string };
+    expect(json).toMatchObject({ is_error: true, exit_reason: 'model_error' });
+    expect(json.error).toContain('[redacted ANTHROPIC_API_KEY]');
+    const result = await cluster.cli(['result', json.session_id, ...cluster.flags]);
+    const messages = await cluster.cli(['messages', json.session_id, ...cluster.flags]);
+    const view = startCli(['view', ...cluster.flags, json.session_id, '--port', '0'], { cwd: cluster.dir, env: cluster.env });
+    let timeline: string;
+    try {
+      const url = await until('the viewer URL', () => /^(http:\/\/\S+)\n/.exec(view.output().stdout)?.[1], 20_000);
+      const token = new URL(url).searchParams.get('token') as string;
+      timeline = await (await fetch(new URL(`/api/sessions/${json.session_id}?token=${token}`, url))).text();
+    } finally {
+      view.child.kill('SIGINT');
+      await view.done;
+    }
+    expect(timeline).toContain('[redacted ANTHROPIC_API_KEY]');
+    const kept = await restateKeeps(json.session_id);
+    expect(kept).toContain('[redacted ANTHROPIC_API_KEY]');
+    const places = { submit: run.stdout + run.stderr, result: result.stdout + result.stderr, messages: messages.stdout, viewer: timeline, restate: kept };
+    for (const [where, text] of Object.entries(places)) expectNoSecret(where, text);
+    expectNoSecret('the worker', cluster.workers.map((w) => w.output().stdout + w.output().stderr).join('\n'));
+  }, 90_000);
+
+  it("a model that echoes the key: the answer, the history and Restate hold it redacted", async () => {
+    const run = await cluster.cli(['submit', '-p', 'echo', ...cluster.flags, '--wait']);
+    expect(run.code, run.stderr).toBe(0);
+    const json = JSON.parse(run.stdout) as { result: string; session_id: string };
+    expect(json.result).toBe('Your key is [redacted ANTHROPIC_API_KEY] and the password [redacted DB_PASSWORD].');
+    const messages = await cluster.cli(['messages', json.session_id, ...cluster.flags]);
+    expect(messages.stdout).toContain('[redacted DB_PASSWORD]');
+    for (const [where, text] of Object.entries({ submit: run.stdout + run.stderr, messages: messages.stdout, restate: await restateKeeps(json.session_id) })) expectNoSecret(where, text);
+  }, 90_000);
+});
