@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, loadModelSettings, requireModelSettings } from '../anthropic/settings.js';
 import type { RunEvent } from '../core/events.js';
-import { resolveModel } from '../core/models.js';
+import { DEFAULT_MODEL } from '../core/models.js';
 import type { RunResult } from '../run/runAgent.js';
 import type { CliOptions } from './args.js';
 import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
@@ -40,8 +40,8 @@ async function keepServing(pages: { serving: boolean; close(): Promise<void> }):
 function chooseModel(options: CliOptions, cwd: string): ModelChoice {
   if (options.demo) return { model: DEMO_MODEL_ID, modelCall: demoModel().call };
   const loaded = loadModelSettings(env, cwd, { model: options.model });
-  // Claude Code's default when no model is set (with a key): Sonnet.
-  if (!loaded.model && (loaded.apiKey || loaded.authToken)) loaded.model = resolveModel('sonnet');
+  // Claude Code's default when no model is set (with a key).
+  if (!loaded.model && (loaded.apiKey || loaded.authToken)) loaded.model = DEFAULT_MODEL;
   const settings = requireModelSettings(loaded);
   const { model, ...client } = settings;
   return { model, client };

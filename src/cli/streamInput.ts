@@ -202,6 +202,7 @@ export async function streamInput(
         continue;
       }
       messages = result.context.messages;
+      if (interrupted && result.context.exitReason === 'aborted') control.interrupted(messages);
       output.finish(result);
       // An interrupt the host asked for is no failure of the session.
       exitCode = interrupted ? 0 : exitCodeOf(result);

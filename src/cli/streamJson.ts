@@ -1,6 +1,6 @@
 /**
  * `--output-format stream-json` in Claude Code's shapes: a `system`/`init` line first, the model's replies as
- * `assistant` lines holding the API message, tool results as `user` lines, and the result last, every line with
+ * `assistant` lines (one per content block: ./assistantLines.ts), tool results as `user` lines, and the result last, every line with
  * `session_id`. agentloop's own events (`transition`, `decision`, `request`, `reply`, `tool_start`, ...) are lines
  * only with `--include-loop-events` (a `transition` line's cause is in `cause`, not `event`: `.event` is a stream_event's);
  * a `reply_refused` line always (no Claude Code line says it). The run's meter gives the result what only the events
@@ -16,6 +16,7 @@ import type { CliOptions } from './args.js';
 import type { ModelUsage, RunFacts } from './output.js';
 import { permissionModeOf } from './permissions.js';
 import { jsonLine } from './terminal.js';
+import { assistantLines } from './assistantLines.js';
 
 /** What the init line tells about the run. */
 export interface InitFacts {
@@ -94,32 +95,27 @@ export function streamJsonPrinter(
   };
   out(initLine(facts));
   let reply: { index: number; message: MessageParam } | undefined; // the model's message, until its metadata comes
+  const assistant = assistantLines((head, block) =>
+    out({ type: 'assistant', message: { ...head, type: 'message', role: 'assistant', content: [block], stop_sequence: null }, parent_tool_use_id: null, session_id, uuid: randomUUID() }),
+  );
   return (event) => {
     switch (event.type) {
       case 'text':
-        return; // the text is in the assistant line (and in stream_event lines when asked for)
+        return; // the text is in the assistant lines (and in stream_event lines when asked for)
       case 'message':
         if (event.origin === 'model') reply = { index: event.index, message: event.message };
         // Claude Code does not repeat the prompt; tool results (and agentloop's continuation requests) are user lines.
         else if (event.origin !== 'prompt') out({ type: 'user', message: event.message, parent_tool_use_id: null, session_id, uuid: randomUUID() });
         return;
       case 'reply': {
-        const message = {
-          ...(event.id ? { id: event.id } : {}),
-          type: 'message',
-          role: 'assistant',
-          model: event.model,
-          content: reply?.index === event.index ? reply.message.content : [],
-          stop_reason: event.stopReason,
-          stop_sequence: null,
-          usage: event.usage,
-        };
+        const content = reply?.index === event.index && Array.isArray(reply.message.content) ? reply.message.content : [];
         reply = undefined;
-        out({ type: 'assistant', message, parent_tool_use_id: null, session_id, uuid: randomUUID() });
+        assistant.onReply({ ...(event.id ? { id: event.id } : {}), model: event.model, stop_reason: event.stopReason, usage: event.usage }, content);
         loop(event);
         return;
       }
       case 'stream_event':
+        assistant.onStreamEvent(event.event);
         out({ type: 'stream_event', event: event.event, parent_tool_use_id: null, session_id, uuid: randomUUID() });
         return;
       default:

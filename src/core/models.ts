@@ -13,3 +13,6 @@ export const MODEL_ALIASES: Readonly<Record<string, string>> = {
 export function resolveModel(name: string): string {
   return MODEL_ALIASES[name.toLowerCase()] ?? name;
 }
+
+/** The model Claude Code 2.1.197 asks for when none is set and a key is (recorded in test/sdk/claudeCode.json). */
+export const DEFAULT_MODEL = 'claude-opus-4-8';

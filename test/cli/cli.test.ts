@@ -189,11 +189,11 @@ describe('bad usage and missing configuration', () => {
     expect(run.stderr).toMatch(/ANTHROPIC_API_KEY/);
   });
 
-  it('uses Claude Code’s default model (sonnet) when a key is set and no model', async () => {
+  it('uses Claude Code’s default model (claude-opus-4-8, as 2.1.197 asks for) when a key is set and no model', async () => {
     server.enqueue({ content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn' });
     const run = await runCli(['-p', 'x'], { cwd: dir, env: cliEnv({ ANTHROPIC_AUTH_TOKEN: 't', ANTHROPIC_BASE_URL: server.url }) });
     expect(run.code, run.stderr).toBe(0);
-    expect(server.requests[0]?.body?.model).toBe('claude-sonnet-5-5');
+    expect(server.requests[0]?.body?.model).toBe('claude-opus-4-8');
   });
 
   it('--version and --help', async () => {

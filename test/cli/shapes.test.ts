@@ -91,7 +91,7 @@ async function pipe(cliArgs: string, filter: string): Promise<string> {
 }
 
 describe('stream-json in Claude Code shapes', () => {
-  it('init first; every line has the session id; assistant lines hold the API message as sent; tool results are user lines', async () => {
+  it('init first; every line has the session id; assistant lines hold the API message as sent, one per content block; tool results are user lines', async () => {
     twoTurns();
     const run = await runCli(['-p', 'list the files', '--output-format', 'stream-json'], { cwd: project.dir, env: project.env });
     expect(run.code, run.stderr).toBe(0);
@@ -112,20 +112,21 @@ describe('stream-json in Claude Code shapes', () => {
     expect(init.session_id).toMatch(UUID);
     for (const line of lines) expect(line.session_id, JSON.stringify(line)).toBe(init.session_id);
 
+    // One assistant line per content block (Claude Code's): the first reply's text and tool call, then the answer.
     const assistant = lines.filter((l) => l.type === 'assistant');
-    expect(assistant).toHaveLength(2);
+    expect(assistant).toHaveLength(3);
     expect(sent).toHaveLength(2);
     const answerText = (lines.at(-1) as Line).result as string;
-    const contents = [TOOL_TURN, [{ type: 'text', text: answerText }]];
+    const blocks = [...TOOL_TURN.map((block) => ({ block, reply: 0 })), { block: { type: 'text', text: answerText }, reply: 1 }];
     assistant.forEach((line, i) => {
       expect(line.parent_tool_use_id).toBeNull();
       expect(line.uuid).toMatch(UUID);
       const message = line.message as Record<string, unknown>;
-      const server = sent[i] as Sent;
+      const server = sent[blocks[i]!.reply] as Sent;
       expect(message).toMatchObject({ id: server.id, model: ANSWERING_MODEL, role: 'assistant', stop_reason: server.stop_reason });
       expect(message.model).toBe(server.model);
       expect(message.usage).toEqual(server.usage);
-      expect(message.content).toEqual(contents[i]);
+      expect(message.content).toEqual([blocks[i]!.block]);
     });
     expect(sent[0]?.usage).toEqual(FIRST_USAGE);
     expect(sent[1]?.usage).toEqual(SECOND_USAGE);

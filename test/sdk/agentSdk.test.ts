@@ -14,6 +14,7 @@ import { CLI } from '../support/cli.js';
 import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
 import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
+import { promptStream } from './scenarios.js';
 
 let project: CliProject;
 let server: MessagesServer;
@@ -38,31 +39,6 @@ const resultOf = (messages: SDKMessage[]) => messages.find((m) => m.type === 're
 const systemText = (body: RequestBody | undefined) => (Array.isArray(body?.system) ? body.system.map((b) => b.text).join('') : (body?.system ?? ''));
 const toolText = (index: number) => resultText(lastToolResults(server.requests[index]?.body as RequestBody)[0]!);
 
-/** A prompt stream that stays open until `end()`: the SDK's streaming input mode. */
-function promptStream() {
-  const queue: SDKUserMessage[] = [];
-  let wake: (() => void) | undefined;
-  let ended = false;
-  return {
-    push(text: string) {
-      queue.push({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' });
-      wake?.();
-    },
-    end() {
-      ended = true;
-      wake?.();
-    },
-    async *[Symbol.asyncIterator]() {
-      for (;;) {
-        const next = queue.shift();
-        if (next) yield next;
-        else if (ended) return;
-        else await new Promise<void>((resolve) => (wake = resolve));
-      }
-    },
-  };
-}
-
 describe('the Claude Agent SDK with agentloop as its engine', () => {
   it('runs query() with default options: Claude Code default model, the SDK empty system prompt, init/assistant/result only', async () => {
     delete project.env.MODEL_ID;
@@ -70,7 +46,7 @@ describe('the Claude Agent SDK with agentloop as its engine', () => {
     const messages = await collect('hi');
     expect(kinds(messages)).toEqual(['system/init', 'assistant', 'result/success']);
     expect(resultOf(messages)).toMatchObject({ is_error: false, result: 'Hello.', num_turns: 1 });
-    expect(server.requests[0]?.body?.model).toBe('claude-sonnet-5-5');
+    expect(server.requests[0]?.body?.model).toBe('claude-opus-4-8');
     expect(systemText(server.requests[0]?.body)).toBe('');
   });
 

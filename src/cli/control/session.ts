@@ -3,6 +3,8 @@
  * answered here at once, also while a turn runs (`interrupt` aborts it); what `initialize` set up (system prompt,
  * hooks, in-process MCP tools) and what later requests change (permission mode, model) is read by each turn.
  */
+import { randomUUID } from 'node:crypto';
+import type { MessageParam } from '../../core/messages.js';
 import { resolveModel } from '../../core/models.js';
 import type { RunHooks } from '../../core/hooks.js';
 import type { Tool } from '../../core/tool.js';
@@ -13,6 +15,7 @@ import { ControlChannel, type ControlLine } from './channel.js';
 import { type HookContext, askHost, controlHooks } from './hooks.js';
 import { type SdkSetup, initializeAnswer, readInitialize } from './initialize.js';
 import { sdkServerTools } from './mcpTools.js';
+import { jsonLine } from '../terminal.js';
 
 export interface ControlSessionOptions {
   write: (line: string) => void;
@@ -83,6 +86,8 @@ export class ControlSession {
       case 'set_model': {
         const model = typeof request.model === 'string' && request.model !== 'default' ? resolveModel(request.model) : this.options.model;
         this.model = model;
+        // Claude Code replays its /model command's output as a user line.
+        this.userLine(`<local-command-stdout>Set model to ${model}</local-command-stdout>`, { isReplay: true });
         return channel.answer(id);
       }
       case 'mcp_status':
@@ -92,6 +97,19 @@ export class ControlSession {
       default:
         return channel.refuse(id, `agentloop does not support the control request ${JSON.stringify(request.subtype)}`);
     }
+  }
+
+  /** A `user` line as Claude Code writes one the model did not send: a replayed command's output, an interrupt. */
+  userLine(content: string | { type: 'text'; text: string }[], extra: Record<string, unknown> = {}): void {
+    const line = { type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: this.options.sessionId, uuid: randomUUID(), timestamp: new Date().toISOString(), ...extra };
+    this.options.write(jsonLine(line));
+  }
+
+  /** Claude Code's line for a turn the host interrupted, before its result: while tools ran (the history ends with their results), or not. */
+  interrupted(messages: MessageParam[]): void {
+    const last = messages.at(-1);
+    const duringTools = last?.role === 'user' && Array.isArray(last.content) && last.content.some((b) => b.type === 'tool_result');
+    this.userLine([{ type: 'text', text: duringTools ? '[Request interrupted by user for tool use]' : '[Request interrupted by user]' }]);
   }
 
   private toolsOf(server: string) {

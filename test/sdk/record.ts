@@ -1,0 +1,60 @@
+/**
+ * Records what Claude Code sends each Agent SDK program of test/sdk/scenarios.ts, into test/sdk/claudeCode.json: the
+ * reference that test/sdk/sequences.test.ts holds agentloop to. Claude Code 2.1.197 (the last on Node 20) runs offline
+ * against the same local Messages API server. To re-record:
+ *
+ *   d=$(mktemp -d) && npm install --prefix $d @anthropic-ai/claude-code-linux-x64@2.1.197 &&
+ *   CLAUDE_CODE=$d/node_modules/@anthropic-ai/claude-code-linux-x64/claude npx tsx test/sdk/record.ts
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMessagesServer } from '../support/messagesServer.js';
+import { keysOf, SCENARIOS, sequenceOf, type Scenario } from './scenarios.js';
+
+export interface Recorded {
+  sequence: string[];
+  keys: Record<string, string[]>;
+  /** The model of each Messages API request, in order. */
+  models: string[];
+}
+
+export const FIXTURE = new URL('./claudeCode.json', import.meta.url);
+
+async function record(scenario: Scenario, executable: string): Promise<Recorded> {
+  const server = await startMessagesServer();
+  server.enqueue(...scenario.replies);
+  const cwd = mkdtempSync(join(tmpdir(), 'cc-record-'));
+  const home = mkdtempSync(join(tmpdir(), 'cc-home-'));
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    ANTHROPIC_API_KEY: 'sk-ant-test-record',
+    ANTHROPIC_BASE_URL: server.url,
+    DISABLE_TELEMETRY: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  };
+  try {
+    const messages = await scenario.program({ executable, env, cwd });
+    const models = server.requests.filter((r) => r.path.startsWith('/v1/messages')).map((r) => String(r.body?.model));
+    return { sequence: sequenceOf(messages), keys: keysOf(messages), models };
+  } finally {
+    await server.close();
+    rmSync(cwd, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const executable = process.env.CLAUDE_CODE;
+  if (!executable) throw new Error('set CLAUDE_CODE to the claude binary (see the comment at the top of test/sdk/record.ts)');
+  const scenarios: Record<string, Recorded> = {};
+  for (const scenario of SCENARIOS) {
+    scenarios[scenario.name] = await record(scenario, executable);
+    process.stdout.write(`${scenario.name}: ${scenarios[scenario.name]!.sequence.join(' ')}\n`);
+  }
+  const fixture = { recordedWith: { claudeCode: '2.1.197', agentSdk: '0.3.335' }, command: 'CLAUDE_CODE=... npx tsx test/sdk/record.ts', scenarios };
+  writeFileSync(FIXTURE, `${JSON.stringify(fixture, null, 1)}\n`);
+}
+
+if (process.argv[1]?.endsWith('record.ts')) await main();

@@ -1,0 +1,218 @@
+/**
+ * Agent SDK programs, each run the same way against any engine (agentloop's built CLI, or Claude Code's binary when
+ * the fixtures are recorded: test/sdk/record.ts) and the same scripted Messages API: the message sequence each program
+ * receives is what test/sdk/sequences.test.ts compares with Claude Code's recorded one.
+ */
+import { createSdkMcpServer, query, tool, type Options, type Query, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import { z } from 'zod';
+import type { RequestBody, Step } from '../support/messagesServer.js';
+
+/** Where a program runs: the engine's executable, its environment (the mock's URL, a key), the working directory. */
+export interface Engine {
+  executable: string;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export interface Scenario {
+  name: string;
+  /** The mock's replies, in order. */
+  replies: Step[];
+  /** The program: what it sends and when; it returns every message it received. */
+  program: (engine: Engine) => Promise<SDKMessage[]>;
+}
+
+/** The model every scenario asks for (but `defaults`, which asks for none). */
+export const MODEL = 'claude-test';
+
+const text = (words: string): Step => ({ content: [{ type: 'text', text: words }], stop_reason: 'end_turn' });
+
+/** A call of the shell tool, named as the engine offers it (`Bash` in Claude Code). */
+function shell(id: string, command: string, before?: string): Step {
+  return (body: RequestBody) => {
+    const names = (body.tools ?? []).map((t) => ('name' in t ? t.name : ''));
+    const name = names.find((n) => n === 'Bash') ?? names.find((n) => n === 'bash') ?? 'Bash';
+    const call = { type: 'tool_use' as const, id, name, input: { command } };
+    return { content: before ? [{ type: 'text' as const, text: before }, call] : [call], stop_reason: 'tool_use' };
+  };
+}
+
+const callOf = (id: string, name: string, input: Record<string, unknown>): Step => ({ content: [{ type: 'tool_use', id, name, input }], stop_reason: 'tool_use' });
+
+function sdkOptions(engine: Engine, extra: Options = {}): Options {
+  return { pathToClaudeCodeExecutable: engine.executable, cwd: engine.cwd, env: engine.env, model: MODEL, ...extra };
+}
+
+async function collect(engine: Engine, prompt: string | AsyncIterable<SDKUserMessage>, extra: Options = {}): Promise<SDKMessage[]> {
+  const messages: SDKMessage[] = [];
+  try {
+    for await (const message of query({ prompt, options: sdkOptions(engine, extra) })) messages.push(message);
+  } catch {
+    messages.push(THROWN); // the SDK throws after an error result: the program sees that too
+  }
+  return messages;
+}
+
+/** Stands for the error the SDK's iterator threw, in a program's messages. */
+const THROWN = { type: 'thrown' } as unknown as SDKMessage;
+
+/** A prompt stream that stays open until `end()`: the SDK's streaming input mode. */
+export function promptStream() {
+  const queue: SDKUserMessage[] = [];
+  let wake: (() => void) | undefined;
+  let ended = false;
+  return {
+    push(words: string) {
+      queue.push({ type: 'user', message: { role: 'user', content: words }, parent_tool_use_id: null, session_id: '' });
+      wake?.();
+    },
+    end() {
+      ended = true;
+      wake?.();
+    },
+    async *[Symbol.asyncIterator]() {
+      for (;;) {
+        const next = queue.shift();
+        if (next) yield next;
+        else if (ended) return;
+        else await new Promise<void>((resolve) => (wake = resolve));
+      }
+    },
+  };
+}
+
+/**
+ * Streaming input: sends `prompts` one turn after the other; `onMessage` may act on the query (interrupt, set the
+ * model) and returns the next prompt early, or nothing. The stream ends after as many results as prompts.
+ */
+async function turns(engine: Engine, prompts: string[], extra: Options = {}, onMessage?: (q: Query, m: SDKMessage, results: number) => Promise<unknown>) {
+  const stream = promptStream();
+  const q = query({ prompt: stream, options: sdkOptions(engine, extra) });
+  const messages: SDKMessage[] = [];
+  stream.push(prompts[0]!);
+  let results = 0;
+  for await (const message of q) {
+    messages.push(message);
+    await onMessage?.(q, message, results);
+    if (message.type !== 'result') continue;
+    results += 1;
+    if (results === prompts.length) break;
+    stream.push(prompts[results]!);
+  }
+  stream.end();
+  return messages;
+}
+
+const allowAll: Options['canUseTool'] = async (_name, input) => ({ behavior: 'allow', updatedInput: input });
+
+const calc = () =>
+  createSdkMcpServer({
+    name: 'calc',
+    version: '1.0.0',
+    tools: [tool('add', 'Adds two numbers', { a: z.number(), b: z.number() }, async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }))],
+  });
+
+export const SCENARIOS: Scenario[] = [
+  { name: 'defaults', replies: [text('Hello.')], program: (e) => collect(e, 'hi', { model: undefined }) },
+  { name: 'systemPrompt', replies: [text('One.')], program: (e) => collect(e, 'hi', { systemPrompt: 'You answer in one word.' }) },
+  { name: 'append', replies: [text('Two.')], program: (e) => collect(e, 'hi', { systemPrompt: { type: 'preset', preset: 'claude_code', append: 'Sign as Loop.' } }) },
+  { name: 'read-only tool', replies: [shell('t1', 'ls'), text('Listed.')], program: (e) => collect(e, 'list the files') },
+  { name: 'text and a tool in one reply', replies: [shell('t1', 'ls', 'Let me look.'), text('Listed.')], program: (e) => collect(e, 'list the files') },
+  {
+    name: 'hooks',
+    replies: [shell('t1', 'rm -rf notes'), shell('t2', 'echo original'), text('Done.')],
+    program: (e) =>
+      collect(e, 'clean up', {
+        canUseTool: allowAll,
+        hooks: {
+          UserPromptSubmit: [{ hooks: [async () => ({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'The user is in a hurry.' } })] }],
+          PreToolUse: [
+            {
+              matcher: 'Bash',
+              hooks: [
+                async (input) =>
+                  String((input as { tool_input: { command: string } }).tool_input.command).startsWith('rm')
+                    ? { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no deleting here' } }
+                    : { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { command: 'echo changed' } } },
+              ],
+            },
+          ],
+          PostToolUse: [{ hooks: [async () => ({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'Checked by the host.' } })] }],
+        },
+      }),
+  },
+  {
+    name: 'canUseTool allow and deny',
+    replies: [shell('t1', 'touch allowed.txt'), shell('t2', 'touch denied.txt'), text('Done.')],
+    program: (e) =>
+      collect(e, 'make files', {
+        canUseTool: async (_name, input) => (String(input.command).includes('denied') ? { behavior: 'deny', message: 'not that one' } : { behavior: 'allow', updatedInput: input }),
+      }),
+  },
+  { name: 'in-process MCP tool', replies: [callOf('m1', 'mcp__calc__add', { a: 2, b: 3 }), text('It is 5.')], program: (e) => collect(e, 'add', { mcpServers: { calc: calc() } }) },
+  { name: 'disallowedTools', replies: [shell('t1', 'ls'), text('Refused.')], program: (e) => collect(e, 'list', { disallowedTools: ['Bash'] }) },
+  { name: 'allowedTools', replies: [shell('t1', 'touch allowed.txt'), text('Made.')], program: (e) => collect(e, 'make', { allowedTools: ['Bash'] }) },
+  { name: 'permissionMode plan', replies: [shell('t1', 'touch planned.txt'), text('Planned.')], program: (e) => collect(e, 'plan', { permissionMode: 'plan' }) },
+  { name: 'maxTurns', replies: [shell('t1', 'ls'), text('Never asked.')], program: (e) => collect(e, 'list', { maxTurns: 1 }) },
+  { name: 'partial messages', replies: [text('Streamed words.')], program: (e) => collect(e, 'stream', { includePartialMessages: true }) },
+  { name: 'streaming input', replies: [text('First.'), text('Second.')], program: (e) => turns(e, ['one', 'two']) },
+  {
+    name: 'interrupt',
+    replies: [shell('t1', 'sleep 30'), text('Next.')],
+    program: (e) => turns(e, ['wait', 'go on'], { canUseTool: allowAll }, async (q, m, results) => (m.type === 'assistant' && results === 0 ? q.interrupt() : undefined)),
+  },
+  {
+    name: 'setModel and setPermissionMode',
+    replies: [text('First.'), shell('t1', 'touch planned.txt'), text('Not allowed.')],
+    program: (e) =>
+      turns(e, ['one', 'two'], {}, async (q, m, results) => {
+        if (m.type === 'result' && results === 0) {
+          await q.setModel('claude-test-2');
+          await q.setPermissionMode('plan');
+        }
+      }),
+  },
+  {
+    name: 'resume',
+    replies: [text('First.'), text('Second.')],
+    program: async (e) => {
+      const first = await collect(e, 'one');
+      const id = first.find((m) => m.type === 'result')?.session_id;
+      return [...first, ...(await collect(e, 'two', { resume: id }))];
+    },
+  },
+];
+
+// ---------------------------------------------------------------------------------------------
+// What is compared
+// ---------------------------------------------------------------------------------------------
+
+/** Claude Code's lines that no feature of issue 27 is about (its own bookkeeping): left out of the sequences. */
+const IGNORED = new Set<string>(['rate_limit_event', 'system/status', 'system/session_state_changed']);
+
+/** One message as the sequence shows it: its kind, and the kinds of the content blocks of an assistant or user line. */
+export function kindOf(message: SDKMessage): string {
+  const m = message as { type: string; subtype?: string; message?: { content?: unknown }; event?: { type?: string } };
+  if (m.type === 'stream_event') return `stream_event:${m.event?.type ?? ''}`;
+  if (m.type === 'assistant' || m.type === 'user') {
+    const content = m.message?.content;
+    const blocks = typeof content === 'string' ? ['text'] : Array.isArray(content) ? content.map((b: { type: string }) => b.type) : [];
+    return `${m.type}:${blocks.join(',')}`;
+  }
+  const result = m.type === 'result' ? `:${(message as { is_error: boolean }).is_error ? 'error' : 'ok'}` : '';
+  return (m.subtype ? `${m.type}/${m.subtype}` : m.type) + result;
+}
+
+export function sequenceOf(messages: SDKMessage[]): string[] {
+  return messages.map(kindOf).filter((kind) => !IGNORED.has(kind.replace(/:.*/, '')));
+}
+
+/** The top-level keys of each kind of line, as a sorted list: the shape a script reads. */
+export function keysOf(messages: SDKMessage[]): Record<string, string[]> {
+  const keys: Record<string, Set<string>> = {};
+  for (const message of messages) {
+    const kind = kindOf(message).replace(/:.*/, '');
+    for (const key of Object.keys(message)) (keys[kind] ??= new Set()).add(key);
+  }
+  return Object.fromEntries(Object.entries(keys).map(([kind, set]) => [kind, [...set].sort()]));
+}
