@@ -20,16 +20,10 @@ import { cliEnv, startCli } from '../support/cli.js';
 import { runCliAs, testUsers } from '../support/users.js';
 import type { MessagesServer, RecordedRequest, Step } from '../support/messagesServer.js';
 import { waitFor } from '../session/helpers.js';
+import { expectNoSecret as expectNone, FORMS, PASSWORD } from '../support/secretForms.js';
 
 const KEY = 'sk-ant-api03-CLIsecretKEY_0123456789-abcdefghijkl';
 const TOKEN = 'gw-token-CLIsecretTOKEN-5566778899';
-const PASSWORD = 'hunter2 "quoted" & <tagged> / 100%';
-const FORMS: Record<string, (t: string) => string> = {
-  raw: (t) => t,
-  json: (t) => JSON.stringify(t).slice(1, -1),
-  url: encodeURIComponent,
-  html: (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
-};
 
 const credential = (request: RecordedRequest) => request.headers['x-api-key'] ?? (request.headers.authorization ?? '').replace(/^Bearer /, '');
 
@@ -68,7 +62,7 @@ function filesUnder(dir: string): string {
 }
 
 function expectNoSecret(where: string, text: string, secrets = [KEY, TOKEN, PASSWORD]): void {
-  for (const secret of secrets) for (const [name, form] of Object.entries(FORMS)) expect(text, `${where} holds the ${name} form of ${secret}`).not.toContain(form(secret));
+  expectNone(where, text, secrets);
 }
 
 describe.each(testUsers())('the CLI as $name', (user) => {

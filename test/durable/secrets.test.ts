@@ -13,15 +13,9 @@ import { startCli } from '../support/cli.js';
 import type { RecordedRequest, Step, StepFn } from '../support/messagesServer.js';
 import { startCluster, type Cluster, until } from './cluster.js';
 import { restateBinary } from './restateServer.js';
+import { expectNoSecret as expectNone, FORMS, PASSWORD } from '../support/secretForms.js';
 
 const binary = restateBinary();
-const PASSWORD = 'hunter2 "quoted" & <tagged> / 100%';
-const FORMS: Record<string, (t: string) => string> = {
-  raw: (t) => t,
-  json: (t) => JSON.stringify(t).slice(1, -1),
-  url: encodeURIComponent,
-  html: (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
-};
 
 /** A page of the request's headers, as a gateway's error page may show them. */
 const headersPage = (req: RecordedRequest) => `<html><h1>401</h1><pre>${JSON.stringify(req.headers)}\n${FORMS.html?.(PASSWORD)}</pre></html>`;
@@ -60,7 +54,7 @@ describe.skipIf('problem' in binary)('a durable run whose API echoes the key', (
   });
 
   const expectNoSecret = (where: string, text: string) => {
-    for (const secret of [key, PASSWORD]) for (const [name, form] of Object.entries(FORMS)) expect(text, `${where} holds the ${name} form of ${secret}`).not.toContain(form(secret));
+    expectNone(where, text, [key, PASSWORD]);
   };
 
   /** What Restate keeps of the session: the object's state and the journal of its invocations, as text. */
