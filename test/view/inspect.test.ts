@@ -5,11 +5,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { assign, createActor, setup } from 'xstate';
 import { startStatelyInspector, STATELY_INSPECTOR_URL, UNAVAILABLE, type StatelyInspector } from '../../src/inspect/stately.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
+import { listSessions, readTranscript } from '../../src/transcript/store.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { startCheckedServer } from '../support/agentServer.js';
 import { CLI, cliEnv, startCli } from '../support/cli.js';
@@ -46,6 +48,32 @@ async function connectViewer(url: string, origin = `http://127.0.0.1:${new URL(u
   return received;
 }
 
+/** The innermost state of a snapshot's value (`{ turn: 'callingModel' }` is callingModel, as the transcript names it). */
+const leaf = (value: unknown): unknown => (value && typeof value === 'object' ? leaf(Object.values(value)[0]) : value);
+
+/** The agent machine's snapshots as the page received them: the state and the messages they hold. */
+function machineSnapshots(events: Received[]): Array<{ value: unknown; messages: unknown[] }> {
+  return events.flatMap((e) => {
+    const context = (e.snapshot as { context?: { messages?: unknown[] } } | undefined)?.context;
+    return e.type === '@xstate.snapshot' && Array.isArray(context?.messages) ? [{ value: leaf(e.snapshot?.value), messages: context.messages }] : [];
+  });
+}
+
+/** Each state the transcript records the machine entering, with the messages written before it (by their index). */
+function statesWithHistory(records: Array<Record<string, unknown>>): Array<{ state: string; turnCount: number; messages: unknown[] }> {
+  let history: unknown[] = [];
+  return records.flatMap((r) => {
+    if (r.type === 'message') history = [...history.slice(0, r.index as number), r.message];
+    return r.type === 'transition' ? [{ state: r.state as string, turnCount: r.turnCount as number, messages: history }] : [];
+  });
+}
+
+/**
+ * The states the machine rests in (a snapshot is taken there). appendingResults is passed through on the way to the next
+ * turn (an eventless state: XState takes no snapshot in it) until the machine rests there (house's pure machine).
+ */
+const RESTS_IN = ['callingModel', 'executingTools', 'done'];
+
 const finished = (events: Received[]) => events.some((e) => e.type === '@xstate.snapshot' && e.snapshot?.status === 'done');
 
 describe('the Stately inspector bridge', () => {
@@ -65,6 +93,46 @@ describe('the Stately inspector bridge', () => {
     await waitFor('the replay', () => late.length >= early.length);
     expect(late.map((e) => e.type)).toEqual(early.map((e) => e.type));
     expect(inspector.viewers).toBe(2);
+  });
+
+  it('each snapshot the page receives holds the messages of its moment, as the transcript has them then', async () => {
+    // Snapshots reach the page serialised later than they were taken (the inspector defers them until its socket is
+    // open, and a page opened late gets them replayed): a context changed in place would show messages from the future.
+    inspector = await startStatelyInspector();
+    const home = mkdtempSync(join(tmpdir(), 'agentloop-inspect-snapshots-'));
+    try {
+      const model = scriptedModel([
+        reply.toolUse([{ id: 't1', name: 'echo', input: { text: 'one' } }]),
+        reply.toolUse([{ id: 't2', name: 'echo', input: { text: 'two' } }, { id: 't3', name: 'echo', input: { text: 'three' } }]),
+        reply.text('done'),
+      ]);
+      const run = runAgent('go', { model: 'm', modelCall: model.call, tools: [echoTool()], inspect: inspector.inspect, session: { home } });
+      const early = await connectViewer(inspector.url);
+      expect((await run).context.exitReason).toBe('completed');
+      await waitFor('the machine’s final snapshot at the page', () => machineSnapshots(early).some((s) => s.value === 'done'));
+      const late = await connectViewer(inspector.url);
+      await waitFor('the replay', () => late.length >= early.length);
+
+      const { records } = readTranscript(listSessions(home)[0]?.path as string);
+      const entries = statesWithHistory(records as unknown as Array<Record<string, unknown>>);
+      expect(entries.map((e) => e.state)).toEqual(expect.arrayContaining([...RESTS_IN, 'appendingResults']));
+      for (const page of [early, late]) {
+        const snapshots = machineSnapshots(page);
+        // Each state the transcript records the machine resting in is a snapshot at the page, in the same order,
+        // holding exactly the messages written by then.
+        let at = 0;
+        for (const entry of entries.filter((e) => RESTS_IN.includes(e.state))) {
+          while (at < snapshots.length && snapshots[at]?.value !== entry.state) at += 1;
+          expect(at, `a snapshot in ${entry.state} (with ${entry.messages.length} messages)`).toBeLessThan(snapshots.length);
+          expect(snapshots[at]?.messages, `the snapshot of ${entry.state}, turn ${entry.turnCount}`).toEqual(entry.messages);
+          at += 1;
+        }
+        // And none holds a message that was not yet written when the machine was in that state.
+        for (const snapshot of snapshots) expect(entries.some((e) => e.state === snapshot.value && isDeepStrictEqual(e.messages, snapshot.messages)), `a snapshot in ${String(snapshot.value)} with ${snapshot.messages.length} messages`).toBe(true);
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('a machine that changes its context in place still reaches the page as each moment had it (the bridge copies snapshots as they happen)', async () => {
