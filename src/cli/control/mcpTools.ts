@@ -2,9 +2,10 @@
  * The tools of the host's in-process MCP servers (the SDK's `createSdkMcpServer`): the SDK lists them in `initialize`
  * (`sdkMcpServerManifests`), and each call travels as an `mcp_message` control request carrying the JSON-RPC
  * `tools/call`, answered with `{ mcp_response }`. The model sees each as `mcp__SERVER__TOOL`, as Claude Code names
- * MCP tools.
+ * MCP tools; a result becomes the tool_result as a `--mcp-config` server's does (tools/mcp/tools.ts).
  */
-import type { Tool, ToolInputSchema, ToolOutput } from '../../core/tool.js';
+import type { Tool, ToolInputSchema } from '../../core/tool.js';
+import { mcpToolName, outputOf } from '../../tools/mcp/tools.js';
 import type { ControlChannel } from './channel.js';
 import type { SdkServer } from './initialize.js';
 
@@ -31,24 +32,18 @@ async function rpc(channel: ControlChannel, server: string, method: string, para
   return isObject(response.result) ? response.result : {};
 }
 
-/** What an MCP `tools/call` result says, as a tool's output: its text blocks, anything else as JSON. */
-function outputOf(result: Record<string, unknown>): ToolOutput {
-  const blocks = Array.isArray(result.content) ? result.content : [];
-  const text = blocks.map((b) => (isObject(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : JSON.stringify(b))).join('\n');
-  return { content: text === '' ? '(no output)' : text, isError: result.isError === true };
-}
-
 function mcpTool(channel: ControlChannel, server: string, info: McpToolInfo): Tool {
   const schema = (isObject(info.inputSchema) ? info.inputSchema : { type: 'object', properties: {} }) as ToolInputSchema;
   const { $schema: _ignored, ...inputSchema } = schema as ToolInputSchema & { $schema?: unknown };
   return {
-    name: `mcp__${server}__${info.name}`,
+    name: mcpToolName(server, info.name),
     description: info.description ?? `${info.name} (MCP server ${server})`,
     inputSchema: inputSchema as ToolInputSchema,
     isConcurrencySafe: () => info.annotations?.readOnlyHint === true,
     async run(input, context) {
       try {
-        return outputOf(await rpc(channel, server, 'tools/call', { name: info.name, arguments: input ?? {} }, context.signal));
+        // As a --mcp-config server's result (tools/mcp/tools.ts): images and other media named, not poured out as text.
+        return outputOf((await rpc(channel, server, 'tools/call', { name: info.name, arguments: input ?? {} }, context.signal)) as Parameters<typeof outputOf>[0]);
       } catch (error) {
         return { content: `MCP tool ${info.name} of ${server} failed: ${error instanceof Error ? error.message : String(error)}`, isError: true };
       }

@@ -16,6 +16,7 @@ import { type HookContext, askHost, controlHooks } from './hooks.js';
 import { type SdkSetup, initializeAnswer, readInitialize } from './initialize.js';
 import { sdkServerTools } from './mcpTools.js';
 import { jsonLine } from '../terminal.js';
+import { mcpToolName } from '../../tools/mcp/tools.js';
 
 export interface ControlSessionOptions {
   write: (line: string) => void;
@@ -113,7 +114,7 @@ export class ControlSession {
   }
 
   private toolsOf(server: string) {
-    const prefix = `mcp__${server}__`;
+    const prefix = mcpToolName(server, '');
     return this.tools.filter((t) => t.name.startsWith(prefix)).map((t) => ({ name: t.name.slice(prefix.length), description: t.description }));
   }
 

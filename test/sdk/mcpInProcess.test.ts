@@ -1,0 +1,46 @@
+/**
+ * The Agent SDK's in-process MCP servers (`createSdkMcpServer`) with agentloop as the engine: a call's result becomes
+ * the tool_result as an MCP server's does for `--mcp-config` (tools/mcp/tools.ts outputOf): an image is named with
+ * its type and size, never its base64 poured into the model's context as text.
+ */
+import { createSdkMcpServer, query, tool, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import { describe, expect, it } from 'vitest';
+import { CLI } from '../support/cli.js';
+import { answerFromResults, lastToolResults, resultText } from '../support/agentServer.js';
+import type { RequestBody } from '../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../support/project.js';
+
+let project: CliProject;
+cliProjectPerTest('sdk-mcp', (p) => (project = p), { noViolations: true });
+
+/** One user message, then the stream stays open until the result (in-process servers need streaming input). */
+async function* prompt(text: string, done: Promise<void>): AsyncIterable<SDKUserMessage> {
+  yield { type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' };
+  await done;
+}
+
+describe("the Agent SDK's in-process MCP servers", () => {
+  it('give an image result as its type and size, not its base64', async () => {
+    const data = Buffer.alloc(3000, 7).toString('base64');
+    const media = createSdkMcpServer({
+      name: 'media',
+      version: '1.0.0',
+      tools: [tool('picture', 'Draws a picture.', {}, async () => ({ content: [{ type: 'text', text: 'drawn' }, { type: 'image', data, mimeType: 'image/png' }] }))],
+    });
+    project.server.enqueue({ content: [{ type: 'tool_use', id: 'p1', name: 'mcp__media__picture', input: {} }], stop_reason: 'tool_use' }, answerFromResults);
+    let finish = () => {};
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const messages: SDKMessage[] = [];
+    const q = query({ prompt: prompt('draw', done), options: { pathToClaudeCodeExecutable: CLI, cwd: project.dir, env: project.env, mcpServers: { media } } });
+    for await (const message of q) {
+      messages.push(message);
+      if (message.type === 'result') break;
+    }
+    finish();
+    const [result] = lastToolResults(project.server.requests[1]?.body as RequestBody);
+    expect(result?.is_error).toBeFalsy();
+    expect(resultText(result!)).toBe('drawn\n[image image/png, 3000 bytes, not shown]');
+    expect(JSON.stringify(project.server.requests[1]?.body)).not.toContain(data.slice(0, 100));
+    expect(messages.at(-1)).toMatchObject({ type: 'result', is_error: false });
+  }, 120_000);
+});
