@@ -1,10 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
- * `npm run test:unit`: the pure tests, in seconds: no build, no processes, no servers, no browser.
- * The machine with the scripted model, the rules, the history check, the layers, tool schemas.
+ * `npm run test:unit`: the tests that need no build, no server and no browser, in seconds. The machine with the
+ * scripted model, the rules, the history check, the layers and the docs, tool schemas and the executor, the bash
+ * tool's judging (guard, read-only, interactive, hidden paths), hooks, the viewer's timeline, the diagram, the CLI's
+ * parser. The README's example imports the package by name: here that name is the source (src/index.ts), so an edit
+ * is tested without a build; the full suite (vitest.config.ts) builds once and imports dist/ as a user would.
  */
 export default defineConfig({
+  resolve: {
+    alias: { agentloop: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+  },
   test: {
     include: [
       'test/machine/**/*.test.ts',
@@ -19,7 +26,7 @@ export default defineConfig({
       'test/tools/bashHidden.test.ts',
       'test/session/hooks.test.ts',
       'test/view/timeline.test.ts',
-      'test/view/graph.test.ts',
+      'test/diagram/**/*.test.ts',
       'test/cli/args.test.ts',
       'test/core/**/*.test.ts',
       'test/durable/journal.test.ts',

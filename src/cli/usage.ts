@@ -10,7 +10,7 @@ export const USAGE = `Usage: agentloop [options] [PROMPT]       start a REPL (as
        agentloop sessions                  list saved sessions (newest first)
        agentloop view [ID] [--port N]      step through a session in the browser (default: the newest here)
        agentloop view --compare A B        two sessions side by side, the first diverging request marked
-       agentloop worker [--port 9080] [--register ADMIN_URL]   serve durable runs for Restate (README "Many machines")
+       agentloop worker [--port 9080] [--register ADMIN_URL]   serve durable runs for Restate (docs/durable.md)
        agentloop balancer --backend URL... [--register ADMIN_URL]   one address for several workers
        agentloop submit -p "PROMPT" [--restate URL] [--wait]   start a durable run; prints its id (--wait: the json result)
        agentloop result|messages ID [--restate URL]           a durable run's result (exit 3: still running) or messages
