@@ -2,10 +2,11 @@
  * The REPL's slash commands: which line is one, and what `/help`, `/cost` and `/state` print. Pure: the REPL
  * (./repl.ts) runs them and owns the session they talk about.
  */
+import { AppendLog } from '../core/appendLog.js';
 import type { MessageParam } from '../core/messages.js';
 import { priceOf } from '../core/pricing.js';
 import type { Usage } from '../core/usage.js';
-import type { AgentContext } from '../machine/context.js';
+import type { AgentOutput } from '../machine/context.js';
 import { buildRequest } from '../machine/context.js';
 
 export const SLASH_COMMANDS = [
@@ -73,7 +74,7 @@ export function costText(cost: SessionCost, sessionId: string | undefined): stri
 /** The last run's end, as /state shows it. */
 export interface LastRun {
   state: string;
-  context: AgentContext;
+  context: AgentOutput;
 }
 
 /**
@@ -88,7 +89,7 @@ export function stateText(last: LastRun | undefined, history: readonly MessagePa
     ].join('\n');
   }
   const c = last.context;
-  const request = buildRequest({ messages: [...history], config: c.config, model: c.config.model });
+  const request = buildRequest({ messages: AppendLog.of(history), config: c.config, model: c.config.model });
   const system = typeof request.system === 'string' ? request.system : (request.system ?? []).map((b) => b.text).join('\n');
   const left = [
     'loop state (last run)',

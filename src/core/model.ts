@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { SharedLog } from './appendLog.js';
 import type { ContentBlock, MessageParam, StopReason, ToolUseBlock } from './messages.js';
 import type { ToolDefinition } from './tool.js';
 import type { Usage } from './usage.js';
@@ -13,7 +14,8 @@ export interface ModelRequest {
   /** A string, or text blocks when it carries a `cache_control` breakpoint (anthropic/cache.ts). */
   system?: string | Anthropic.TextBlockParam[];
   tools?: Array<ToolDefinition & { cache_control?: Anthropic.CacheControlEphemeral }>;
-  messages: MessageParam[];
+  /** From `buildRequest`: the run's history itself, which grows after the request is made (see `SharedLog`). */
+  messages: SharedLog<MessageParam>;
 }
 
 /** What a model call gives back to the machine. */

@@ -3,7 +3,7 @@
  * request, the result (a `RunResult` as JSON) and a session's status. No SDK here: the client side
  * loads none.
  */
-import type { AgentContext } from '../machine/context.js';
+import type { AgentOutput } from '../machine/context.js';
 import type { FinalState, RunResult } from '../run/runAgent.js';
 
 /** The virtual object a worker serves: `AgentSession/<session id>/<handler>`. */
@@ -30,7 +30,7 @@ export interface DurableRunResult {
   state: FinalState;
   text: string;
   durationMs: number;
-  context: Omit<AgentContext, 'toolUseIds'> & { toolUseIds: string[] };
+  context: Omit<AgentOutput, 'toolUseIds'> & { toolUseIds: string[] };
 }
 
 /** `AgentSession/<id>/status`: `none` for a session that has no run (or none finished yet). */

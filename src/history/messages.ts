@@ -1,44 +1,30 @@
+import { AppendLog, type SharedLog } from '../core/appendLog.js';
 import type { ContentBlock, MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 
 type Block = Exclude<MessageParam['content'], string>[number];
 
 /**
- * Appends blocks as a message of `role` to `log` in place and returns it; no blocks add nothing
- * (an empty message is invalid). When the history already ends with a message of that role, the
- * blocks join it, so that roles keep alternating: user content after a run that was aborted
- * before the model answered, or a reply that continues a paused (`pause_turn`) assistant turn, as
- * the API continues it.
+ * `blocks` as the next message of `role` in `log`, a new version of it; no blocks add nothing (an empty message is
+ * invalid). When the history already ends with a message of that role, the blocks join it, so that roles keep
+ * alternating: user content after a run that was aborted before the model answered, or a reply that continues a
+ * paused (`pause_turn`) assistant turn, as the API continues it.
  */
-function pushContent(log: MessageParam[], role: 'user' | 'assistant', blocks: readonly Block[]): MessageParam[] {
+export function appendTo(log: AppendLog<MessageParam>, role: 'user' | 'assistant', blocks: readonly Block[]): AppendLog<MessageParam> {
   if (blocks.length === 0) return log;
-  const last = log[log.length - 1];
-  if (last?.role !== role) {
-    log.push({ role, content: [...blocks] });
-    return log;
-  }
+  const last = log.at(-1);
+  if (last?.role !== role) return log.append({ role, content: [...blocks] });
   const previous: Block[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
-  log[log.length - 1] = { role, content: [...previous, ...blocks] };
-  return log;
+  return log.withLast({ role, content: [...previous, ...blocks] });
 }
 
-/** Appends the model's reply in place (see `pushContent`). */
-export function pushAssistant(log: MessageParam[], content: readonly ContentBlock[]): MessageParam[] {
-  return pushContent(log, 'assistant', content);
-}
-
-/** Appends user content in place (see `pushContent`). */
-export function pushUser(log: MessageParam[], blocks: readonly Block[]): MessageParam[] {
-  return pushContent(log, 'user', blocks);
-}
-
-/** `pushAssistant` on a copy: the given history is left as it is. */
+/** `appendTo` for a plain array: a new array, the given history left as it is. */
 export function appendAssistant(messages: readonly MessageParam[], content: readonly ContentBlock[]): MessageParam[] {
-  return pushAssistant([...messages], content);
+  return appendTo(AppendLog.of(messages), 'assistant', content).toArray();
 }
 
-/** `pushUser` on a copy: the given history is left as it is. */
+/** `appendTo` for a plain array: a new array, the given history left as it is. */
 export function appendUser(messages: readonly MessageParam[], blocks: readonly Block[]): MessageParam[] {
-  return pushUser([...messages], blocks);
+  return appendTo(AppendLog.of(messages), 'user', blocks).toArray();
 }
 
 export function appendUserText(messages: readonly MessageParam[], text: string): MessageParam[] {
@@ -73,19 +59,15 @@ export function completeResults(
 }
 
 /**
- * A request as it was when sent, without copying its messages: the loop's history is an
- * append-only log whose last message may later be replaced by a new object (content joined into
- * it), so the view keeps the log, its length then and its last message then; `messages` is
- * rebuilt when read. Keeping every request of a long run this way costs memory linear in its length.
+ * A request as it was when sent, without copying its messages: a request's `messages` is the run's shared log
+ * (`SharedLog`), which only grows after the request and never changes its first entries, so the view keeps the log
+ * and its length then; `messages` is cut from it when read. Keeping every request of a long run this way costs
+ * memory linear in its length.
  */
-export function asSent<R extends { messages: MessageParam[] }>(request: R): R {
+export function asSent<R extends { messages: SharedLog<MessageParam> }>(request: R): R {
   const { messages: log, ...body } = request;
   const count = log.length;
-  const last = log[count - 1];
   const view = { ...body } as R;
-  Object.defineProperty(view, 'messages', {
-    enumerable: true,
-    get: () => (last === undefined ? [] : [...log.slice(0, count - 1), last]),
-  });
+  Object.defineProperty(view, 'messages', { enumerable: true, get: () => log.slice(0, count) });
   return view;
 }

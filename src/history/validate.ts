@@ -147,7 +147,7 @@ export function toolUseProblem(
  * Why a reply must not be appended to a history whose tool_use ids are `seenIds`: the same rules as
  * `historyProblems`, for the reply's own blocks (empty when it may be appended).
  */
-export function replyProblems(content: readonly Block[], seenIds: ReadonlySet<string>): string[] {
+export function replyProblems(content: readonly Block[], seenIds: Pick<ReadonlySet<string>, 'has'>): string[] {
   const inReply = new Set<string>();
   const seen = { has: (id: string) => seenIds.has(id) || inReply.has(id) };
   const problems: string[] = [];

@@ -6,7 +6,8 @@ import { INTERRUPTED_BY_USER, NO_RESULT, RUNNER_FAILED } from '../core/prompts.j
 import type { ExitReason } from '../core/run.js';
 import { toRunError } from '../core/run.js';
 import { toolUseProblem } from '../history/validate.js';
-import { buildRequest, freshTurn, initialContext, type AgentContext, type AgentInput } from './context.js';
+import { buildRequest, freshTurn, initialContext, outputOf, type AgentContext, type AgentInput, type AgentOutput } from './context.js';
+import { choose, exit, otherwise, when } from './choices.js';
 import type { AgentEvent, ToolRunnerCommand } from './events.js';
 import { nextTransitionReason, overBudget } from './rules.js';
 import {
@@ -31,17 +32,14 @@ type Enqueue = {
   emit: (event: MachineEvent) => void;
 };
 
-/** Applies `update` and announces the message it wrote, if it wrote one (appended or replaced the last). */
+/** Applies `update` and announces the message it wrote, if it wrote one (appended, or replaced the last). */
 function applyWrite(enqueue: Enqueue, context: AgentContext, update: (c: AgentContext) => ContextUpdate, origin: MessageOrigin): void {
-  const { length, [length - 1]: last } = context.messages;
   const changes = update(context);
   enqueue.assign(changes);
-  const messages = changes.messages ?? context.messages;
+  const messages = changes.messages;
+  if (messages === undefined || messages === context.messages) return;
   const index = messages.length - 1;
-  const written = messages[index];
-  if (written !== undefined && (messages.length !== length || written !== last)) {
-    enqueue.emit({ type: 'message', index, message: written as MessageParam, origin });
-  }
+  enqueue.emit({ type: 'message', index, message: messages.at(index) as MessageParam, origin });
 }
 
 /** A failed model call's error joins the context; a refused reply is announced, with the tools of it that had started. */
@@ -62,7 +60,7 @@ export const agentMachine = setup({
     context: {} as AgentContext,
     input: {} as AgentInput,
     events: {} as AgentEvent,
-    output: {} as AgentContext,
+    output: {} as AgentOutput,
     emitted: {} as MachineEvent,
   },
   actors: {
@@ -169,13 +167,15 @@ export const agentMachine = setup({
       transitionReason: ({ context }) => nextTransitionReason(context.turn.toolUses.length > 0, context.turn.continuation),
     }),
     startNextTurn: assign({ turnCount: ({ context }) => context.turnCount + 1 }),
+    /** Lets the machine rest in appendingResults: the event arrives once this step's snapshot is out. */
+    sendResultsAppended: sendTo(({ self }) => self, { type: 'RESULTS_APPENDED' } satisfies AgentEvent),
     markRetry: assign({ transitionReason: 'retry' }),
     exit: assign((_, reason: ExitReason) => ({ exitReason: reason, transitionReason: null })),
   },
 }).createMachine({
   id: 'agent',
   context: ({ input }) => initialContext(input),
-  output: ({ context }) => context,
+  output: ({ context }) => outputOf(context),
   // One tool runner for the whole run; each turn's tools are cancelled when the turn is left.
   invoke: {
     id: 'tools',
@@ -236,20 +236,22 @@ export const agentMachine = setup({
           },
         },
         checkingReply: {
-          always: [
-            { guard: 'needsFollowUp', target: 'executingTools', actions: decided('checkingReply', 'needsFollowUp', 'executingTools') },
-            { guard: 'isRefusal', target: '#agent.done', actions: [decided('checkingReply', 'isRefusal', 'done'), exit('refusal')] },
-            { guard: 'needsContinuation', target: '#agent.appendingResults', actions: decided('checkingReply', 'needsContinuation', 'appendingResults') },
-            { guard: 'isCutByMaxTokens', target: '#agent.done', actions: [decided('checkingReply', 'isCutByMaxTokens', 'done'), exit('max_tokens')] },
-            { target: '#agent.done', actions: [decided('checkingReply', 'else', 'done'), exit('completed')] },
-          ],
+          always: choose(
+            'checkingReply',
+            when('needsFollowUp', 'executingTools'),
+            when('isRefusal', '#agent.done', exit('refusal')),
+            when('needsContinuation', '#agent.appendingResults'),
+            when('isCutByMaxTokens', '#agent.done', exit('max_tokens')),
+            otherwise('#agent.done', exit('completed')),
+          ),
         },
         checkingError: {
-          always: [
-            { guard: 'isPromptTooLong', target: '#agent.failed', actions: [decided('checkingError', 'isPromptTooLong', 'failed'), exit('prompt_too_long')] },
-            { guard: 'canRetry', target: '#agent.waitingToRetry', actions: decided('checkingError', 'canRetry', 'waitingToRetry') },
-            { target: '#agent.failed', actions: [decided('checkingError', 'else', 'failed'), exit('model_error')] },
-          ],
+          always: choose(
+            'checkingError',
+            when('isPromptTooLong', '#agent.failed', exit('prompt_too_long')),
+            when('canRetry', '#agent.waitingToRetry'),
+            otherwise('#agent.failed', exit('model_error')),
+          ),
         },
         executingTools: {
           entry: [{ type: 'enter', params: { state: 'executingTools' } }, 'finishToolUses'],
@@ -263,13 +265,19 @@ export const agentMachine = setup({
         },
       },
     },
+    // The results are written on entry; the machine rests here (a snapshot of its own, as the chapter draws the
+    // loop) until the event it sends itself, then picks the way on.
     appendingResults: {
-      entry: ['appendResults', 'markTransitionReason', { type: 'enter', params: { state: 'appendingResults' } }],
-      always: [
-        { guard: 'reachedMaxTurns', target: 'done', actions: [decided('appendingResults', 'reachedMaxTurns', 'done'), exit('max_turns')] },
-        { guard: 'reachedBudget', target: 'done', actions: [decided('appendingResults', 'reachedBudget', 'done'), exit('max_budget')] },
-        { target: 'turn', actions: [decided('appendingResults', 'else', 'turn'), 'startNextTurn'] },
-      ],
+      entry: ['appendResults', 'markTransitionReason', { type: 'enter', params: { state: 'appendingResults' } }, 'sendResultsAppended'],
+      on: {
+        RESULTS_APPENDED: choose(
+          'appendingResults',
+          when('reachedMaxTurns', 'done', exit('max_turns')),
+          when('reachedBudget', 'done', exit('max_budget')),
+          otherwise('turn', 'startNextTurn'),
+        ),
+        ABORT: { target: 'aborted', actions: exit('aborted') },
+      },
     },
     waitingToRetry: {
       entry: [{ type: 'enter', params: { state: 'waitingToRetry' } }, 'announceRetry'],
@@ -281,15 +289,5 @@ export const agentMachine = setup({
     aborted: { type: 'final', entry: { type: 'enter', params: { state: 'aborted' } } },
   },
 });
-
-/** The `decide` action of a choice's branch: announces which guard fired. */
-function decided(state: ChoiceState, guard: string, target: string) {
-  return { type: 'decide' as const, params: { state, guard, target } };
-}
-
-/** The `exit` action with its reason. */
-function exit(reason: ExitReason) {
-  return { type: 'exit' as const, params: reason };
-}
 
 export type AgentMachine = typeof agentMachine;

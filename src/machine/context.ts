@@ -1,3 +1,4 @@
+import { AppendLog, AppendSet } from '../core/appendLog.js';
 import type { RunConfig } from '../core/config.js';
 import { defaultRunConfig } from '../core/config.js';
 import type { MessageParam, StopReason, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
@@ -12,10 +13,14 @@ import { zeroUsage } from '../core/usage.js';
  * `assign`, and V8 keeps an object built that way with more than about 19 properties in slow
  * (dictionary) mode, which made every copy ~8 µs and every read slower (BENCHMARKS.md, section 1).
  * test/machine/fastContext.test.ts checks that the machine's contexts stay fast.
+ *
+ * Every update makes new values: nothing in a context changes after it is made (XState's rule), so a snapshot, the
+ * inspector and a recorded state hold the truth of their moment. The growing logs (`messages`, `turnUsage`,
+ * `toolUseIds`) are AppendLog / AppendSet versions, which share their storage and cost an append, not a copy.
  */
 export interface AgentContext {
   /** The model's whole working memory: sent in full with every call. */
-  messages: MessageParam[];
+  messages: AppendLog<MessageParam>;
   /** Model calls so far: 1 for the first, +1 for each call the loop goes on to. */
   turnCount: number;
   /** Why the loop went on into the current turn; `null` in the first turn and once it stops. */
@@ -30,7 +35,7 @@ export interface AgentContext {
   /** Summed usage of every model call of this run. */
   usage: Usage;
   /** Usage of each model call, in order. */
-  turnUsage: Usage[];
+  turnUsage: AppendLog<Usage>;
   /** The run's cost so far, in USD (core/pricing.ts). */
   costUsd: number;
   /**
@@ -38,8 +43,8 @@ export interface AgentContext {
    * the reply). The guard that sends the loop to `executingTools` reads it, not `stop_reason`.
    */
   needsFollowUp: boolean;
-  /** Every tool_use id in `messages`: an append-only set, like `messages` an append-only log. */
-  toolUseIds: Set<string>;
+  /** Every tool_use id in `messages`. */
+  toolUseIds: AppendSet<string>;
   /** What the current turn has seen and started: reset when a turn begins. */
   turn: TurnState;
   /** Counters of the loop's recoveries: retries of a failed call, continuations after max_tokens. */
@@ -89,8 +94,7 @@ export interface AgentInput {
 
 export function initialContext(input: AgentInput): AgentContext {
   const config: RunConfig = { ...defaultRunConfig, tools: [], ...input.config };
-  // The run's own copy: the machine appends to it in place (see agentMachine.ts).
-  const messages = [...input.messages];
+  const messages = AppendLog.of(input.messages);
   return {
     messages,
     turnCount: input.turnCount ?? 1,
@@ -100,10 +104,10 @@ export function initialContext(input: AgentInput): AgentContext {
     stopReason: null,
     exitReason: null,
     usage: zeroUsage(),
-    turnUsage: [],
+    turnUsage: AppendLog.of(),
     costUsd: 0,
     needsFollowUp: false,
-    toolUseIds: new Set(messages.flatMap(toolUseIdsOf)),
+    toolUseIds: AppendSet.of(input.messages.flatMap(toolUseIdsOf)),
     turn: freshTurn(),
     recovery: { retryAttempt: 0, retryDelayMs: 0, maxTokensStreak: 0 },
     error: null,
@@ -119,7 +123,7 @@ function toolUseIdsOf(message: MessageParam): string[] {
 /**
  * The request body of the next model call, derived from the state alone. Only `messages` and
  * the model settings go out: `turnCount`, `transitionReason` and the rest of the loop's
- * bookkeeping never reach the model. `messages` is the context's own log, not a copy: building a
+ * bookkeeping never reach the model. `messages` is the history's shared log, not a copy (`SharedLog`): building a
  * request costs the same at any history length. The model service adds the prompt-caching
  * breakpoints (`withCacheBreakpoints`) to the body it sends.
  */
@@ -130,7 +134,17 @@ export function buildRequest(context: Pick<AgentContext, 'messages' | 'config' |
     max_tokens: config.maxTokens,
     ...(config.system ? { system: config.system } : {}),
     ...(config.tools.length > 0 ? { tools: config.tools } : {}),
-    messages: context.messages,
+    messages: context.messages.shared(),
   };
 }
 
+/** What the machine ends with (its output, `runAgent`'s `context`): its final context, the logs as plain arrays. */
+export type AgentOutput = Omit<AgentContext, 'messages' | 'turnUsage' | 'toolUseIds'> & {
+  messages: MessageParam[];
+  turnUsage: Usage[];
+  toolUseIds: Set<string>;
+};
+
+export function outputOf(context: AgentContext): AgentOutput {
+  return { ...context, messages: context.messages.toArray(), turnUsage: context.turnUsage.toArray(), toolUseIds: new Set(context.toolUseIds) };
+}

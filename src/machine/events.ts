@@ -14,7 +14,9 @@ export type AgentEvent =
    * Every tool_use of the reply has its result (sent by the tool runner). The result that
    * completed the set comes with it rather than in a TOOL_RESULT of its own: one step less a turn.
    */
-  | { type: 'TOOLS_DONE'; last?: { block: ToolUseBlock; result: ToolResultBlockParam } };
+  | { type: 'TOOLS_DONE'; last?: { block: ToolUseBlock; result: ToolResultBlockParam } }
+  /** The turn's results are in the history (the machine sends it to itself from appendingResults). */
+  | { type: 'RESULTS_APPENDED' };
 
 /** Commands the machine sends to the tool runner. */
 export type ToolRunnerCommand =

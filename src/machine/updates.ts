@@ -1,10 +1,10 @@
 /**
- * What each of the machine's record actions changes in the context, as functions of the context
- * and the action's params. The append-only logs (`messages`, `turnUsage`, `toolUseIds`) are added
- * to in place, so a turn costs the same at 10,000 turns as at 10 (copying them every turn made
- * long runs quadratic, see BENCHMARKS.md); everything else is new values.
+ * What each of the machine's record actions changes in the context, as pure functions of the context and the
+ * action's params: each returns new values and changes nothing it is given. The growing logs (`messages`,
+ * `turnUsage`, `toolUseIds`) are AppendLog / AppendSet versions, so a turn costs the same at 10,000 turns as at 10
+ * (copying arrays every turn made long runs quadratic, see BENCHMARKS.md).
  */
-import { completeResults, pushAssistant, pushUser, toolUsesOf } from '../history/messages.js';
+import { appendTo, completeResults, toolUsesOf } from '../history/messages.js';
 import { replyProblems } from '../history/validate.js';
 import type { ModelReply } from '../core/model.js';
 import { ModelError } from '../core/model.js';
@@ -24,16 +24,16 @@ export function problemsOfReply(context: AgentContext, reply: ModelReply): strin
 
 /** The reply joins the history as the next assistant message: the model's memory of what it said and asked for. */
 export function replyMessageUpdate(context: AgentContext, reply: ModelReply): ContextUpdate {
-  return { messages: pushAssistant(context.messages, reply.content) };
+  return { messages: appendTo(context.messages, 'assistant', reply.content) };
 }
 
 /** The turn's outcome, read from the reply (which `replyMessageUpdate` writes into the history). */
 export function replyUpdate(context: AgentContext, reply: ModelReply): ContextUpdate {
   const toolUses = toolUsesOf(reply.content);
-  for (const use of toolUses) context.toolUseIds.add(use.id);
-  context.turnUsage.push(reply.usage);
   const { continuation, streak } = continuationAfter(reply.stopReason, context.recovery.maxTokensStreak, context.config.maxTokensContinuations);
   return {
+    toolUseIds: toolUses.reduce((ids, use) => ids.add(use.id), context.toolUseIds),
+    turnUsage: context.turnUsage.append(reply.usage),
     stopReason: reply.stopReason,
     usage: addUsage(context.usage, reply.usage),
     costUsd: context.costUsd + costOf(reply.usage, reply.model ?? context.model),
@@ -76,7 +76,7 @@ export function errorUpdate(context: AgentContext, error: unknown): ContextUpdat
 /** The turn's tool results (and the request to go on after a max_tokens cut) as one user message. */
 export function resultsUpdate(context: AgentContext, missingReason: string): ContextUpdate {
   return {
-    messages: pushUser(context.messages, [
+    messages: appendTo(context.messages, 'user', [
       ...completeResults(context.turn.toolUses, context.turn.toolResults, missingReason),
       ...(context.turn.continuation === 'max_tokens' ? [{ type: 'text' as const, text: CONTINUE_AFTER_MAX_TOKENS }] : []),
     ]),
@@ -85,8 +85,7 @@ export function resultsUpdate(context: AgentContext, missingReason: string): Con
 
 /** Answers every tool_use of the latest reply that has no result yet, so the history stays valid. */
 export function openToolUsesUpdate(context: AgentContext, reason: string): ContextUpdate {
-  const last = context.messages[context.messages.length - 1];
   const { toolUses, toolResults } = context.turn;
-  if (toolUses.length === 0 || last?.role !== 'assistant') return {};
-  return { messages: pushUser(context.messages, completeResults(toolUses, toolResults, reason)) };
+  if (toolUses.length === 0 || context.messages.at(-1)?.role !== 'assistant') return {};
+  return { messages: appendTo(context.messages, 'user', completeResults(toolUses, toolResults, reason)) };
 }

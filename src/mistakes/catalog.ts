@@ -4,6 +4,7 @@
  * call, the bash tool) is the real thing, so what goes wrong is what a real loop would do.
  */
 import { assign, enqueueActions } from 'xstate';
+import { AppendLog } from '../core/appendLog.js';
 import type { MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import { agentMachine, type AgentMachine } from '../machine/agentMachine.js';
 import type { DemoModelOptions } from '../scripted/demo.js';
@@ -97,11 +98,11 @@ export const MISTAKES: Record<MistakeName, Mistake> = {
     // the API still accepts the history and nothing warns.
     ...swapAction(
       'startNextTurn',
-      assign(({ context }) => ({ turnCount: context.turnCount + 1, messages: withoutLastExchange(context.messages) })),
+      assign(({ context }) => ({ turnCount: context.turnCount + 1, messages: AppendLog.of(withoutLastExchange(context.messages.toArray())) })),
     ),
     demo: { maxTurns: 3 },
     fix: "Never delete from messages: it is the model's only memory of the run; hide things in the display, not in the history.",
-    prevents: { file: 'machine/context.ts', line: 'messages: context.messages,' },
+    prevents: { file: 'machine/context.ts', line: 'messages: context.messages.shared(),' },
   },
   'stop-reason-only': {
     name: 'stop-reason-only',

@@ -18,7 +18,7 @@ import type { AnthropicModelOptions } from '../anthropic/call.js';
 import { appendUser, appendUserText, textOf } from '../history/messages.js';
 import { historyProblems, InvalidHistoryError } from '../history/validate.js';
 import type { AgentMachine } from '../machine/agentMachine.js';
-import type { AgentContext } from '../machine/context.js';
+import type { AgentOutput } from '../machine/context.js';
 import { createBashTool } from '../tools/bash/bashTool.js';
 import { clientSecrets, credentialRedactor } from '../tools/bash/judge/secrets.js';
 import type { RunSpans, RunTracing } from '../otel/runSpans.js';
@@ -116,7 +116,7 @@ export type FinalState = 'done' | 'failed' | 'aborted';
 export interface RunResult {
   sessionId: string;
   state: FinalState;
-  context: AgentContext;
+  context: AgentOutput;
   /** The text of the last assistant message. */
   text: string;
   durationMs: number;
@@ -264,7 +264,7 @@ async function startSpans(options: RunAgentOptions, sessionId: string, redactor:
   });
 }
 
-function runEndOf(context: AgentContext) {
+function runEndOf(context: Pick<AgentOutput, 'exitReason' | 'turnCount' | 'usage' | 'costUsd' | 'error'>) {
   return pick(context, 'exitReason', 'turnCount', 'usage', 'costUsd', 'error') as Omit<Parameters<RunSpans['end']>[0], 'state'>;
 }
 

@@ -6,14 +6,14 @@
 import { CACHED_TAIL, messageCacheMarks } from '../anthropic/cache.js';
 import type { RunEvent } from '../core/events.js';
 import { textOf } from '../history/messages.js';
-import type { AgentContext } from '../machine/context.js';
+import type { AgentOutput } from '../machine/context.js';
 import type { PromptRecord, Question, SessionRecord } from './records.js';
 import type { RestoredConversation } from './resume.js';
 
 /** What the recorder writes of a finished run (runAgent's `RunResult` is one). */
 export interface FinishedRun {
   state: string;
-  context: AgentContext;
+  context: AgentOutput;
   durationMs: number;
 }
 

@@ -73,7 +73,8 @@ export function edgesTaken(graph: MachineGraph, ends: StepEnds): string[] {
     let edge: MachineEdge | undefined;
     if (decision && decision.state === at) {
       decisions.shift();
-      edge = graph.edges.find((e) => e.event === 'always' && e.sourceKeys.includes(at) && e.guard === decision.guard);
+      // A choice's branch, by its guard: at once (`always`), or on the event that ends a rest in it (appendingResults).
+      edge = graph.edges.find((e) => e.guard === decision.guard && e.sourceKeys.includes(at));
     } else if (hop === 0) {
       // Several edges may leave on one event (guarded, e.g. `done: model`): the one that leads to
       // the next decision's choice or to the step itself; otherwise the search below decides.

@@ -3,8 +3,8 @@
  * (its public `emit` API, core/events.ts), not from XState's private inspection fields.
  *
  * The machine announces every state it enters (`transition`, with the event that led there) and
- * every branch a choice takes (`decision`); targetless handlers show as `tool_use`, `tool_start`
- * and `tool_result`. A step is matched to the definition by its event (or guard), a source that is
+ * every branch a choice takes (`decision`: at once, or on the event that ends a rest in it);
+ * targetless handlers show as `tool_use`, `tool_start` and `tool_result`. A step is matched to the definition by its event (or guard), a source that is
  * the state it left or one of its ancestors, and a target that is the state entered or one of its
  * ancestors.
  */
@@ -60,8 +60,10 @@ function stepsOf(events: readonly MachineEvent[], paths: Map<string, string>): S
     let from = at;
     for (const d of pending) {
       const choice = path(d.state);
+      // A choice the machine rested in (appendingResults) takes its branch on the event; one it passes through, at once.
+      const rested = choice === at && from === at;
       if (choice !== from) steps.push({ from, event, to: choice });
-      steps.push({ from: choice, event: 'always', guard: d.guard, to: path(d.target) });
+      steps.push({ from: choice, event: rested ? event : 'always', guard: d.guard, to: path(d.target) });
       from = path(d.target);
     }
     // After decisions, `from` is where the last one led: the state entered is it or inside it.
@@ -74,7 +76,7 @@ function stepsOf(events: readonly MachineEvent[], paths: Map<string, string>): S
 
 function matches(t: TransitionInfo, step: Step): boolean {
   if (t.event !== step.event) return false;
-  if (step.event === 'always' && (t.guard ?? 'else') !== step.guard) return false;
+  if (step.guard !== undefined && (t.guard ?? 'else') !== step.guard) return false;
   if (!covers(t.source === 'agent' ? '' : t.source, step.from)) return false;
   if (step.to === undefined) return t.targets.length === 0;
   return t.targets.some((target) => covers(target, step.to as string));
