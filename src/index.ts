@@ -5,7 +5,8 @@
  * - `agentMachine` is the pure machine; `createAgentMachine({ model, tools, cwd })` plugs in a
  *   model call and tools, ready for `createActor`.
  * - `scriptedModel([...])` is a model that plays a list of replies, for tests and demos.
- * - `defineTool({ name, description, input: s.object({...}), run })` declares a tool in a few lines.
+ * - `defineTool({ name, description, input, run })` declares a tool in a few lines, its input any Standard Schema
+ *   (zod 4, ArkType, Valibot, ...) or agentloop's own `s.object({...})`.
  * - `RunHooks` gate or change tool calls and prune the context (`runAgent({ hooks })`).
  */
 export { agentMachine, CONTINUE_AFTER_MAX_TOKENS, type AgentMachine } from './machine/agentMachine.js';
@@ -23,7 +24,7 @@ export { costOf, priceOf, PRICES, type ModelPrice } from './core/pricing.js';
 export { createRedactor, noRedaction, type Redactor, type SecretValue } from './core/redact.js';
 export * as prompts from './core/prompts.js';
 export { continuationAfter, retryDelayMs, seededRandom } from './machine/rules.js';
-export { defineTool, type ToolDeclaration } from './tools/define.js';
+export { defineTool, type InputOf, type ToolDeclaration, type ToolInput } from './tools/define.js';
 export { inputProblem, s, type Infer, type JsonSchema, type Schema } from './tools/schema.js';
 export { startSession, reopenSession, type SessionRecorder } from './transcript/recorder.js';
 export { resumeSession, SessionNotResumableError, type LockOptions, type ResumedSession } from './transcript/open.js';

@@ -1,45 +1,78 @@
 /**
- * `defineTool`: a tool in a few lines, its input declared once (tools/schema.ts). The input the
- * model sends is checked against the schema before `run` sees it: a bad input becomes an
- * `is_error` result naming the field, and `run` gets the typed value.
+ * `defineTool`: a tool in a few lines, its input declared once, with any Standard Schema library (zod 4, ArkType,
+ * Valibot: tools/standardSchema.ts) or with agentloop's own `s` (tools/schema.ts, which loads nothing: the built-in
+ * bash tool uses it, and every run would otherwise pay for importing a schema library). The JSON Schema sent to the
+ * model is derived from it; the model's input is checked before `run` sees it: a bad input becomes an `is_error`
+ * result naming the field, and `run` gets the valid value (as the schema's library makes it: defaults, transforms).
  *
  * @example
  * const readFile = defineTool({
  *   name: 'read_file',
  *   description: 'Read a UTF-8 text file.',
- *   input: s.object({ path: s.string({ description: 'Path relative to the working directory' }) }),
+ *   input: z.object({ path: z.string().describe('Path relative to the working directory') }),
  *   isConcurrencySafe: () => true,
  *   run: async ({ path }, { cwd }) => ({ content: await readFile(join(cwd, path), 'utf8'), isError: false }),
  * });
  */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { Tool, ToolContext, ToolInputSchema, ToolOutput } from '../core/tool.js';
 import { inputProblem, type Infer, type Schema } from './schema.js';
+import { checkStandard, isStandardSchema, standardJsonSchema, validNow, type Checked } from './standardSchema.js';
 
-export interface ToolDeclaration<S extends Schema<object>> {
+/** A tool's input schema: any Standard Schema of an object, or an `s.object(...)` (a JSON Schema). */
+export type ToolInput = StandardSchemaV1<unknown, object> | Schema<object>;
+
+/** The value `run` gets for a schema. */
+export type InputOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : Infer<S>;
+
+export interface ToolDeclaration<S extends ToolInput> {
   name: string;
   description: string;
   input: S;
   /** As `Tool.isConcurrencySafe`, on a valid input (an invalid one is never safe). */
-  isConcurrencySafe?(input: Infer<S>): boolean;
+  isConcurrencySafe?(input: InputOf<S>): boolean;
   /** Runs on a valid input only. May throw: the executor turns a throw into an `is_error` result. */
-  run(input: Infer<S>, context: ToolContext): Promise<ToolOutput>;
+  run(input: InputOf<S>, context: ToolContext): Promise<ToolOutput>;
   /** As `Tool.prepare`. */
   prepare?(): void;
 }
 
-export function defineTool<S extends Schema<object>>(declaration: ToolDeclaration<S>): Tool {
+export function defineTool<S extends ToolInput>(declaration: ToolDeclaration<S>): Tool {
   const { name, description, input: schema } = declaration;
-  const problem = (input: unknown) => inputProblem(schema, input);
+  const { inputSchema, check, validNow: valid } = inputOf(name, schema);
   return {
     name,
     description,
-    inputSchema: schema as ToolInputSchema,
-    isConcurrencySafe: (input) => problem(input) === undefined && (declaration.isConcurrencySafe?.(input as Infer<S>) ?? false),
+    inputSchema,
+    isConcurrencySafe: (input) => valid(input) === true && (declaration.isConcurrencySafe?.(input as InputOf<S>) ?? false),
     run: async (input, context) => {
-      const bad = problem(input);
-      if (bad !== undefined) return { isError: true, content: `Invalid input for ${name}: ${bad}.` };
-      return declaration.run(input as Infer<S>, context);
+      const checked = await check(input);
+      if ('problem' in checked) return { isError: true, content: `Invalid input for ${name}: ${checked.problem}.` };
+      return declaration.run(checked.value as InputOf<S>, context);
     },
     ...(declaration.prepare ? { prepare: declaration.prepare } : {}),
+  };
+}
+
+/** The JSON Schema and the checks of a declared input, whichever way it was declared. */
+function inputOf(name: string, schema: ToolInput) {
+  if (isStandardSchema(schema)) {
+    return {
+      inputSchema: standardJsonSchema(name, schema),
+      check: (input: unknown) => checkStandard(schema, input),
+      validNow: (input: unknown) => validNow(schema, input),
+    };
+  }
+  if (schema.type !== 'object') {
+    throw new TypeError(`defineTool(${name}): input must be a Standard Schema (zod 4, ArkType, Valibot, ...) or an s.object(...)`);
+  }
+  const problem = (input: unknown) => inputProblem(schema, input);
+  return {
+    inputSchema: schema as ToolInputSchema,
+    check: async (input: unknown): Promise<Checked> => {
+      const bad = problem(input);
+      return bad === undefined ? { value: input } : { problem: bad };
+    },
+    validNow: (input: unknown) => problem(input) === undefined,
   };
 }

@@ -1,12 +1,11 @@
 /**
- * A tool's input, declared once: `s.object({ ... })` gives the JSON Schema sent to the model and,
- * through `Infer<typeof schema>`, the TypeScript type `run` receives; `inputProblem` checks a
- * tool_use input against any tool's JSON Schema before the tool runs (tools/executor.ts).
- *
- * Written here rather than taken from TypeBox or zod: each adds 65-180 ms to the start of every
- * run on these machines (measured: `node -e 'import("zod")'` vs an empty module), and a tool
- * input needs only this subset of JSON Schema: object, string, number, integer, boolean, array,
- * enum, required, minimum/exclusiveMinimum, minLength, additionalProperties false.
+ * agentloop's own schema builder: `s.object({ ... })` gives the JSON Schema sent to the model and, through
+ * `Infer<typeof schema>`, the TypeScript type `run` receives; `inputProblem` checks a value against it, naming the
+ * field (`defineTool` does, before `run`). Any Standard Schema library does the same for `defineTool`
+ * (tools/standardSchema.ts); this one stays because it loads nothing: importing zod adds about 170 ms of CPU to a
+ * process here, ArkType more, and the built-in bash tool is in every run. A tool input needs only this subset of
+ * JSON Schema: object, string, number, integer, boolean, array, enum, required, minimum/exclusiveMinimum, minLength,
+ * additionalProperties false.
  */
 
 /** The subset of JSON Schema that tool inputs use (and that `inputProblem` understands). */

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActor, toPromise } from 'xstate';
 import { expect, it } from 'vitest';
-import { createAgentMachine, createBashTool, defineTool, reply, runAgent, s, scriptedModel, toolDefinition } from 'agentloop';
+import { createAgentMachine, createBashTool, defineTool, reply, runAgent, scriptedModel, toolDefinition } from 'agentloop';
+import { z } from 'zod';
 
 it('runs the loop with a scripted model and the real bash tool', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentloop-lib-'));
@@ -38,14 +39,14 @@ it('embeds the machine in your own actor', async () => {
   expect(context.messages.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'hello' }] });
 });
 
-it('declares a tool in a few lines and gates calls with beforeToolCall, as the README shows', async () => {
+it('declares a tool in a few lines with zod and gates calls with beforeToolCall, as docs/library.md shows', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentloop-lib-'));
   writeFileSync(join(dir, 'notes.txt'), 'remember the milk');
   const readFile = defineTool({
     name: 'read_file',
     description: 'Read a UTF-8 text file of the working directory.',
-    input: s.object({ path: s.string({ description: 'Relative path' }), maxBytes: s.optional(s.integer({ minimum: 1 })) }),
-    isConcurrencySafe: () => true,
+    input: z.object({ path: z.string().describe('Relative path'), maxBytes: z.number().int().min(1).optional() }),
+    isConcurrencySafe: () => true,                 // read-only: may run beside others, while the reply streams
     run: async ({ path, maxBytes }, { cwd }) => ({ content: (await fs.readFile(join(cwd, path), 'utf8')).slice(0, maxBytes), isError: false }),
   });
   const model = scriptedModel([
@@ -70,7 +71,7 @@ it('declares a tool in a few lines and gates calls with beforeToolCall, as the R
   });
   expect(run.context.messages[2]?.content).toEqual([
     { type: 'tool_result', tool_use_id: 'r1', content: 'remember' },
-    { type: 'tool_result', tool_use_id: 'r2', content: 'Invalid input for read_file: "path" must be a string, got a number.', is_error: true },
+    { type: 'tool_result', tool_use_id: 'r2', content: 'Invalid input for read_file: "path": Invalid input: expected string, received number.', is_error: true },
     { type: 'tool_result', tool_use_id: 'b1', content: 'Not run: deleting files needs a human here', is_error: true },
   ]);
   expect(await fs.readFile(join(dir, 'notes.txt'), 'utf8')).toBe('remember the milk');
