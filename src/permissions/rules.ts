@@ -95,20 +95,15 @@ function wildcard(spec: string): RegExp {
   return new RegExp(`^${source}${optionalTail ? '( .*)?' : ''}$`, 's');
 }
 
-/** Starts loading the bash parser commands that are not plain words are split with (see decideSoon). */
+/** Starts loading the bash parser commands that are not plain words are split with (see decideInModeSoon). */
 export function preparePermissions(): Promise<void> {
   return loadShellParser().then(() => undefined);
 }
 
 /**
- * decidePermission with the reader at hand (shell/reader.ts): at once for another tool or a command of plain words,
+ * decideInMode with the reader at hand (shell/reader.ts): at once for another tool or a command of plain words,
  * else once the parser has loaded; rejects when it is needed and cannot load.
  */
-export function decideSoon(toolName: string, input: unknown, rules: PermissionRules): Promise<PermissionDecision> {
-  return checkSoon((read) => decidePermission(toolName, input, rules, read));
-}
-
-/** decideInMode with the reader at hand, as decideSoon. */
 export function decideInModeSoon(toolName: string, input: unknown, rules: PermissionRules, mode: PermissionMode, cwd: string): Promise<PermissionDecision> {
   return checkSoon((read) => decideInMode(toolName, input, rules, mode, read, cwd));
 }

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { isReadOnlyScript } from '../../src/tools/bash/judge/readOnly.js';
-import { checkDanger, findDanger, isDangerousDevice, isProtectedPath } from '../../src/tools/bash/judge/guard.js';
+import { findDanger, isDangerousDevice, isProtectedPath } from '../../src/tools/bash/judge/guard.js';
 import { loadShellParser } from '../../src/tools/bash/judge/shell/load.js';
 import { parserReader, type ReadScript } from '../../src/tools/bash/judge/shell/reader.js';
 
@@ -317,9 +318,14 @@ describe('findDanger', () => {
     );
   });
 
-  it('loads the parser at the first check', async () => {
-    expect(await checkDanger('x=rm; $x -rf /')).toMatch(/rm -r/);
-    expect(await checkDanger('ls')).toBeNull();
+  it('is what the bash tool asks before it runs a command: the parser loads at the first line that is not plain words', async () => {
+    vi.resetModules();
+    const load = await import('../../src/tools/bash/judge/shell/load.js');
+    const { createBashTool } = await import('../../src/tools/bash/bashTool.js');
+    expect(load.loadedShellParser()).toBeNull();
+    const result = await createBashTool({ contain: false }).run({ command: 'x=rm; $x -rf /' }, { cwd: tmpdir(), signal: new AbortController().signal });
+    expect(result).toMatchObject({ isError: true, content: expect.stringMatching(/^Dangerous command blocked.*rm -r/) });
+    expect(load.loadedShellParser()).not.toBeNull();
   });
 });
 

@@ -177,20 +177,20 @@ describe('parseRules', () => {
   });
 });
 
-describe('decideSoon before the parser has loaded', () => {
+describe('decideInModeSoon before the parser has loaded (what the CLI asks before each tool call)', () => {
   it('judges a command of plain words and another tool at once, by the same rules; waits for the parser for any other', async () => {
     vi.resetModules();
     const load = await import('../../src/tools/bash/judge/shell/load.js');
     const fresh = await import('../../src/permissions/rules.js');
     const r = { allow: fresh.parseRules(['Bash(git log:*)', 'Read']), deny: fresh.parseRules(['Bash(rm:*)']) };
-    const soon = (command: string) => fresh.decideSoon('bash', { command }, r);
-    const decisions = [soon('git log'), soon('git log && rm -rf x'), soon('ls'), fresh.decideSoon('Read', { path: 'x' }, r)];
+    const soon = (command: string) => fresh.decideInModeSoon('bash', { command }, r, 'default', '/work/project');
+    const decisions = [soon('git log'), soon('git log && rm -rf x'), soon('touch x'), fresh.decideInModeSoon('Read', { path: 'x' }, r, 'default', '/work/project')];
     expect(load.loadedShellParser()).toBeNull();
     const quoted = soon('git log "x"');
     expect(await Promise.all(decisions)).toEqual([
       { allowed: true },
       { allowed: false, rule: 'Bash(rm:*)', message: 'denied by rule Bash(rm:*)' },
-      { allowed: false, rule: null, message: 'not allowed: no allow rule matches "ls"' },
+      { allowed: false, rule: null, message: 'not allowed: no allow rule matches "touch x" (permission mode default)' },
       { allowed: true },
     ]);
     expect(await quoted).toEqual({ allowed: true });

@@ -25,15 +25,10 @@
  */
 import { DESTRUCTIVE, checkCommandWords, isDangerousDevice, isProtectedPath, resolvePath } from './guardRules.js';
 import { basename, unwrap, type Value } from './shell/commandWords.js';
-import { checkSoon, type ReadScript } from './shell/reader.js';
+import type { ReadScript } from './shell/reader.js';
 import type { Flow, Redirect, Script, SimpleCommand } from './shell/types.js';
 
 export { isDangerousDevice, isProtectedPath } from './guardRules.js';
-
-/** Why the command is blocked, or null when it may run; loads the parser at the first call unless the command is plain words. */
-export function checkDanger(command: string): Promise<string | null> {
-  return checkSoon((read) => findDanger(read(command), read));
-}
 
 /**
  * Why the script is blocked, or null when it may run. `read` reads the scripts it hands to a shell (`bash -c`,
