@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ExitReason } from '../core/run.js';
+import type { ExitReason } from '../core/outcome.js';
 import type { Usage } from '../core/usage.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../run/runAgent.js';

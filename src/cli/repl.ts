@@ -1,7 +1,7 @@
 /**
  * The REPL (`agentloop` without -p): one conversation across questions, with slash commands (./slash.ts), multi-line
  * input (./replInput.ts) and a thinking line while the model works (./spinner.ts). Loaded by ./run.js only when it
- * starts; it shares run.js's session, progress and limit helpers.
+ * starts; it shares start.js's session, progress and limit helpers with the one-shot run.
  */
 import type { MessageParam } from '../core/messages.js';
 import type { RunEvent } from '../core/events.js';

@@ -5,7 +5,7 @@
  */
 import type { MessageParam, StopReason, ToolResultBlockParam, ToolUseBlock } from './messages.js';
 import type { ModelRequest } from './model.js';
-import type { ExitReason, RunError, TransitionReason } from './run.js';
+import type { ExitReason, RunError, TransitionReason } from './outcome.js';
 import type { Usage } from './usage.js';
 
 /** The machine's states that are steps of a run (it passes through its choice states). */

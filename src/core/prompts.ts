@@ -1,4 +1,8 @@
-/** Every text agentloop itself writes into a conversation, in one place. */
+/**
+ * The default system prompt, and the texts the loop itself writes into the history where no model or tool spoke: the
+ * request to go on after a reply cut by max_tokens, the results of tools that were interrupted or never ran. What a
+ * tool answers (the bash tool's `[interrupted: ...]`, `Not run: ...` from a hook) is the tool's own.
+ */
 
 /** The default system prompt. */
 export function defaultSystemPrompt(cwd: string): string {

@@ -17,7 +17,7 @@
 import type { ModelCall, ModelErrorKind, ModelReply } from '../core/model.js';
 import { ModelError } from '../core/model.js';
 import { noRedaction, type Redactor } from '../core/redact.js';
-import { isModelError } from '../core/run.js';
+import { isModelError } from '../core/outcome.js';
 import type { Tool, ToolOutput } from '../core/tool.js';
 import { longSteps, type Journal } from './steps.js';
 

@@ -1,5 +1,5 @@
 /**
- * A durable run's transcript: the same records a local session writes to its file (session/
+ * A durable run's transcript: the same records a local session writes to its file (transcript/
  * records.ts), kept in the virtual object's state instead, so that any machine can read them back
  * while the run goes on or after it (`AgentSession/<id>/transcript`).
  *

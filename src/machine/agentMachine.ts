@@ -3,8 +3,8 @@ import type { ChoiceState, LoopState, MachineEvent, MessageOrigin } from '../cor
 import type { MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { ModelCallInput, ModelReply } from '../core/model.js';
 import { INTERRUPTED_BY_USER, NO_RESULT, RUNNER_FAILED } from '../core/prompts.js';
-import type { ExitReason } from '../core/run.js';
-import { toRunError } from '../core/run.js';
+import type { ExitReason } from '../core/outcome.js';
+import { toRunError } from '../core/outcome.js';
 import { toolUseProblem } from '../history/validate.js';
 import { buildRequest, freshTurn, initialContext, outputOf, type AgentContext, type AgentInput, type AgentOutput } from './context.js';
 import { choose, exit, otherwise, when } from './choices.js';

@@ -4,7 +4,7 @@
  * that announce which branch fired (`decide`) before their own actions.
  */
 import type { ChoiceState } from '../core/events.js';
-import type { ExitReason } from '../core/run.js';
+import type { ExitReason } from '../core/outcome.js';
 
 /** The guards a choice state picks its way by. */
 type ChoiceGuard = 'needsFollowUp' | 'isRefusal' | 'needsContinuation' | 'isCutByMaxTokens' | 'isPromptTooLong' | 'canRetry' | 'reachedMaxTurns' | 'reachedBudget';

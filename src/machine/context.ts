@@ -3,7 +3,7 @@ import type { RunConfig } from '../core/config.js';
 import { defaultRunConfig } from '../core/config.js';
 import type { MessageParam, StopReason, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { ModelRequest } from '../core/model.js';
-import type { ExitReason, RunError, TransitionReason } from '../core/run.js';
+import type { ExitReason, RunError, TransitionReason } from '../core/outcome.js';
 import type { Usage } from '../core/usage.js';
 import type { Continuation } from './rules.js';
 import { zeroUsage } from '../core/usage.js';

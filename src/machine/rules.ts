@@ -4,7 +4,7 @@
  */
 import type { RunConfig } from '../core/config.js';
 import type { StopReason } from '../core/messages.js';
-import type { TransitionReason } from '../core/run.js';
+import type { TransitionReason } from '../core/outcome.js';
 
 /** What the next model call needs besides tool results. */
 export type Continuation = 'max_tokens' | 'pause_turn' | null;

@@ -10,7 +10,7 @@ import type { ModelReply } from '../core/model.js';
 import { ModelError } from '../core/model.js';
 import { costOf } from '../core/pricing.js';
 import { CONTINUE_AFTER_MAX_TOKENS } from '../core/prompts.js';
-import { isModelError, toRunError } from '../core/run.js';
+import { isModelError, toRunError } from '../core/outcome.js';
 import { addUsage, usageProblems } from '../core/usage.js';
 import type { AgentContext } from './context.js';
 import { canRetryAfter, continuationAfter, modelAfterError, retryDelayMs, seededRandom } from './rules.js';

@@ -6,7 +6,7 @@
  */
 import type { RunEvent } from '../core/events.js';
 import type { MessageParam } from '../core/messages.js';
-import type { ExitReason } from '../core/run.js';
+import type { ExitReason } from '../core/outcome.js';
 import { appendUserText } from '../history/messages.js';
 import type { AgentMachine } from '../machine/agentMachine.js';
 import { DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from '../scripted/demo.js';

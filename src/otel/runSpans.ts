@@ -9,7 +9,7 @@ import { context as contextApi, trace, SpanKind, SpanStatusCode, type Attributes
 import type { MessageParam, ToolUseBlock } from '../core/messages.js';
 import type { RunEvent } from '../core/events.js';
 import type { ModelCall } from '../core/model.js';
-import type { ExitReason, RunError, TransitionReason } from '../core/run.js';
+import type { ExitReason, RunError, TransitionReason } from '../core/outcome.js';
 import type { Redactor } from '../core/redact.js';
 import type { Usage } from '../core/usage.js';
 import { AGENT_NAME, conventionsFromEnv, providerKey, PROVIDER, type GenAiConventions } from './conventions.js';

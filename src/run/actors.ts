@@ -9,7 +9,7 @@ import type { RunHooks } from '../core/hooks.js';
 import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import { ModelError, type ModelCall, type ModelCallInput, type ModelReply } from '../core/model.js';
 import { noRedaction, type Redactor } from '../core/redact.js';
-import { isModelError } from '../core/run.js';
+import { isModelError } from '../core/outcome.js';
 import type { Tool } from '../core/tool.js';
 import { agentMachine, type AgentMachine } from '../machine/agentMachine.js';
 import type { AgentEvent, ToolRunnerCommand } from '../machine/events.js';

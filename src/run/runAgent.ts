@@ -13,7 +13,7 @@ import type { ModelCall } from '../core/model.js';
 import { defaultSystemPrompt } from '../core/prompts.js';
 import type { Redactor } from '../core/redact.js';
 import { toolDefinition, type Tool } from '../core/tool.js';
-import { toRunError } from '../core/run.js';
+import { toRunError } from '../core/outcome.js';
 import type { AnthropicModelOptions } from '../anthropic/call.js';
 import { appendUser, appendUserText, textOf } from '../history/messages.js';
 import { historyProblems, InvalidHistoryError } from '../history/validate.js';

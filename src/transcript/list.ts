@@ -2,7 +2,7 @@
  * Sessions as `agentloop sessions`, the viewer and `--continue` see them, read from the ends of the
  * transcripts only (headers.ts): what they cost grows with the number of sessions, not their size.
  */
-import type { ExitReason } from '../core/run.js';
+import type { ExitReason } from '../core/outcome.js';
 import { readEnds, readHeader, transcriptsByNewest } from './headers.js';
 import { runningHolder, type LockHolder } from './lock.js';
 import type { SessionHeader, SessionRecord } from './records.js';

@@ -1,11 +1,7 @@
-/** Where sessions live: `$AGENTLOOP_HOME/sessions/<id>.jsonl` (default `~/.agentloop`). */
-import { homedir } from 'node:os';
+/** Where sessions live: `$AGENTLOOP_HOME/sessions/<id>.jsonl` (core/home.ts: default `~/.agentloop`). */
 import { join } from 'node:path';
 
-/** Where agentloop keeps its state: `$AGENTLOOP_HOME`, else `~/.agentloop`. (`env` is typed without Node's types, for the published .d.ts.) */
-export function agentloopHome(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  return env.AGENTLOOP_HOME && env.AGENTLOOP_HOME.trim() !== '' ? env.AGENTLOOP_HOME : join(homedir(), '.agentloop');
-}
+export { agentloopHome } from '../core/home.js';
 
 export function sessionsDir(home: string): string {
   return join(home, 'sessions');

@@ -8,7 +8,7 @@
  * (shapes.ts): a record type added here needs its entry there.
  */
 import type { MessageOrigin } from '../core/events.js';
-import type { ExitReason, TransitionReason } from '../core/run.js';
+import type { ExitReason, TransitionReason } from '../core/outcome.js';
 import type { MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { ModelRequest } from '../core/model.js';
 import type { Usage } from '../core/usage.js';

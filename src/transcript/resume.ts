@@ -23,8 +23,9 @@ import { historyProblems } from '../history/validate.js';
 import type { ContentBlock, MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { PromptBlock, SessionRecord } from './records.js';
 import { plural } from '../core/plural.js';
+import { INTERRUPTED_TOOL_RESULT } from '../core/prompts.js';
 
-export const INTERRUPTED_TOOL_RESULT = 'interrupted: the session ended before this tool finished';
+export { INTERRUPTED_TOOL_RESULT } from '../core/prompts.js';
 
 export interface RestoredConversation {
   /** The history, repaired so that it is valid for the API. */

@@ -199,7 +199,7 @@ describe('docs/loop.md', () => {
   const page = read('docs/loop.md');
 
   it('lists every exit reason of the code, and only those', () => {
-    const union = /export type ExitReason =([^;]+);/.exec(read('src/core/run.ts'))?.[1] ?? '';
+    const union = /export type ExitReason =([^;]+);/.exec(read('src/core/outcome.ts'))?.[1] ?? '';
     const reasons = [...union.matchAll(/'(\w+)'/g)].map((m) => m[1]);
     const documented = tableRows(page, '`exit_reason`').map(([cell]) => firstCode(cell ?? ''));
     expect(documented.sort()).toEqual(reasons.sort());

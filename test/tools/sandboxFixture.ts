@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { scratchDir } from '../support/scratch.js';
 
 export interface Probe {
-  /** What is tried, as the README names it. */
+  /** What is tried, as docs/bash-tool.md names it. */
   name: string;
   command: string;
   /** Text only the target holds: seen when it is reachable. */

@@ -1,6 +1,7 @@
 /**
  * The `bash` tool: runs a command with `bash -c` in the working directory and answers with its
- * output. See DESIGN.md section 5 and the modules under ./bash/ for each concern.
+ * output. Running a command is in ./run/ (the process, containment, the sandbox, output), reading one in ./judge/
+ * (parse, guard, read-only, secrets); docs/bash-tool.md says what holds for every command.
  */
 import { stat } from 'node:fs/promises';
 import { isSafeAlongside, refusal } from './judge/checks.js';

@@ -9,7 +9,7 @@
  */
 import type { SyntaxNode, TsParser } from './load.js';
 import { changedDirectory } from './commandWords.js';
-import { outputOf } from './output.js';
+import { outputOf } from './knownOutput.js';
 import type { Flow, Redirect, Script, ShellFunction, SimpleCommand, Word } from './types.js';
 import { children, resolveWord, resolveWords, type WordScope } from './words.js';
 

@@ -8,10 +8,10 @@
  *
  * What it gives is the Script parse.ts gives for the same line (test/tools/bashPlain.test.ts holds
  * the two side by side): the same commands with the same words, what flows through each pipe
- * (shell/output.ts), and the directory a `cd` before a command moved to.
+ * (shell/knownOutput.ts), and the directory a `cd` before a command moved to.
  */
 import { changedDirectory } from './commandWords.js';
-import { outputOf } from './output.js';
+import { outputOf } from './knownOutput.js';
 import type { Flow, Script, SimpleCommand } from './types.js';
 
 const TOKEN = /[ \t]*(?:(&&|\|\||[|;\n])|([A-Za-z0-9_./:=@%+,^-]+)|((?<=^|[ \t;|&\n])#[^\n]*))/y;

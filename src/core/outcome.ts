@@ -1,3 +1,4 @@
+/** How a run goes on and how it ends: the reasons the loop records, and the error that ended or delays it, as data. */
 import type { ModelError } from './model.js';
 
 /** Why the loop goes on after a state: `null` when it stops. */
