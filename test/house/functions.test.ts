@@ -18,23 +18,20 @@ const MAX_LINES = 60;
  * own by the one around it (`outer/(anonymous)`).
  */
 const BEING_SHORTENED: Record<string, string> = {
-  'cli/repl.ts: repl': 'options (cli long functions)',
-  'cli/replInput.ts: openReplInput': 'options (cli long functions)',
-  'cli/streamInput.ts: streamInput': 'options (one ask function for every entry point)',
-  'cli/run.ts: runOnce': 'options (one ask function for every entry point)',
-  'cli/durableArgs.ts: parseDurableArgs': 'options (one option table)',
-  'run/runAgent.ts: runAgent': 'options (runAgent knows no tool)',
+  'cli/repl.ts: repl': 'house, for options (cli long functions)',
+  'cli/replInput.ts: openReplInput': 'house, for options (cli long functions)',
+  'cli/streamInput.ts: streamInput': 'house, for options (one ask function for every entry point)',
+  'cli/run.ts: runOnce': 'house, for options (one ask function for every entry point)',
+  'cli/durableArgs.ts: parseDurableArgs': 'house, for options (one option table)',
+  'run/runAgent.ts: runAgent': 'house, for options (runAgent knows no tool)',
   'view/server.ts: startViewer': 'viewer',
   'view/timeline.ts: buildTimeline': 'viewer',
   'view/sequence.ts: sequenceDiagram': 'viewer',
   'inspect/stately.ts: startStatelyInspector': 'viewer',
-  'tools/bash/run/process.ts: run': 'contain (one runner interface)',
-  'tools/bash/run/process.ts: run/(anonymous)': 'contain (one runner interface)',
-  'tools/bash/bashTool.ts: createBashTool': 'contain',
-  'anthropic/call.ts: createAnthropicModel': 'wire',
-  'anthropic/call.ts: createAnthropicModel/(anonymous)': 'wire',
-  'history/validate.ts: problemsFrom': 'wire',
-  'transcript/recorder.ts: createRecorder': 'writer',
+  'anthropic/call.ts: createAnthropicModel': 'wire+writer',
+  'anthropic/call.ts: createAnthropicModel/(anonymous)': 'wire+writer',
+  'history/validate.ts: problemsFrom': 'wire+writer',
+  'transcript/recorder.ts: createRecorder': 'wire+writer',
 };
 
 function files(dir: string): string[] {
