@@ -36,7 +36,7 @@ describe('the machine graph, read from the definition', () => {
     expect(node('turn.callingModel')?.rows).toEqual(['invoke callModel', 'on TOOL_USE_READY']);
     expect(node('turn.checkingReply')).toMatchObject({ kind: 'choice', transient: true });
     // The machine rests in appendingResults (a snapshot of its own) until the event it sends itself.
-    expect(node('appendingResults')).toMatchObject({ kind: 'state', transient: false, rows: ['entry appendResults, sendResultsAppended'] });
+    expect(node('appendingResults')).toMatchObject({ kind: 'state', transient: false, rows: ['entry appendResults, markTransitionReason, sendResultsAppended'] });
     expect(['done', 'failed', 'aborted'].map((id) => node(id)?.kind)).toEqual(['final', 'final', 'final']);
   });
 });
