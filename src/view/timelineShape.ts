@@ -3,7 +3,7 @@
  * messages, requests, tools, usage and results tied to them. Types only: the page imports them too.
  */
 import type { MessageParam, ToolResultBlockParam } from '../core/messages.js';
-import type { ExitReason, TransitionReason } from '../core/run.js';
+import type { ExitReason, TransitionReason } from '../core/outcome.js';
 import type { Usage } from '../core/usage.js';
 import type { CacheMark, RequestRecord, ResultRecord, SessionHeader, SessionRecord } from '../transcript/records.js';
 import type { ReplyFacts, StepFacts } from './facts.js';

@@ -24,13 +24,11 @@ const BEING_SHORTENED: Record<string, string> = {
   'cli/run.ts: runOnce': 'house, for options (one ask function for every entry point)',
   'cli/durableArgs.ts: parseDurableArgs': 'house, for options (one option table)',
   'run/runAgent.ts: runAgent': 'house, for options (runAgent knows no tool)',
-  'view/server.ts: startViewer': 'viewer',
-  'view/timeline.ts: buildTimeline': 'viewer',
+  'cli/run.ts: run': 'house, for options (one ask function for every entry point)',
   'view/sequence.ts: sequenceDiagram': 'viewer',
   'inspect/stately.ts: startStatelyInspector': 'viewer',
   'anthropic/call.ts: createAnthropicModel': 'wire+writer',
   'anthropic/call.ts: createAnthropicModel/(anonymous)': 'wire+writer',
-  'history/validate.ts: problemsFrom': 'wire+writer',
   'transcript/recorder.ts: createRecorder': 'wire+writer',
 };
 
