@@ -27,6 +27,7 @@ const BEING_SHORTENED: Record<string, string> = {
   'cli/run.ts: run': 'house, for options (one ask function for every entry point)',
   'view/sequence.ts: sequenceDiagram': 'viewer',
   'inspect/stately.ts: startStatelyInspector': 'viewer',
+  'durable/balancer.ts: startBalancer': 'durable',
   'anthropic/call.ts: createAnthropicModel': 'wire+writer',
   'anthropic/call.ts: createAnthropicModel/(anonymous)': 'wire+writer',
   'transcript/recorder.ts: createRecorder': 'wire+writer',
