@@ -29,7 +29,6 @@ const BEING_SHORTENED: Record<string, string> = {
   'durable/agentSession.ts: agentSession': 'durable',
   'anthropic/call.ts: createAnthropicModel': 'wire+writer',
   'anthropic/call.ts: createAnthropicModel/(anonymous)': 'wire+writer',
-  'transcript/recorder.ts: createRecorder': 'wire+writer',
 };
 
 function files(dir: string): string[] {
