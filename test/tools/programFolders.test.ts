@@ -4,6 +4,7 @@
  * real server in the sandbox: test/cli/mcp.test.ts.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,19 @@ import { programFolders } from '../../src/tools/bash/run/programs.js';
 
 const top = realpathSync(mkdtempSync('/tmp/agentloop-programs-'));
 const other = realpathSync(mkdtempSync('/tmp/agentloop-programs-'));
-const outside = realpathSync(mkdtempSync(join(process.cwd(), '.agentloop-programs-')));
+const outside = realpathSync(mkdtempSync(join(notPrivate(), '.agentloop-programs-')));
+
+/**
+ * A writable folder outside /tmp, /var/tmp and /run: the checkout or the home is under /tmp on a CI machine that clones
+ * into `mktemp -d` (and gives the tests `HOME=$(mktemp -d)`), so they are tried before /dev/shm, not trusted.
+ */
+function notPrivate(): string {
+  const privates = ['/tmp', '/var/tmp', '/run', '/var/run'].map((dir) => realpathSync(dir));
+  const outsidePrivate = (dir: string) => !privates.some((p) => dir === p || dir.startsWith(`${p}/`));
+  const found = [process.cwd(), homedir(), '/dev/shm'].map((dir) => realpathSync(dir)).find(outsidePrivate);
+  if (found === undefined) throw new Error('no writable folder outside the private directories to test with');
+  return found;
+}
 afterAll(() => [top, other, outside].forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 const put = (path: string) => {
