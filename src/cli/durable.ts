@@ -107,7 +107,8 @@ function traceHeaders(env: NodeJS.ProcessEnv): Record<string, string> {
 async function submitCommand(options: Extract<DurableOptions, { command: 'submit' }>, io: DurableIo): Promise<number> {
   const sessionId = options.sessionId ?? sessionIdOfKey(options.idempotencyKey);
   const { prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt } = options;
-  const request = { prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt };
+  // Restate journals the request as it arrives: a key or credential pasted into the prompt is cut before it leaves.
+  const request = outputRedactor().value({ prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt });
   let invocationId: string;
   try {
     // Restate starts one run per key, even if the request reaches it twice.

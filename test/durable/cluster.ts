@@ -3,13 +3,15 @@
  * refuses invalid histories, and `agentloop worker` processes (the CLI as shipped) behind one
  * HTTP/2 balancer address (src/durable/balancer.ts), registered once with the server's admin API.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { registerDeployment } from '../../src/durable/worker.js';
 import { startCheckedServer } from '../support/agentServer.js';
-import { cliEnv, runCli, startCli, type CliRun } from '../support/cli.js';
+import { cliEnv, startCli, type CliRun } from '../support/cli.js';
+import type { TestUser } from '../support/users.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { startBalancer, type Balancer } from '../../src/durable/balancer.js';
 import { startRestateServer, type RestateServer } from './restateServer.js';
@@ -32,6 +34,8 @@ export interface Cluster {
   workers: WorkerProcess[];
   /** `--restate INGRESS --admin ADMIN`, for the client commands. */
   flags: string[];
+  /** What runs a program as the cluster's user (options.user): the workers and `cli` run through it. */
+  prefix: string[];
   /** Starts a worker and puts it behind the balancer. */
   addWorker(flags?: string[]): Promise<WorkerProcess>;
   /** Registers the balancer's address as the deployment (once the workers are up). */
@@ -43,11 +47,18 @@ export interface Cluster {
 export interface ClusterOptions {
   /** The balancer pings its workers and drops one that does not answer (as `agentloop balancer` does); default: a plain proxy. */
   pings?: boolean;
+  /** Who runs the workers and the client commands (test/support/users.ts); the working directory is theirs. Default: this process's user. */
+  user?: Pick<TestUser, 'prefix' | 'owner'>;
 }
 
 export async function startCluster(binary: string, options: ClusterOptions = {}): Promise<Cluster> {
   const [restate, model, balancer] = await Promise.all([startRestateServer(binary), startCheckedServer(), startBalancer({ backends: [], port: 0, pingIntervalMs: options.pings ? 500 : 0, pingTimeoutMs: 1000 })]);
   const dir = mkdtempSync(join(tmpdir(), 'agentloop-durable-'));
+  const prefix = options.user?.prefix ?? [];
+  if (options.user?.owner !== undefined) {
+    chmodSync(dir, 0o755);
+    execFileSync('chown', ['-R', options.user.owner, dir]);
+  }
   const env = cliEnv({
     ANTHROPIC_API_KEY: `sk-ant-test-${randomUUID()}`,
     ANTHROPIC_BASE_URL: model.url,
@@ -64,8 +75,9 @@ export async function startCluster(binary: string, options: ClusterOptions = {})
     env,
     workers,
     flags: ['--restate', restate.ingress, '--admin', restate.admin],
+    prefix,
     async addWorker(flags: string[] = []) {
-      const proc = startCli(['worker', '--port', '0', '--cwd', dir, ...flags], { cwd: dir, env });
+      const proc = startCli(['worker', '--port', '0', '--cwd', dir, ...flags], { cwd: dir, env, prefix });
       const url = await new Promise<string>((resolve, reject) => {
         // A worker with MCP servers answers once they have connected or failed (starting one through tsx takes seconds under load).
         const timer = setTimeout(() => reject(new Error(`worker did not start: ${JSON.stringify(proc.output())}`)), 45_000);
@@ -97,7 +109,7 @@ export async function startCluster(binary: string, options: ClusterOptions = {})
     async register() {
       await registerDeployment(restate.admin, balancer.url, { replace: true });
     },
-    cli: (args) => runCli(args, { cwd: dir, env }),
+    cli: (args) => startCli(args, { cwd: dir, env, prefix, input: '' }).done,
     async close() {
       await Promise.all(workers.map((w) => w.kill()));
       await Promise.all([balancer.close(), model.close(), restate.close()]);

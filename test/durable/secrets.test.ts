@@ -4,9 +4,12 @@
  * environment in a retried 529, a 401 HTML page with the request's headers, and a model answer. The client commands'
  * output (`submit --wait`, `result`, `messages`), the worker's stderr, the viewer's API over the run, and what Restate
  * itself keeps (the object's state and every journal entry of the invocations) hold neither, in any form the redactor
- * promises; the places that said something say `[redacted ANTHROPIC_API_KEY]`.
+ * promises; the places that said something say `[redacted ANTHROPIC_API_KEY]`. A prompt that carries the submitter's
+ * key and a credential of its environment (pasted by mistake) leaves `submit` with them cut: Restate's journal keeps the
+ * invocation's input as it received it. The workers and the client commands run as this user, and again as nobody when
+ * this one is root (test/support/users.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it as base } from 'vitest';
 import { restateCall } from '../../src/durable/http.js';
 import { firstPrompt } from '../support/agentServer.js';
 import { startCli } from '../support/cli.js';
@@ -14,6 +17,7 @@ import type { RecordedRequest, Step, StepFn } from '../support/messagesServer.js
 import { startCluster, type Cluster, until } from './cluster.js';
 import { restateBinary } from './restateServer.js';
 import { expectNoSecret as expectNone, FORMS, PASSWORD } from '../support/secretForms.js';
+import { testUsers } from '../support/users.js';
 
 const binary = restateBinary();
 
@@ -29,6 +33,7 @@ const agent: StepFn = (body, _index, req): Step => {
   const prompt = firstPrompt(body);
   const key = req.headers['x-api-key'] ?? (req.headers.authorization ?? '').replace(/^Bearer /, '');
   if (key === '') throw new Error('the request carried no key');
+  if (prompt.startsWith('pasted:')) return { content: [{ type: 'text', text: `The prompt was: ${prompt}` }], stop_reason: 'end_turn' };
   if (prompt === 'echo') return { content: [{ type: 'text', text: `Your key is ${key} and the password ${PASSWORD}.` }], stop_reason: 'end_turn' };
   if (faults++ === 0) {
     return { error: { status: 529, type: 'overloaded_error', message: `Overloaded for ${key} (${PASSWORD})` }, headers: { 'retry-after-ms': '10' } };
@@ -36,12 +41,15 @@ const agent: StepFn = (body, _index, req): Step => {
   return { error: { status: 401, type: 'authentication_error', message: '' }, raw: { contentType: 'text/html', body: headersPage(req) } };
 };
 
-describe.skipIf('problem' in binary)('a durable run whose API echoes the key', () => {
+describe.skipIf('problem' in binary).each(testUsers())('a durable run whose API echoes the key, as $name', (user) => {
   let cluster: Cluster;
   let key: string;
 
+  const it = user.skip === undefined ? base : base.skip;
   beforeAll(async () => {
-    cluster = await startCluster((binary as { path: string }).path);
+    if (user.skip !== undefined) return;
+    faults = 0;
+    cluster = await startCluster((binary as { path: string }).path, { user });
     key = cluster.env.ANTHROPIC_API_KEY as string;
     cluster.env.DB_PASSWORD = PASSWORD; // a credential of the worker's environment (by its name)
     for (let i = 0; i < 20; i++) cluster.model.enqueue(agent);
@@ -81,7 +89,7 @@ describe.skipIf('problem' in binary)('a durable run whose API echoes the key', (
     expect(json.error).toContain('[redacted ANTHROPIC_API_KEY]');
     const result = await cluster.cli(['result', json.session_id, ...cluster.flags]);
     const messages = await cluster.cli(['messages', json.session_id, ...cluster.flags]);
-    const view = startCli(['view', ...cluster.flags, json.session_id, '--port', '0'], { cwd: cluster.dir, env: cluster.env });
+    const view = startCli(['view', ...cluster.flags, json.session_id, '--port', '0'], { cwd: cluster.dir, env: cluster.env, prefix: cluster.prefix });
     let timeline: string;
     try {
       const url = await until('the viewer URL', () => /^(http:\/\/\S+)\n/.exec(view.output().stdout)?.[1], 20_000);
@@ -107,5 +115,16 @@ describe.skipIf('problem' in binary)('a durable run whose API echoes the key', (
     const messages = await cluster.cli(['messages', json.session_id, ...cluster.flags]);
     expect(messages.stdout).toContain('[redacted DB_PASSWORD]');
     for (const [where, text] of Object.entries({ submit: run.stdout + run.stderr, messages: messages.stdout, restate: await restateKeeps(json.session_id) })) expectNoSecret(where, text);
+  }, 90_000);
+
+  it("a prompt that carries the submitter's key and a credential: cut before it leaves submit, so neither the model nor Restate gets them", async () => {
+    const run = await cluster.cli(['submit', '-p', `pasted: my key ${key}, db ${PASSWORD}`, ...cluster.flags, '--wait']);
+    expect(run.code, run.stderr).toBe(0);
+    const json = JSON.parse(run.stdout) as { result: string; session_id: string };
+    expect(json.result).toBe('The prompt was: pasted: my key [redacted ANTHROPIC_API_KEY], db [redacted DB_PASSWORD]');
+    const messages = await cluster.cli(['messages', json.session_id, ...cluster.flags]);
+    expect(messages.stdout).toContain('pasted: my key [redacted ANTHROPIC_API_KEY]');
+    const sent = cluster.model.requests.map((r) => JSON.stringify(r.body)).join('\n');
+    for (const [where, text] of Object.entries({ submit: run.stdout + run.stderr, messages: messages.stdout, model: sent, restate: await restateKeeps(json.session_id) })) expectNoSecret(where, text);
   }, 90_000);
 });
