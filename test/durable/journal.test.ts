@@ -45,7 +45,9 @@ function attempt(id: string, recorded: Entry[], options: AttemptOptions = {}) {
   const entries = [...recorded];
   const crashAt = options.crashAt ?? Number.POSITIVE_INFINITY;
   let index = 0;
-  const started = { crashed: false };
+  let crashNow: (settled: Promise<void>) => void = () => {};
+  /** Resolves once the attempt has crashed and the action it was running has settled. */
+  const crash = new Promise<void>((resolve) => (crashNow = resolve));
   const mismatches: string[] = [];
   let mismatched: (reason: string) => void = () => {};
   const mismatch = new Promise<never>((_, reject) => (mismatched = (reason) => reject(new Error(reason))));
@@ -63,8 +65,7 @@ function attempt(id: string, recorded: Entry[], options: AttemptOptions = {}) {
       return Promise.resolve(structuredClone(old.value) as T);
     }
     if (i >= crashAt) {
-      started.crashed = true;
-      void action();
+      crashNow(action().then(() => undefined, () => undefined));
       return never<T>(); // the worker died here
     }
     return action().then((result) => {
@@ -80,7 +81,7 @@ function attempt(id: string, recorded: Entry[], options: AttemptOptions = {}) {
     sleep: (ms) => entry(`sleep ${ms} ms`, async () => ms).then(() => undefined),
   };
   const steps = durableSteps(journal, { now: 0 }, options.heartbeatMs);
-  return { journal, steps, entries, started, mismatches, mismatch };
+  return { journal, steps, entries, crash, mismatches, mismatch };
 }
 
 type Attempt = ReturnType<typeof attempt>;
@@ -124,12 +125,17 @@ const run = (a: Attempt, model: ModelCall, tools: Tool[], options: { maxRetries?
     a.mismatch,
   ]);
 
-/** Runs until the attempt crashes (its run never ends), giving what it recorded. */
+/**
+ * Runs until the attempt crashes (its run never ends) and the action it was running has settled,
+ * giving what it recorded. Waits for that event, however long the machine takes to get there.
+ */
 async function crashed(first: Attempt, runIt: () => Promise<unknown>): Promise<Entry[]> {
-  void runIt();
-  for (let i = 0; i < 200 && !first.started.crashed; i++) await new Promise((r) => setTimeout(r, 5));
-  expect(first.started.crashed).toBe(true);
-  await new Promise((r) => setTimeout(r, 20));
+  const ended = runIt().then(
+    () => 'the run ended before its worker died',
+    (error: unknown) => `the run failed before its worker died: ${String(error)}`,
+  );
+  const outcome = await Promise.race([first.crash.then(() => 'crashed'), ended]);
+  expect(outcome).toBe('crashed');
   return first.entries;
 }
 
