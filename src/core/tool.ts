@@ -43,6 +43,11 @@ export interface Tool {
    * ones. Must not throw or block; a tool must work without it being called.
    */
   prepare?(): void;
+  /**
+   * What a traced run adds to this tool's `execute_tool` span (OpenTelemetry, src/otel/): an MCP tool names the MCP
+   * method and its server's own names (tools/mcp/tools.ts).
+   */
+  spanAttributes?: Readonly<Record<string, string>>;
 }
 
 /** The part of a tool that goes into the request body. */

@@ -33,6 +33,8 @@ export interface RunFacts {
   baseURL?: string;
   /** Removes secrets from every string recorded as content (the run's redactor). */
   redactor: Redactor;
+  /** A tool's own attributes for its `execute_tool` span (core/tool.ts `spanAttributes`), by the name the model calls. */
+  toolAttributes?: (name: string) => Attributes | undefined;
 }
 
 /** How the run ended, for the run's span. */
@@ -215,6 +217,7 @@ export class RunSpans {
       'gen_ai.tool.name': block.name,
       'gen_ai.tool.call.id': block.id,
       'gen_ai.tool.type': 'function',
+      ...this.facts.toolAttributes?.(block.name),
       ...(this.conventions.captureContent && this.conventions.latest ? { 'gen_ai.tool.call.arguments': toolContent(block.input, this.facts.redactor) } : {}),
     };
     this.tools.set(block.id, this.tracer.startSpan(`execute_tool ${block.name}`, { kind: SpanKind.INTERNAL, attributes }, this.runContext));

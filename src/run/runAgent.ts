@@ -169,7 +169,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   const modelCall = options.modelCall ?? (await import('../anthropic/call.js')).createAnthropicModel(options.client ?? {});
   const startedAs = recorder?.id;
   const sessionId = options.sessionId ?? startedAs ?? randomUUID();
-  const spans = options.tracing ? await startSpans(options, sessionId, redactor) : undefined;
+  const spans = options.tracing ? await startSpans(options, sessionId, redactor, tools) : undefined;
   const emit = listenerOf(options.onEvent, recorder, spans);
 
   const machine = createAgentMachine({
@@ -254,13 +254,14 @@ function listenerOf(onEvent: RunAgentOptions['onEvent'], recorder: SessionRecord
 }
 
 /** The run's spans (src/otel/, loaded only for a traced run); content goes through the run's redactor. */
-async function startSpans(options: RunAgentOptions, sessionId: string, redactor: Redactor): Promise<RunSpans> {
+async function startSpans(options: RunAgentOptions, sessionId: string, redactor: Redactor, tools: Tool[]): Promise<RunSpans> {
   const { startRunSpans } = await import('../otel/runSpans.js');
   return startRunSpans(options.tracing as RunTracing, {
     conversationId: sessionId,
     model: options.model,
     ...(options.client?.baseURL ? { baseURL: options.client.baseURL } : {}),
     redactor,
+    toolAttributes: (name) => tools.find((tool) => tool.name === name)?.spanAttributes,
   });
 }
 

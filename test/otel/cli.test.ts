@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bashUse } from '../support/agentServer.js';
 import { CLI, runCli, startCli } from '../support/cli.js';
+import { probe } from '../support/mcp.js';
 import { writeModuleLogHook } from '../support/moduleLog.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
@@ -84,6 +85,27 @@ describe('agentloop -p with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     const sent = JSON.stringify(project.server.requests[1]?.body?.messages);
     expect(sent).toContain(`tp=00-${traceId}-${tool?.spanId}-01`);
   });
+
+  it("an MCP server's tool: execute_tool with its name and the MCP attributes; the server gets the span's trace context", async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const config = JSON.stringify({ mcpServers: { probe: probe(`otel-${process.pid}`) } });
+    project.server.enqueue({ content: [{ type: 'tool_use', id: 't1', name: 'mcp__probe__whoami', input: {} }], stop_reason: 'tool_use' }, { content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' });
+    const run = await runCli(['-p', '--mcp-config', config, 'who'], { cwd: project.dir, env: traced({ TRACEPARENT: `00-${traceId}-00f067aa0ba902b7-01` }) });
+    expect(run.code, run.stderr).toBe(0);
+    const [agent] = byName(receiver.spans, 'invoke_agent agentloop');
+    const [tool] = byName(receiver.spans, 'execute_tool mcp__probe__whoami');
+    expect(tool?.parentSpanId).toBe(agent?.spanId);
+    expect(tool?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'mcp__probe__whoami',
+      'gen_ai.tool.call.id': 't1',
+      'mcp.method.name': 'tools/call',
+      'agentloop.mcp.server': 'probe',
+      'agentloop.mcp.tool': 'whoami',
+    });
+    const sent = JSON.stringify(project.server.requests[1]?.body?.messages);
+    expect(sent).toContain(`traceparent 00-${traceId}-${tool?.spanId}-01`);
+  }, 60_000);
 
   it('a 529 that is retried: the failed call is a span in error, with the wait', async () => {
     project.server.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }, { content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' });

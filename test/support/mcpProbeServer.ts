@@ -35,7 +35,11 @@ export function probeServer(): Server {
       await new Promise((resolve) => setTimeout(resolve, Number(args.seconds) * 1000));
       return { content: [{ type: 'text', text: `waited ${args.seconds} s` }] };
     }
-    if (request.params.name === 'whoami') return { content: [{ type: 'text', text: `probe, auth ${String(extra.requestInfo?.headers?.authorization ?? 'none')}` }] };
+    if (request.params.name === 'whoami') {
+      // The trace context the client sent in _meta (an OpenTelemetry-traced client's), when it sent one.
+      const traced = request.params._meta?.traceparent ? `, traceparent ${String(request.params._meta.traceparent)}` : '';
+      return { content: [{ type: 'text', text: `probe, auth ${String(extra.requestInfo?.headers?.authorization ?? 'none')}${traced}` }] };
+    }
     try {
       writeFileSync(String(args.path), String(args.text));
       return { content: [{ type: 'text', text: `wrote ${args.path}` }] };

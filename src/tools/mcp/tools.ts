@@ -4,7 +4,9 @@
  * `readOnlyHint` is concurrency-safe (it may start while the reply streams and run beside others), any other runs
  * alone. A call's result becomes the tool_result: its text, `isError` as `is_error`. A call that fails (the server
  * crashed, closed, timed out past `MCP_TOOL_TIMEOUT`, or answered what is not a result) is an `is_error` result that
- * says so: the run goes on.
+ * says so: the run goes on. In a traced run, a call carries its `execute_tool` span's W3C trace context to the server
+ * in `params._meta` (`traceparent`, `tracestate`: the MCP conventions of OpenTelemetry), and the span names the MCP
+ * method and the server's own names.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
@@ -34,7 +36,8 @@ export function loopTool(client: Client, tool: McpTool, settings: McpToolSetting
     description: tool.description ?? tool.annotations?.title ?? tool.name,
     inputSchema: tool.inputSchema as ToolInputSchema,
     isConcurrencySafe: () => readOnly,
-    run: async (input, { signal }) => {
+    spanAttributes: { 'mcp.method.name': 'tools/call', 'agentloop.mcp.server': settings.server, 'agentloop.mcp.tool': tool.name },
+    run: async (input, { signal, env }) => {
       if (typeof input !== 'object' || input === null || Array.isArray(input)) {
         return { isError: true, content: `Invalid input for ${tool.name}: expected an object.` };
       }
@@ -45,7 +48,8 @@ export function loopTool(client: Client, tool: McpTool, settings: McpToolSetting
       signal.addEventListener('abort', abort, { once: true });
       if (signal.aborted) abort();
       try {
-        const result = await client.callTool({ name: tool.name, arguments: input as Record<string, unknown> }, undefined, {
+        const params = { name: tool.name, arguments: input as Record<string, unknown>, ...traceMeta(env) };
+        const result = await client.callTool(params, undefined, {
           signal: call.signal,
           timeout: settings.timeoutMs,
         });
@@ -57,6 +61,12 @@ export function loopTool(client: Client, tool: McpTool, settings: McpToolSetting
       }
     },
   };
+}
+
+/** The call's trace context (its `TRACEPARENT`, when the run is traced) as `params._meta`, unprefixed as SEP-414 says. */
+function traceMeta(env: Readonly<Record<string, string>> | undefined): { _meta?: Record<string, string> } {
+  if (!env?.TRACEPARENT) return {};
+  return { _meta: { traceparent: env.TRACEPARENT, ...(env.TRACESTATE ? { tracestate: env.TRACESTATE } : {}) } };
 }
 
 type CallResult = Awaited<ReturnType<Client['callTool']>>;
