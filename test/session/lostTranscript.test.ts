@@ -3,9 +3,11 @@
  * on stderr, and the run's records end up in a session that `--continue` finds (a new one, forked
  * from it, with the history so far); the file at the old path is left as the user left it. The CLI
  * as a real process, the loss made at several moments of a run: while the first model call is
- * held, while a tool runs, while the second model call is held. And, in one process, after the
- * run's last write.
+ * held, while a tool runs, while the second model call is held; as this user and again as nobody when this one is
+ * root (test/support/users.ts: the project is then nobody's, the CLI runs through setpriv). And, in one process,
+ * after the run's last write.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,9 +19,10 @@ import { startSession } from '../../src/transcript/recorder.js';
 import { restoreConversation } from '../../src/transcript/resume.js';
 import { newestSessionFor, readTranscript } from '../../src/transcript/store.js';
 import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
-import { runCli, startCli } from '../support/cli.js';
+import { startCli } from '../support/cli.js';
 import type { RecordedRequest, RequestBody, Step } from '../support/messagesServer.js';
 import type { CliProject } from '../support/project.js';
+import { testUsers, type TestUser } from '../support/users.js';
 import { markedCliProjectPerTest, transcripts, waitFor } from './helpers.js';
 
 let project: CliProject;
@@ -60,82 +63,93 @@ const MATRIX: Array<[Loss, Moment]> = (['removed', 'replaced', 'truncated'] as c
   (['first model call', 'tool', 'second model call'] as const).map((moment): [Loss, Moment] => [loss, moment]),
 );
 
-describe('a transcript lost during a run', () => {
-  it.each(MATRIX)('%s while the %s: one warning, the run goes on in a fork that --continue finds whole', async (loss, moment) => {
-    const held = deferred();
-    const arrived = deferred();
-    const hold = (at: Moment, step: Step): Step => async (body: RequestBody, index: number, request: RecordedRequest) => {
-      if (moment === at) {
-        arrived.resolve();
-        await held.promise;
-      }
-      return typeof step === 'function' ? step(body, index, request) : step;
-    };
-    const tool = `touch started; while [ ! -e go ]; do sleep 0.05; done; echo ran # ${marker}`;
-    project.server.enqueue(
-      hold('first model call', { content: [{ type: 'text', text: 'Working.' }, bashUse('toolu_w', tool)], stop_reason: 'tool_use' }),
-      hold('second model call', (body) => ({ content: [{ type: 'text', text: `saw ${resultText(lastToolResults(body)[0] as never)}` }], stop_reason: 'end_turn' })),
-    );
-    if (moment !== 'tool') writeFileSync(join(project.dir, 'go'), '');
-    const run = startCli(['-p', 'q-first', '--output-format', 'json'], { cwd: project.dir, env: project.env });
-    if (moment === 'tool') await waitFor('the tool to start', () => existsSync(join(project.dir, 'started')), 60_000);
-    else await arrived.promise;
-    const [name] = [...transcripts(project.home).keys()];
-    const oldPath = join(project.home, 'sessions', name as string);
-    const left = lose(oldPath, loss);
-    if (moment === 'tool') writeFileSync(join(project.dir, 'go'), '');
-    else held.resolve();
-    const done = await run.done;
+/** The CLI as `user` in the project (made theirs first); `-p` runs get an empty stdin. */
+function cliAs(user: TestUser, args: string[]) {
+  if (user.owner !== undefined) execFileSync('chown', ['-R', user.owner, project.dir]);
+  return startCli(args, { cwd: project.dir, env: project.env, prefix: user.prefix });
+}
 
-    expect(done.code, done.stderr).toBe(0);
-    const warnings = [...done.stderr.matchAll(WARNING)];
-    expect(warnings.map((w) => [w[1], w[2], w[3]])).toEqual([[(name as string).replace('.jsonl', ''), loss, oldPath]]);
-    const [, oldId, , , newId, newPath] = warnings[0] as RegExpMatchArray;
-    expect(JSON.parse(done.stdout)).toMatchObject({ session_id: newId, result: 'saw ran' });
-    if (left === undefined) expect(existsSync(oldPath)).toBe(false);
-    else expect(readFileSync(oldPath, 'utf8')).toBe(left);
+describe.each(testUsers())('as $name', (user) => {
+  const test = user.skip === undefined ? it : it.skip;
 
-    const fork = readTranscript(newPath as string);
-    expect(fork.problems).toEqual([]);
-    expect(fork.header).toMatchObject({ id: newId, forkedFrom: oldId, cwd: project.dir });
-    expect(newestSessionFor(project.home, project.dir)?.id).toBe(newId);
+  describe('a transcript lost during a run', () => {
+    test.each(MATRIX)('%s while the %s: one warning, the run goes on in a fork that --continue finds whole', async (loss, moment) => {
+      const held = deferred();
+      const arrived = deferred();
+      const hold = (at: Moment, step: Step): Step => async (body: RequestBody, index: number, request: RecordedRequest) => {
+        if (moment === at) {
+          arrived.resolve();
+          await held.promise;
+        }
+        return typeof step === 'function' ? step(body, index, request) : step;
+      };
+      const tool = `touch started; while [ ! -e go ]; do sleep 0.05; done; echo ran # ${marker}`;
+      project.server.enqueue(
+        hold('first model call', { content: [{ type: 'text', text: 'Working.' }, bashUse('toolu_w', tool)], stop_reason: 'tool_use' }),
+        hold('second model call', (body) => ({ content: [{ type: 'text', text: `saw ${resultText(lastToolResults(body)[0] as never)}` }], stop_reason: 'end_turn' })),
+      );
+      if (moment !== 'tool') writeFileSync(join(project.dir, 'go'), '');
+      const run = cliAs(user, ['-p', 'q-first', '--output-format', 'json']);
+      if (moment === 'tool') await waitFor('the tool to start', () => existsSync(join(project.dir, 'started')), 60_000);
+      else await arrived.promise;
+      const [name] = [...transcripts(project.home).keys()];
+      const oldPath = join(project.home, 'sessions', name as string);
+      const left = lose(oldPath, loss);
+      if (moment === 'tool') writeFileSync(join(project.dir, 'go'), '');
+      else held.resolve();
+      const done = await run.done;
 
-    project.server.enqueue((body) => ({ content: [{ type: 'text', text: `next saw ${body.messages.length}` }], stop_reason: 'end_turn' }));
-    const next = await runCli(['--continue', '-p', 'q-next', '--output-format', 'json'], { cwd: project.dir, env: project.env });
-    expect(next.code, next.stderr).toBe(0);
-    expect(JSON.parse(next.stdout)).toMatchObject({ session_id: newId, result: 'next saw 5' });
-    const messages = project.server.requests.at(-1)?.body?.messages ?? [];
-    expect(messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'q-first' }] });
-    expect(messages[3]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'saw ran' }] });
-    for (const request of project.server.requests) expect(historyProblems(request.body?.messages ?? [])).toEqual([]);
-    expect(project.server.violations).toEqual([]);
-  }, 120_000);
-});
+      expect(done.code, done.stderr).toBe(0);
+      const warnings = [...done.stderr.matchAll(WARNING)];
+      expect(warnings.map((w) => [w[1], w[2], w[3]])).toEqual([[(name as string).replace('.jsonl', ''), loss, oldPath]]);
+      const [, oldId, , , newId, newPath] = warnings[0] as RegExpMatchArray;
+      expect(JSON.parse(done.stdout)).toMatchObject({ session_id: newId, result: 'saw ran' });
+      if (left === undefined) expect(existsSync(oldPath)).toBe(false);
+      else expect(readFileSync(oldPath, 'utf8')).toBe(left);
 
-describe('a transcript removed while a tool runs, then the run killed with SIGKILL', () => {
-  it('is forked while the tool runs (one warning, before any write), so --continue finds the fork and never runs the tool again', async () => {
-    const tool = `echo once >> ran.txt; touch started; while [ ! -e go ]; do sleep 0.05; done # ${marker}`;
-    project.server.enqueue({ content: [{ type: 'text', text: 'Working.' }, bashUse('toolu_k', tool)], stop_reason: 'tool_use' });
-    const run = startCli(['-p', 'q-first', '--output-format', 'json'], { cwd: project.dir, env: project.env });
-    await waitFor('the tool to start', () => existsSync(join(project.dir, 'started')), 60_000);
-    const [name] = [...transcripts(project.home).keys()];
-    rmSync(join(project.home, 'sessions', name as string));
-    await waitFor('the warning', () => WARNING.test(run.output().stderr), 10_000);
-    WARNING.lastIndex = 0;
-    const [, oldId, , , newId] = WARNING.exec(run.output().stderr) as RegExpExecArray;
-    WARNING.lastIndex = 0;
-    run.child.kill('SIGKILL');
-    await run.done;
-    expect(oldId).toBe((name as string).replace('.jsonl', ''));
+      const fork = readTranscript(newPath as string);
+      expect(statSync(newPath as string).uid, 'the fork is the user\'s').toBe(user.owner === undefined ? process.getuid?.() : 65534);
+      expect(fork.problems).toEqual([]);
+      expect(fork.header).toMatchObject({ id: newId, forkedFrom: oldId, cwd: project.dir });
+      expect(newestSessionFor(project.home, project.dir)?.id).toBe(newId);
 
-    project.server.enqueue((body) => ({ content: [{ type: 'text', text: `resumed with ${resultText(lastToolResults(body)[0] as never)}` }], stop_reason: 'end_turn' }));
-    const next = await runCli(['--continue', '--output-format', 'json'], { cwd: project.dir, env: project.env });
-    expect(next.code, next.stderr).toBe(0);
-    expect(next.stderr).toContain('as interrupted (not run again)');
-    expect(JSON.parse(next.stdout)).toMatchObject({ session_id: newId, result: expect.stringMatching(/^resumed with interrupted/) });
-    expect(readFileSync(join(project.dir, 'ran.txt'), 'utf8')).toBe('once\n');
-    for (const request of project.server.requests) expect(historyProblems(request.body?.messages ?? [])).toEqual([]);
-  }, 120_000);
+      project.server.enqueue((body) => ({ content: [{ type: 'text', text: `next saw ${body.messages.length}` }], stop_reason: 'end_turn' }));
+      const next = await cliAs(user, ['--continue', '-p', 'q-next', '--output-format', 'json']).done;
+      expect(next.code, next.stderr).toBe(0);
+      expect(JSON.parse(next.stdout)).toMatchObject({ session_id: newId, result: 'next saw 5' });
+      const messages = project.server.requests.at(-1)?.body?.messages ?? [];
+      expect(messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'q-first' }] });
+      expect(messages[3]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'saw ran' }] });
+      for (const request of project.server.requests) expect(historyProblems(request.body?.messages ?? [])).toEqual([]);
+      expect(project.server.violations).toEqual([]);
+    }, 120_000);
+  });
+
+  describe('a transcript removed while a tool runs, then the run killed with SIGKILL', () => {
+    test('is forked while the tool runs (one warning, before any write), so --continue finds the fork and never runs the tool again', async () => {
+      const tool = `echo once >> ran.txt; touch started; while [ ! -e go ]; do sleep 0.05; done # ${marker}`;
+      project.server.enqueue({ content: [{ type: 'text', text: 'Working.' }, bashUse('toolu_k', tool)], stop_reason: 'tool_use' });
+      const run = cliAs(user, ['-p', 'q-first', '--output-format', 'json']);
+      await waitFor('the tool to start', () => existsSync(join(project.dir, 'started')), 60_000);
+      const [name] = [...transcripts(project.home).keys()];
+      rmSync(join(project.home, 'sessions', name as string));
+      await waitFor('the warning', () => WARNING.test(run.output().stderr), 10_000);
+      WARNING.lastIndex = 0;
+      const [, oldId, , , newId] = WARNING.exec(run.output().stderr) as RegExpExecArray;
+      WARNING.lastIndex = 0;
+      run.child.kill('SIGKILL');
+      await run.done;
+      expect(oldId).toBe((name as string).replace('.jsonl', ''));
+
+      project.server.enqueue((body) => ({ content: [{ type: 'text', text: `resumed with ${resultText(lastToolResults(body)[0] as never)}` }], stop_reason: 'end_turn' }));
+      const next = await cliAs(user, ['--continue', '--output-format', 'json']).done;
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.stderr).toContain('as interrupted (not run again)');
+      expect(JSON.parse(next.stdout)).toMatchObject({ session_id: newId, result: expect.stringMatching(/^resumed with interrupted/) });
+      expect(readFileSync(join(project.dir, 'ran.txt'), 'utf8')).toBe('once\n');
+      for (const request of project.server.requests) expect(historyProblems(request.body?.messages ?? [])).toEqual([]);
+    }, 120_000);
+  });
 });
 
 describe('a transcript removed after the last write of a run', () => {
