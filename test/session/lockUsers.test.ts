@@ -5,20 +5,20 @@
  * - root never writes through a symbolic or hard link the folder's owner put at a session's path
  *   (the lock file or the transcript: /etc/shadow would be truncated and written, as root);
  * - a lock file root made in the user's folder is the user's, so root's `kill -9` blocks the user
- *   for no moment;
+ *   for no moment; so is the saved output of root's long command (the session's folder, the command's folder, its file);
  * - a lock file the user cannot open is held (the session is busy: refused, or waited for) or not
  *   (one line saying to remove it), never a stack trace.
  */
 import { chownSync, closeSync, copyFileSync, existsSync, linkSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/run/runAgent.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { INTERRUPTED_TOOL_RESULT } from '../../src/transcript/resume.js';
-import { bashUse } from '../support/agentServer.js';
+import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
 import { startCli } from '../support/cli.js';
 import type { CliProject } from '../support/project.js';
 import { testUsers } from '../support/users.js';
@@ -101,6 +101,32 @@ describe.skipIf(skip !== undefined)('root in a folder its user can write', () =>
     expect(user.code, user.stderr).toBe(0);
     expect(JSON.parse(user.stdout)).toMatchObject({ is_error: false });
     expect(readFileSync(path, 'utf8')).toContain(INTERRUPTED_TOOL_RESULT);
+  });
+});
+
+describe.skipIf(skip !== undefined)("root's saved output in its user's session", () => {
+  it("is the user's: the session's folder, the command's folder and its file; the user's next command reads and removes them", async () => {
+    const { id } = await usersSession();
+    let saved = '';
+    project.server.enqueue({ content: [bashUse('toolu_long', 'seq 1 100000')], stop_reason: 'tool_use' }, (body) => {
+      saved = /is in (\S+output\.txt)\]/.exec(resultText(lastToolResults(body)[0] as never))?.[1] ?? '';
+      return { content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' };
+    });
+    const root = await asRoot(['--continue', '-p', 'q-root']).done;
+    expect(root.code, root.stderr).toBe(0);
+    const folder = join(project.home, 'sessions', id);
+    expect(dirname(dirname(saved))).toBe(folder);
+    expect([folder, dirname(saved), saved].map((path) => [path, statSync(path).uid])).toEqual([folder, dirname(saved), saved].map((path) => [path, NOBODY]));
+
+    const read = `wc -c < ${saved} && rm -r ${dirname(saved)} && echo removed`;
+    project.server.enqueue({ content: [bashUse('toolu_user', read)], stop_reason: 'tool_use' }, (body) => ({
+      content: [{ type: 'text', text: resultText(lastToolResults(body)[0] as never) }],
+      stop_reason: 'end_turn',
+    }));
+    const user = await asNobody(['--continue', '-p', 'q-user', '--output-format', 'json']).done;
+    expect(user.code, user.stderr).toBe(0);
+    expect(JSON.parse(user.stdout).result).toBe('588895\nremoved');
+    expect(existsSync(dirname(saved))).toBe(false);
   });
 });
 

@@ -15,8 +15,8 @@ export interface OutputLimits {
   maxFileBytes: number;
   /** Where the `agentloop-bash-XXXXXX` directory is made; default `os.tmpdir()`. */
   tempRoot?: string;
-  /** Where the directory is made instead, and a bound shared with other commands (spill.ts). */
-  spill?: { root(): string; take(bytes: number): number; full(): string | undefined };
+  /** Where the directory is made instead, and a bound shared with other commands (spill.ts); `own` hands a new path to the folder's user. */
+  spill?: { root(): string; take(bytes: number): number; full(): string | undefined; own?(path: string): void };
 }
 
 export interface CollectedOutput {
@@ -158,6 +158,9 @@ export class OutputCollector {
       const dir = mkdtempSync(join(this.limits.spill?.root() ?? this.limits.tempRoot ?? tmpdir(), 'agentloop-bash-'));
       this.path = join(dir, 'output.txt');
       this.fd = openSync(this.path, 'w', 0o600);
+      // The file first, then its folder: once the folder is the user's, nothing more is opened in it.
+      this.limits.spill?.own?.(this.path);
+      this.limits.spill?.own?.(dir);
     } catch (err) {
       this.fileError = (err as Error).message;
       return;

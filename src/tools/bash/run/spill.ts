@@ -11,15 +11,21 @@
  *
  * Once the bound is reached, later outputs are cut as usual and not saved; the result says so.
  * Files are never removed to make room: every path the model was given stays true.
+ *
+ * Root running in another user's sessions folder (`sudo -E agentloop --continue`) gives the folders and files it makes
+ * there to the owner of the sessions folder, as transcript/sessionFile.ts does with the session's own files: the user
+ * can read, and remove, the outputs of their session.
  */
-import { mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { lchownSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { removeAtExit } from './atExit.js';
 
 export class SpillSpace {
   private folder: string | undefined;
   private used: number | undefined;
+  /** Whom what is made in the folder is given to (root in another user's folder), else undefined. */
+  private owner: { uid: number; gid: number } | undefined;
 
   /** `dir`: where the outputs go (default: a temporary folder removed at exit); `maxBytes`: all of them together. */
   constructor(
@@ -41,8 +47,15 @@ export class SpillSpace {
     } else {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       this.folder = this.dir;
+      this.owner = folderOwnerForRoot(dirname(this.dir));
+      this.own(this.dir);
     }
     return this.folder;
+  }
+
+  /** Gives `path` (made in the folder) to the folder's user, when this is root in another user's folder (a link put there is not followed). */
+  own(path: string): void {
+    if (this.owner !== undefined) lchownSync(path, this.owner.uid, this.owner.gid);
   }
 
   /** Says why no more output can be saved, once the bound is used up. */
@@ -58,6 +71,13 @@ export class SpillSpace {
     this.used += granted;
     return granted;
   }
+}
+
+/** The owner of `folder` when this process is root and the folder is another user's. */
+function folderOwnerForRoot(folder: string): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const { uid, gid } = statSync(folder);
+  return uid === 0 ? undefined : { uid, gid };
 }
 
 /** Bytes in the files under `path` (a session's outputs: one folder per command). */
