@@ -11,7 +11,7 @@ import { readSession, type PendingRun, type SessionView } from '../durable/admin
 import { RestateCallError } from '../durable/http.js';
 import { attachRun, submitRun } from '../durable/ingress.js';
 import { fromDurableResult, SERVICE_NAME, type DurableRunResult } from '../durable/protocol.js';
-import type { DurableOptions } from './durableArgs.js';
+import type { DurableOptions } from './durableOptions.js';
 import { costOf } from '../core/pricing.js';
 import type { SessionRecord } from '../transcript/records.js';
 import { recordedMessages } from '../transcript/resume.js';

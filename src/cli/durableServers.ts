@@ -4,7 +4,7 @@
  * address on stdout and, with `--register ADMIN_URL`, registers the address with Restate.
  */
 import { resolve } from 'node:path';
-import type { DurableOptions } from './durableArgs.js';
+import type { DurableOptions } from './durableOptions.js';
 import type { DurableIo } from './durable.js';
 import { outputRedactor, shown, useRedactor } from './terminal.js';
 import { clientSecrets, credentialRedactor } from '../tools/bash/judge/secrets.js';

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /**
  * The entry point. It loads only what the command line needs: `--version` is answered by this module alone, `--help`
- * loads the usage text (./usage.js), a bad command line only the parser (./args.js: one line and a pointer to --help), and ./run.js (with the loop,
- * the SDK, XState and execa behind it) loads only for a command that does something.
+ * loads the help (./help.js, with the option table), a bad command line only the parser (./args.js: one line and a
+ * pointer to the command's --help), and ./run.js (with the loop, the SDK, XState and execa behind it) or ./durable.js
+ * load only for a command that does something.
  */
 import { readFileSync, writeSync } from 'node:fs';
-import type { CliOptions } from './args.js';
+import type { CliOptions, CommandLine } from './args.js';
+import { COMMAND_NAMES } from './optionTable.js';
 import { shown } from './terminal.js';
 
 /** The package's version, from its package.json (two directories up, from dist/cli/ as from src/cli/). */
@@ -29,12 +31,17 @@ function print(fd: 1 | 2, text: string): void {
   }
 }
 
-/** `--version`, `-v`, `--help` or `-h` alone: the answer needs no parser (the parser gives the same one). */
+/**
+ * `--version` or `-v` alone, `--help` or `-h` alone, `COMMAND --help`: the answer needs no parser (the parser gives
+ * the same one).
+ */
 function alone(argv: string[]): CliOptions | undefined {
-  if (argv.length !== 1) return undefined;
-  const [flag] = argv;
-  if (flag === '--version' || flag === '-v') return { command: 'version', print: false, demo: false, outputFormat: 'text' };
-  if (flag === '--help' || flag === '-h') return { command: 'help', print: false, demo: false, outputFormat: 'text' };
+  const quiet = { print: false, demo: false, outputFormat: 'text' } as const;
+  const [first, second] = argv;
+  if (argv.length === 1 && (first === '--version' || first === '-v')) return { command: 'version', ...quiet };
+  if (argv.length === 1 && (first === '--help' || first === '-h')) return { command: 'help', ...quiet };
+  const command = COMMAND_NAMES.find((name) => name !== 'run' && name === first);
+  if (argv.length === 2 && command && (second === '--help' || second === '-h')) return { command: 'help', ...quiet, helpFor: command };
   return undefined;
 }
 
@@ -52,52 +59,43 @@ async function enableCompileCache(): Promise<void> {
   }
 }
 
-/** A bad command line: one line and the pointer to --help, exit 2; any other error is thrown on. */
+/** A bad command line: one line and the pointer to the command's --help, exit 2; any other error is thrown on. */
 function usageFailure(error: unknown, UsageError: new (...args: never[]) => Error): number {
   if (!(error instanceof UsageError)) throw error;
-  print(2, `agentloop: ${error.message}\nsee agentloop --help\n`);
+  const command = (error as Error & { command?: string }).command;
+  print(2, `agentloop: ${error.message}\nsee agentloop ${command ? `${command} ` : ''}--help\n`);
   return 2;
 }
 
-/** Durable runs on Restate (`worker`, `balancer`, `submit`, `result`, `messages`, `view --restate`): their own parser and module. */
-async function durableMain(argv: string[]): Promise<number | undefined> {
-  if (!['worker', 'balancer', 'submit', 'result', 'messages', 'view'].includes(argv[0] ?? '')) return undefined;
-  const { isDurableCommand, parseDurableArgs } = await import('./durableArgs.js');
-  if (!isDurableCommand(argv)) return undefined;
-  const { UsageError } = await import('./argValues.js');
-  let options;
+/** The options of the command line, or the exit code of a bad one. */
+async function commandLine(argv: string[]): Promise<CommandLine | number> {
+  const quick = alone(argv);
+  if (quick) return quick;
+  const { parseCommandLine, UsageError } = await import('./args.js');
   try {
-    options = parseDurableArgs(argv);
+    return parseCommandLine(argv);
   } catch (error) {
     return usageFailure(error, UsageError);
   }
-  await enableCompileCache();
-  const { runDurable } = await import('./durable.js');
-  return runDurable(options, { env: process.env, version: version(), cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const durable = await durableMain(argv);
-  if (durable !== undefined) return durable;
-  let options = alone(argv);
-  if (!options) {
-    const { parseCliArgs, UsageError } = await import('./args.js');
-    try {
-      options = parseCliArgs(argv);
-    } catch (error) {
-      return usageFailure(error, UsageError);
-    }
-  }
+  const options = await commandLine(argv);
+  if (typeof options === 'number') return options;
   if (options.command === 'version') {
     print(1, `${version()}\n`);
     return 0;
   }
   if (options.command === 'help') {
-    const { USAGE } = await import('./usage.js');
-    print(1, `${USAGE}\n`);
+    const { helpText } = await import('./help.js');
+    print(1, `${helpText(options.helpFor)}\n`);
     return 0;
   }
   await enableCompileCache();
+  if ('restate' in options || options.command === 'worker' || options.command === 'balancer') {
+    const { runDurable } = await import('./durable.js');
+    return runDurable(options, { env: process.env, version: version(), cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
+  }
   const { run } = await import('./run.js');
   return run(options, version);
 }

@@ -118,6 +118,24 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
 }
 
 /**
+ * The options with the prompt piped on stdin (./stdin.ts: the prompt, or context after it); the exit code when a -p
+ * run has none.
+ */
+async function withPipedPrompt(options: CliOptions): Promise<CliOptions | number> {
+  const piped = await (await import('./stdin.js')).runPrompt(options, env);
+  if (piped.note) stderr.write(`${colors.dim(piped.note)}\n`);
+  if (piped.text !== undefined) return { ...options, prompt: piped.text };
+  // `-p --allowedTools Bash go`: the rule list took the prompt (as Claude Code's does); with nothing else to ask, it is the prompt.
+  if (options.print && options.lastWordPrompt) return { ...options, ...options.lastWordPrompt };
+  const resuming = options.resume !== undefined || options.continue === true;
+  if (options.print && options.prompt === undefined && !options.demo && !resuming && options.inputFormat !== 'stream-json') {
+    stderr.write('agentloop: -p needs a prompt: agentloop -p "PROMPT", or pipe it: echo "PROMPT" | agentloop -p\nsee agentloop --help\n');
+    return 2;
+  }
+  return options;
+}
+
+/**
  * A command that needs more than the usage text: a run, the REPL, `sessions` or `view`. `version` gives the package's
  * version (for the REPL's banner).
  */
@@ -136,28 +154,24 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   // start it mid-stream only once the parser is ready (about 0.1 s after it starts loading; the tool's own prepare()
   // starts it only when the first reply begins).
   import('../tools/bash/judge/shell/load.js').then((m) => m.loadShellParser()).catch(() => undefined);
-  let choice: ModelChoice;
-  let gate: PermissionGate | undefined;
+  let model: ModelChoice;
   try {
-    // A stream-json session always has a gate: a control request may change its mode.
-    gate = await permissionGate(options, cwd, options.inputFormat === 'stream-json');
-    choice = { ...chooseModel(options, cwd), ...(gate ? { hooks: gate.hooks } : {}), redactor: outputRedactor() };
+    model = { ...chooseModel(options, cwd), redactor: outputRedactor() };
   } catch (error) {
-    if (error instanceof RuleError) {
-      stderr.write(`agentloop: ${shown(error.message)}\nsee agentloop --help\n`);
-      return 2;
-    }
     if (!(error instanceof ConfigError)) throw error;
     stderr.write(`agentloop: ${shown(error.message)}\n`);
     return 2;
   }
-  // Piped stdin: the prompt, or context after it (./stdin.ts).
-  const piped = await (await import('./stdin.js')).runPrompt(options, env);
-  if (piped.note) stderr.write(`${colors.dim(piped.note)}\n`);
-  if (piped.text !== undefined) options = { ...options, prompt: piped.text };
-  const resuming = options.resume !== undefined || options.continue === true;
-  if (options.print && options.prompt === undefined && !options.demo && !resuming && options.inputFormat !== 'stream-json') {
-    stderr.write('agentloop: -p needs a prompt: agentloop -p "PROMPT", or pipe it: echo "PROMPT" | agentloop -p\nsee agentloop --help\n');
+  const asking = await withPipedPrompt(options);
+  if (typeof asking === 'number') return asking;
+  options = asking;
+  let gate: PermissionGate | undefined;
+  try {
+    // A stream-json session always has a gate: a control request may change its mode.
+    gate = await permissionGate(options, cwd, options.inputFormat === 'stream-json');
+  } catch (error) {
+    if (!(error instanceof RuleError)) throw error;
+    stderr.write(`agentloop: ${shown(error.message)}\nsee agentloop --help\n`);
     return 2;
   }
   // MCP servers start now, beside the rest of the start-up; the run waits for them before its first request (./mcp.ts).
@@ -169,6 +183,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
     stderr.write(`agentloop: ${shown(error.message)}\n`);
     return 2;
   }
+  let choice: ModelChoice = { ...model, ...(gate ? { hooks: gate.hooks } : {}) };
   if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);
   // Traces, when the OTEL_* variables ask for them (./telemetry.ts); the SDK loads only then.
   const telemetry = await startTelemetry(env, version(), warn);

@@ -8,8 +8,7 @@ import type { SessionRecord } from '../transcript/records.js';
 import { RestateCallError, restateCall } from './http.js';
 import { BATCHES, batchKey, type DurableRunResult } from './protocol.js';
 
-/** The admin API's default port, next to the ingress's 8080. */
-export const ADMIN_PORT = 9070;
+export { ADMIN_PORT, adminUrlOf } from './addresses.js';
 
 /** A run of the session that has not finished, as Restate reports it. */
 export interface PendingRun {
@@ -97,11 +96,4 @@ export async function readSession(target: AdminTarget, service: string, sessionI
   const result = state.get('result') as DurableRunResult | undefined;
   if (state.get('status') === 'done' && result) return { state: 'done', result, records };
   return records.length > 0 ? { state: 'ended', records } : { state: 'unknown' };
-}
-
-/** The admin API next to an ingress URL: the same host, port 9070. */
-export function adminUrlOf(ingress: string): string {
-  const url = new URL(ingress);
-  url.port = String(ADMIN_PORT);
-  return url.origin;
 }

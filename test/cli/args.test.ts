@@ -1,7 +1,6 @@
 /** The command line parsed (no process): Claude Code's forms, every new flag, and the one-line errors. */
 import { describe, expect, it } from 'vitest';
-import { type CliOptions, FLAGS, parseCliArgs, UsageError } from '../../src/cli/args.js';
-import { USAGE } from '../../src/cli/usage.js';
+import { type CliOptions, parseCliArgs, UsageError } from '../../src/cli/args.js';
 import { MODEL_ALIASES } from '../../src/core/models.js';
 import { priceOf } from '../../src/core/pricing.js';
 
@@ -146,14 +145,5 @@ describe('bad command lines: one line each', () => {
     const text = fails(argv);
     if (typeof message === 'string') expect(text).toBe(message);
     else expect(text).toMatch(message);
-  });
-});
-
-describe('--help', () => {
-  it('names every flag the parser takes', () => {
-    for (const [name, flag] of Object.entries(FLAGS)) {
-      expect(USAGE, `--${name}`).toContain(`--${name}`);
-      if ('short' in flag) expect(USAGE, `-${flag.short}`).toMatch(new RegExp(`-${flag.short}, --${name}\\b`));
-    }
   });
 });

@@ -53,6 +53,15 @@ describe('a denied command never runs', () => {
     expect(run.stdout).toBe('Results: Not run: denied by rule Bash(rm:*)\n');
   });
 
+  it('a rule flag takes the words after it, as Claude Code\'s; with the prompt piped, the last word is a rule too', async () => {
+    asks('touch made.txt');
+    const run = await cli(['-p', '--disallowedTools', 'Bash(rm:*)', 'Bash(touch:*)'], 'clean up');
+    expect(run.code, run.stderr).toBe(0);
+    expect(file('made.txt')).toBe(false);
+    expect(resultText(toolResult()!)).toBe('Not run: denied by rule Bash(touch:*)');
+    expect((project.server.requests[0]?.body as RequestBody).messages[0]?.content).toMatchObject([{ type: 'text', text: 'clean up' }]);
+  });
+
   it('stream-json: the result line lists the denial too', async () => {
     asks('rm victim.txt');
     const run = await cli(['-p', '--output-format', 'stream-json', '--verbose', '--disallowed-tools', 'Bash(rm:*)', 'go']);

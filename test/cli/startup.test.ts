@@ -50,16 +50,17 @@ describe('start-up: what the quick answers load', () => {
     expect(bytes(run.files)).toBeLessThan(16_000);
   });
 
-  it.each([['--help'], ['-h']])('%s loads only the entry point and the usage text', (flag) => {
-    const run = loaded([flag]);
+  it.each([[['--help']], [['-h']], [['worker', '--help']]])('%j loads only the entry point, the help and the option table (no parser)', (flag) => {
+    const run = loaded(flag);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Usage: agentloop/);
-    expect(run.stdout).toContain('--output-format');
-    expect(parts(run.files).filter((p) => p !== 'chunk').sort()).toEqual(['main', 'usage']);
-    expect(bytes(run.files)).toBeLessThan(32_000);
+    expect(run.stdout).toContain(flag[0] === 'worker' ? '--register' : '--output-format');
+    expect(parts(run.files).filter((p) => p !== 'chunk').sort()).toEqual(['help', 'main']);
+    // The option table (~17 kB with argValues), the sandbox's protected names it checks, the entry's redaction.
+    expect(bytes(run.files)).toBeLessThan(40_000);
   });
 
-  it('a bad flag loads the parser alone, not the usage text nor anything of the loop', () => {
+  it('a bad flag loads the parser and the option table, not the help nor anything of the loop', () => {
     const run = loaded(['--bogus']);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
@@ -73,6 +74,7 @@ describe('start-up: what the quick answers load', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/ANTHROPIC_API_KEY/);
     expect(parts(run.files)).toContain('run');
+    expect(parts(run.files)).not.toContain('help');
   });
 });
 

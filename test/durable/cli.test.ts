@@ -8,13 +8,16 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isDurableCommand, parseDurableArgs } from '../../src/cli/durableArgs.js';
+import { isLocal, parseCommandLine } from '../../src/cli/args.js';
 import { resolveModel } from '../../src/core/models.js';
 import { CLI, cliEnv } from '../support/cli.js';
 import { writeModuleLogHook } from '../support/moduleLog.js';
 import { freePort } from './restateServer.js';
 
 describe('durable command lines', () => {
+  const isDurableCommand = (argv: string[]) => !isLocal(parseCommandLine(argv));
+  const parseDurableArgs = parseCommandLine;
+
   it('are told apart from the local ones', () => {
     expect(isDurableCommand(['worker'])).toBe(true);
     expect(isDurableCommand(['submit', '-p', 'x'])).toBe(true);
@@ -107,7 +110,7 @@ describe('durable commands as processes', () => {
   it('a bad durable flag is one line and a pointer to --help', () => {
     const run = loaded(['submit', '-p', 'x', '--wiait']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe('agentloop: unknown option --wiait (did you mean --wait?)\nsee agentloop --help\n');
+    expect(run.stderr).toBe('agentloop: unknown option --wiait (did you mean --wait?)\nsee agentloop submit --help\n');
   });
 
   it('a Restate that is not there is said in one line, and the client loads no SDK', async () => {

@@ -8,9 +8,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseCliArgs } from '../../src/cli/args.js';
-import { parseDurableArgs } from '../../src/cli/durableArgs.js';
-import { USAGE } from '../../src/cli/usage.js';
+import { parseCliArgs, parseCommandLine } from '../../src/cli/args.js';
+import { helpText } from '../../src/cli/help.js';
 import * as library from '../../src/index.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
 import * as rules from '../../src/machine/rules.js';
@@ -144,7 +143,7 @@ describe('docs/cli.md', () => {
 
   it('names exactly the flags `--help` names', () => {
     const documented = flagsOf(page);
-    const helped = flagsOf(USAGE);
+    const helped = flagsOf(helpText());
     expect([...documented].filter((flag) => !helped.has(flag))).toEqual([]);
     expect([...helped].filter((flag) => !documented.has(flag))).toEqual([]);
   });
@@ -174,7 +173,7 @@ describe('docs/claude-code.md', () => {
     const own = rows.find(([claude]) => claude === '—')?.[1] ?? '';
     const flags = [...own.matchAll(/`(--[\w-]+)`/g)].map((m) => m[1] as string);
     expect(flags.length).toBeGreaterThan(5);
-    for (const flag of flags) expect(USAGE).toContain(flag);
+    for (const flag of flags) expect(helpText()).toContain(flag);
   });
 });
 
@@ -190,7 +189,7 @@ describe('docs/durable.md', () => {
       [['result', 'ID', '--restate', 'http://127.0.0.1:8080'], '--restate'],
     ] as const) {
       expect(page).toContain(flag);
-      expect(() => parseDurableArgs(argv), argv.join(' ')).not.toThrow();
+      expect(() => parseCommandLine(argv), argv.join(' ')).not.toThrow();
     }
   });
 });

@@ -22,7 +22,6 @@ const BEING_SHORTENED: Record<string, string> = {
   'cli/replInput.ts: openReplInput': 'house, for options (cli long functions)',
   'cli/streamInput.ts: streamInput': 'house, for options (one ask function for every entry point)',
   'cli/run.ts: runOnce': 'house, for options (one ask function for every entry point)',
-  'cli/durableArgs.ts: parseDurableArgs': 'house, for options (one option table)',
   'run/runAgent.ts: runAgent': 'house, for options (runAgent knows no tool)',
   'cli/run.ts: run': 'house, for options (one ask function for every entry point)',
   'durable/balancer.ts: startBalancer': 'durable',

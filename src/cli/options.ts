@@ -1,0 +1,203 @@
+/**
+ * Every flag of every command, declared once. The parser (./parse.ts), `--help` per command (./help.ts), the usage
+ * errors and the docs' flag table (docs/cli.md, checked by test/cli/optionTable.test.ts) are all walked from OPTIONS.
+ * Adding a flag: a field in `Flags`, an entry in OPTIONS (the compiler asks for it), and the code that reads it.
+ */
+import { defaultRunConfig } from '../core/config.js';
+import { resolveModel } from '../core/models.js';
+import { DEFAULT_INGRESS } from '../durable/addresses.js';
+import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
+import { allowWriteNames, envNames, httpUrl, idempotencyKey, nonEmpty, oneOf, portOf, positiveInt, positiveNumber, promptToolOf, publicKeys, restateId, splitRules, UsageError, uuidOf } from './argValues.js';
+import { COMMAND_NAMES, type CommandName, type CommandSpec, type OptionTable } from './optionTable.js';
+
+export type { AnyOption, CommandName } from './optionTable.js';
+export { COMMAND_NAMES } from './optionTable.js';
+
+export type OutputFormat = 'text' | 'json' | 'stream-json';
+
+/** The value of every flag once parsed (each is described by its entry in OPTIONS). */
+export interface Flags {
+  print: boolean;
+  outputFormat: OutputFormat;
+  listFormat: 'text' | 'json';
+  inputFormat: 'text' | 'stream-json';
+  verbose: boolean;
+  includePartialMessages: boolean;
+  includeLoopEvents: boolean;
+  permissionPromptTool: 'stdio';
+  model: string;
+  fallbackModel: string;
+  systemPrompt: string;
+  appendSystemPrompt: string;
+  allowedTools: string[];
+  disallowedTools: string[];
+  permissionMode: PermissionMode;
+  dangerouslySkipPermissions: boolean;
+  maxTurns: number;
+  maxBudgetUsd: number;
+  maxTokens: number;
+  maxRetries: number;
+  cwd: string;
+  sandbox: boolean;
+  allowEnv: string[];
+  allowWrite: string[];
+  mcpConfig: string[];
+  strictMcpConfig: boolean;
+  demo: boolean;
+  mistake: string;
+  resume: string;
+  continue: boolean;
+  forkSession: boolean;
+  waitForSession: boolean;
+  sessionId: string;
+  view: boolean;
+  step: boolean;
+  inspect: boolean;
+  port: number;
+  compare: boolean;
+  restate: string;
+  wait: boolean;
+  submitSessionId: string;
+  admin: string;
+  idempotencyKey: string;
+  replace: boolean;
+  workerPort: number;
+  host: string;
+  register: string;
+  advertise: string;
+  identityKeys: string[];
+  backends: string[];
+  help: boolean;
+  version: boolean;
+}
+
+const DURABLE_CLIENTS: readonly CommandName[] = ['submit', 'result', 'messages', 'view'];
+
+/** `--permission-mode`: Claude Code's modes (`manual` is `default`); `auto` is refused with the reason. */
+function permissionMode(text: string, flag: string): PermissionMode {
+  const mode = text === 'manual' ? 'default' : text;
+  if (mode === 'auto') {
+    throw new UsageError(`${flag} auto needs Claude Code's safety classifier, which agentloop does not have: use ${PERMISSION_MODES.join(', ')}`);
+  }
+  if (!(PERMISSION_MODES as readonly string[]).includes(mode)) {
+    throw new UsageError(`${flag} must be one of ${PERMISSION_MODES.join(', ')} (or manual), not "${text}"`);
+  }
+  return mode as PermissionMode;
+}
+
+const model = (text: string, flag: string) => nonEmpty(flag, resolveModel(text));
+
+/** `--mcp-config`: files or JSON texts, none empty. */
+function mcpConfigs(texts: readonly string[], flag: string): string[] {
+  if (texts.some((text) => text.trim() === '')) throw new UsageError(`${flag} takes a file or JSON text, not an empty value`);
+  return texts.map((text) => text.trim());
+}
+
+export const OPTIONS: OptionTable<Flags> = {
+  print: { flag: 'print', short: 'p', commands: ['run', 'submit'], description: 'run once and print the result, no REPL (json and stream-json imply it); the prompt is the argument after the flags' },
+  outputFormat: { flag: 'output-format', argument: 'FORMAT', default: 'text', commands: ['run'], parse: oneOf(['text', 'json', 'stream-json']), description: 'text, json or stream-json' },
+  listFormat: {
+    flag: 'output-format', argument: 'FORMAT', default: 'text', commands: ['sessions'], description: 'text or json',
+    parse: (text) => {
+      if (text !== 'text' && text !== 'json') throw new UsageError('sessions --output-format must be text or json');
+      return text;
+    },
+  },
+  inputFormat: { flag: 'input-format', argument: 'FORMAT', commands: ['run'], parse: oneOf(['text', 'stream-json']), description: 'text (default) or stream-json: user messages as JSON lines on stdin' },
+  verbose: { flag: 'verbose', commands: ['run'], description: 'text: show the tool calls on stderr; accepted with stream-json' },
+  includePartialMessages: { flag: 'include-partial-messages', commands: ['run'], description: "stream-json: also the model's raw stream events (stream_event lines)" },
+  includeLoopEvents: { flag: 'include-loop-events', commands: ['run'], description: "stream-json: also agentloop's loop events (loop_event lines: docs/agent-sdk.md)" },
+  permissionPromptTool: {
+    flag: 'permission-prompt-tool', argument: 'stdio', commands: ['run'], parse: promptToolOf,
+    description: 'stream-json input: ask the host (an Agent SDK program) about what the permission mode would not run (can_use_tool control requests)',
+  },
+  model: { flag: 'model', argument: 'ID', commands: ['run', 'worker', 'submit'], parse: model, description: 'model id or alias sonnet, opus, haiku (overrides MODEL_ID)' },
+  fallbackModel: { flag: 'fallback-model', argument: 'ID', commands: ['run'], parse: model, description: 'model to switch to when the model is overloaded' },
+  systemPrompt: { flag: 'system-prompt', argument: 'TEXT', commands: ['run'], description: 'replace the system prompt' },
+  appendSystemPrompt: { flag: 'append-system-prompt', argument: 'TEXT', commands: ['run', 'submit'], description: 'add TEXT to the end of the system prompt' },
+  allowedTools: {
+    flag: 'allowedTools', aliases: ['allowed-tools'], argument: 'RULES', list: 'variadic', commands: ['run'], parse: (texts) => splitRules('--allowedTools', texts),
+    description: 'allow only these bash commands, e.g. "Bash(git log:*) Bash(npm test)" (by commas or spaces; the words after the flag up to the next flag)',
+  },
+  disallowedTools: {
+    flag: 'disallowedTools', aliases: ['disallowed-tools'], argument: 'RULES', list: 'variadic', commands: ['run'], parse: (texts) => splitRules('--disallowedTools', texts),
+    description: 'never run these, e.g. "Bash(rm:*)" (beats --allowedTools)',
+  },
+  permissionMode: {
+    flag: 'permission-mode', argument: 'MODE', commands: ['run'], parse: permissionMode,
+    description: 'what runs without a rule (nothing is asked: the rest is denied): default (read-only commands; also manual, dontAsk), acceptEdits (and mkdir, touch, mv, cp inside the working directory), plan (read-only only), bypassPermissions (everything; the mode without --allowedTools)',
+  },
+  dangerouslySkipPermissions: { flag: 'dangerously-skip-permissions', commands: ['run'], description: '--permission-mode bypassPermissions' },
+  maxTurns: { flag: 'max-turns', argument: 'N', commands: ['run', 'submit'], parse: (text, flag) => positiveInt(flag, text), description: `stop after N model calls (default ${defaultRunConfig.maxTurns})` },
+  maxBudgetUsd: { flag: 'max-budget-usd', argument: 'AMOUNT', commands: ['run'], parse: (text, flag) => positiveNumber(flag, text), description: 'stop once the run has cost AMOUNT dollars' },
+  maxTokens: { flag: 'max-tokens', argument: 'N', commands: ['run', 'submit'], parse: (text, flag) => positiveInt(flag, text), description: `max_tokens of each request (default ${defaultRunConfig.maxTokens})` },
+  maxRetries: { flag: 'max-retries', argument: 'N', commands: ['run', 'submit'], parse: (text, flag) => positiveInt(flag, text, 0), description: `retries of a failed model call (default ${defaultRunConfig.maxRetries})` },
+  cwd: { flag: 'cwd', argument: 'DIR', commands: ['run', 'worker'], description: 'working directory of the tools (default: the current one)' },
+  sandbox: { flag: 'sandbox', commands: ['run', 'worker'], description: 'run bash commands under bubblewrap: read-only system, no network, credentials, agent state, .env files and sockets hidden' },
+  allowEnv: { flag: 'allow-env', argument: 'NAME', list: 'repeat', commands: ['run', 'worker'], parse: envNames, description: 'pass this credential variable (*_API_KEY, *_TOKEN, ...) to commands (repeat the flag for more)' },
+  allowWrite: {
+    flag: 'allow-write', argument: 'NAME', list: 'repeat', commands: ['run', 'worker'], parse: allowWriteNames,
+    description: 'with --sandbox: let commands write NAME, one of the files that run later (.bashrc, .profile, .git/hooks, .git for all of .git, .vscode, ...), kept read-only by default even in the working directory (repeat the flag, or NAME,NAME)',
+  },
+  mcpConfig: {
+    flag: 'mcp-config', argument: 'FILE|JSON', list: 'repeat', commands: ['run', 'worker'], parse: mcpConfigs,
+    description: "MCP servers to give the model the tools of (Claude Code's format; repeatable); a worker's servers serve every run",
+  },
+  strictMcpConfig: { flag: 'strict-mcp-config', commands: ['run'], description: 'use only the servers of --mcp-config (agentloop reads no others)' },
+  demo: { flag: 'demo', commands: ['run'], description: 'play the two-turn example with a scripted model, no API key needed' },
+  mistake: { flag: 'mistake', argument: 'NAME', commands: ['run'], parse: (text) => text.trim(), description: "with --demo: swap one action of the loop for a beginner's mistake and show what goes wrong (list: the mistakes)" },
+  resume: { flag: 'resume', short: 'r', argument: 'ID', commands: ['run'], parse: (text, flag) => nonEmpty(flag, text, ' (a session id: see agentloop sessions)'), description: 'go on with session ID (a unique prefix is enough); with a PROMPT, ask it next' },
+  continue: { flag: 'continue', short: 'c', commands: ['run'], description: 'go on with the newest session of this directory' },
+  forkSession: { flag: 'fork-session', commands: ['run'], description: 'with --resume/--continue: go on in a new session, the old one stays as it was' },
+  waitForSession: {
+    flag: 'wait-for-session', commands: ['run'],
+    description: 'with --resume/--continue: if another run is writing the session, wait until it ends (without it, that is refused at once, exit 2)',
+  },
+  sessionId: { flag: 'session-id', argument: 'UUID', commands: ['run'], parse: (text, flag) => uuidOf(flag, text), description: 'the id of the new session' },
+  view: { flag: 'view', commands: ['run'], description: 'show the run live in the local step-through viewer (prints its URL)' },
+  step: { flag: 'step', commands: ['run'], description: 'stop the run before each model request and each tool until Next in the viewer (implies --view)' },
+  inspect: { flag: 'inspect', commands: ['run'], description: 'show the machine live in the Stately inspector (prints its URL; needs internet)' },
+  port: { flag: 'port', argument: 'N', commands: ['run', 'view'], parse: (text) => portOf(text), description: 'port of the viewer / inspector page (default: any free port)' },
+  compare: { flag: 'compare', commands: ['view'], description: 'two sessions side by side (view --compare A B), the first diverging request marked' },
+  restate: { flag: 'restate', argument: 'URL', default: DEFAULT_INGRESS, commands: DURABLE_CLIENTS, parse: httpUrl, description: "Restate's ingress (view: step through a durable run)" },
+  admin: { flag: 'admin', argument: 'URL', commands: DURABLE_CLIENTS, parse: httpUrl, description: "Restate's admin API, where runs are read (default: the --restate host, port 9070)" },
+  idempotencyKey: {
+    flag: 'idempotency-key', argument: 'KEY', commands: ['submit'], parse: idempotencyKey,
+    description: 'Restate starts one run per key: a submit retried with the same key does not start another (without --session-id, the session id comes from the key)',
+  },
+  wait: { flag: 'wait', commands: ['submit'], description: 'wait for the run to end and print its json result' },
+  submitSessionId: { flag: 'session-id', argument: 'ID', commands: ['submit'], parse: (text, flag) => restateId(flag, text), description: 'the session to run in (default: a new UUID); a later submit with the same id goes on with it' },
+  workerPort: { flag: 'port', argument: 'N', default: 9080, commands: ['worker', 'balancer'], parse: (text) => portOf(text), description: 'port to serve on (0: any free port)' },
+  host: { flag: 'host', argument: 'HOST', default: '127.0.0.1', commands: ['worker', 'balancer'], description: 'interface to listen on' },
+  register: { flag: 'register', argument: 'ADMIN_URL', commands: ['worker', 'balancer'], parse: httpUrl, description: "register the address with Restate's admin API at ADMIN_URL" },
+  advertise: { flag: 'advertise', argument: 'URL', commands: ['worker'], parse: httpUrl, description: "with --register: the address to register (a load balancer's); default the worker's own" },
+  replace: { flag: 'replace', commands: ['worker', 'balancer'], description: 'with --register: register even though another address serves AgentSession (new runs come here)' },
+  identityKeys: { flag: 'identity-key', argument: 'KEY', list: 'repeat', commands: ['worker'], parse: publicKeys, description: "Restate's request-signing public key (publickeyv1_...): unsigned requests are refused (repeat the flag for more)" },
+  backends: {
+    flag: 'backend', argument: 'URL', list: 'repeat', commands: ['balancer'], parse: (texts, flag) => texts.map((text) => httpUrl(text, flag)),
+    description: "a worker's address (repeat the flag, once for each worker)",
+  },
+  help: { flag: 'help', short: 'h', commands: COMMAND_NAMES, description: 'show this help' },
+  version: { flag: 'version', short: 'v', commands: ['run'], description: 'print the version' },
+};
+
+/** What each command is, for `--help`. */
+export const COMMANDS: Record<CommandName, CommandSpec> = {
+  run: {
+    usage: ['[options] [PROMPT]', '-p [options] "PROMPT"', '--demo [options]', '--demo --mistake NAME'],
+    summary: 'start a REPL (asking PROMPT first, if given); with -p run once and print the result (piped stdin: the prompt, or context after it); --demo: an offline demo with a scripted model; --mistake: the demo with a beginner\'s mistake in the loop',
+  },
+  sessions: { usage: ['sessions [options]'], summary: 'list saved sessions (newest first)' },
+  view: {
+    usage: ['view [ID] [options]', 'view --compare A B', 'view --restate URL ID'],
+    summary: 'step through a session in the browser (default: the newest here); two side by side; or a durable run',
+  },
+  worker: { usage: ['worker [options]'], summary: 'serve durable runs for Restate (docs/durable.md)' },
+  balancer: {
+    usage: ['balancer --backend URL... [options]'],
+    summary: 'one address for several workers (an HTTP/2 balancer Restate can reach them through: docs/durable.md)',
+  },
+  submit: { usage: ['submit [options] -p "PROMPT"'], summary: 'start a durable run; prints its id (--wait: the json result)' },
+  result: { usage: ['result ID [options]'], summary: "a durable run's json result (exit 3: still running)" },
+  messages: { usage: ['messages ID [options]'], summary: "a durable run's messages (JSON)" },
+};
