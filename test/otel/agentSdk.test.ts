@@ -5,7 +5,7 @@
  * with the OpenTelemetry propagation API into the engine's environment (`TRACEPARENT`, `TRACESTATE`). agentloop sends
  * its spans as OTLP to a receiver on 127.0.0.1; each run's `invoke_agent` must be a child of the program's span.
  */
-import { query, type Options, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import { createSdkMcpServer, query, tool, type Options, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { context, propagation, type Span } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -100,6 +100,21 @@ describe("an Agent SDK program's active span", () => {
     const runs = agents();
     expect(runs).toHaveLength(2);
     for (const run of runs) expect(placeOf(run)).toEqual(program);
+  });
+
+  it("an in-process MCP server's tool: an execute_tool span with the MCP attributes, whose trace context the server gets", async () => {
+    project.server.enqueue({ content: [{ type: 'tool_use', id: 'm1', name: 'mcp__inproc__where', input: {} }], stop_reason: 'tool_use' }, answer('done'));
+    let received: unknown;
+    const where = tool('where', 'Say which trace this call is in.', {}, async (_args, extra) => {
+      received = (extra as { _meta?: { traceparent?: unknown } })._meta?.traceparent;
+      return { content: [{ type: 'text' as const, text: 'here' }] };
+    });
+    const mcpServers = { inproc: createSdkMcpServer({ name: 'inproc', tools: [where] }) };
+    const program = await inProgramSpan(async () => drain(query({ prompt: 'go', options: { ...options(), mcpServers } })));
+    const span = receiver.spans.find((s) => s.name === 'execute_tool mcp__inproc__where');
+    expect(span?.traceId).toBe(program.traceId);
+    expect(span?.attributes).toMatchObject({ 'gen_ai.tool.call.id': 'm1', 'mcp.method.name': 'tools/call', 'agentloop.mcp.server': 'inproc', 'agentloop.mcp.tool': 'where' });
+    expect(received).toBe(`00-${program.traceId}-${span?.spanId}-01`);
   });
 
   it('without an active span, the run is a trace of its own (the parent above came from the program)', async () => {

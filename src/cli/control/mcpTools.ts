@@ -2,10 +2,11 @@
  * The tools of the host's in-process MCP servers (the SDK's `createSdkMcpServer`): the SDK lists them in `initialize`
  * (`sdkMcpServerManifests`), and each call travels as an `mcp_message` control request carrying the JSON-RPC
  * `tools/call`, answered with `{ mcp_response }`. The model sees each as `mcp__SERVER__TOOL`, as Claude Code names
- * MCP tools; a result becomes the tool_result as a `--mcp-config` server's does (tools/mcp/tools.ts).
+ * MCP tools; a result becomes the tool_result as a `--mcp-config` server's does (tools/mcp/tools.ts), and a traced
+ * run's call carries its span's trace context in `params._meta` as theirs do.
  */
 import type { Tool, ToolInputSchema } from '../../core/tool.js';
-import { mcpToolName, outputOf } from '../../tools/mcp/tools.js';
+import { mcpSpanAttributes, mcpToolName, outputOf, traceMeta } from '../../tools/mcp/tools.js';
 import type { ControlChannel } from './channel.js';
 import type { SdkServer } from './initialize.js';
 
@@ -40,10 +41,11 @@ function mcpTool(channel: ControlChannel, server: string, info: McpToolInfo): To
     description: info.description ?? `${info.name} (MCP server ${server})`,
     inputSchema: inputSchema as ToolInputSchema,
     isConcurrencySafe: () => info.annotations?.readOnlyHint === true,
+    spanAttributes: mcpSpanAttributes(server, info.name),
     async run(input, context) {
       try {
         // As a --mcp-config server's result (tools/mcp/tools.ts): images and other media named, not poured out as text.
-        return outputOf((await rpc(channel, server, 'tools/call', { name: info.name, arguments: input ?? {} }, context.signal)) as Parameters<typeof outputOf>[0]);
+        return outputOf((await rpc(channel, server, 'tools/call', { name: info.name, arguments: input ?? {}, ...traceMeta(context.env) }, context.signal)) as Parameters<typeof outputOf>[0]);
       } catch (error) {
         return { content: `MCP tool ${info.name} of ${server} failed: ${error instanceof Error ? error.message : String(error)}`, isError: true };
       }

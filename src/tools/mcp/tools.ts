@@ -36,7 +36,7 @@ export function loopTool(client: Client, tool: McpTool, settings: McpToolSetting
     description: tool.description ?? tool.annotations?.title ?? tool.name,
     inputSchema: tool.inputSchema as ToolInputSchema,
     isConcurrencySafe: () => readOnly,
-    spanAttributes: { 'mcp.method.name': 'tools/call', 'agentloop.mcp.server': settings.server, 'agentloop.mcp.tool': tool.name },
+    spanAttributes: mcpSpanAttributes(settings.server, tool.name),
     run: async (input, { signal, env }) => {
       if (typeof input !== 'object' || input === null || Array.isArray(input)) {
         return { isError: true, content: `Invalid input for ${tool.name}: expected an object.` };
@@ -63,8 +63,13 @@ export function loopTool(client: Client, tool: McpTool, settings: McpToolSetting
   };
 }
 
+/** What an MCP tool adds to its `execute_tool` span: the MCP method, the server's and the tool's own names. */
+export function mcpSpanAttributes(server: string, tool: string): Record<string, string> {
+  return { 'mcp.method.name': 'tools/call', 'agentloop.mcp.server': server, 'agentloop.mcp.tool': tool };
+}
+
 /** The call's trace context (its `TRACEPARENT`, when the run is traced) as `params._meta`, unprefixed as SEP-414 says. */
-function traceMeta(env: Readonly<Record<string, string>> | undefined): { _meta?: Record<string, string> } {
+export function traceMeta(env: Readonly<Record<string, string>> | undefined): { _meta?: Record<string, string> } {
   if (!env?.TRACEPARENT) return {};
   return { _meta: { traceparent: env.TRACEPARENT, ...(env.TRACESTATE ? { tracestate: env.TRACESTATE } : {}) } };
 }
