@@ -2,6 +2,7 @@
  * The CLI's traces, end to end: the CLI as a process against the local Messages API server, the real OpenTelemetry
  * exporters sending OTLP over HTTP (protobuf and JSON) to a receiver on 127.0.0.1 (test/support/otlpReceiver.ts).
  */
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bashUse } from '../support/agentServer.js';
+import { FLUSH_MS } from '../../src/cli/telemetry.js';
 import { CLI, runCli, startCli } from '../support/cli.js';
 import { probe } from '../support/mcp.js';
 import { writeModuleLogHook } from '../support/moduleLog.js';
@@ -29,6 +31,25 @@ afterEach(async () => {
 const byName = (spans: ReceivedSpan[], name: string) => spans.filter((s) => s.name === name);
 const twoTurns = () => project.server.enqueue({ content: [bashUse('t1', 'ls')], stop_reason: 'tool_use' }, { content: [{ type: 'text', text: 'two files' }], stop_reason: 'end_turn' });
 const traced = (extra: Record<string, string> = {}) => ({ ...project.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...extra });
+
+/** An HTTP server on 127.0.0.1 that reads each request and never answers it (a collector that hangs). */
+async function startSilentCollector() {
+  let count = 0;
+  const server = createHttpServer((req) => {
+    count += 1;
+    req.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => count,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
 
 /** A port nothing listens on: taken from the OS, then let go. */
 async function closedPort(): Promise<number> {
@@ -132,7 +153,10 @@ describe('agentloop -p with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(JSON.stringify(receiver.spans.map((s) => [s.attributes, s.events]))).not.toContain(key);
   });
 
-  it('SIGTERM during a tool: the spans are still sent, the run span says aborted', async () => {
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)('%s during a tool: the spans are still sent, the run span says aborted', async (signal, code) => {
     project.server.enqueue({ content: [bashUse('t1', 'sleep 30')], stop_reason: 'tool_use' });
     const cli = startCli(['-p', 'wait', '--output-format', 'stream-json', '--verbose', '--include-loop-events'], { cwd: project.dir, env: traced() });
     await new Promise<void>((resolve) => {
@@ -143,12 +167,37 @@ describe('agentloop -p with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
         }
       }, 20);
     });
-    cli.child.kill('SIGTERM');
+    cli.child.kill(signal);
     const run = await cli.done;
-    expect(run.code).toBe(143);
+    expect(run.code).toBe(code);
     const [agent] = byName(receiver.spans, 'invoke_agent agentloop');
     expect(agent?.attributes).toMatchObject({ 'error.type': 'aborted', 'agentloop.exit_reason': 'aborted' });
     expect(byName(receiver.spans, 'execute_tool bash')).toHaveLength(1);
+  });
+
+  it('a run that fails (the API refuses the key): exit 1, and its spans are sent, in error', async () => {
+    project.server.enqueue({ error: { status: 401, type: 'authentication_error', message: 'invalid x-api-key' } });
+    const run = await runCli(['-p', 'hi'], { cwd: project.dir, env: traced() });
+    expect(run.code).toBe(1);
+    const [agent] = byName(receiver.spans, 'invoke_agent agentloop');
+    const [chat] = byName(receiver.spans, 'chat claude-test');
+    expect([agent?.status.code, agent?.attributes['error.type']]).toEqual(['ERROR', 'authentication_error']);
+    expect([chat?.status.code, chat?.attributes['error.type'], chat?.parentSpanId]).toEqual(['ERROR', 'authentication_error', agent?.spanId]);
+  });
+
+  it('a collector that takes the connection and never answers: the CLI waits FLUSH_MS at most, says so once, exits as without traces', async () => {
+    const silent = await startSilentCollector();
+    try {
+      twoTurns();
+      const run = await runCli(['-p', 'list the files', '--output-format', 'json'], { cwd: project.dir, env: traced({ OTEL_EXPORTER_OTLP_ENDPOINT: silent.url }) });
+      expect(silent.requests()).toBeGreaterThan(0);
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ subtype: 'success', result: 'two files' });
+      const warnings = run.stderr.split('\n').filter((l) => l.includes('trace could not be sent'));
+      expect(warnings).toEqual([`agentloop: the trace could not be sent to ${silent.url}/: no answer within ${FLUSH_MS} ms`]);
+    } finally {
+      await silent.close();
+    }
   });
 
   it('a collector that is down: one warning, the run and its output as without traces', async () => {
