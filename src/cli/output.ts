@@ -4,6 +4,7 @@ import type { Usage } from '../core/usage.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../run/runAgent.js';
 import { plural } from '../core/plural.js';
+import { toolResultText } from '../core/messages.js';
 import { shown } from './terminal.js';
 
 /** Usage and cost of one model over a run, as Claude Code's `modelUsage` has them. */
@@ -123,8 +124,7 @@ export function formatToolStart(event: Extract<RunEvent, { type: 'tool_start' }>
 
 /** The first lines of a tool's output, as the CLI shows them. */
 export function formatToolResult(event: Extract<RunEvent, { type: 'tool_result' }>): string {
-  const content = event.result.content;
-  const text = shown(typeof content === 'string' ? content : JSON.stringify(content));
+  const text = shown(toolResultText(event.result.content));
   const lines = text.split('\n');
   const head = lines.slice(0, PREVIEW_LINES).map((l) => `  ${l.length > 200 ? `${l.slice(0, 200)}…` : l}`);
   if (lines.length > PREVIEW_LINES) head.push(`  … (${lines.length - PREVIEW_LINES} more lines)`);

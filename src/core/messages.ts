@@ -8,3 +8,20 @@ export type ToolUseBlock = Anthropic.ToolUseBlockParam;
 export type ToolResultBlockParam = Anthropic.ToolResultBlockParam;
 export type StopReason = Anthropic.StopReason;
 
+
+/**
+ * A tool_result's content as text, to show (the terminal, the viewer's diagram): its text blocks, and a line naming
+ * each other block (`[image image/png, 1234 bytes]`), never its data.
+ */
+export function toolResultText(content: ToolResultBlockParam['content']): string {
+  if (content === undefined || typeof content === 'string') return content ?? '';
+  return content
+    .map((block) => {
+      if (block.type === 'text') return block.text;
+      const source = (block as { source?: { media_type?: unknown; data?: unknown } }).source;
+      const data = typeof source?.data === 'string' ? source.data : '';
+      const bytes = Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
+      return `[${block.type}${typeof source?.media_type === 'string' ? ` ${source.media_type}` : ''}${data ? `, ${bytes} bytes` : ''}]`;
+    })
+    .join('\n');
+}

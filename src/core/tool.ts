@@ -16,10 +16,19 @@ export interface ToolContext {
   env?: Readonly<Record<string, string>>;
 }
 
+/** One block of a tool_result's content as the API takes it: text, an image, a document. */
+export type ToolResultContent = Exclude<Anthropic.ToolResultBlockParam['content'], string | undefined>[number];
+
 /** What a tool gives back: becomes the `content` and `is_error` of a tool_result block. */
 export interface ToolOutput {
+  /** The result as text: the tool_result's content, and what the terminal and hooks are shown. */
   content: string;
   isError: boolean;
+  /**
+   * The tool_result's content instead of `content`, when the result holds more than text (an MCP server's image or
+   * PDF), each block as the API takes it; `content` then says the same in text, naming what is not text.
+   */
+  blocks?: ToolResultContent[];
 }
 
 /**

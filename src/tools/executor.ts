@@ -205,7 +205,6 @@ async function decideAndRun(
 }
 
 export function toToolResult(toolUseId: string, output: ToolOutput): ToolResultBlockParam {
-  return output.isError
-    ? { type: 'tool_result', tool_use_id: toolUseId, content: output.content, is_error: true }
-    : { type: 'tool_result', tool_use_id: toolUseId, content: output.content };
+  const content = output.blocks && output.blocks.length > 0 ? output.blocks : output.content;
+  return output.isError ? { type: 'tool_result', tool_use_id: toolUseId, content, is_error: true } : { type: 'tool_result', tool_use_id: toolUseId, content };
 }

@@ -3,7 +3,7 @@
  * agent loop, machine state, model, tool) and how `messages`, `turnCount` and `transitionReason`
  * change on the way. `npm run diagrams` draws the two-turn example with it from a real run.
  */
-import type { MessageParam } from '../core/messages.js';
+import { toolResultText, type MessageParam } from '../core/messages.js';
 import type { RunEvent } from '../core/events.js';
 
 export interface SequenceOptions {
@@ -74,8 +74,7 @@ function eventLines(event: RunEvent, walk: Walk): string[] {
       return [...early, `  AL->>TL: ${label(typeof input.command === 'string' ? input.command : JSON.stringify(input), walk.max)}`];
     }
     case 'tool_result': {
-      const content = event.result.content;
-      return [`  TL-->>AL: ${label(typeof content === 'string' ? content : JSON.stringify(content), walk.max)}`];
+      return [`  TL-->>AL: ${label(toolResultText(event.result.content), walk.max)}`];
     }
     case 'retry':
       return [`  Note over AL: retry ${event.attempt} in ${event.delayMs} ms`];

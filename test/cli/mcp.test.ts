@@ -122,6 +122,30 @@ describe('--mcp-config', () => {
     expect(JSON.stringify((project.server.requests[0]?.body as RequestBody).messages)).toContain('Echo: first');
   }, 120_000);
 
+  it("passes a server's image to the model as an image block in the tool_result, in order with its text; the terminal names it; --continue sends it again", async () => {
+    const { json } = config();
+    calls('mcp__every__get-tiny-image', {});
+    const run = await cli(['-p', '--mcp-config', json, '--verbose', 'show me']);
+    expect(run.code, run.stderr).toBe(0);
+    const [result] = lastToolResults(project.server.requests[1]?.body as RequestBody);
+    expect(result?.is_error).toBeFalsy();
+    expect(result?.content).toEqual([
+      { type: 'text', text: "Here's the image you requested:" },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo[A-Za-z0-9+/]{100,}=*$/) } },
+      { type: 'text', text: 'The image above is the MCP logo.' },
+    ]);
+    // The terminal shows the text and names the image, never its base64.
+    expect(run.stderr).toMatch(/\[image image\/png, \d+ bytes\]/);
+    expect(run.stderr).not.toContain('iVBORw0KGgo');
+    // The transcript keeps the block: the resumed history sends it as it was.
+    project.server.requests.length = 0;
+    project.server.enqueue({ content: [{ type: 'text', text: 'still here' }], stop_reason: 'end_turn' });
+    const again = await cli(['-p', '--continue', '--mcp-config', json, 'and now?']);
+    expect(again.code, again.stderr).toBe(0);
+    const resent = (project.server.requests[0]?.body as RequestBody).messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content));
+    expect(resent.find((b) => b.type === 'tool_result')).toEqual(result);
+  }, 120_000);
+
   it('--sandbox starts stdio servers in the sandbox: they write the working directory, not the rest', async () => {
     const outside = mkdtempSync(join(tmpdir(), 'agentloop-mcp-outside-'));
     try {

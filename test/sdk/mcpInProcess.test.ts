@@ -1,12 +1,13 @@
 /**
  * The Agent SDK's in-process MCP servers (`createSdkMcpServer`) with agentloop as the engine: a call's result becomes
- * the tool_result as an MCP server's does for `--mcp-config` (tools/mcp/tools.ts outputOf): an image is named with
- * its type and size, never its base64 poured into the model's context as text.
+ * the tool_result as an MCP server's does for `--mcp-config` (tools/mcp/tools.ts outputOf): an image goes to the model
+ * as an image block, what the API cannot take (audio, an image whose data is not its type) is named with its type and
+ * size, never its base64 poured into the model's context as text.
  */
 import { createSdkMcpServer, query, tool, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import { describe, expect, it } from 'vitest';
 import { CLI } from '../support/cli.js';
-import { answerFromResults, lastToolResults, resultText } from '../support/agentServer.js';
+import { answerFromResults, lastToolResults } from '../support/agentServer.js';
 import type { RequestBody } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 
@@ -20,12 +21,22 @@ async function* prompt(text: string, done: Promise<void>): AsyncIterable<SDKUser
 }
 
 describe("the Agent SDK's in-process MCP servers", () => {
-  it('give an image result as its type and size, not its base64', async () => {
+  it('give an image to the model as an image block; audio and a broken image as their type and size, not their base64', async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
     const data = Buffer.alloc(3000, 7).toString('base64');
     const media = createSdkMcpServer({
       name: 'media',
       version: '1.0.0',
-      tools: [tool('picture', 'Draws a picture.', {}, async () => ({ content: [{ type: 'text', text: 'drawn' }, { type: 'image', data, mimeType: 'image/png' }] }))],
+      tools: [
+        tool('picture', 'Draws a picture.', {}, async () => ({
+          content: [
+            { type: 'text', text: 'drawn' },
+            { type: 'image', data: png, mimeType: 'image/png' },
+            { type: 'image', data, mimeType: 'image/png' },
+            { type: 'audio', data, mimeType: 'audio/wav' },
+          ],
+        })),
+      ],
     });
     project.server.enqueue({ content: [{ type: 'tool_use', id: 'p1', name: 'mcp__media__picture', input: {} }], stop_reason: 'tool_use' }, answerFromResults);
     let finish = () => {};
@@ -39,7 +50,12 @@ describe("the Agent SDK's in-process MCP servers", () => {
     finish();
     const [result] = lastToolResults(project.server.requests[1]?.body as RequestBody);
     expect(result?.is_error).toBeFalsy();
-    expect(resultText(result!)).toBe('drawn\n[image image/png, 3000 bytes, not shown]');
+    expect(result?.content).toEqual([
+      { type: 'text', text: 'drawn' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+      { type: 'text', text: '[image image/png, 3000 bytes, not shown: its data is not image/png]' },
+      { type: 'text', text: '[audio audio/wav, 3000 bytes, not shown]' },
+    ]);
     expect(JSON.stringify(project.server.requests[1]?.body)).not.toContain(data.slice(0, 100));
     expect(messages.at(-1)).toMatchObject({ type: 'result', is_error: false });
   }, 120_000);

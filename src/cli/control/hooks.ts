@@ -117,7 +117,9 @@ export function controlHooks(context: HookContext, permission: RunHooks | undefi
       const name = claudeToolName(call.block.name);
       const fields = { tool_name: name, tool_input: call.block.input, tool_response: toolResponse(call.block.name, call.output.content, call.output.isError), tool_use_id: call.block.id };
       const added = addedContext(await callHooks(context, 'PostToolUse', name, fields, call.signal));
-      return added.length === 0 ? undefined : { ...call.output, content: [call.output.content, ...added].join('\n\n') };
+      if (added.length === 0) return undefined;
+      const blocks = call.output.blocks && [...call.output.blocks, ...added.map((text) => ({ type: 'text' as const, text }))];
+      return { ...call.output, content: [call.output.content, ...added].join('\n\n'), ...(blocks ? { blocks } : {}) };
     },
   };
 }

@@ -2,7 +2,7 @@
  * An MCP server's tools as tools of the loop: named `mcp__SERVER__TOOL` (Claude Code's names: every character but
  * letters, digits, `_` and `-` becomes `_`), with the server's description and input schema; a tool annotated
  * `readOnlyHint` is concurrency-safe (it may start while the reply streams and run beside others), any other runs
- * alone. A call's result becomes the tool_result: its text, `isError` as `is_error`. A call that fails (the server
+ * alone. A call's result becomes the tool_result: its text (images and PDFs as the API's blocks), `isError` as `is_error`. A call that fails (the server
  * crashed, closed, timed out past `MCP_TOOL_TIMEOUT`, or answered what is not a result) is an `is_error` result that
  * says so: the run goes on. In a traced run, a call carries its `execute_tool` span's W3C trace context to the server
  * in `params._meta` (`traceparent`, `tracestate`: the MCP conventions of OpenTelemetry), and the span names the MCP
@@ -11,6 +11,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool, ToolInputSchema, ToolOutput } from '../../core/tool.js';
+import { toolResultText } from '../../core/messages.js';
+import { resultBlock, type McpBlock } from './content.js';
 
 /** Claude Code's normalisation of a server's or a tool's name inside `mcp__SERVER__TOOL`. */
 export function mcpNamePart(name: string): string {
@@ -75,41 +77,22 @@ export function traceMeta(env: Readonly<Record<string, string>> | undefined): { 
 }
 
 type CallResult = Awaited<ReturnType<Client['callTool']>>;
-type ContentBlock = { type: string; [key: string]: unknown };
 
-/** A call's result as the tool_result's text: each content block in order, else the structured content as JSON. */
+/**
+ * A call's result as the tool_result's content: its text blocks joined by new lines (none: the structured content as
+ * JSON); with an image or a PDF, also the blocks in order, each as the API takes it (./content.ts), which the
+ * tool_result then carries.
+ */
 export function outputOf(result: CallResult): ToolOutput {
   const isError = result.isError === true;
-  const blocks = Array.isArray(result.content) ? (result.content as ContentBlock[]) : [];
-  const parts = blocks.map(blockText).filter((text) => text !== '');
+  const blocks = (Array.isArray(result.content) ? (result.content as McpBlock[]) : []).map(resultBlock).filter((b) => b !== undefined);
+  if (blocks.some((b) => b.type !== 'text')) return { isError, content: toolResultText(blocks), blocks };
+  const parts = blocks.map((b) => (b.type === 'text' ? b.text : ''));
   if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
   if (parts.length === 0 && 'toolResult' in result) parts.push(JSON.stringify(result.toolResult));
   const content = parts.join('\n');
   // The API refuses an empty text: an empty result says it is one.
   return { isError, content: content.trim() === '' ? (isError ? 'The tool failed and said nothing.' : '(no content)') : content };
-}
-
-function blockText(block: ContentBlock): string {
-  switch (block.type) {
-    case 'text':
-      return String(block.text ?? '');
-    case 'image':
-    case 'audio':
-      return `[${block.type} ${String(block.mimeType)}, ${base64Bytes(block.data)} bytes, not shown]`;
-    case 'resource': {
-      const resource = (block.resource ?? {}) as { uri?: string; text?: string; mimeType?: string };
-      return typeof resource.text === 'string' ? resource.text : `[resource ${String(resource.uri)} (${String(resource.mimeType ?? 'binary')}), not shown]`;
-    }
-    case 'resource_link':
-      return `[resource ${String(block.uri)}${block.name ? ` (${String(block.name)})` : ''}]`;
-    default:
-      return `[${block.type} content, not shown]`;
-  }
-}
-
-function base64Bytes(data: unknown): number {
-  if (typeof data !== 'string') return 0;
-  return Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
 }
 
 export function messageOf(error: unknown): string {
