@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { toolResultText } from '../core/messages.js';
 import type { ExitReason } from '../core/outcome.js';
 import type { Usage } from '../core/usage.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../run/runAgent.js';
 import { plural } from '../core/plural.js';
-import { toolResultText } from '../core/messages.js';
 import { shown } from './terminal.js';
 
 /** Usage and cost of one model over a run, as Claude Code's `modelUsage` has them. */
