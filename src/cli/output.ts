@@ -6,6 +6,7 @@ import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../run/runAgent.js';
 import { plural } from '../core/plural.js';
 import { shown } from './terminal.js';
+import { apiErrorOf, claudeToolName, terminalReasonOf } from './claudeLines.js';
 
 /** Usage and cost of one model over a run, as Claude Code's `modelUsage` has them. */
 export interface ModelUsage {
@@ -28,6 +29,11 @@ export interface RunFacts {
   durationApiMs: number;
   modelUsage: Record<string, ModelUsage>;
   permissionDenials?: PermissionDenial[];
+  /** From the run's start to its first request, and from that request to the first of its reply (ms). */
+  timeToRequestMs?: number;
+  ttftMs?: number;
+  /** Whether a tool was running when the run ended (an interrupt's `terminal_reason`). */
+  duringTool?: boolean;
 }
 
 /**
@@ -49,6 +55,14 @@ export interface JsonResult {
   permission_denials: PermissionDenial[];
   uuid: string;
   stop_reason: string | null;
+  /** Claude Code's: the API error's HTTP status when an API error ended the run, else null. */
+  api_error_status: number | null;
+  /** Claude Code's name of why the turn ended (./claudeLines.ts). */
+  terminal_reason: string;
+  fast_mode_state: 'off';
+  ttft_ms?: number;
+  ttft_stream_ms?: number;
+  time_to_request_ms?: number;
   exit_reason: ExitReason | null;
   /** Claude Code's list of what went wrong, for a run that failed. */
   errors?: string[];
@@ -57,25 +71,35 @@ export interface JsonResult {
 
 const SUBTYPES: Partial<Record<string, JsonResult['subtype']>> = { max_turns: 'error_max_turns', max_budget: 'error_max_budget_usd' };
 
+/**
+ * The result of a run. An API error that ended it is reported as Claude Code reports it: subtype `success` with
+ * `is_error: true`, `result` the error's text (`API Error: 400 ...`) and `api_error_status` its HTTP status.
+ */
 export function toJsonResult(run: RunResult, facts: RunFacts): JsonResult {
   const { context } = run;
   const success = context.exitReason === 'completed';
   const why = success ? '' : describeError(run);
+  const apiError = apiErrorOf(run);
   return {
     type: 'result',
-    subtype: success ? 'success' : SUBTYPES[context.exitReason ?? ''] ?? 'error_during_execution',
+    subtype: success || apiError ? 'success' : SUBTYPES[context.exitReason ?? ''] ?? 'error_during_execution',
     is_error: !success,
+    api_error_status: apiError?.status ?? null,
     duration_ms: run.durationMs,
     duration_api_ms: facts.durationApiMs,
+    ...(success && facts.ttftMs !== undefined ? { ttft_ms: facts.ttftMs, ttft_stream_ms: facts.ttftMs } : {}),
+    ...(success && facts.timeToRequestMs !== undefined ? { time_to_request_ms: facts.timeToRequestMs } : {}),
     num_turns: context.turnCount,
-    result: run.text,
+    result: apiError?.text ?? run.text,
+    stop_reason: context.stopReason,
     session_id: run.sessionId,
     total_cost_usd: context.costUsd,
     usage: context.usage,
     modelUsage: facts.modelUsage,
-    permission_denials: facts.permissionDenials ?? [],
+    permission_denials: (facts.permissionDenials ?? []).map((d) => ({ ...d, tool_name: claudeToolName(d.tool_name) })),
+    terminal_reason: terminalReasonOf(run, facts.duringTool === true),
+    fast_mode_state: 'off',
     uuid: randomUUID(),
-    stop_reason: context.stopReason,
     exit_reason: context.exitReason,
     ...(why ? { errors: [why] } : {}),
     ...(context.error ? { error: describeError(run) } : {}),

@@ -19,6 +19,7 @@ import { type PermissionGate, RuleError, permissionGate } from './permissions.js
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { startTelemetry } from './telemetry.js';
 import { startCliMcp, withMcpTools } from './mcp.js';
+import { apiErrorLine, apiErrorOf } from './claudeLines.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -106,10 +107,14 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
 
   if (format === 'text') {
     // The answer as a terminal may show it, also into a pipe (--output-format json has it exact).
-    if (result.text) stdout.write(`${shown(result.text)}\n`);
+    // An API error is the answer's place as in Claude Code's text output (`API Error: 400 ...`).
+    const answer = apiErrorOf(result)?.text ?? result.text;
+    if (answer) stdout.write(`${shown(answer)}\n`);
     if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(shown(describeError(result)))}\n`);
     if (verbose) stderr.write(`${colors.dim(shown((await loadSessions()).usageSummary(result)))}\n`);
   } else {
+    const failed = format === 'stream-json' ? apiErrorLine(result, session.id) : undefined;
+    if (failed) stdout.write(jsonLine(failed));
     stdout.write(jsonLine(toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials ?? [] })));
   }
   if (!signals.exitCode) await keepServing(pages);

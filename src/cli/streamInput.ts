@@ -10,24 +10,23 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { MessageParam } from '../core/messages.js';
-import { appendUser, appendUserText } from '../history/messages.js';
+import { appendUser, appendUserText, textOf } from '../history/messages.js';
 import { historyProblems } from '../history/validate.js';
 import type { Question } from '../transcript/records.js';
 import { arrayOf, block } from '../transcript/shapes.js';
 import type { CliOptions } from './args.js';
-import { exitCodeOf, palette } from './output.js';
+import { exitCodeOf, palette, toJsonResult } from './output.js';
 import type { PermissionGate } from './permissions.js';
 import { limitsOf, openSession, refusalWarner, type ModelChoice } from './start.js';
 import { onEndSignals } from './signals.js';
 import { jsonLine, shown } from './terminal.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../run/runAgent.js';
-import { toJsonResult } from './output.js';
+import { apiErrorLine } from './claudeLines.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { parseControlLine } from './control/channel.js';
 import { promptHooks, stopHooks } from './control/hooks.js';
 import { ControlSession } from './control/session.js';
-import { textOf } from '../history/messages.js';
 
 /** A line of stdin read: the question of a turn, or why it is not one. */
 export type InputLine = { question: Question } | { error: string };
@@ -98,14 +97,17 @@ function turnOutput(
       print(event);
     },
     finish(result: RunResult) {
+      const failed = apiErrorLine(result, sessionId);
+      if (failed) write(jsonLine(failed));
       write(jsonLine(toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials.slice(denied) ?? [] })));
     },
     /** A turn a UserPromptSubmit hook blocked: no model call, an error result saying why. */
     blocked(reason: string) {
       const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
-      const line = { type: 'result', subtype: 'error_during_execution', is_error: true, duration_ms: 0, duration_api_ms: 0, num_turns: 0, result: '' };
-      const rest = { session_id: sessionId, total_cost_usd: 0, usage, modelUsage: {}, permission_denials: [], uuid: randomUUID(), stop_reason: null, exit_reason: null };
-      write(jsonLine({ ...line, ...rest, errors: [`The prompt was blocked by a UserPromptSubmit hook: ${reason}`] }));
+      const line = { type: 'result', subtype: 'error_during_execution', is_error: true, duration_ms: 0, duration_api_ms: 0, num_turns: 0, result: '', session_id: sessionId };
+      const rest = { total_cost_usd: 0, usage, modelUsage: {}, permission_denials: [], uuid: randomUUID(), stop_reason: null, api_error_status: null };
+      const claude = { terminal_reason: 'hook_stopped', fast_mode_state: 'off', exit_reason: null, errors: [`The prompt was blocked by a UserPromptSubmit hook: ${reason}`] };
+      write(jsonLine({ ...line, ...rest, ...claude }));
     },
   };
 }

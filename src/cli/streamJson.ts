@@ -17,6 +17,8 @@ import type { ModelUsage, RunFacts } from './output.js';
 import { permissionModeOf } from './permissions.js';
 import { jsonLine } from './terminal.js';
 import { assistantLines } from './assistantLines.js';
+import { apiRetryLine, claudeBlock, claudeToolName, userLine } from './claudeLines.js';
+import { defaultRunConfig } from '../core/config.js';
 
 /** What the init line tells about the run. */
 export interface InitFacts {
@@ -62,7 +64,7 @@ export function initLine(facts: InitFacts) {
     subtype: 'init',
     cwd: facts.cwd,
     session_id: facts.sessionId,
-    tools: facts.tools,
+    tools: facts.tools.map(claudeToolName),
     mcp_servers: facts.mcpServers,
     model: facts.model,
     permissionMode: facts.permissionMode,
@@ -70,6 +72,14 @@ export function initLine(facts: InitFacts) {
     apiKeySource: facts.apiKeySource,
     output_style: 'default',
     agentloop_version: facts.version,
+    // Claude Code's keys for what agentloop has none of (no subagents, skills, plugins, fast mode or memory files).
+    agents: [],
+    skills: [],
+    plugins: [],
+    analytics_disabled: true,
+    product_feedback_disabled: true,
+    memory_paths: {},
+    fast_mode_state: 'off',
     uuid: randomUUID(),
   };
 }
@@ -81,7 +91,7 @@ export function initLine(facts: InitFacts) {
 export function streamJsonPrinter(
   facts: InitFacts,
   write: (line: string) => void,
-  options: { includeLoopEvents?: boolean } = {},
+  options: { includeLoopEvents?: boolean; maxRetries?: number } = {},
 ): (event: RunEvent) => void {
   const session_id = facts.sessionId;
   const out = (line: object) => write(jsonLine(line));
@@ -96,7 +106,7 @@ export function streamJsonPrinter(
   out(initLine(facts));
   let reply: { index: number; message: MessageParam } | undefined; // the model's message, until its metadata comes
   const assistant = assistantLines((head, block) =>
-    out({ type: 'assistant', message: { ...head, type: 'message', role: 'assistant', content: [block], stop_sequence: null }, parent_tool_use_id: null, session_id, uuid: randomUUID() }),
+    out({ type: 'assistant', message: { ...head, type: 'message', role: 'assistant', content: [claudeBlock(block)], stop_sequence: null }, parent_tool_use_id: null, session_id, uuid: randomUUID() }),
   );
   return (event) => {
     switch (event.type) {
@@ -105,7 +115,7 @@ export function streamJsonPrinter(
       case 'message':
         if (event.origin === 'model') reply = { index: event.index, message: event.message };
         // Claude Code does not repeat the prompt; tool results (and agentloop's continuation requests) are user lines.
-        else if (event.origin !== 'prompt') out({ type: 'user', message: event.message, parent_tool_use_id: null, session_id, uuid: randomUUID() });
+        else if (event.origin !== 'prompt') out(userLine(event.message, session_id));
         return;
       case 'reply': {
         const content = reply?.index === event.index && Array.isArray(reply.message.content) ? reply.message.content : [];
@@ -116,7 +126,11 @@ export function streamJsonPrinter(
       }
       case 'stream_event':
         assistant.onStreamEvent(event.event);
-        out({ type: 'stream_event', event: event.event, parent_tool_use_id: null, session_id, uuid: randomUUID() });
+        out({ type: 'stream_event', event: claudeStreamEvent(event.event), parent_tool_use_id: null, session_id, uuid: randomUUID() });
+        return;
+      case 'retry':
+        out(apiRetryLine(event, options.maxRetries ?? defaultRunConfig.maxRetries, session_id));
+        loop(event);
         return;
       default:
         loop(event);
@@ -124,24 +138,43 @@ export function streamJsonPrinter(
   };
 }
 
+/** A stream event with the tool's name in Claude Code's spelling (a tool_use block's start). */
+function claudeStreamEvent<T>(event: T): T {
+  const e = event as { type?: string; content_block?: unknown };
+  return e.type === 'content_block_start' && e.content_block ? { ...event, content_block: claudeBlock(e.content_block) } : event;
+}
+
 /**
  * Watches a run's events for what its result reports beyond the final context: the time spent waiting for the model
- * (from each request sent to its reply, or to whatever the machine did next when the call failed) and the usage and
- * cost per model (a fallback model is one of its own).
+ * (from each request sent to its reply, or to whatever the machine did next when the call failed), the usage and
+ * cost per model (a fallback model is one of its own), the time to the first request and to its first streamed
+ * content, and whether a tool was running at the end.
  */
 export function runMeter(now: () => number = () => performance.now()) {
+  const started = now();
   let callStarted: number | undefined;
+  let firstRequest: number | undefined;
+  let firstContent: number | undefined;
   let apiMs = 0;
+  let running = 0;
   const modelUsage: Record<string, ModelUsage> = {};
   const endCall = () => {
     if (callStarted === undefined) return;
     apiMs += now() - callStarted;
     callStarted = undefined;
   };
+  const onTiming = (event: RunEvent) => {
+    if (event.type === 'request') {
+      callStarted = now();
+      firstRequest ??= callStarted;
+    } else if (firstRequest !== undefined && (event.type === 'text' || event.type === 'stream_event' || event.type === 'reply')) firstContent ??= now();
+    if (event.type === 'tool_start') running += 1;
+    else if (event.type === 'tool_result') running = Math.max(0, running - 1);
+  };
   return {
     onEvent(event: RunEvent): void {
-      if (event.type === 'request') callStarted = now();
-      else if (event.type === 'reply' || event.type === 'transition') endCall();
+      onTiming(event);
+      if (event.type === 'reply' || event.type === 'transition') endCall();
       if (event.type !== 'reply') return;
       const usage = event.usage;
       const sum = (modelUsage[event.model] ??= { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUSD: 0 });
@@ -153,7 +186,8 @@ export function runMeter(now: () => number = () => performance.now()) {
     },
     facts(): RunFacts {
       endCall();
-      return { durationApiMs: Math.round(apiMs), modelUsage };
+      const timing = firstRequest === undefined ? {} : { timeToRequestMs: Math.round(firstRequest - started), ...(firstContent === undefined ? {} : { ttftMs: Math.round(firstContent - firstRequest) }) };
+      return { durationApiMs: Math.round(apiMs), modelUsage, duringTool: running > 0, ...timing };
     },
   };
 }

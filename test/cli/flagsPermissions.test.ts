@@ -31,7 +31,7 @@ describe('a denied command never runs', () => {
     expect(toolResult()).toMatchObject({ tool_use_id: 'toolu_1', is_error: true });
     expect(resultText(toolResult()!)).toBe('Not run: denied by rule Bash(rm:*)');
     expect(JSON.parse(run.stdout).permission_denials).toEqual([
-      { tool_name: 'bash', tool_use_id: 'toolu_1', tool_input: { command: 'rm victim.txt' } },
+      { tool_name: 'Bash', tool_use_id: 'toolu_1', tool_input: { command: 'rm victim.txt' } },
     ]);
   });
 
@@ -68,7 +68,7 @@ describe('a denied command never runs', () => {
     expect(run.code, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { type: string; permission_denials: unknown[] };
     expect(result.type).toBe('result');
-    expect(result.permission_denials).toEqual([{ tool_name: 'bash', tool_use_id: 'toolu_1', tool_input: { command: 'rm victim.txt' } }]);
+    expect(result.permission_denials).toEqual([{ tool_name: 'Bash', tool_use_id: 'toolu_1', tool_input: { command: 'rm victim.txt' } }]);
   });
 
   it('the REPL is gated by the same rules', async () => {
@@ -117,7 +117,7 @@ describe('--permission-mode, --dangerously-skip-permissions: what runs without a
     expect(resultText(ls!)).toMatch(/victim\.txt/);
     expect(resultText(touch!)).toBe('Not run: not allowed in plan mode: only read-only commands run, and "touch made.txt" is not one');
     const last = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { permission_denials: unknown[] };
-    expect(last.permission_denials).toEqual([{ tool_name: 'bash', tool_use_id: 'toolu_2', tool_input: { command: 'touch made.txt' } }]);
+    expect(last.permission_denials).toEqual([{ tool_name: 'Bash', tool_use_id: 'toolu_2', tool_input: { command: 'touch made.txt' } }]);
   });
 
   it('default (Claude Code\'s manual): read-only commands run; what would be asked is denied', async () => {
@@ -138,7 +138,7 @@ describe('--permission-mode, --dangerously-skip-permissions: what runs without a
     expect(file('out/made.txt')).toBe(true);
     expect(existsSync('/tmp/agentloop-escaped.txt')).toBe(false);
     expect(JSON.parse(run.stdout).permission_denials).toEqual([
-      { tool_name: 'bash', tool_use_id: 'toolu_2', tool_input: { command: 'cp victim.txt /tmp/agentloop-escaped.txt' } },
+      { tool_name: 'Bash', tool_use_id: 'toolu_2', tool_input: { command: 'cp victim.txt /tmp/agentloop-escaped.txt' } },
     ]);
   });
 

@@ -42,7 +42,7 @@ describe('--mcp-config', () => {
     expect(run.code, run.stderr).toBe(0);
     const [init] = lines(run.stdout);
     expect(init).toMatchObject({ type: 'system', subtype: 'init', mcp_servers: [{ name: 'every', status: 'connected' }, { name: 'broken', status: 'failed' }] });
-    expect(init?.tools).toEqual(expect.arrayContaining(['bash', 'mcp__every__echo', 'mcp__every__get-sum']));
+    expect(init?.tools).toEqual(expect.arrayContaining(['Bash', 'mcp__every__echo', 'mcp__every__get-sum']));
     const offered = ((project.server.requests[0]?.body as RequestBody).tools ?? []) as { name: string; input_schema?: unknown }[];
     expect(offered.find((t) => t.name === 'mcp__every__echo')).toMatchObject({ input_schema: { type: 'object', required: ['message'] } });
     expect(offered.some((t) => t.name.startsWith('mcp__broken__'))).toBe(false);

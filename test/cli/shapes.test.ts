@@ -104,7 +104,7 @@ describe('stream-json in Claude Code shapes', () => {
       subtype: 'init',
       cwd: project.dir,
       model: 'claude-sonnet-4-5',
-      tools: toolNames,
+      tools: ['Bash'], // Claude Code's name of the shell tool; the model is offered it as `bash`
       permissionMode: 'bypassPermissions',
       apiKeySource: 'ANTHROPIC_API_KEY',
     });
@@ -117,7 +117,8 @@ describe('stream-json in Claude Code shapes', () => {
     expect(assistant).toHaveLength(3);
     expect(sent).toHaveLength(2);
     const answerText = (lines.at(-1) as Line).result as string;
-    const blocks = [...TOOL_TURN.map((block) => ({ block, reply: 0 })), { block: { type: 'text', text: answerText }, reply: 1 }];
+    const claudeNamed = (block: (typeof TOOL_TURN)[number]) => ('name' in block && block.name === 'bash' ? { ...block, name: 'Bash' } : block);
+    const blocks = [...TOOL_TURN.map((block) => ({ block: claudeNamed(block), reply: 0 })), { block: { type: 'text', text: answerText }, reply: 1 }];
     assistant.forEach((line, i) => {
       expect(line.parent_tool_use_id).toBeNull();
       expect(line.uuid).toMatch(UUID);
@@ -187,7 +188,7 @@ describe('permissions in the output', () => {
     twoTurns(); // the model asks for `ls`: read-only, which runs in default mode, but a deny rule matches it
     const args = `-p 'list the files' --output-format stream-json --allowedTools 'Bash(git log:*)' --disallowedTools 'Bash(ls:*)'`;
     const out = await pipe(args, `jq -r '(select(.subtype=="init") | .permissionMode), (select(.type=="result") | .permission_denials[] | "\\(.tool_name) \\(.tool_use_id) \\(.tool_input.command)")'`);
-    expect(out).toBe('default\nbash toolu_1 ls\n');
+    expect(out).toBe('default\nBash toolu_1 ls\n');
   });
 });
 
@@ -231,21 +232,28 @@ describe('--output-format json in Claude Code shape', () => {
     const run = await runCli(['-p', 'list the files', '--output-format', 'json'], { cwd: project.dir, env: project.env });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trim().split('\n')).toHaveLength(1);
+    // Claude Code 2.1.197's keys in its order (test/sdk/claudeCode.json has them for the Agent SDK), then agentloop's.
     expect(Object.keys(JSON.parse(run.stdout))).toEqual([
       'type',
       'subtype',
       'is_error',
+      'api_error_status',
       'duration_ms',
       'duration_api_ms',
+      'ttft_ms',
+      'ttft_stream_ms',
+      'time_to_request_ms',
       'num_turns',
       'result',
+      'stop_reason',
       'session_id',
       'total_cost_usd',
       'usage',
       'modelUsage',
       'permission_denials',
+      'terminal_reason',
+      'fast_mode_state',
       'uuid',
-      'stop_reason',
       'exit_reason',
     ]);
   });
@@ -260,13 +268,21 @@ describe('--output-format json in Claude Code shape', () => {
     expect(result.total_cost_usd).toBeCloseTo(dollars(FIRST_USAGE, SONNET_45), 12);
   });
 
-  it('a model call the API refuses: error_during_execution, the API error in errors, no cost', async () => {
+  it("a model call the API refuses: reported as Claude Code does (subtype success, is_error, the API error's text and status), the error in errors, no cost", async () => {
     project.server.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'max_tokens: too large' } });
     const run = await runCli(['-p', 'hi', '--output-format', 'json'], { cwd: project.dir, env: project.env });
     expect(run.code).toBe(1);
     const result = JSON.parse(run.stdout);
-    expect(result).toMatchObject({ subtype: 'error_during_execution', is_error: true, total_cost_usd: 0, permission_denials: [] });
+    expect(result).toMatchObject({ subtype: 'success', is_error: true, total_cost_usd: 0, permission_denials: [], api_error_status: 400, terminal_reason: 'completed' });
+    expect(result.result).toBe('API Error: 400 max_tokens: too large');
     expect(result.errors).toEqual([expect.stringContaining('max_tokens: too large')]);
     expect(result.duration_api_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it("text output: a model call the API refuses prints Claude Code's 'API Error: STATUS MESSAGE' as the answer", async () => {
+    project.server.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'max_tokens: too large' } });
+    const run = await runCli(['-p', 'hi'], { cwd: project.dir, env: project.env });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('API Error: 400 max_tokens: too large\n');
   });
 });

@@ -160,7 +160,7 @@ describe('--input-format stream-json', () => {
     const cli = await runCli([...STREAM, '--disallowedTools', 'Bash(rm:*)'], { cwd: project.dir, env: project.env, input: user('clean up') + user('and now?') });
     expect(cli.code, cli.stderr).toBe(0);
     const [first, second] = results(cli.stdout);
-    expect(first?.permission_denials).toEqual([{ tool_name: 'bash', tool_use_id: 'toolu_rm', tool_input: { command: 'rm -rf notes' } }]);
+    expect(first?.permission_denials).toEqual([{ tool_name: 'Bash', tool_use_id: 'toolu_rm', tool_input: { command: 'rm -rf notes' } }]);
     expect(second?.permission_denials).toEqual([]);
     expect(JSON.stringify(server.requests[1]?.body?.messages.at(-1))).toContain('Bash(rm:*)');
   });

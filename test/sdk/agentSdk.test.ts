@@ -133,7 +133,7 @@ describe('the Claude Agent SDK with agentloop as its engine', () => {
     const results = lastToolResults(server.requests[1]?.body as RequestBody);
     expect(results.map((r) => r.is_error === true)).toEqual([false, false, true]);
     expect(resultText(results[2]!)).toContain('not that one');
-    expect(resultOf(messages).permission_denials).toEqual([{ tool_name: 'bash', tool_use_id: 't3', tool_input: { command: 'touch denied.txt' } }]);
+    expect(resultOf(messages).permission_denials).toEqual([{ tool_name: 'Bash', tool_use_id: 't3', tool_input: { command: 'touch denied.txt' } }]);
   });
 
   it('offers the tools of an in-process MCP server and calls them through mcp_message', async () => {

@@ -4,9 +4,11 @@
  * against the same local Messages API server. To re-record:
  *
  *   d=$(mktemp -d) && npm install --prefix $d @anthropic-ai/claude-code-linux-x64@2.1.197 &&
- *   CLAUDE_CODE=$d/node_modules/@anthropic-ai/claude-code-linux-x64/claude npx tsx test/sdk/record.ts
+ *   CLAUDE_CODE=$d/node_modules/@anthropic-ai/claude-code-linux-x64/claude npx tsx test/sdk/record.ts ['NAME' ...]
+ *
+ * With scenario names, only those are recorded (a new scenario, say); the others keep their recording.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMessagesServer } from '../support/messagesServer.js';
@@ -48,8 +50,14 @@ async function record(scenario: Scenario, executable: string): Promise<Recorded>
 async function main(): Promise<void> {
   const executable = process.env.CLAUDE_CODE;
   if (!executable) throw new Error('set CLAUDE_CODE to the claude binary (see the comment at the top of test/sdk/record.ts)');
+  const names = process.argv.slice(2);
+  const kept = names.length && existsSync(FIXTURE) ? (JSON.parse(readFileSync(FIXTURE, 'utf8')) as { scenarios: Record<string, Recorded> }).scenarios : {};
   const scenarios: Record<string, Recorded> = {};
   for (const scenario of SCENARIOS) {
+    if (names.length && !names.includes(scenario.name)) {
+      if (kept[scenario.name]) scenarios[scenario.name] = kept[scenario.name]!;
+      continue;
+    }
     scenarios[scenario.name] = await record(scenario, executable);
     process.stdout.write(`${scenario.name}: ${scenarios[scenario.name]!.sequence.join(' ')}\n`);
   }

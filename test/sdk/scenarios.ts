@@ -172,6 +172,8 @@ export const SCENARIOS: Scenario[] = [
         }
       }),
   },
+  { name: 'api error', replies: [{ error: { status: 400, type: 'invalid_request_error', message: 'messages: the prompt is not acceptable' } }], program: (e) => collect(e, 'hi') },
+  { name: 'overloaded, then an answer', replies: [{ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }, text('After a retry.')], program: (e) => collect(e, 'hi') },
   {
     name: 'resume',
     replies: [text('First.'), text('Second.')],

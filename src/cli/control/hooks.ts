@@ -11,9 +11,7 @@ import type { RunHooks, ToolCallDecision, ToolCallInfo } from '../../core/hooks.
 import type { ToolUseBlock } from '../../core/messages.js';
 import type { ControlChannel } from './channel.js';
 import type { HookEvent, SdkSetup } from './initialize.js';
-
-/** The name Claude Code gives a tool (what a script, a hook or a rule sees): agentloop's `bash` is `Bash`. */
-export const claudeToolName = (name: string) => (name === 'bash' ? 'Bash' : name);
+import { claudeToolName } from '../claudeLines.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,0 +1,92 @@
+/**
+ * What Claude Code's stream-json lines say that agentloop's events do not say the same way (recorded from Claude Code
+ * 2.1.197 in test/sdk/claudeCode.json): the tool's name (`Bash`), a retry's `system/api_retry` line, a tool result's
+ * `user` line keys, an API error reported as Claude Code reports it (an `assistant` line with the text
+ * `API Error: STATUS MESSAGE`, and a result with `is_error: true` and `api_error_status`), and the result's
+ * `terminal_reason`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { RunEvent } from '../core/events.js';
+import type { ExitReason, RunError } from '../core/outcome.js';
+import type { RunResult } from '../run/runAgent.js';
+
+/** The name Claude Code gives a tool (what a script, a hook or a rule sees): agentloop's `bash` is `Bash`. */
+export const claudeToolName = (name: string) => (name === 'bash' ? 'Bash' : name);
+
+/** A content block with a tool's name in Claude Code's spelling (`tool_use` blocks; the rest as they are). */
+export function claudeBlock<T>(block: T): T {
+  const b = block as { type?: unknown; name?: unknown };
+  return b.type === 'tool_use' && typeof b.name === 'string' ? { ...block, name: claudeToolName(b.name) } : block;
+}
+
+/** Claude Code's kind of an API error (the SDK's `SDKAssistantMessageError`). */
+export function claudeErrorKind(error: RunError): string {
+  if (error.kind === 'overloaded' || error.status === 529) return 'overloaded';
+  if (error.status === 401 || error.status === 403) return 'authentication_failed';
+  if (error.status === 429) return 'rate_limit';
+  if (error.status === 404) return 'model_not_found';
+  if (error.status !== undefined && error.status >= 500) return 'server_error';
+  return 'unknown';
+}
+
+/** The `system/api_retry` line of a `retry` event: the call failed and is tried again after `retry_delay_ms`. */
+export function apiRetryLine(event: Extract<RunEvent, { type: 'retry' }>, maxRetries: number, sessionId: string) {
+  return {
+    type: 'system',
+    subtype: 'api_retry',
+    attempt: event.attempt,
+    max_retries: maxRetries,
+    retry_delay_ms: event.delayMs,
+    error_status: event.error.status ?? null,
+    error: claudeErrorKind(event.error),
+    session_id: sessionId,
+    uuid: randomUUID(),
+  };
+}
+
+/** A tool result's `user` line: Claude Code's `timestamp`, `tool_use_result` (the result's text) and `is_error: false`. */
+export function userLine(message: { role: string; content: unknown }, sessionId: string) {
+  const blocks = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
+  const results = blocks.filter((b) => b.type === 'tool_result');
+  const content = blocks.map((b) => (b.type === 'tool_result' ? { ...b, is_error: b.is_error === true } : b));
+  const line = { type: 'user', message: { ...message, ...(blocks.length ? { content } : {}) }, parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID() };
+  if (results.length === 0) return line;
+  const last = results[results.length - 1]!;
+  const text = typeof last.content === 'string' ? last.content : JSON.stringify(last.content ?? '');
+  return { ...line, timestamp: new Date().toISOString(), tool_use_result: last.is_error === true ? `Error: ${text}` : text };
+}
+
+/** An API error that ended the run, as Claude Code reports it: `API Error: 400 message`; undefined for another end. */
+export function apiErrorOf(run: RunResult): { status: number | null; text: string } | undefined {
+  const { exitReason, error } = run.context;
+  if ((exitReason !== 'model_error' && exitReason !== 'prompt_too_long') || !error) return undefined;
+  // What the API answered, or no answer; a reply agentloop refused (invalid_reply) is not an API error.
+  if (error.status === undefined && error.kind !== 'connection' && error.kind !== 'timeout') return undefined;
+  const status = error.status ?? null;
+  return { status, text: status === null ? `API Error: ${error.message}` : `API Error: ${status} ${error.message}` };
+}
+
+/** The synthetic `assistant` line Claude Code writes for an API error before the result (never in the history). */
+export function apiErrorLine(run: RunResult, sessionId: string) {
+  const failed = apiErrorOf(run);
+  if (!failed || !run.context.error) return undefined;
+  const usage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const message = { id: randomUUID(), type: 'message', role: 'assistant', model: '<synthetic>', content: [{ type: 'text', text: failed.text }], stop_reason: 'stop_sequence', stop_sequence: '', usage };
+  return { type: 'assistant', message, parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID(), error: claudeErrorKind(run.context.error) };
+}
+
+const TERMINAL_REASONS: Partial<Record<ExitReason, string>> = {
+  max_turns: 'max_turns',
+  max_budget: 'budget_exhausted',
+  prompt_too_long: 'prompt_too_long',
+};
+
+/**
+ * The result's `terminal_reason`, as Claude Code names why the turn ended: an API error the result reports is
+ * `completed` (as Claude Code says), an interrupt `aborted_tools` or `aborted_streaming` (during a tool or not).
+ */
+export function terminalReasonOf(run: RunResult, duringTool: boolean): string {
+  const reason = run.context.exitReason;
+  if (reason === 'aborted') return duringTool ? 'aborted_tools' : 'aborted_streaming';
+  return (reason && TERMINAL_REASONS[reason]) ?? 'completed';
+}

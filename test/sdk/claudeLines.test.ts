@@ -1,0 +1,78 @@
+/**
+ * What an Agent SDK program reads in the messages agentloop sends, value by value, as Claude Code 2.1.197 sends them
+ * (its lines for the same programs were read from the recording run of test/sdk/record.ts): an API error reported in
+ * the result (`is_error`, `API Error: STATUS MESSAGE`, `api_error_status`) after a synthetic assistant message, a retry's
+ * `system/api_retry`, the tool named `Bash` wherever the program sees it, a tool result's `tool_use_result` and
+ * `timestamp`, and the result's `terminal_reason`. The real SDK drives the built CLI against the local Messages API.
+ */
+import { query, type Options, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import { describe, expect, it } from 'vitest';
+import { CLI } from '../support/cli.js';
+import { bashUse } from '../support/agentServer.js';
+import type { MessagesServer } from '../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../support/project.js';
+
+let project: CliProject;
+let server: MessagesServer;
+cliProjectPerTest('claudelines', (p) => { project = p; server = p.server; }, { noViolations: true });
+
+const answer = (text: string) => ({ content: [{ type: 'text' as const, text }], stop_reason: 'end_turn' as const });
+
+/** Every message the program receives; the SDK throws after an error result (Claude Code's way too): kept as `thrown`. */
+async function collect(prompt: string, extra: Options = {}): Promise<{ messages: SDKMessage[]; thrown?: string }> {
+  const messages: SDKMessage[] = [];
+  try {
+    for await (const message of query({ prompt, options: { pathToClaudeCodeExecutable: CLI, cwd: project.dir, env: project.env, ...extra } })) messages.push(message);
+  } catch (error) {
+    return { messages, thrown: String(error) };
+  }
+  return { messages };
+}
+
+const find = <T extends SDKMessage['type']>(messages: SDKMessage[], type: T, subtype?: string) =>
+  messages.filter((m) => m.type === type && (subtype === undefined || (m as { subtype?: string }).subtype === subtype)) as Extract<SDKMessage, { type: T }>[];
+
+describe("Claude Code's values in the messages an Agent SDK program receives from agentloop", () => {
+  it('an API error: a synthetic assistant message with its text, then a result with is_error, the text and the status', async () => {
+    server.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'messages: the prompt is not acceptable' } });
+    const { messages } = await collect('hi');
+    const [assistant] = find(messages, 'assistant');
+    expect(assistant?.message.content).toEqual([{ type: 'text', text: 'API Error: 400 messages: the prompt is not acceptable' }]);
+    expect(assistant?.message.model).toBe('<synthetic>');
+    expect(assistant?.error).toBe('unknown');
+    const [result] = find(messages, 'result');
+    expect(result).toMatchObject({ subtype: 'success', is_error: true, api_error_status: 400, result: 'API Error: 400 messages: the prompt is not acceptable', terminal_reason: 'completed' });
+  });
+
+  it('a 529: a system/api_retry message with the attempt, the budget, the delay and the status, then the answer', async () => {
+    server.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }, answer('After a retry.'));
+    const { messages } = await collect('hi', { model: 'claude-test' });
+    const [retry] = find(messages, 'system', 'api_retry') as unknown as Record<string, unknown>[];
+    expect(retry).toMatchObject({ attempt: 1, max_retries: 4, error_status: 529, error: 'overloaded' });
+    expect(retry?.retry_delay_ms).toBeGreaterThan(0);
+    const [result] = find(messages, 'result');
+    expect(result).toMatchObject({ subtype: 'success', is_error: false, api_error_status: null, result: 'After a retry.', terminal_reason: 'completed' });
+    expect(result && 'time_to_request_ms' in result && typeof result.ttft_ms).toBe('number');
+  });
+
+  it('names the shell tool Bash in the init tools, the tool_use blocks, partial messages and permission_denials; a result has tool_use_result', async () => {
+    server.enqueue({ content: [bashUse('t1', 'echo hi'), bashUse('t2', 'touch denied.txt')], stop_reason: 'tool_use' }, answer('Done.'));
+    const { messages } = await collect('go', { disallowedTools: ['Bash(touch:*)'], includePartialMessages: true });
+    expect(find(messages, 'system', 'init')[0]).toMatchObject({ tools: ['Bash'] });
+    const uses = find(messages, 'assistant').flatMap((m) => m.message.content).filter((b) => b.type === 'tool_use');
+    expect(uses.map((b) => (b as { name: string }).name)).toEqual(['Bash', 'Bash']);
+    const starts = find(messages, 'stream_event').map((m) => m.event).filter((e) => e.type === 'content_block_start' && e.content_block.type === 'tool_use');
+    expect(starts.map((e) => (e as { content_block: { name: string } }).content_block.name)).toEqual(['Bash', 'Bash']);
+    expect(find(messages, 'result')[0]?.permission_denials).toEqual([{ tool_name: 'Bash', tool_use_id: 't2', tool_input: { command: 'touch denied.txt' } }]);
+    const [user] = find(messages, 'user') as unknown as { message: { content: { is_error: boolean }[] }; tool_use_result: unknown; timestamp: string }[];
+    expect(user?.message.content.map((b) => b.is_error)).toEqual([false, true]);
+    expect(user?.tool_use_result).toMatch(/^Error: /); // the last result's: the denied one
+    expect(Date.parse(user?.timestamp ?? '')).not.toBeNaN();
+  });
+
+  it('terminal_reason max_turns for a run stopped by maxTurns', async () => {
+    server.enqueue({ content: [bashUse('t1', 'echo one')], stop_reason: 'tool_use' }, answer('Never asked.'));
+    const { messages } = await collect('go', { maxTurns: 1, allowedTools: ['Bash'] });
+    expect(find(messages, 'result')[0]).toMatchObject({ subtype: 'error_max_turns', is_error: true, terminal_reason: 'max_turns', api_error_status: null });
+  });
+});
