@@ -30,6 +30,7 @@ export default defineConfig({
       'test/cli/args.test.ts',
       'test/core/**/*.test.ts',
       'test/durable/journal.test.ts',
+      'test/durable/replayProperty.test.ts',
     ],
     exclude: ['test/machine/property.test.ts'],
     testTimeout: 30_000,
