@@ -34,28 +34,22 @@ export function bridgePolicy(inspectorUrl: string, port: number, nonce: string):
 
 const escapeAttribute = (text: string) => text.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function bridgePage(inspectorUrl: string, token: string, nonce: string, offline: { viewerUrl?: string; command?: string } = {}): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>agentloop · Stately inspector</title>
-<style nonce="${nonce}">
-  html, body { margin: 0; height: 100%; font: 14px system-ui, sans-serif; }
+/** The page's look: the inspector's frame under one line of what it is, and the box that says it could not load. */
+const STYLE = `  html, body { margin: 0; height: 100%; font: 14px system-ui, sans-serif; }
   iframe { width: 100%; height: calc(100% - 28px); border: 0; display: block; }
   [hidden] { display: none !important; }
   p { margin: 0; height: 28px; line-height: 28px; padding: 0 12px; background: #101828; color: #d0d5dd; font-size: 12px; }
   #offline { margin: 24px; padding: 16px 20px; border: 2px solid #f79009; border-radius: 10px; background: #fffaeb; font-size: 16px; line-height: 1.5; }
   #offline code, #offline a { font-size: 15px; overflow-wrap: anywhere; }
-</style>
-</head>
-<body>
-<p>agentloop: inspection events relayed from 127.0.0.1 to the Stately inspector below (it loads from ${escapeAttribute(inspectorUrl)} and needs the internet).</p>
-<div id="offline" data-testid="offline" hidden></div>
-<iframe id="inspector" src="${escapeAttribute(inspectorUrl)}"></iframe>
-<script type="application/json" id="offline-config">${scriptJson({ inspectorUrl, ...offline })}</script>
-<script nonce="${nonce}">
-  var config = JSON.parse(document.getElementById('offline-config').textContent);
+`;
+
+/**
+ * The page's script: the events from the relay's WebSocket (`token` lets it in) go to the inspector's frame once it
+ * has said it is connected; when the Stately page cannot load, it says so (and where the run can be stepped through
+ * offline) and tells the relay.
+ */
+function bridgeScript(token: string): string {
+  return `  var config = JSON.parse(document.getElementById('offline-config').textContent);
   var frame = document.getElementById('inspector');
   var ready = false;
   var failed = false;
@@ -90,7 +84,25 @@ export function bridgePage(inspectorUrl: string, token: string, nonce: string, o
   }
   fetch(config.inspectorUrl, { mode: 'no-cors', cache: 'no-store' }).catch(function (e) { unavailable('it could not be reached: ' + e.message); });
   setTimeout(function () { unavailable('it did not answer within ${CONNECT_TIMEOUT_MS / 1000} s'); }, ${CONNECT_TIMEOUT_MS});
-</script>
+`;
+}
+
+export function bridgePage(inspectorUrl: string, token: string, nonce: string, offline: { viewerUrl?: string; command?: string } = {}): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>agentloop · Stately inspector</title>
+<style nonce="${nonce}">
+${STYLE}</style>
+</head>
+<body>
+<p>agentloop: inspection events relayed from 127.0.0.1 to the Stately inspector below (it loads from ${escapeAttribute(inspectorUrl)} and needs the internet).</p>
+<div id="offline" data-testid="offline" hidden></div>
+<iframe id="inspector" src="${escapeAttribute(inspectorUrl)}"></iframe>
+<script type="application/json" id="offline-config">${scriptJson({ inspectorUrl, ...offline })}</script>
+<script nonce="${nonce}">
+${bridgeScript(token)}</script>
 </body>
 </html>`;
 }
