@@ -256,6 +256,8 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     }
   });
   s.port = await listenOnLoopback(server, options.port ?? 0);
+  // The diagram is laid out once per process (ELK, on this thread): begun now, it is ready or under way when the page asks.
+  machineView(agentMachine).catch(() => undefined);
   let closed: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${s.port}/?token=${s.token}${pageQuery(options)}`,

@@ -289,6 +289,7 @@ describe('the viewer at 1440×900, the rest', () => {
 
   it('names each session in the picker by time, label, turns and how it ended', async () => {
     await open(page, demoId);
+    await page.waitForSelector('body[data-sessions="true"]'); // the picker is filled once the session is shown
     const options = await page.locator('#sessions option').allTextContents();
     expect(options).toHaveLength(1 + 2 * MISTAKE_NAMES.length);
     expect(options).toContainEqual(expect.stringMatching(/ · demo · 2 turns · completed · List the files/));

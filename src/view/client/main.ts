@@ -56,6 +56,7 @@ async function loadSessions(current: string | null): Promise<void> {
     params.set('session', select.value);
     location.search = params.toString();
   };
+  document.body.dataset.sessions = 'true';
 }
 
 /** The arrow keys, Home and End step every view. */
@@ -127,13 +128,20 @@ async function start(): Promise<void> {
   if (id) {
     const stepper = part(view.root, 'stepper');
     let step: StepperState | null = null;
-    followSession(
+    let listed = false;
+    // The picker's list is asked for once the session is shown (or cannot be): thousands of sessions never delay it.
+    const list = () => {
+      if (!listed) void loadSessions(id);
+      listed = true;
+    };
+    const source = followSession(
       id,
       (timeline) => {
         view.update(timeline);
         showMeta(view);
         if (step) renderStepper(stepper, step, timeline);
         document.body.dataset.loaded = 'true';
+        list();
       },
       config.stepping
         ? (state) => {
@@ -142,11 +150,12 @@ async function start(): Promise<void> {
           }
         : undefined,
     );
+    source.addEventListener('error', list);
   } else {
     document.querySelector('[data-testid="messages"]')?.append(h('div', { class: 'empty', text: 'No session recorded yet: run agentloop -p "..." first.' }));
     document.body.dataset.loaded = 'true';
+    await loadSessions(id);
   }
-  await loadSessions(id);
 }
 
 void start();
