@@ -7,21 +7,26 @@
  *   then the newest of the directory taken), and against reading one header (the floor);
  * - the viewer's session list and `agentloop sessions` (each session's first and last 16 KiB: its header, first
  *   question, turns and how its last run ended), against the old way; and the headers alone (the viewer's first pick);
- * - opening the session with the 100 MB record in the viewer: the timeline over HTTP from `startViewer`, and the page
+ * - opening the session with the 100 MB record in the viewer: the timeline over HTTP from `agentloop view ID` (a fresh
+ *   process, as a user starts it), and the page
  *   in Chromium until it shows the first step, against what the old server did before it sent anything (read and
  *   parse the whole file, build the timeline, serialise it: 100 MB for the page to take).
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { agentMachine } from '../src/machine/agentMachine.js';
 import { readHeader } from '../src/transcript/headers.js';
 import { listSessions, newestSessionFor, readTranscript, summarize, type SessionSummary } from '../src/transcript/store.js';
 import { TRANSCRIPT_VERSION, type SessionRecord } from '../src/transcript/records.js';
 import { graphOf } from '../src/view/assets.js';
-import { startViewer } from '../src/view/server.js';
 import { buildTimeline } from '../src/view/timeline.js';
+import { build } from './build.js';
 import { fmt, median, now } from './stats.js';
+
+const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 
 export const SESSIONS = 2_000;
 const DIRS = 40;
@@ -178,31 +183,55 @@ export async function benchSessions(rounds: number, log: (line: string) => void)
   }
 }
 
-/** Opening the session with the 100 MB record: the new viewer (API, page) and the old server's work. */
-async function openFigures(home: string, id: string): Promise<Pick<SessionsFigures, 'openApiMs' | 'openApiKb' | 'openPageMs' | 'openOldMs' | 'openOldMb'>> {
-  let oldBytes = 0;
-  const openOldMs = timeMs(() => {
-    const transcript = readTranscript(join(home, 'sessions', `${id}.jsonl`));
-    oldBytes = JSON.stringify(buildTimeline(transcript.records, graphOf(agentMachine), transcript.problems)).length;
+/** `agentloop view ID` in a process of its own, as a user starts it (dist/, built first): its URL, and how to stop it. */
+async function viewProcess(home: string, id: string): Promise<{ url: string; close(): Promise<void> }> {
+  const env = { ...process.env, AGENTLOOP_HOME: home, NO_COLOR: '1' };
+  const child = spawn(process.execPath, [CLI, 'view', id, '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = /^(http:\/\/\S+)\n/.exec(out);
+      if (line) resolve(line[1] as string);
+    });
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('exit', (code) => reject(new Error(`agentloop view exited (${code}): ${out}`)));
   });
-  const api = await startViewer({ home, sessionId: id });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { url, close: () => (child.kill('SIGINT'), exited) };
+}
+
+/**
+ * Opening the session with the 100 MB record: the viewer as a user starts it (`agentloop view ID`, a fresh process for
+ * each side: the timeline over HTTP, the page until its first step), then the old server's work in this process.
+ */
+async function openFigures(home: string, id: string): Promise<Pick<SessionsFigures, 'openApiMs' | 'openApiKb' | 'openPageMs' | 'openOldMs' | 'openOldMb'>> {
+  const built = build();
+  if (!built.ok) throw new Error(`the build failed: ${built.error}`);
+  const api = await viewProcess(home, id);
   let openApiMs: number;
   let openApiKb: number;
   try {
     const t = now();
-    const response = await fetch(`http://127.0.0.1:${api.port}/api/sessions/${id}`, { headers: { authorization: `Bearer ${api.token}` } });
+    const response = await fetch(new URL(`/api/sessions/${id}?token=${new URL(api.url).searchParams.get('token')}`, api.url));
     openApiKb = (await response.text()).length / 1024;
     openApiMs = now() - t;
   } finally {
     await api.close();
   }
-  const page = await startViewer({ home, sessionId: id });
+  const page = await viewProcess(home, id);
   let openPageMs: number;
   try {
     openPageMs = await pageOpenMs(page.url);
   } finally {
     await page.close();
   }
+  // The old server's work last: the hundreds of megabytes it leaves to collect are charged to nothing after it.
+  let oldBytes = 0;
+  const openOldMs = timeMs(() => {
+    const transcript = readTranscript(join(home, 'sessions', `${id}.jsonl`));
+    oldBytes = JSON.stringify(buildTimeline(transcript.records, graphOf(agentMachine), transcript.problems)).length;
+  });
   return { openApiMs, openApiKb, openPageMs, openOldMs, openOldMb: oldBytes / 2 ** 20 };
 }
 
@@ -223,7 +252,8 @@ measured is reading and parsing, not the disk).
 Reading one header alone takes ${fmt(s.oneHeader, 3)} ms: \`--continue\` costs ${fmt(s.continueNew / s.oneHeader, 0)} of those (a \`stat\` of
 each transcript, then the headers of the newest until one is of the directory).
 
-Opening the session with the ${BIG_MB} MB record in the viewer: its timeline over HTTP took ${fmt(s.openApiMs, 0)} ms and
+Opening the session with the ${BIG_MB} MB record in the viewer (\`agentloop view ID\`, a fresh process for each figure,
+as a user starts it): its timeline over HTTP took ${fmt(s.openApiMs, 0)} ms and
 ${fmt(s.openApiKb, 0)} KB (the record's long string cut to 16 Ki characters, the whole line at
 \`/api/sessions/ID/lines/N\`); the page in Chromium showed its first step ${Number.isFinite(s.openPageMs) ? `${fmt(s.openPageMs, 0)} ms` : '(no Chromium here)'}
 after it was asked for (target ≤ 3 s). The old server read, parsed and serialised the whole transcript for
