@@ -59,4 +59,45 @@ describe("the Agent SDK's in-process MCP servers", () => {
     expect(JSON.stringify(project.server.requests[1]?.body)).not.toContain(data.slice(0, 100));
     expect(messages.at(-1)).toMatchObject({ type: 'result', is_error: false });
   }, 120_000);
+
+  it('bound each call by MCP_TOOL_TIMEOUT, as a --mcp-config server is: a call that never ends is an is_error result and the run goes on', async () => {
+    let release = () => {};
+    const never = new Promise<void>((resolve) => (release = resolve));
+    const slow = createSdkMcpServer({
+      name: 'slow',
+      version: '1.0.0',
+      tools: [
+        tool('hang', 'Never answers.', {}, async () => {
+          await never;
+          return { content: [{ type: 'text', text: 'late' }] };
+        }),
+        tool('quick', 'Answers at once.', {}, async () => ({ content: [{ type: 'text', text: 'quick answer' }] })),
+      ],
+    });
+    project.server.enqueue(
+      { content: [{ type: 'tool_use', id: 'h1', name: 'mcp__slow__hang', input: {} }], stop_reason: 'tool_use' },
+      { content: [{ type: 'tool_use', id: 'q1', name: 'mcp__slow__quick', input: {} }], stop_reason: 'tool_use' },
+      answerFromResults,
+    );
+    let finish = () => {};
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const messages: SDKMessage[] = [];
+    const env = { ...project.env, MCP_TOOL_TIMEOUT: '1500' };
+    const q = query({ prompt: prompt('wait', done), options: { pathToClaudeCodeExecutable: CLI, cwd: project.dir, env, mcpServers: { slow } } });
+    try {
+      for await (const message of q) {
+        messages.push(message);
+        if (message.type === 'result') break;
+      }
+    } finally {
+      finish();
+      release();
+    }
+    const [late] = lastToolResults(project.server.requests[1]?.body as RequestBody);
+    expect(late).toMatchObject({ tool_use_id: 'h1', is_error: true });
+    expect(JSON.stringify(late?.content)).toMatch(/MCP server slow: tool hang failed: .*timed out/i);
+    const [quick] = lastToolResults(project.server.requests[2]?.body as RequestBody);
+    expect(quick).toMatchObject({ tool_use_id: 'q1', content: 'quick answer' });
+    expect(messages.at(-1)).toMatchObject({ type: 'result', is_error: false });
+  }, 120_000);
 });

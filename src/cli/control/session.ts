@@ -14,7 +14,8 @@ import type { ModelChoice } from '../start.js';
 import { ControlChannel, type ControlLine } from './channel.js';
 import { type HookContext, askHost, controlHooks } from './hooks.js';
 import { type SdkSetup, initializeAnswer, readInitialize } from './initialize.js';
-import { sdkServerTools } from './mcpTools.js';
+import { sdkServers } from './mcpTools.js';
+import type { McpServers } from '../../tools/mcp/servers.js';
 import { jsonLine } from '../terminal.js';
 import { mcpToolName } from '../../tools/mcp/tools.js';
 
@@ -38,6 +39,8 @@ export class ControlSession {
   readonly channel: ControlChannel;
   setup: SdkSetup = { hooks: {}, servers: [] };
   tools: Tool[] = [];
+  /** The host's in-process MCP servers, once initialize named them. */
+  servers: McpServers | undefined;
   model: string;
   /** Settles once the initialize request (if any came) is answered: a turn waits for it. */
   ready: Promise<void> = Promise.resolve();
@@ -93,7 +96,7 @@ export class ControlSession {
       }
       case 'mcp_status':
         // After initialize's servers are listed.
-        void this.ready.then(() => channel.answer(id, { mcpServers: this.setup.servers.map((s) => ({ name: s.name, status: 'connected', tools: this.toolsOf(s.name) })) }));
+        void this.ready.then(() => channel.answer(id, { mcpServers: (this.servers?.states() ?? []).map((s) => ({ ...s, tools: this.toolsOf(s.name) })) }));
         return;
       default:
         return channel.refuse(id, `agentloop does not support the control request ${JSON.stringify(request.subtype)}`);
@@ -134,13 +137,12 @@ export class ControlSession {
     if ('error' in setup) return this.channel.refuse(id, setup.error);
     this.initialized = true;
     this.setup = setup;
-    this.ready = sdkServerTools(this.channel, setup.servers).then(
-      (tools) => {
-        this.tools = tools;
-        this.channel.answer(id, initializeAnswer(this.model));
-      },
-      (error: unknown) => this.channel.refuse(id, `the in-process MCP servers could not be listed: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    const servers = (this.servers = sdkServers(this.channel, setup.servers, this.options.cwd));
+    // A server that fails is left out (its state says why), as a --mcp-config one is: initialize is answered anyway.
+    this.ready = servers.ready().then(() => {
+      this.tools = servers.tools();
+      this.channel.answer(id, initializeAnswer(this.model));
+    });
   }
 
   /** The hook context of the session's hooks (./hooks.ts). */
@@ -168,7 +170,7 @@ export class ControlSession {
    */
   choiceOf(choice: ModelChoice): ModelChoice {
     const hooks = this.runHooks();
-    const servers = this.setup.servers.map(({ name }) => ({ name, status: 'connected' as const }));
+    const servers = this.servers?.states() ?? [];
     return {
       ...choice,
       model: this.model,
