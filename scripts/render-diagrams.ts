@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { DEMO_PROMPT, demoModel } from '../src/cli/demo.js';
+import { defaultTools } from '../src/run/defaultTools.js';
 import { runAgent } from '../src/run/runAgent.js';
 import { type RunEvent } from '../src/core/events.js';
 import { sequenceDiagram } from '../src/view/sequence.js';
@@ -25,6 +26,7 @@ export async function twoTurnSequence(): Promise<string> {
       model: 'scripted-demo',
       modelCall: demoModel().call,
       cwd: work,
+      tools: defaultTools({ cwd: work }),
       onEvent: (event) => events.push(event),
     });
     if (result.context.exitReason !== 'completed') throw new Error(`the two-turn example ended with ${result.context.exitReason}`);

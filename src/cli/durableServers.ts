@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import type { DurableOptions } from './durableOptions.js';
 import type { DurableIo } from './durable.js';
 import { outputRedactor, shown, useRedactor } from './terminal.js';
-import { clientSecrets, credentialRedactor } from '../tools/bash/judge/secrets.js';
+import { credentialRedactor } from '../tools/bash/judge/secrets.js';
 
 type Serving = Extract<DurableOptions, { command: 'worker' | 'balancer' }>;
 
@@ -53,18 +53,21 @@ async function workerSettings(options: Extract<DurableOptions, { command: 'worke
     return error.message;
   }
   const { model, ...client } = settings;
-  const [{ createAnthropicModel }, { createBashTool }, { loadShellParser }] = await Promise.all([
+  const [{ createAnthropicModel }, { defaultTools }, { toolSettings }, { loadShellParser }] = await Promise.all([
     import('../anthropic/call.js'),
-    import('../tools/bash/bashTool.js'),
+    import('../run/defaultTools.js'),
+    import('./ask.js'),
     import('../tools/bash/judge/shell/load.js'),
   ]);
   // Whether a command is read-only is journalled when it first runs (durable/journal.ts); with the
   // parser loaded before the first run, every worker answers it the same way (a quoted line too).
   await loadShellParser();
-  const secrets = clientSecrets(client);
   // Nothing the worker writes (its lines, the transcripts, Restate's journal) holds the key, the token or a credential of the environment.
   useRedactor(credentialRedactor(io.env, client));
-  const tools = [createBashTool({ cwd, secrets, ...(options.sandbox ? { sandbox: true } : {}), ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}), ...(options.allowWrite ? { allowWrite: options.allowWrite } : {}) })];
+  // The same tools as a run of the CLI, set up by the same function: each session's long outputs in its own folder of
+  // the store (AGENTLOOP_HOME), the store's sessions hidden under the sandbox, the client's key never shown.
+  const settingsOf = toolSettings(options, cwd, client, io.env);
+  const tools = (sessionId: string) => defaultTools(settingsOf(sessionId));
   return { model, modelCall: createAnthropicModel(client), tools, cwd, redactor: outputRedactor() };
 }
 
@@ -84,7 +87,7 @@ async function workerCommand(options: Extract<DurableOptions, { command: 'worker
   const { startWorker } = await import('../durable/worker.js');
   const worker = await startWorker({
     ...settings,
-    tools: [...settings.tools, ...(mcp?.tools() ?? [])],
+    tools: (sessionId: string) => [...settings.tools(sessionId), ...(mcp?.tools() ?? [])],
     ...(telemetry ? { tracing: { tracer: telemetry.tracing.tracer } } : {}),
     port: options.port,
     host: options.host,

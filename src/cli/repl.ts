@@ -11,7 +11,8 @@ import type { CliOptions } from './args.js';
 import type { PreparedSession } from './sessions.js';
 import { describeError, palette } from './output.js';
 import { PROMPT, openReplInput } from './replInput.js';
-import { type ModelChoice, limitsOf, openSession, progressPrinter, refusalWarner } from './start.js';
+import { type ModelChoice, openSession, progressPrinter, refusalWarner } from './start.js';
+import { ask, conversationOf, type Conversation } from './ask.js';
 import { onEndSignals } from './signals.js';
 import { type LastRun, type SessionCost, type SlashCommand, costText, helpText, parseSlash, stateText, unknownText } from './slash.js';
 import { createSpinner } from './spinner.js';
@@ -20,7 +21,6 @@ import { shown } from './terminal.js';
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
 
-const loadRunner = () => import('../run/runAgent.js');
 const loadSessions = () => import('./sessions.js');
 const loadPages = () => import('./view.js');
 
@@ -35,13 +35,13 @@ const noCost = (model: string): SessionCost => ({ model, runs: 0, modelCalls: 0,
 
 /** The REPL: one conversation across questions; Ctrl-C aborts a run, twice at the prompt quits. */
 export async function repl(options: CliOptions, cwd: string, choice: ModelChoice, version: string): Promise<number> {
-  const { runAgent } = await loadRunner();
   const input = openReplInput(process.stdin, stdout); // buffers messages from now on, also while a run goes
   const spinner = createSpinner({ stream: stderr, env });
   let sessionOptions = options;
   // A new session's transcript is created at the first question (or now, for a page to show it).
   const eager = options.resume !== undefined || options.continue === true || options.view === true;
   let session: PreparedSession | undefined = eager ? await openSession(options, cwd, choice.model, null) : undefined;
+  let conversation: Conversation | undefined; // the session's tools, made once per session
   const pages =
     options.view || options.inspect
       ? await (await loadPages()).startLivePages(
@@ -117,8 +117,10 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
   };
 
   /** One run of the loop: on a question, or on the history alone (`null`) to finish a cut-off turn. */
-  const ask = async (question: string | null) => {
+  const askNext = async (question: string | null) => {
     session ??= await openSession(sessionOptions, cwd, choice.model, question);
+    const asked = conversation?.session === session ? conversation : await conversationOf(options, cwd, choice, session);
+    conversation = asked;
     if (question !== null) session.recorder?.prompt(question); // durable now (runAgent's own call is then a no-op)
     running = new AbortController();
     if (signals.exitCode) running.abort();
@@ -126,17 +128,12 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
     const resumeAt = session.turnCount;
     session.turnCount = undefined; // only the first run after a resume goes on counting
     try {
-      const result = await runAgent(question, {
-        ...choice,
-        ...limitsOf(options, resumeAt, session.outputDir),
-        ...(resumeAt !== undefined ? { turnCount: resumeAt } : {}),
-        ...(pages?.inspect ? { inspect: pages.inspect } : {}),
-        cwd,
-        messages,
-        sessionId: session.id,
-        ...(session.recorder ? { session: session.recorder } : {}),
+      const result = await ask(asked, question, messages, {
+        choice,
         signal: running.signal,
         onEvent: show.onEvent,
+        turnCount: resumeAt,
+        ...(pages?.inspect ? { extra: { inspect: pages.inspect } } : {}),
       });
       spinner.stop();
       show.end();
@@ -194,13 +191,13 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
   try {
     if (session?.awaitsModel) {
       stderr.write(colors.dim(`Finishing the interrupted turn of session ${shown(session.id)}.\n`));
-      await ask(null);
+      await askNext(null);
     }
     // `agentloop "q"`: the REPL, asking q first.
     const first = options.prompt?.trim();
     if (first && !signals.exitCode) {
       stdout.write(`${PROMPT}${shown(first)}\n`);
-      await ask(first);
+      await askNext(first);
     }
     input.prompt();
     for (;;) {
@@ -217,7 +214,7 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
       if (slash) {
         if (command(slash)) break;
       } else {
-        await ask(text);
+        await askNext(text);
       }
       if (!signals.exitCode) input.prompt();
     }

@@ -14,7 +14,8 @@ import { describeError, exitCodeOf, palette, toJsonResult } from './output.js';
 import { onEndSignals } from './signals.js';
 import { jsonLine, outputRedactor, shown, useRedactor } from './terminal.js';
 import { credentialRedactor } from '../tools/bash/judge/secrets.js';
-import { type ModelChoice, limitsOf, openSession, progressPrinter, refusalWarner } from './start.js';
+import { type ModelChoice, openSession, progressPrinter, refusalWarner } from './start.js';
+import { ask, conversationOf } from './ask.js';
 import { type PermissionGate, RuleError, permissionGate } from './permissions.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { startTelemetry } from './telemetry.js';
@@ -24,8 +25,6 @@ import { apiErrorLine, apiErrorOf } from './claudeLines.js';
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
 
-/** The loop and its dependencies load only when a run starts: `sessions` and `view` do without them. */
-const loadRunner = () => import('../run/runAgent.js');
 const loadSessions = () => import('./sessions.js');
 const loadPages = () => import('./view.js');
 
@@ -48,6 +47,27 @@ function chooseModel(options: CliOptions, cwd: string): ModelChoice {
   return { model, client };
 }
 
+/** What a one-shot run shows while it goes (stream-json lines, or --verbose's progress), and what it counts for the result. */
+function onePrinter(options: CliOptions, cwd: string, choice: ModelChoice, sessionId: string, version: string) {
+  const format = options.outputFormat;
+  const meter = runMeter();
+  // Text: only the answer, unless --verbose (or the demo, which is there to show the loop) asks for the progress.
+  const verbose = options.verbose === true || options.demo;
+  const show =
+    format === 'stream-json'
+      ? streamJsonPrinter(initFacts(options, cwd, choice, sessionId, version), (line) => stdout.write(line), options)
+      : format === 'text' && verbose
+        ? progressPrinter()
+        : undefined;
+  const warn = refusalWarner();
+  const printer = (event: RunEvent) => {
+    meter.onEvent(event);
+    warn(event);
+    show?.(event);
+  };
+  return { meter, verbose, printer };
+}
+
 async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, version: string, gate?: PermissionGate): Promise<number> {
   const prompt = options.prompt ?? (options.demo ? DEMO_PROMPT : null);
   const session = await openSession(options, cwd, choice.model, prompt);
@@ -65,37 +85,16 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => controller.abort());
 
   const format = options.outputFormat;
-  const meter = runMeter();
-  // Text: only the answer, unless --verbose (or the demo, which is there to show the loop) asks for the progress.
-  const verbose = options.verbose === true || options.demo;
-  const show =
-    format === 'stream-json'
-      ? streamJsonPrinter(initFacts(options, cwd, choice, session.id, version), (line) => stdout.write(line), options)
-      : format === 'text' && verbose
-        ? progressPrinter()
-        : undefined;
-  const warn = refusalWarner();
-  const printer = (event: RunEvent) => {
-    meter.onEvent(event);
-    warn(event);
-    show?.(event);
-  };
-  const { runAgent } = await loadRunner();
+  const { meter, verbose, printer } = onePrinter(options, cwd, choice, session.id, version);
+  const conversation = await conversationOf(options, cwd, choice, session);
   let result: RunResult;
   try {
-    result = await runAgent(prompt, {
-      ...choice,
-      cwd,
+    result = await ask(conversation, prompt, session.messages, {
+      choice,
       signal: controller.signal,
-      sessionId: session.id,
-      messages: session.messages,
-      ...(session.turnCount !== undefined ? { turnCount: session.turnCount } : {}),
       onEvent: printer,
-      ...(session.recorder ? { session: session.recorder } : {}),
-      ...(pages.inspect ? { inspect: pages.inspect } : {}),
-      ...(pages.gate ? { gate: pages.gate } : {}),
-      ...(options.includePartialMessages ? { includeStreamEvents: true } : {}),
-      ...limitsOf(options, session.turnCount, session.outputDir),
+      turnCount: session.turnCount,
+      extra: { ...(pages.inspect ? { inspect: pages.inspect } : {}), ...(pages.gate ? { gate: pages.gate } : {}) },
     });
   } catch (error) {
     await pages.close();
@@ -141,6 +140,30 @@ async function withPipedPrompt(options: CliOptions): Promise<CliOptions | number
 }
 
 /**
+ * The gate of --allowedTools / --disallowedTools / --permission-mode (./permissions.ts), and --mcp-config's servers,
+ * started now beside the rest of the start-up (the run waits for them before its first request: ./mcp.ts); exit code 2
+ * with one line when a rule or a server's configuration is bad.
+ */
+async function gateAndServers(options: CliOptions, cwd: string, version: () => string) {
+  let gate: PermissionGate | undefined;
+  try {
+    // A stream-json session always has a gate: a control request may change its mode.
+    gate = await permissionGate(options, cwd, options.inputFormat === 'stream-json');
+  } catch (error) {
+    if (!(error instanceof RuleError)) throw error;
+    stderr.write(`agentloop: ${shown(error.message)}\nsee agentloop --help\n`);
+    return 2;
+  }
+  try {
+    return { gate, servers: await startCliMcp(options, cwd, env, version()) };
+  } catch (error) {
+    if (!(error instanceof Error && (error.name === 'McpConfigError' || error.name === 'SandboxUnavailableError'))) throw error;
+    stderr.write(`agentloop: ${shown(error.message)}\n`);
+    return 2;
+  }
+}
+
+/**
  * A command that needs more than the usage text: a run, the REPL, `sessions` or `view`. `version` gives the package's
  * version (for the REPL's banner).
  */
@@ -170,24 +193,9 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   const asking = await withPipedPrompt(options);
   if (typeof asking === 'number') return asking;
   options = asking;
-  let gate: PermissionGate | undefined;
-  try {
-    // A stream-json session always has a gate: a control request may change its mode.
-    gate = await permissionGate(options, cwd, options.inputFormat === 'stream-json');
-  } catch (error) {
-    if (!(error instanceof RuleError)) throw error;
-    stderr.write(`agentloop: ${shown(error.message)}\nsee agentloop --help\n`);
-    return 2;
-  }
-  // MCP servers start now, beside the rest of the start-up; the run waits for them before its first request (./mcp.ts).
-  let servers: Awaited<ReturnType<typeof startCliMcp>>;
-  try {
-    servers = await startCliMcp(options, cwd, env, version());
-  } catch (error) {
-    if (!(error instanceof Error && (error.name === 'McpConfigError' || error.name === 'SandboxUnavailableError'))) throw error;
-    stderr.write(`agentloop: ${shown(error.message)}\n`);
-    return 2;
-  }
+  const started = await gateAndServers(options, cwd, version);
+  if (typeof started === 'number') return started;
+  const { gate, servers } = started;
   let choice: ModelChoice = { ...model, ...(gate ? { hooks: gate.hooks } : {}) };
   if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);
   // Traces, when the OTEL_* variables ask for them (./telemetry.ts); the SDK loads only then.

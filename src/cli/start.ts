@@ -104,17 +104,13 @@ export function refusalWarner(): (event: RunEvent) => void {
 }
 
 /**
- * The run's tool settings (the session's folder for long outputs), system prompt, fallback model and limits from the
- * flags. A resumed run starts at turn `startTurn`: `--max-turns` counts
- * the model calls of this invocation, so the machine's limit is moved on by the turns already done.
+ * The run's system prompt, fallback model and limits from the flags (the tools' flags go to ./ask.ts's tools). A
+ * resumed run starts at turn `startTurn`: `--max-turns` counts the model calls of this invocation, so the
+ * machine's limit is moved on by the turns already done.
  */
-export function limitsOf(options: CliOptions, startTurn: number | undefined, outputDir: string | undefined) {
+export function limitsOf(options: CliOptions, startTurn: number | undefined) {
   const maxTurns = startTurn !== undefined && startTurn > 1 ? (options.maxTurns ?? defaultRunConfig.maxTurns) + startTurn - 1 : options.maxTurns;
   return {
-    ...(options.sandbox ? { sandbox: true } : {}),
-    ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}),
-    ...(options.allowWrite ? { allowWrite: options.allowWrite } : {}),
-    ...(outputDir ? { outputDir } : {}),
     ...(maxTurns !== undefined ? { maxTurns } : {}),
     ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),

@@ -17,7 +17,8 @@ import { arrayOf, block } from '../transcript/shapes.js';
 import type { CliOptions } from './args.js';
 import { exitCodeOf, palette, toJsonResult } from './output.js';
 import type { PermissionGate } from './permissions.js';
-import { limitsOf, openSession, refusalWarner, type ModelChoice } from './start.js';
+import { openSession, refusalWarner, type ModelChoice } from './start.js';
+import { ask, conversationOf } from './ask.js';
 import { onEndSignals } from './signals.js';
 import { jsonLine, shown } from './terminal.js';
 import type { RunEvent } from '../core/events.js';
@@ -164,7 +165,7 @@ export async function streamInput(
     running?.abort();
     input.close();
   });
-  const { runAgent } = await import('../run/runAgent.js');
+  const conversation = await conversationOf(options, cwd, choice, session);
   let messages = session.messages;
   let resumeAt = session.turnCount; // only the first turn goes on counting from a resumed session
   let exitCode: number | undefined;
@@ -182,19 +183,7 @@ export async function streamInput(
       const turnChoice = control.choiceOf(choice);
       const output = turnOutput(options, cwd, turnChoice, session.id, version, write, gate);
       const run = (question: Question, history: MessageParam[], turnCount: number | undefined) =>
-        runAgent(question, {
-          ...turnChoice,
-          cwd,
-          signal: (running as AbortController).signal,
-          sessionId: session.id,
-          messages: history,
-          ...(turnCount !== undefined ? { turnCount } : {}),
-          onEvent: output.onEvent,
-          ...(session.recorder ? { session: session.recorder } : {}),
-          ...(options.includePartialMessages ? { includeStreamEvents: true } : {}),
-          ...limitsOf(options, turnCount, session.outputDir),
-          ...systemOf(control),
-        });
+        ask(conversation, question, history, { choice: turnChoice, signal: (running as AbortController).signal, onEvent: output.onEvent, turnCount, extra: systemOf(control) });
       const result = await runTurn(control, next.question, messages, resumeAt, run, (q) => session.recorder?.prompt(q));
       running = undefined;
       resumeAt = undefined;

@@ -29,7 +29,8 @@ export interface WorkerSettings {
   /** The model when a request names none (MODEL_ID). */
   model: string;
   modelCall: ModelCall;
-  tools: Tool[];
+  /** The tools of every run, or (as the CLI's worker gives them: run/defaultTools.ts) the tools of a session's run. */
+  tools: Tool[] | ((sessionId: string) => Tool[]);
   /** Working directory of the tools. */
   cwd: string;
   /** Traces each run (run/runAgent.ts `tracing`); the parent of a run's span comes from its invocation (`runParent`). */
@@ -109,7 +110,7 @@ export function agentSession(settings: WorkerSettings) {
           model,
           // The journal gets a reply, a failed call's message and a tool's result redacted: a gateway's echo of the key never reaches Restate.
           modelCall: journalledModel(steps, redactingModel(settings.modelCall, redactor), redactor),
-          tools: journalledTools(steps, settings.tools, redactor),
+          tools: journalledTools(steps, typeof settings.tools === 'function' ? settings.tools(ctx.key) : settings.tools, redactor),
           clock: journalTimers(journal),
           cwd: settings.cwd,
           sessionId: ctx.key,

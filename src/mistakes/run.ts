@@ -10,6 +10,7 @@ import type { ExitReason } from '../core/outcome.js';
 import { appendUserText } from '../history/messages.js';
 import type { AgentMachine } from '../machine/agentMachine.js';
 import { DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from '../scripted/demo.js';
+import { defaultTools } from '../run/defaultTools.js';
 import { runAgent } from '../run/runAgent.js';
 import { checkedByApi, verdictOf, type Verdict } from './api.js';
 import { mistakeOf, type Mistake } from './catalog.js';
@@ -63,6 +64,7 @@ async function runDemo(mistake: Mistake, machine: AgentMachine | undefined, opti
     model: DEMO_MODEL_ID,
     modelCall: checkedByApi(demoModel(mistake.demo).call),
     cwd: options.cwd,
+    tools: defaultTools({ cwd: options.cwd }),
     session: { home: options.home, label: machine ? `mistake ${mistake.name}` : `correct run (for mistake ${mistake.name})` },
     ...(machine ? { machine } : {}),
     ...(mistake.demo?.maxTurns !== undefined ? { maxTurns: mistake.demo.maxTurns } : {}),

@@ -3,7 +3,6 @@
  * (the model call, the tools, the hooks) and the machine's events handed on as they happen.
  */
 import { randomUUID } from 'node:crypto';
-import { dirname } from 'node:path';
 import { createActor, toPromise, type ActorOptions, type AnyActorLogic, type InspectionEvent, type Observer } from 'xstate';
 import type { RunConfig } from '../core/config.js';
 import type { RunEvent } from '../core/events.js';
@@ -19,8 +18,7 @@ import { appendUser, appendUserText, textOf } from '../history/messages.js';
 import { historyProblems, InvalidHistoryError } from '../history/validate.js';
 import type { AgentMachine } from '../machine/agentMachine.js';
 import type { AgentOutput } from '../machine/context.js';
-import { createBashTool } from '../tools/bash/bashTool.js';
-import { clientSecrets, credentialRedactor } from '../tools/bash/judge/secrets.js';
+import { credentialRedactor } from '../tools/bash/judge/secrets.js';
 import type { RunSpans, RunTracing } from '../otel/runSpans.js';
 import type { McpServerState } from '../tools/mcp/servers.js';
 import { createAgentMachine } from './actors.js';
@@ -28,7 +26,6 @@ import { withMcpServers, type McpServerOption } from './mcpRun.js';
 import type { StepGate } from './gate.js';
 import type { Question } from '../transcript/records.js';
 import { startSession, type SessionRecorder } from '../transcript/recorder.js';
-import { sessionFilesDir } from '../transcript/store.js';
 
 /**
  * How to run the agent: the loop's settings (`RunConfig`, each with its default in
@@ -41,9 +38,12 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   modelCall?: ModelCall;
   /** Key, token and base URL for the default model call. */
   client?: AnthropicModelOptions;
-  /** Tools the model may use; default: the bash tool. */
-  tools?: Tool[];
-  /** Tools given beside `tools` (or the default bash tool): e.g. MCP servers' (tools/mcp/), as the CLI gives them. */
+  /**
+   * The tools the model may use. The loop knows no tool of its own: `defaultTools()` (./defaultTools.ts) gives
+   * agentloop's bash tool as its commands set it up; none given, the model has none (MCP servers' aside).
+   */
+  tools: Tool[];
+  /** Tools given beside `tools`: e.g. MCP servers' (tools/mcp/), as the CLI gives them. */
   addTools?: Tool[];
   /**
    * MCP servers whose tools join the run's (`mcp__SERVER__TOOL`), started with the run and stopped when it ends
@@ -51,14 +51,8 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
    * headers }`, `{ type: 'sdk', instance }` for an in-process `McpServer`).
    */
   mcpServers?: Record<string, McpServerOption>;
-  /** For the default bash tool and stdio MCP servers: run them under bubblewrap (see createBashTool). */
+  /** For `mcpServers`' stdio servers: start them under bubblewrap, as the bash tool's sandbox runs commands. */
   sandbox?: boolean;
-  /** For the default bash tool: credential variables the commands may see. */
-  allowEnv?: string[];
-  /** For the default bash tool under the sandbox: files that run later the commands may write (see createBashTool). */
-  allowWrite?: string[];
-  /** For the default bash tool: where the full output of long commands is kept (default: the session's folder). */
-  outputDir?: string;
   /** Working directory of the tools; default: `process.cwd()`. */
   cwd?: string;
   /** Added to the system prompt (the default one, or `system`). */
@@ -152,52 +146,17 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   // The prompt is on disk before anything that takes time (a kill from here on loses nothing of it).
   const recorder = openRecorder(options, cwd, prompt, redactor);
   if (prompt) recorder?.prompt(prompt);
-  const outputDir = options.outputDir ?? (recorder ? sessionFilesDir(recorder.path) : undefined);
-  const given = options.tools ?? [
-    createBashTool({
-      cwd,
-      ...pick(options, 'sandbox', 'allowEnv', 'allowWrite'),
-      ...(outputDir ? { outputDir } : {}),
-      // Under the sandbox, the transcripts (this one included) are hidden wherever the store is.
-      ...(recorder ? { hide: [dirname(recorder.path)] } : {}),
-      // The key may come from a .env file, not the environment: it is never shown either.
-      secrets: clientSecrets(options.client),
-    }),
-  ];
-  const tools = [...given, ...(options.addTools ?? [])];
+  const tools = [...(options.tools ?? []), ...(options.addTools ?? [])];
   // The SDK is loaded only for a run that uses it (not for a scripted model, nor the demo).
   const modelCall = options.modelCall ?? (await import('../anthropic/call.js')).createAnthropicModel(options.client ?? {});
   const startedAs = recorder?.id;
   const sessionId = options.sessionId ?? startedAs ?? randomUUID();
   const spans = options.tracing ? await startSpans(options, sessionId, redactor, tools) : undefined;
   const emit = listenerOf(options.onEvent, recorder, spans);
-
-  const machine = createAgentMachine({
-    model: spans ? spans.wrapModel(modelCall) : modelCall,
-    tools,
-    cwd,
-    ...(emit ? { onCallEvent: emit } : {}),
-    ...(spans ? { toolEnv: (block: { id: string }) => spans.toolEnv(block.id) } : {}),
-    ...pick(options, 'includeStreamEvents', 'hooks', 'machine', 'gate'),
-    redactor,
-  });
-  const inspect = options.inspect;
-  const actor = createActor(machine, {
-    input: {
-      messages: startMessages,
-      ...pick(options, 'turnCount'),
-      config: { ...configOf(options), model: options.model, system: systemPrompt(options, cwd), tools: tools.map(toolDefinition) },
-      seed: options.seed ?? Math.floor(Math.random() * 2 ** 32),
-    },
-    ...(inspect ? { inspect: typeof inspect === 'function' ? inspect : (event: InspectionEvent) => inspect.next?.(event) } : {}),
-    ...pick(options, 'clock'),
-  });
-  if (emit) {
-    actor.on('*', emit);
-    if (prompt) {
-      const index = startMessages.length - 1;
-      emit({ type: 'message', index, message: startMessages[index] as MessageParam, origin: 'prompt' });
-    }
+  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, redactor, startMessages });
+  if (emit && prompt) {
+    const index = startMessages.length - 1;
+    emit({ type: 'message', index, message: startMessages[index] as MessageParam, origin: 'prompt' });
   }
 
   const abort = () => actor.send({ type: 'ABORT' });
@@ -226,6 +185,43 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
     actor.stop();
     if (recorder && recorder !== options.session) recorder.close();
   }
+}
+
+/** What is plugged into the machine for one run. */
+interface Plugged {
+  cwd: string;
+  tools: Tool[];
+  modelCall: ModelCall;
+  spans: RunSpans | undefined;
+  emit: ((event: RunEvent) => void) | undefined;
+  redactor: Redactor;
+  startMessages: MessageParam[];
+}
+
+/** The machine with the model call, the tools and the hooks plugged in, as an actor (not started) that emits to `emit`. */
+function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit, redactor, startMessages }: Plugged) {
+  const machine = createAgentMachine({
+    model: spans ? spans.wrapModel(modelCall) : modelCall,
+    tools,
+    cwd,
+    ...(emit ? { onCallEvent: emit } : {}),
+    ...(spans ? { toolEnv: (block: { id: string }) => spans.toolEnv(block.id) } : {}),
+    ...pick(options, 'includeStreamEvents', 'hooks', 'machine', 'gate'),
+    redactor,
+  });
+  const inspect = options.inspect;
+  const actor = createActor(machine, {
+    input: {
+      messages: startMessages,
+      ...pick(options, 'turnCount'),
+      config: { ...configOf(options), model: options.model, system: systemPrompt(options, cwd), tools: tools.map(toolDefinition) },
+      seed: options.seed ?? Math.floor(Math.random() * 2 ** 32),
+    },
+    ...(inspect ? { inspect: typeof inspect === 'function' ? inspect : (event: InspectionEvent) => inspect.next?.(event) } : {}),
+    ...pick(options, 'clock'),
+  });
+  if (emit) actor.on('*', emit);
+  return actor;
 }
 
 /** The run with its MCP servers' tools after the others, the servers started for it and stopped after it. */

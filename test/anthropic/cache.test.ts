@@ -8,6 +8,7 @@ import { buildRequest, initialContext } from '../../src/machine/context.js';
 import type { MessageParam } from '../../src/core/messages.js';
 import type { ModelRequest } from '../../src/core/model.js';
 import { startSession } from '../../src/transcript/recorder.js';
+import { defaultTools } from '../../src/run/defaultTools.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { findSession, readTranscript } from '../../src/transcript/store.js';
 import { answerFromResults, bashUse, startCheckedServer } from '../support/agentServer.js';
@@ -102,6 +103,7 @@ describe('a multi-turn run against the local Messages API server', () => {
       model: 'claude-test',
       client: { apiKey: 'sk-test', baseURL: server.url },
       cwd: home,
+      tools: defaultTools({ cwd: home }),
       onEvent: recorder.onEvent,
     });
     recorder.finish(result);

@@ -1,10 +1,15 @@
 /**
  * The durable commands read their flags as a run does (one option table, one parser): `worker --model sonnet` and
- * `submit --model haiku` send the full model ids, as `-p --model sonnet` does. Against a real restate-server and the
- * CLI as processes; skipped, saying why, only where the server binary cannot run.
+ * `submit --model haiku` send the full model ids, as `-p --model sonnet` does. And a worker's runs have the tools a
+ * run of the CLI has (run/defaultTools.ts, set up by one function): a long output is kept in the session's folder of
+ * the store. Against a real restate-server and the CLI as processes; skipped, saying why, only where the server
+ * binary cannot run.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_ALIASES } from '../../src/core/models.js';
+import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
 import { startCli } from '../support/cli.js';
 import type { RequestBody } from '../support/messagesServer.js';
 import { startCluster, type Cluster } from './cluster.js';
@@ -58,4 +63,22 @@ describe.skipIf('problem' in binary)('durable commands read their flags as a run
     expect(run.code, run.stderr).toBe(0);
     expect(models().at(-1)).toBe(MODEL_ALIASES.haiku);
   }, 60_000);
+
+  it("a worker keeps a long output in the session's folder of the store, as -p does (the same tools)", async () => {
+    const home = cluster.env.AGENTLOOP_HOME as string;
+    /** Runs a command whose output is cut; where the bash tool said the full output is, and the run's session. */
+    const savedOutput = async (args: string[]) => {
+      cluster.model.enqueue({ content: [bashUse('toolu_long', 'seq 1 30000')], stop_reason: 'tool_use' }, { content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' });
+      const run = await cluster.cli(args);
+      expect(run.code, run.stderr).toBe(0);
+      const sessionId = (JSON.parse(run.stdout) as { session_id: string }).session_id;
+      const [result] = lastToolResults(cluster.model.requests.at(-1)?.body as RequestBody);
+      return { sessionId, path: /the full output is in ([^\]\s]+)/.exec(resultText(result!))?.[1] };
+    };
+    for (const args of [['-p', '--output-format', 'json', 'count'], ['submit', '--restate', cluster.restate.ingress, '--admin', cluster.restate.admin, '--wait', '-p', 'count']]) {
+      const { sessionId, path } = await savedOutput(args);
+      expect(path?.startsWith(`${join(home, 'sessions', sessionId)}/`), `${args[0]}: ${path}`).toBe(true);
+      expect(existsSync(path as string), args[0]).toBe(true);
+    }
+  }, 90_000);
 });

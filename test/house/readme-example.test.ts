@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActor, toPromise } from 'xstate';
 import { expect, it } from 'vitest';
-import { createAgentMachine, createBashTool, defineTool, reply, runAgent, scriptedModel, toolDefinition } from 'agentloop';
+import { createAgentMachine, createBashTool, defaultTools, defineTool, reply, runAgent, scriptedModel, toolDefinition } from 'agentloop';
 import { z } from 'zod';
 
 it('runs the loop with a scripted model and the real bash tool', async () => {
@@ -16,7 +16,7 @@ it('runs the loop with a scripted model and the real bash tool', async () => {
     reply.text('There is one file: hello.txt'),
   ]);
 
-  const run = await runAgent('list the files', { model: 'scripted', modelCall: model.call, cwd: dir });
+  const run = await runAgent('list the files', { model: 'scripted', modelCall: model.call, cwd: dir, tools: defaultTools({ cwd: dir }) });
 
   expect(run.context.exitReason).toBe('completed');
   expect(run.context.turnCount).toBe(2);

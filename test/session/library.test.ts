@@ -7,6 +7,7 @@ import type { MessageParam } from '../../src/core/messages.js';
 import { InvalidHistoryError } from '../../src/history/validate.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { restoreConversation } from '../../src/transcript/resume.js';
+import { defaultTools } from '../../src/run/defaultTools.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { findSession, listSessions, readTranscript, SessionExistsError } from '../../src/transcript/store.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
@@ -135,7 +136,7 @@ describe('a library run saved as a session, then the CLI', () => {
         stop_reason: 'end_turn',
       });
       const client = { apiKey: env.ANTHROPIC_API_KEY as string, baseURL: server.url };
-      const library = await runAgent('run echo', { model: 'claude-test', client, session: { home }, cwd: dir, maxRetries: 0 });
+      const library = await runAgent('run echo', { model: 'claude-test', client, session: { home }, cwd: dir, tools: defaultTools({ cwd: dir }), maxRetries: 0 });
       expect(library.state).toBe('done');
 
       const sessions = await runCli(['sessions', '--output-format', 'json'], { cwd: dir, env });

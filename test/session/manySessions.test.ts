@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultTools } from '../../src/run/defaultTools.js';
 import { runAgent, type RunResult } from '../../src/run/runAgent.js';
 import { bashUse, lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
 import type { MessagesServer, RequestBody, Step } from '../support/messagesServer.js';
@@ -71,6 +72,7 @@ async function oneSession(index: number): Promise<{ result: RunResult; marker: s
     model: 'claude-test',
     client: { baseURL: server.url, apiKey: 'test', idleTimeoutMs: 60_000 },
     cwd: dir,
+    tools: defaultTools({ cwd: dir }),
     retryBaseMs: 5,
   });
   return { result, marker, dir };

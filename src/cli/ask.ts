@@ -1,0 +1,84 @@
+/**
+ * One function that asks a question, for every entry point: the one-shot run (./run.ts), the REPL (./repl.ts) and
+ * stream-json input (./streamInput.ts). A conversation holds what stays across a session's questions (the flags, the
+ * working directory, the session and its tools); each question brings what differs between the entry points (the
+ * model as a control request left it, how to stop the run, where its events go, a page's gate or inspector).
+ */
+import { agentloopHome } from '../core/home.js';
+import type { RunEvent } from '../core/events.js';
+import type { MessageParam } from '../core/messages.js';
+import type { Tool } from '../core/tool.js';
+import type { DefaultToolsOptions } from '../run/defaultTools.js';
+import type { RunAgentOptions, RunResult } from '../run/runAgent.js';
+import type { Question } from '../transcript/records.js';
+import type { CliOptions } from './args.js';
+import type { PreparedSession } from './sessions.js';
+import { limitsOf, type ModelChoice } from './start.js';
+
+export interface Conversation {
+  readonly options: CliOptions;
+  /** The tools' working directory. */
+  readonly cwd: string;
+  readonly session: PreparedSession;
+  /** The same for every question of the session: agentloop's tools (run/defaultTools.ts), set up from the flags. */
+  readonly tools: Tool[];
+}
+
+/** What a question brings besides itself and the history it goes on from. */
+export interface Asking {
+  choice: ModelChoice;
+  signal: AbortSignal;
+  onEvent: (event: RunEvent) => void;
+  /** A resumed session's first run goes on counting turns from here. */
+  turnCount?: number | undefined;
+  /** What only this entry point gives the run: the viewer's gate and inspector, a control request's system prompt. */
+  extra?: Partial<RunAgentOptions>;
+}
+
+/**
+ * The default tools' settings from the flags a run and a worker share (--cwd, --sandbox, --allow-env, --allow-write),
+ * for session `id` of the store in `env` (none: long outputs go to a temporary folder).
+ */
+export function toolSettings(
+  flags: Pick<CliOptions, 'sandbox' | 'allowEnv' | 'allowWrite'>,
+  cwd: string,
+  client: DefaultToolsOptions['client'],
+  env: NodeJS.ProcessEnv,
+): (id: string | undefined) => DefaultToolsOptions {
+  return (id) => ({
+    cwd,
+    ...(flags.sandbox ? { sandbox: true } : {}),
+    ...(flags.allowEnv ? { allowEnv: flags.allowEnv } : {}),
+    ...(flags.allowWrite ? { allowWrite: flags.allowWrite } : {}),
+    // The full output of long commands stays with the session; under the sandbox the store's sessions are hidden.
+    ...(id !== undefined ? { session: { home: agentloopHome(env), id } } : {}),
+    ...(client ? { client } : {}),
+  });
+}
+
+/** The conversation of `session`, with its tools (an unrecorded session keeps long outputs in a temporary folder). */
+export async function conversationOf(options: CliOptions, cwd: string, choice: ModelChoice, session: PreparedSession): Promise<Conversation> {
+  const { defaultTools } = await import('../run/defaultTools.js');
+  const settings = toolSettings(options, cwd, choice.client, process.env);
+  return { options, cwd, session, tools: defaultTools(settings(session.recorder ? session.id : undefined)) };
+}
+
+/** Asks `question` (or, with `null`, lets the model finish a turn `history` leaves open) and runs the loop to its end. */
+export async function ask(conversation: Conversation, question: Question | null, history: MessageParam[], asking: Asking): Promise<RunResult> {
+  const { options, session } = conversation;
+  const { runAgent } = await import('../run/runAgent.js');
+  return runAgent(question, {
+    ...asking.choice,
+    ...limitsOf(options, asking.turnCount),
+    ...(asking.turnCount !== undefined ? { turnCount: asking.turnCount } : {}),
+    ...(options.includePartialMessages ? { includeStreamEvents: true } : {}),
+    ...(session.recorder ? { session: session.recorder } : {}),
+    cwd: conversation.cwd,
+    tools: conversation.tools,
+    messages: history,
+    sessionId: session.id,
+    signal: asking.signal,
+    onEvent: asking.onEvent,
+    ...asking.extra,
+  });
+}
