@@ -3,6 +3,7 @@
  * variadic rule lists), `--help` per command, the one-line errors with the pointer to the command's help, and the
  * docs' flag table.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import { flagTable, helpText } from '../../src/cli/help.js';
 import { COMMAND_NAMES, COMMANDS, OPTIONS, type AnyOption, type CommandName } from '../../src/cli/options.js';
 import { namesOf } from '../../src/cli/parse.js';
 import { MODEL_ALIASES } from '../../src/core/models.js';
+import { CLI, cliEnv } from '../support/cli.js';
 import { flagTableBlocks, FLAG_TABLE_PAGES } from '../support/flagTable.js';
 
 const entries = Object.entries(OPTIONS) as [string, AnyOption][];
@@ -167,5 +169,20 @@ describe("variadic rule lists, as Claude Code's", () => {
     expect(run('--disallowedTools', 'Bash(rm:*)', 'Bash(curl:*)', '-p', 'q')).toMatchObject({ disallowedTools: ['Bash(rm:*)', 'Bash(curl:*)'], prompt: 'q' });
     expect(run('-p', '--allow-env', 'GH_TOKEN', 'q', '--allow-env', 'NPM_TOKEN')).toMatchObject({ allowEnv: ['GH_TOKEN', 'NPM_TOKEN'], prompt: 'q' });
     expect(isLocal(run('-p', 'q'))).toBe(true);
+  });
+});
+
+describe('every command, as a process', () => {
+  const cli = (argv: string[]) => spawnSync(process.execPath, [CLI, ...argv], { env: cliEnv(), encoding: 'utf8' });
+
+  it.each(COMMAND_NAMES.filter((c) => c !== 'run'))('agentloop %s --help prints its flags; a bad flag is one line and a pointer to that help', (command) => {
+    const help = cli([command, '--help']);
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(new RegExp(`^Usage: agentloop ${command}`));
+    for (const [, spec] of takes(command)) for (const name of namesOf(spec)) expect(help.stdout, `--${name}`).toMatch(new RegExp(`--${name}\\b`));
+    const bad = cli([command, '--bogus']);
+    expect(bad.status).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toBe(`agentloop: unknown option --bogus\nsee agentloop ${command} --help\n`);
   });
 });
