@@ -14,6 +14,7 @@ const steps = [
   { what: 'clean dist/', args: ['scripts/clean-dist.mjs'] }, // nothing left of files src/ no longer has
   { what: 'compile src/ (tsc)', args: ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], typeCheck: true },
   { what: "bundle the viewer's client", args: ['scripts/build-client.mjs'] },
+  { what: "lay the viewer's diagram out", args: ['scripts/build-machine-view.mjs'] },
   { what: 'bundle the CLI over tsc’s dist/cli/main.js', args: ['scripts/build-cli.mjs'] },
 ];
 
