@@ -212,15 +212,17 @@ export class RunSpans {
   }
 
   private startTool(block: ToolUseBlock): void {
+    // The name is the model's output, as its id: a secret written there is cut as from content.
+    const name = this.facts.redactor.text(block.name);
     const attributes: Attributes = {
       'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': block.name,
-      'gen_ai.tool.call.id': block.id,
+      'gen_ai.tool.name': name,
+      'gen_ai.tool.call.id': this.facts.redactor.text(block.id),
       'gen_ai.tool.type': 'function',
       ...this.facts.toolAttributes?.(block.name),
       ...(this.conventions.captureContent && this.conventions.latest ? { 'gen_ai.tool.call.arguments': toolContent(block.input, this.facts.redactor) } : {}),
     };
-    this.tools.set(block.id, this.tracer.startSpan(`execute_tool ${block.name}`, { kind: SpanKind.INTERNAL, attributes }, this.runContext));
+    this.tools.set(block.id, this.tracer.startSpan(`execute_tool ${name}`, { kind: SpanKind.INTERNAL, attributes }, this.runContext));
   }
 
   private endTool(block: ToolUseBlock, isError: boolean, content: unknown): void {
