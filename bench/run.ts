@@ -24,6 +24,7 @@ import { describeMachine, type MachineInfo } from './machine.js';
 import { benchOverhead, SIDES, type ModeFigures, type OverheadFigures, type OverheadSide, type ServerMode } from './overhead.js';
 import { benchParallel, benchStreaming, type ParallelFigures, type StreamingFigures } from './parallel.js';
 import { peersSection } from './peersReport.js';
+import { markedSection } from './marked.js';
 import { mergeReport } from './merge.js';
 import { benchPersistence, persistenceSection, type PersistenceFigures } from './persistence.js';
 import { benchDurable, durableSection, type DurableFigures } from './durable.js';
@@ -140,8 +141,9 @@ if (args.includes('--update')) {
   writeFileSync(file, mergeReport(readFileSync(file, 'utf8'), report, note));
   log(`updated ${file}`);
 } else if (out) {
-  // The peers benchmark's section (npm run bench:peers) is kept as it is.
-  const kept = existsSync(out) ? peersSection(readFileSync(out, 'utf8')) : '';
+  // The peers benchmark's section (npm run bench:peers) and the MCP one (bench/mcp.ts) are kept as they are.
+  const before = existsSync(out) ? readFileSync(out, 'utf8') : '';
+  const kept = [peersSection(before), markedSection(before, 'mcp')].filter((s) => s !== '').join('\n');
   writeFileSync(out, kept ? `${report.trimEnd()}\n\n${kept}` : report);
   log(`wrote ${out}`);
 }
