@@ -21,6 +21,7 @@ const RUN_VALUES = [
   'appendSystemPrompt', 'verbose', 'includePartialMessages', 'allowedTools', 'disallowedTools', 'cwd', 'sandbox',
   'allowEnv', 'resume', 'continue', 'sessionId', 'forkSession', 'inspect', 'view', 'port', 'mistake',
   'includeLoopEvents', 'permissionPromptTool', 'mcpConfig', 'strictMcpConfig', 'allowWrite', 'waitForSession', 'step',
+  'addDir', 'noSessionPersistence',
 ] as const satisfies readonly (keyof Flags)[];
 
 export interface CliOptions extends Partial<Pick<Flags, (typeof RUN_VALUES)[number]>> {
@@ -111,6 +112,7 @@ function runOptions({ flags, positionals, trailing }: ParsedLine): CliOptions {
   if (mode !== undefined) options.permissionMode = mode;
   // Stepping is done in the page: --step brings the viewer up.
   if (options.step) options.view = true;
+  if (flags.includeHookEvents) throw new UsageError("--include-hook-events is not supported: agentloop writes no hook event lines yet (the Agent SDK's includeHookEvents)");
   checkCombinations(options);
   return options;
 }
@@ -133,6 +135,8 @@ function checkCombinations(options: CliOptions): void {
   const needsResume = options.forkSession ? '--fork-session' : options.waitForSession ? '--wait-for-session' : undefined;
   if (needsResume && !resuming) throw new UsageError(`${needsResume} goes with --resume or --continue`);
   if (options.allowWrite !== undefined && !options.sandbox) throw new UsageError('--allow-write goes with --sandbox');
+  if (options.addDir !== undefined && options.sandbox) throw new UsageError('--add-dir is not supported with --sandbox: the sandbox lets commands write the working directory only');
+  if (options.noSessionPersistence && resuming) throw new UsageError('--no-session-persistence starts an unsaved session: not with --resume or --continue');
   if (options.sessionId !== undefined && resuming && !options.forkSession) {
     throw new UsageError('--session-id with --resume or --continue needs --fork-session (the id is for the new session)');
   }

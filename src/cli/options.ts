@@ -8,6 +8,7 @@ import { resolveModel } from '../core/models.js';
 import { DEFAULT_INGRESS } from '../durable/addresses.js';
 import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
 import { allowWriteNames, envNames, httpUrl, idempotencyKey, nonEmpty, oneOf, portOf, positiveInt, positiveNumber, promptToolOf, publicKeys, restateId, splitRules, UsageError, uuidOf } from './argValues.js';
+import { addDirs, REFUSED, settingSources, thinking } from './sdkFlags.js';
 import { COMMAND_NAMES, type CommandName, type CommandSpec, type OptionTable } from './optionTable.js';
 
 export type { AnyOption, CommandName } from './optionTable.js';
@@ -67,6 +68,19 @@ export interface Flags {
   advertise: string;
   identityKeys: string[];
   backends: string[];
+  settingSources: string[];
+  addDir: string[];
+  awaitInitialize: boolean;
+  allowDangerouslySkipPermissions: boolean;
+  noSessionPersistence: boolean;
+  thinking: 'disabled';
+  includeHookEvents: boolean;
+  jsonSchema: string;
+  maxThinkingTokens: string;
+  effort: string;
+  betas: string;
+  agent: string;
+  pluginDir: string;
   help: boolean;
   version: boolean;
 }
@@ -177,6 +191,20 @@ export const OPTIONS: OptionTable<Flags> = {
     flag: 'backend', argument: 'URL', list: 'repeat', commands: ['balancer'], parse: (texts, flag) => texts.map((text) => httpUrl(text, flag)),
     description: "a worker's address (repeat the flag, once for each worker)",
   },
+  // What the Claude Agent SDK passes (./sdkFlags.ts; docs/agent-sdk.md): honoured, or refused with the reason.
+  settingSources: { flag: 'setting-sources', argument: 'LIST', list: 'repeat', commands: ['run'], parse: settingSources, description: "Claude Code's settings files to read: user, project, local (by commas); agentloop reads none of them, whatever the list" },
+  addDir: { flag: 'add-dir', argument: 'DIR', list: 'repeat', commands: ['run'], parse: addDirs, description: "another directory the tools work in: acceptEdits' file commands run inside it too (repeat the flag for more)" },
+  awaitInitialize: { flag: 'await-initialize', commands: ['run'], description: "stream-json input: the Agent SDK's initialize comes first (agentloop answers it before any turn)" },
+  allowDangerouslySkipPermissions: { flag: 'allow-dangerously-skip-permissions', commands: ['run'], description: 'let a control request switch to bypassPermissions (agentloop always lets it)' },
+  noSessionPersistence: { flag: 'no-session-persistence', commands: ['run'], description: 'save no transcript of this run (it cannot be resumed)' },
+  thinking: { flag: 'thinking', argument: 'MODE', commands: ['run'], parse: thinking, description: 'disabled: no extended thinking (what agentloop does; adaptive and enabled are refused)' },
+  includeHookEvents: { flag: 'include-hook-events', commands: ['run'], description: 'refused (exit 2): no hook event lines yet' },
+  jsonSchema: { flag: 'json-schema', argument: 'SCHEMA', commands: ['run'], parse: REFUSED.jsonSchema, description: 'refused (exit 2): no structured output yet' },
+  maxThinkingTokens: { flag: 'max-thinking-tokens', argument: 'N', commands: ['run'], parse: REFUSED.maxThinkingTokens, description: 'refused (exit 2): no extended thinking' },
+  effort: { flag: 'effort', argument: 'LEVEL', commands: ['run'], parse: REFUSED.effort, description: 'refused (exit 2): no effort setting' },
+  betas: { flag: 'betas', argument: 'LIST', commands: ['run'], parse: REFUSED.betas, description: 'refused (exit 2): no beta headers' },
+  agent: { flag: 'agent', argument: 'NAME', commands: ['run'], parse: REFUSED.agent, description: 'refused (exit 2): no subagents' },
+  pluginDir: { flag: 'plugin-dir', argument: 'DIR', commands: ['run'], parse: REFUSED.pluginDir, description: 'refused (exit 2): no plugins' },
   help: { flag: 'help', short: 'h', commands: COMMAND_NAMES, description: 'show this help' },
   version: { flag: 'version', short: 'v', commands: ['run'], description: 'print the version' },
 };

@@ -4,12 +4,13 @@
  * naming the rule ("Not run: denied by rule Bash(rm:*)"), and the call is kept for the result's
  * `permission_denials`.
  */
+import { resolve } from 'node:path';
 import type { RunHooks } from '../core/hooks.js';
 import type { ToolUseBlock } from '../core/messages.js';
 import type { PermissionMode } from '../permissions/modes.js';
 import type { PermissionDenial } from './output.js';
 
-type PermissionOptions = { allowedTools?: string[]; disallowedTools?: string[]; permissionMode?: PermissionMode; permissionPromptTool?: string };
+type PermissionOptions = { allowedTools?: string[]; disallowedTools?: string[]; permissionMode?: PermissionMode; permissionPromptTool?: string; addDir?: string[] };
 
 /**
  * The mode a run's calls are judged in: the one given, else `default` when allow rules are given (what they and the
@@ -63,12 +64,13 @@ export async function permissionGate(options: PermissionOptions, cwd: string, al
   // any other command waits for the parser (a parser that cannot load makes the hook throw, which denies the call).
   preparePermissions().catch(() => undefined);
   const denials: PermissionDenial[] = [];
+  const dirs: [string, ...string[]] = [cwd, ...(options.addDir ?? []).map((dir) => resolve(cwd, dir))]; // where acceptEdits' file commands run
   const gate: PermissionGate = {
     denials,
     mode,
     hooks: {
       beforeToolCall: async ({ block, signal }) => {
-        const decision = await decideInModeSoon(block.name, block.input, rules, gate.mode, cwd);
+        const decision = await decideInModeSoon(block.name, block.input, rules, gate.mode, dirs);
         if (decision.allowed) return undefined;
         const answer = decision.rule === null && gate.ask ? await gate.ask(block, decision.message, signal) : { allow: false as const, message: decision.message };
         if (answer.allow) return answer.input ? { action: 'change', input: answer.input } : undefined;

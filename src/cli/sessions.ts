@@ -73,6 +73,7 @@ export interface PrepareOptions {
  */
 export async function prepareSession(options: CliOptions, prepare: PrepareOptions): Promise<PreparedSession> {
   const home = agentloopHome(prepare.env);
+  if (options.noSessionPersistence) return unsaved(options.sessionId ?? randomUUID()); // --no-session-persistence: no transcript
   if (options.resume === undefined && !options.continue) return newSession(home, options.sessionId ?? randomUUID(), prepare);
 
   const path = sessionToResume(home, options, prepare.cwd);
@@ -145,6 +146,9 @@ function sessionToResume(home: string, options: CliOptions, cwd: string): string
  * written by a run now, is an error; a transcript that cannot be written (a read-only home) leaves
  * the run unrecorded.
  */
+/** A session with no transcript (`notices`: why, when it was meant to be saved). */
+const unsaved = (id: string, notices: string[] = []): PreparedSession => ({ id, recorder: undefined, messages: [], turnCount: undefined, awaitsModel: false, resumed: false, notices, outputDir: undefined });
+
 function newSession(home: string, id: string, prepare: PrepareOptions, fork?: ForkSource): PreparedSession {
   const empty = { messages: [], turnCount: undefined, awaitsModel: false, resumed: false };
   try {
@@ -157,8 +161,7 @@ function newSession(home: string, id: string, prepare: PrepareOptions, fork?: Fo
   } catch (error) {
     if (error instanceof SessionExistsError) throw new SessionError(`${error.message}: --session-id needs an id not in use`);
     if (error instanceof SessionBusyError) throw busyError(error, '--session-id needs an id not in use');
-    const notice = `this session is not saved (${error instanceof Error ? error.message : String(error)})`;
-    return { id, recorder: undefined, ...empty, notices: [notice], outputDir: undefined };
+    return unsaved(id, [`this session is not saved (${error instanceof Error ? error.message : String(error)})`]);
   }
 }
 

@@ -104,7 +104,7 @@ export function preparePermissions(): Promise<void> {
  * decideInMode with the reader at hand (shell/reader.ts): at once for another tool or a command of plain words,
  * else once the parser has loaded; rejects when it is needed and cannot load.
  */
-export function decideInModeSoon(toolName: string, input: unknown, rules: PermissionRules, mode: PermissionMode, cwd: string): Promise<PermissionDecision> {
+export function decideInModeSoon(toolName: string, input: unknown, rules: PermissionRules, mode: PermissionMode, cwd: WorkDirs): Promise<PermissionDecision> {
   return checkSoon((read) => decideInMode(toolName, input, rules, mode, read, cwd));
 }
 
@@ -151,7 +151,7 @@ export function decideInMode(
   rules: PermissionRules,
   mode: PermissionMode,
   given: ReadScript,
-  cwd: string,
+  cwd: WorkDirs,
 ): PermissionDecision {
   // The checks below read the same line: once.
   const read = readingOnce(given);
@@ -186,16 +186,20 @@ function readingOnce(read: ReadScript): ReadScript {
 
 const FILE_COMMANDS = new Set(['mkdir', 'touch', 'mv', 'cp']);
 
-/** Only `mkdir`, `touch`, `mv`, `cp` and read-only commands, plain words, every path as written inside `cwd`. */
-function isFileEdit(script: Script, cwd: string): boolean {
+/** The working directory, or it and the directories of `--add-dir` (the first is where relative paths start). */
+export type WorkDirs = string | readonly [string, ...string[]];
+
+/** Only `mkdir`, `touch`, `mv`, `cp` and read-only commands, plain words, every path as written inside `cwd` (one of them). */
+function isFileEdit(script: Script, cwd: WorkDirs): boolean {
+  const dirs = typeof cwd === 'string' ? [cwd] : cwd;
   if (!script.plain || !script.complete || script.redirects.length > 0 || script.commands.length === 0) return false;
   return script.commands.every((command) => {
     const [name, ...args] = command.words.map((w) => w.value);
     if (name === undefined || name === null) return false;
     if (!FILE_COMMANDS.has(name)) return isReadOnlyScript({ ...script, commands: [command] });
-    const base = command.cwd ?? cwd;
+    const base = command.cwd ?? dirs[0];
     // Options of letters alone (`-p`, `--parents`); one with a value written into it (`--target-directory=/x`) is not.
-    return args.every((arg) => arg !== null && (arg.startsWith('-') ? /^-[A-Za-z]+$|^--[a-z][a-z-]*$/.test(arg) : inside(resolve(base, arg), cwd)));
+    return args.every((arg) => arg !== null && (arg.startsWith('-') ? /^-[A-Za-z]+$|^--[a-z][a-z-]*$/.test(arg) : dirs.some((dir) => inside(resolve(base, arg), dir))));
   });
 }
 

@@ -1,0 +1,81 @@
+/**
+ * The flags the Claude Agent SDK passes for its options, with the real SDK driving the built CLI against the local
+ * Messages API: what agentloop honours (settingSources, additionalDirectories with acceptEdits, persistSession: false,
+ * thinking disabled, allowDangerouslySkipPermissions) and what it refuses with one line naming the option (outputFormat,
+ * maxThinkingTokens, effort, includeHookEvents): the program's error says it, nothing is silently ignored.
+ */
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { query, type Options, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import { describe, expect, it } from 'vitest';
+import { CLI } from '../support/cli.js';
+import { bashUse } from '../support/agentServer.js';
+import type { MessagesServer } from '../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../support/project.js';
+
+let project: CliProject;
+let server: MessagesServer;
+cliProjectPerTest('sdkflags', (p) => { project = p; server = p.server; }, { noViolations: true });
+
+const answer = (text: string) => ({ content: [{ type: 'text' as const, text }], stop_reason: 'end_turn' as const });
+
+async function collect(prompt: string, extra: Options = {}): Promise<{ messages: SDKMessage[]; thrown?: string }> {
+  const messages: SDKMessage[] = [];
+  try {
+    for await (const message of query({ prompt, options: { pathToClaudeCodeExecutable: CLI, cwd: project.dir, env: project.env, ...extra } })) messages.push(message);
+  } catch (error) {
+    return { messages, thrown: String(error) };
+  }
+  return { messages };
+}
+
+const resultOf = (messages: SDKMessage[]) => messages.find((m) => m.type === 'result') as Extract<SDKMessage, { type: 'result' }> | undefined;
+
+/** Every file name under `dir`, at any depth. */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+describe('the Agent SDK options agentloop honours', () => {
+  it('additionalDirectories (--add-dir): acceptEdits runs file commands inside an added directory, not outside the listed ones', async () => {
+    const added = join(project.dir, '..', `${project.dir.split('/').pop()}-added`);
+    const other = join(project.dir, '..', `${project.dir.split('/').pop()}-other`);
+    mkdirSync(added);
+    mkdirSync(other);
+    try {
+      server.enqueue({ content: [bashUse('t1', `touch ${added}/made.txt`), bashUse('t2', `touch ${other}/not.txt`)], stop_reason: 'tool_use' }, answer('Done.'));
+      const { messages, thrown } = await collect('make files', { model: 'claude-test', permissionMode: 'acceptEdits', additionalDirectories: [added], settingSources: ['project'] });
+      expect(thrown).toBeUndefined();
+      expect(existsSync(join(added, 'made.txt'))).toBe(true);
+      expect(existsSync(join(other, 'not.txt'))).toBe(false);
+      expect(resultOf(messages)?.permission_denials.map((d) => d.tool_use_id)).toEqual(['t2']);
+    } finally {
+      for (const dir of [added, other]) rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('persistSession: false (--no-session-persistence) saves no transcript; without it the session is saved', async () => {
+    server.enqueue(answer('Unsaved.'), answer('Saved.'));
+    const unsaved = resultOf((await collect('hi', { model: 'claude-test', persistSession: false, thinking: { type: 'disabled' }, allowDangerouslySkipPermissions: true })).messages);
+    expect(unsaved).toMatchObject({ is_error: false, result: 'Unsaved.' });
+    expect(filesUnder(project.home).filter((f) => f.includes(unsaved!.session_id))).toEqual([]);
+    const saved = resultOf((await collect('hi', { model: 'claude-test' })).messages);
+    expect(filesUnder(project.home).filter((f) => f.includes(saved!.session_id)).length).toBeGreaterThan(0);
+  });
+});
+
+describe('the Agent SDK options agentloop refuses, each with one line the program sees', () => {
+  it.each([
+    ['outputFormat', { outputFormat: { type: 'json_schema', schema: { type: 'object' } } }, '--json-schema is not supported'],
+    ['maxThinkingTokens', { maxThinkingTokens: 2000 }, '--max-thinking-tokens is not supported'],
+    ['thinking adaptive', { thinking: { type: 'adaptive' } }, '--thinking adaptive is not supported'],
+    ['effort', { effort: 'high' }, '--effort is not supported'],
+    ['includeHookEvents', { includeHookEvents: true }, '--include-hook-events is not supported'],
+  ] as [string, Options, string][])('%s', async (_name, extra, line) => {
+    const { messages, thrown } = await collect('hi', { model: 'claude-test', ...extra });
+    expect(messages).toEqual([]);
+    expect(thrown).toContain(`agentloop: ${line}`);
+    expect(server.requests).toEqual([]); // no model call was made
+  });
+});
