@@ -5,12 +5,12 @@
  * `system/api_retry`, the tool named `Bash` wherever the program sees it, a tool result's `tool_use_result` and
  * `timestamp`, and the result's `terminal_reason`. The real SDK drives the built CLI against the local Messages API.
  */
-import { query, type Options, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { Options, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../support/cli.js';
 import { bashUse } from '../support/agentServer.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
+import { collectSdk } from '../support/sdkCollect.js';
 
 let project: CliProject;
 let server: MessagesServer;
@@ -18,16 +18,7 @@ cliProjectPerTest('claudelines', (p) => { project = p; server = p.server; }, { n
 
 const answer = (text: string) => ({ content: [{ type: 'text' as const, text }], stop_reason: 'end_turn' as const });
 
-/** Every message the program receives; the SDK throws after an error result (Claude Code's way too): kept as `thrown`. */
-async function collect(prompt: string, extra: Options = {}): Promise<{ messages: SDKMessage[]; thrown?: string }> {
-  const messages: SDKMessage[] = [];
-  try {
-    for await (const message of query({ prompt, options: { pathToClaudeCodeExecutable: CLI, cwd: project.dir, env: project.env, ...extra } })) messages.push(message);
-  } catch (error) {
-    return { messages, thrown: String(error) };
-  }
-  return { messages };
-}
+const collect = (prompt: string, extra: Options = {}) => collectSdk(project, prompt, extra);
 
 const find = <T extends SDKMessage['type']>(messages: SDKMessage[], type: T, subtype?: string) =>
   messages.filter((m) => m.type === type && (subtype === undefined || (m as { subtype?: string }).subtype === subtype)) as Extract<SDKMessage, { type: T }>[];

@@ -6,12 +6,12 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { query, type Options, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { Options, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../support/cli.js';
 import { bashUse } from '../support/agentServer.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
+import { collectSdk } from '../support/sdkCollect.js';
 
 let project: CliProject;
 let server: MessagesServer;
@@ -19,15 +19,7 @@ cliProjectPerTest('sdkflags', (p) => { project = p; server = p.server; }, { noVi
 
 const answer = (text: string) => ({ content: [{ type: 'text' as const, text }], stop_reason: 'end_turn' as const });
 
-async function collect(prompt: string, extra: Options = {}): Promise<{ messages: SDKMessage[]; thrown?: string }> {
-  const messages: SDKMessage[] = [];
-  try {
-    for await (const message of query({ prompt, options: { pathToClaudeCodeExecutable: CLI, cwd: project.dir, env: project.env, ...extra } })) messages.push(message);
-  } catch (error) {
-    return { messages, thrown: String(error) };
-  }
-  return { messages };
-}
+const collect = (prompt: string, extra: Options = {}) => collectSdk(project, prompt, extra);
 
 const resultOf = (messages: SDKMessage[]) => messages.find((m) => m.type === 'result') as Extract<SDKMessage, { type: 'result' }> | undefined;
 
