@@ -44,7 +44,7 @@ it(`a run whose command is denied by a rule ends without a trace on stderr, ${RU
   for (let started = 0; started < RUNS; started += AT_ONCE) {
     const runs = await Promise.all(Array.from({ length: Math.min(AT_ONCE, RUNS - started) }, () => runCli(args, { cwd: dir, env })));
     for (const run of runs) {
-      expect(JSON.parse(run.stdout)).toMatchObject({ result: 'done', permission_denials: [{ tool_name: 'bash' }] });
+      expect(JSON.parse(run.stdout)).toMatchObject({ result: 'done', permission_denials: [{ tool_name: 'Bash' }] });
       if (run.code !== 0 || run.stderr !== '') failures.push(`exit ${run.code}: ${run.stderr}`);
     }
   }
