@@ -207,7 +207,9 @@ describe('bash tool: never hangs', () => {
   it('returns even when an escaped descendant keeps writing to stdout', async () => {
     const marker = marked();
     const r = await run(
-      `setsid sh -c 'echo $$ > escaped.pid; exec yes ${marker}' & ` +
+      // The escapee writes its first line before the pid file, so that line is in the pipe before
+      // `started` however the scheduler runs `yes` afterwards.
+      `setsid sh -c 'echo ${marker}; echo $$ > escaped.pid; exec yes ${marker}' & ` +
         'while [ ! -s escaped.pid ]; do sleep 0.01; done; echo started',
     );
     expect(r.isError).toBe(false);
