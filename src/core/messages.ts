@@ -20,8 +20,12 @@ export function toolResultText(content: ToolResultBlockParam['content']): string
       if (block.type === 'text') return block.text;
       const source = (block as { source?: { media_type?: unknown; data?: unknown } }).source;
       const data = typeof source?.data === 'string' ? source.data : '';
-      const bytes = Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
-      return `[${block.type}${typeof source?.media_type === 'string' ? ` ${source.media_type}` : ''}${data ? `, ${bytes} bytes` : ''}]`;
+      return `[${block.type}${typeof source?.media_type === 'string' ? ` ${source.media_type}` : ''}${data ? `, ${base64Bytes(data)} bytes` : ''}]`;
     })
     .join('\n');
+}
+
+/** How many bytes base64 text decodes to. */
+export function base64Bytes(data: string): number {
+  return Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
 }

@@ -7,6 +7,7 @@
 import { messagesAt, requestDelta, requestDeltaText, unansweredTool } from '../history.js';
 import type { Timeline, TimelineStep, TimelineTool } from '../timeline.js';
 import { h } from './dom.js';
+import { resultContent } from './media.js';
 
 const row = (name: string, value: string, note?: string, testid?: string) =>
   h('div', { class: 'kv' }, [h('span', { class: 'k', text: name }), h('b', { class: 'v', text: value, ...(testid ? { 'data-testid': testid } : {}) }), note ? h('span', { class: 'note', text: note }) : null]);
@@ -63,11 +64,18 @@ function toolEntry(t: Timeline, start: TimelineTool, i: number): HTMLElement {
     lines.push(h('div', { class: 'status', 'data-testid': 'tool-status', text: `✓ returned ${time(result.at)} (${ms(start.at, result.at)} after it started), at step ${result.step + 1}` }));
     lines.push(h('div', { class: bound ? 'wrapped' : 'wrapped broken' }, [
       h('span', { text: bound ? `its output, wrapped into a tool_result bound to tool_use_id ${result.id}:` : '⚠ wrapped into a tool_result WITHOUT its tool_use_id:' }),
-      h('pre', { class: 'json', text: JSON.stringify(result.result ?? {}, null, 1) }),
+      ...wrapped(result.result),
     ]));
     lines.push(whereItWent(t, start.id, i));
   }
   return h('div', { class: 'tool-entry', 'data-tool': start.id }, lines);
+}
+
+/** The tool_result as written: its fields as JSON, then its content with text as text and images drawn. */
+function wrapped(result: TimelineTool['result']): HTMLElement[] {
+  const { content, ...fields } = result ?? ({} as NonNullable<TimelineTool['result']>);
+  const shape = typeof content === 'string' ? 'text' : `${content?.length ?? 0} block${content?.length === 1 ? '' : 's'}`;
+  return [h('pre', { class: 'json', text: JSON.stringify({ ...fields, content: `‹${shape}, below›` }, null, 1) }), h('div', { class: 'result-content', 'data-testid': 'tool-content' }, resultContent(content))];
 }
 
 /** Where a tool's result is in messages at step `i`: bound to its tool_use, written broken, or nowhere. */

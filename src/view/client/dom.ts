@@ -1,4 +1,5 @@
 /** Small DOM helpers for the viewer's client. */
+import { withoutData } from './media.js';
 
 type Child = Node | string | null | undefined | false;
 
@@ -29,9 +30,9 @@ export function hue(id: string): string {
   return `hsl(${x}, 62%, 42%)`;
 }
 
-/** JSON, indented, with spans for keys, strings, numbers and literals. */
+/** JSON, indented, with spans for keys, strings, numbers and literals; base64 data replaced by a note (media.ts). */
 export function highlightJson(value: unknown): string {
-  const text = JSON.stringify(value, null, 2).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const text = JSON.stringify(withoutData(value), null, 2).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return text.replace(/("(?:\\.|[^"\\])*")(\s*:)?|\b(true|false|null)\b|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (match, str, colon, lit) => {
     if (str && colon) return `<span class="${str === '"cache_control"' ? 'j-key j-cache' : 'j-key'}">${str}</span>${colon}`;
     if (str) return `<span class="j-str">${str}</span>`;

@@ -8,6 +8,7 @@ import type { ContentBlock, MessageParam } from '../../core/messages.js';
 import { messagesAt, requestBody, requestDelta, requestDeltaText, unansweredTool } from '../history.js';
 import type { Timeline, TimelineMessage, TimelineStep } from '../timeline.js';
 import { h, highlightJson, hue } from './dom.js';
+import { mediaBlock, resultContent, withoutData } from './media.js';
 
 function blocks(message: MessageParam): ContentBlock[] {
   return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
@@ -33,7 +34,6 @@ function renderBlock(b: ContentBlock, t: Timeline, index: number, answeredIn: Ma
   }
   if (b.type === 'tool_result') {
     const id = (b as { tool_use_id?: unknown }).tool_use_id;
-    const content = typeof b.content === 'string' ? b.content : JSON.stringify(b.content, null, 2);
     const bound = typeof id === 'string';
     return h('div', { class: `block tool${bound ? '' : ' unbound'}`, style: `--chip: ${bound ? hue(id) : '#b42318'}`, 'data-tool-result': bound ? id : '' }, [
       h('div', {}, [
@@ -41,10 +41,10 @@ function renderBlock(b: ContentBlock, t: Timeline, index: number, answeredIn: Ma
         bound ? h('span', { class: 'chip', text: id }) : h('span', { class: 'badge', 'data-testid': 'unbound', text: '⚠ no tool_use_id: the API refuses it' }),
         b.is_error ? h('span', { class: 'badge', text: 'is_error' }) : null,
       ]),
-      h('pre', { text: content ?? '' }),
+      ...resultContent(b.content),
     ]);
   }
-  return h('div', { class: 'block' }, [h('b', { text: b.type }), h('pre', { text: JSON.stringify(b, null, 2) })]);
+  return h('div', { class: 'block' }, [h('b', { text: b.type }), mediaBlock(b) ?? h('pre', { text: JSON.stringify(withoutData(b), null, 2) })]);
 }
 
 function messageCard(m: TimelineMessage, t: Timeline, index: number, answeredIn: Map<string, number>): HTMLElement {
