@@ -8,69 +8,29 @@
  * of stdin ends the process, with the exit code of the last turn.
  */
 import { randomUUID } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import type { MessageParam } from '../core/messages.js';
 import { appendUser, appendUserText, textOf } from '../history/messages.js';
 import { historyProblems } from '../history/validate.js';
 import type { Question } from '../transcript/records.js';
-import { arrayOf, block } from '../transcript/shapes.js';
 import type { CliOptions } from './args.js';
 import { exitCodeOf, palette, toJsonResult } from './output.js';
 import type { PermissionGate } from './permissions.js';
 import { openSession, refusalWarner, type ModelChoice } from './start.js';
-import { ask, conversationOf } from './ask.js';
-import { onEndSignals } from './signals.js';
+import { ask, conversationOf, type Conversation } from './ask.js';
+import { onEndSignals, type EndSignals } from './signals.js';
+import type { PreparedSession } from './sessions.js';
+import { readInput, type InputReader, type StreamInputIo } from './streamInputLines.js';
 import { jsonLine, shown } from './terminal.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../run/runAgent.js';
 import { apiErrorLine } from './claudeLines.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
-import { parseControlLine } from './control/channel.js';
 import { promptHooks, stopHooks } from './control/hooks.js';
 import { ControlSession } from './control/session.js';
-
-/** A line of stdin read: the question of a turn, or why it is not one. */
-export type InputLine = { question: Question } | { error: string };
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const EXPECTED = 'expected {"type":"user","message":{"role":"user","content":"..."}}';
-
-/** Reads one line of `--input-format stream-json`. */
-export function parseInputLine(text: string): InputLine {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return { error: `not valid JSON (${error instanceof Error ? error.message : String(error)})` };
-  }
-  if (!isObject(value)) return { error: `not a JSON object: ${EXPECTED}` };
-  if (value.type !== 'user') {
-    return { error: `a message of type ${JSON.stringify(value.type) ?? 'undefined'} is not read here: ${EXPECTED}` };
-  }
-  const message = value.message;
-  if (!isObject(message)) return { error: `no "message" object: ${EXPECTED}` };
-  if (message.role !== 'user') return { error: `message.role must be "user", not ${JSON.stringify(message.role) ?? 'undefined'}` };
-  const content = message.content;
-  if (typeof content === 'string') return content.trim() === '' ? { error: 'message.content is empty' } : { question: content };
-  if (!Array.isArray(content)) return { error: 'message.content must be a string or an array of content blocks' };
-  if (content.length === 0) return { error: 'message.content has no blocks' };
-  const problem = arrayOf(block)(content, Number.MAX_SAFE_INTEGER);
-  if (problem !== undefined) return { error: `message.content${problem}` };
-  return { question: content as Question & unknown[] };
-}
 
 /** The history with `question` as its next user message. */
 function withQuestion(messages: readonly MessageParam[], question: Question): MessageParam[] {
   return typeof question === 'string' ? appendUserText(messages, question) : appendUser(messages, question);
-}
-
-export interface StreamInputIo {
-  stdin: NodeJS.ReadableStream;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WriteStream;
-  env: NodeJS.ProcessEnv;
 }
 
 /**
@@ -122,6 +82,35 @@ function withContext(question: Question, context: string[]): Question {
   return [...blocks, { type: 'text' as const, text: context.join('\n\n') }] as Question;
 }
 
+/** Why the flags do not go with `--input-format stream-json`, if they do not. */
+function refusalOf(options: CliOptions): string | undefined {
+  if (options.prompt !== undefined) return '--input-format stream-json reads the prompts from stdin: give none as an argument';
+  if (options.view || options.inspect) return '--view and --inspect do not go with --input-format stream-json';
+  return undefined;
+}
+
+/** The turn under way (what an interrupt or a signal aborts), and whether the host interrupted it. */
+interface Turn {
+  running?: AbortController;
+  interrupted: boolean;
+}
+
+/** What every turn of a stream-json session shares. */
+interface Stream {
+  options: CliOptions;
+  cwd: string;
+  choice: ModelChoice;
+  version: string;
+  gate: PermissionGate | undefined;
+  write: (line: string) => void;
+  session: PreparedSession;
+  control: ControlSession;
+  input: InputReader;
+  signals: EndSignals;
+  conversation: Conversation;
+  turn: Turn;
+}
+
 /** Runs a turn for every user message on stdin, until it ends; returns the exit code. */
 export async function streamInput(
   options: CliOptions,
@@ -131,74 +120,25 @@ export async function streamInput(
   io: StreamInputIo,
   gate?: PermissionGate,
 ): Promise<number> {
-  const colors = palette(io.stderr, io.env);
-  const refuse = (why: string) => {
-    io.stderr.write(`agentloop: ${why}\nsee agentloop --help\n`);
+  const refusal = refusalOf(options);
+  if (refusal !== undefined) {
+    io.stderr.write(`agentloop: ${refusal}\nsee agentloop --help\n`);
     return 2;
-  };
-  if (options.prompt !== undefined) return refuse('--input-format stream-json reads the prompts from stdin: give none as an argument');
-  if (options.view || options.inspect) return refuse('--view and --inspect do not go with --input-format stream-json');
-
+  }
   const session = await openSession(options, cwd, choice.model, null);
   const write = (line: string) => io.stdout.write(line);
-  let running: AbortController | undefined;
-  let interrupted = false;
-  const control = new ControlSession({
-    write,
-    warn: (line) => io.stderr.write(`${colors.dim(shown(line))}\n`),
-    sessionId: session.id,
-    cwd,
-    transcriptPath: session.recorder?.path ?? '',
-    model: choice.model,
-    gate,
-    askHost: options.permissionPromptTool === 'stdio',
-    interrupt: () => {
-      interrupted = running !== undefined;
-      running?.abort();
-    },
-  });
-  const input = readInput(io, control, (number, why) => {
-    io.stderr.write(`${colors.red(`agentloop: stdin line ${number}: ${shown(why)}: skipped, the session goes on`)}\n`);
-    write(jsonLine({ type: 'system', subtype: 'input_error', line: number, error: why, session_id: session.id }));
-  });
+  const turn: Turn = { interrupted: false };
+  const control = controlOf(io, session, cwd, choice, gate, options.permissionPromptTool === 'stdio', turn);
+  const input = readInput(io, control, inputErrorReporter(io, write, session.id));
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => {
-    running?.abort();
+    turn.running?.abort();
     input.close();
   });
   const conversation = await conversationOf(options, cwd, choice, session);
-  let messages = session.messages;
-  let resumeAt = session.turnCount; // only the first turn goes on counting from a resumed session
+  const stream: Stream = { options, cwd, choice, version, gate, write, session, control, input, signals, conversation, turn };
   let exitCode: number | undefined;
   try {
-    for (let next = await input.next(); next !== undefined; next = await input.next()) {
-      await control.ready;
-      const problems = historyProblems(withQuestion(messages, next.question));
-      if (problems.length > 0) {
-        input.reject(next.number, `the message would make the conversation invalid: ${problems.join('; ')}`);
-        continue;
-      }
-      running = new AbortController();
-      interrupted = false;
-      if (signals.exitCode) running.abort();
-      const turnChoice = control.choiceOf(choice);
-      const output = turnOutput(options, cwd, turnChoice, session.id, version, write, gate);
-      const run = (question: Question, history: MessageParam[], turnCount: number | undefined) =>
-        ask(conversation, question, history, { choice: turnChoice, signal: (running as AbortController).signal, onEvent: output.onEvent, turnCount, extra: systemOf(control) });
-      const result = await runTurn(control, next.question, messages, resumeAt, run, (q) => session.recorder?.prompt(q));
-      running = undefined;
-      resumeAt = undefined;
-      if ('blocked' in result) {
-        output.blocked(result.blocked);
-        exitCode = 1;
-        continue;
-      }
-      messages = result.context.messages;
-      if (interrupted && result.context.exitReason === 'aborted') control.interrupted(messages);
-      output.finish(result);
-      // An interrupt the host asked for is no failure of the session.
-      exitCode = interrupted ? 0 : exitCodeOf(result);
-      if (signals.exitCode) break;
-    }
+    exitCode = await answerAll(stream);
   } finally {
     input.close();
     control.channel.close();
@@ -207,6 +147,79 @@ export async function streamInput(
   }
   // No turn ran: an empty stdin is no error; only bad lines are.
   return signals.exitCode || (exitCode ?? (input.badLines() > 0 ? 1 : 0));
+}
+
+/** The control session of the Claude Agent SDK's protocol: its interrupt aborts the turn under way. */
+function controlOf(io: StreamInputIo, session: PreparedSession, cwd: string, choice: ModelChoice, gate: PermissionGate | undefined, askHost: boolean, turn: Turn) {
+  const colors = palette(io.stderr, io.env);
+  return new ControlSession({
+    write: (line) => io.stdout.write(line),
+    warn: (line) => io.stderr.write(`${colors.dim(shown(line))}\n`),
+    sessionId: session.id,
+    cwd,
+    transcriptPath: session.recorder?.path ?? '',
+    model: choice.model,
+    gate,
+    askHost,
+    interrupt: () => {
+      turn.interrupted = turn.running !== undefined;
+      turn.running?.abort();
+    },
+  });
+}
+
+/** A bad stdin line: one line on stderr, and a `system`/`input_error` line for the host. */
+function inputErrorReporter(io: StreamInputIo, write: (line: string) => void, sessionId: string) {
+  const colors = palette(io.stderr, io.env);
+  return (number: number, why: string) => {
+    io.stderr.write(`${colors.red(`agentloop: stdin line ${number}: ${shown(why)}: skipped, the session goes on`)}\n`);
+    write(jsonLine({ type: 'system', subtype: 'input_error', line: number, error: why, session_id: sessionId }));
+  };
+}
+
+/** Answers every user message on stdin in turn; the exit code of the last turn, undefined if none ran. */
+async function answerAll(stream: Stream): Promise<number | undefined> {
+  const { control, input, signals } = stream;
+  let messages = stream.session.messages;
+  let resumeAt = stream.session.turnCount; // only the first turn goes on counting from a resumed session
+  let exitCode: number | undefined;
+  for (let next = await input.next(); next !== undefined; next = await input.next()) {
+    await control.ready;
+    const problems = historyProblems(withQuestion(messages, next.question));
+    if (problems.length > 0) {
+      input.reject(next.number, `the message would make the conversation invalid: ${problems.join('; ')}`);
+      continue;
+    }
+    const answered = await answer(stream, next.question, messages, resumeAt);
+    resumeAt = undefined;
+    exitCode = answered.exitCode;
+    messages = answered.messages ?? messages;
+    if (signals.exitCode) break;
+  }
+  return exitCode;
+}
+
+/** One user message answered: its stream-json lines and result line written; the history after it and its exit code. */
+async function answer(stream: Stream, question: Question, messages: MessageParam[], resumeAt: number | undefined) {
+  const { control, turn, session } = stream;
+  const running = new AbortController();
+  turn.running = running;
+  turn.interrupted = false;
+  if (stream.signals.exitCode) running.abort();
+  const choice = control.choiceOf(stream.choice);
+  const output = turnOutput(stream.options, stream.cwd, choice, session.id, stream.version, stream.write, stream.gate);
+  const run = (q: Question, history: MessageParam[], turnCount: number | undefined) =>
+    ask(stream.conversation, q, history, { choice, signal: running.signal, onEvent: output.onEvent, turnCount, extra: systemOf(control) });
+  const result = await runTurn(control, question, messages, resumeAt, run, (q) => session.recorder?.prompt(q));
+  turn.running = undefined;
+  if ('blocked' in result) {
+    output.blocked(result.blocked);
+    return { exitCode: 1, messages: undefined };
+  }
+  if (turn.interrupted && result.context.exitReason === 'aborted') control.interrupted(result.context.messages);
+  output.finish(result);
+  // An interrupt the host asked for is no failure of the session.
+  return { exitCode: turn.interrupted ? 0 : exitCodeOf(result), messages: result.context.messages };
 }
 
 /** The system prompt an initialize request set (over the flags'). */
@@ -238,52 +251,3 @@ async function runTurn(control: ControlSession, question: Question, messages: Me
   return result;
 }
 
-/** A user message read from stdin, with its line number. */
-type Queued = { number: number; question: Question };
-
-/**
- * Reads stdin all along: control lines go to `control` at once, user messages queue up for `next()`, and a bad line is
- * reported through `report` (a bad control line only on stderr: the SDK would hand an input_error line to the program).
- */
-function readInput(io: StreamInputIo, control: ControlSession, report: (number: number, why: string) => void) {
-  const queue: Queued[] = [];
-  let ended = false;
-  let wake: (() => void) | undefined;
-  let number = 0;
-  let badLines = 0;
-  const reject = (line: number, why: string) => {
-    badLines += 1;
-    report(line, why);
-  };
-  const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
-  lines.on('line', (text) => {
-    number += 1;
-    if (text.trim() === '') return;
-    const controlLine = parseControlLine(text);
-    if (controlLine !== undefined && 'error' in controlLine) {
-      if (controlLine.requestId !== undefined) control.channel.refuse(controlLine.requestId, controlLine.error);
-      else io.stderr.write(`agentloop: stdin line ${number}: ${controlLine.error}: skipped\n`);
-      return;
-    }
-    if (controlLine !== undefined) return control.handle(controlLine);
-    const line = parseInputLine(text);
-    if ('error' in line) return reject(number, line.error);
-    queue.push({ number, question: line.question });
-    wake?.();
-  });
-  lines.on('close', () => {
-    ended = true;
-    control.channel.close(); // no answer to a question of ours can come any more
-    wake?.();
-  });
-  return {
-    /** The next user message, or undefined once stdin has ended and none is left. */
-    async next(): Promise<Queued | undefined> {
-      while (queue.length === 0 && !ended) await new Promise<void>((resolve) => (wake = resolve));
-      return queue.shift();
-    },
-    reject,
-    badLines: () => badLines,
-    close: () => lines.close(),
-  };
-}

@@ -20,7 +20,6 @@ const MAX_LINES = 60;
 const BEING_SHORTENED: Record<string, string> = {
   'cli/repl.ts: repl': 'house, for options (cli long functions)',
   'cli/replInput.ts: openReplInput': 'house, for options (cli long functions)',
-  'cli/streamInput.ts: streamInput': 'house, for options (one ask function for every entry point)',
   'durable/balancer.ts: startBalancer': 'durable',
   'durable/agentSession.ts: agentSession': 'durable',
   'anthropic/call.ts: createAnthropicModel': 'wire+writer',

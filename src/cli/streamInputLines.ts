@@ -1,0 +1,101 @@
+/**
+ * The lines of stdin under `--input-format stream-json` (./streamInput.ts): a user message is the question of a turn,
+ * a control line goes to the control session at once, anything else is a bad line, reported and skipped.
+ */
+import { createInterface } from 'node:readline';
+import type { Question } from '../transcript/records.js';
+import { arrayOf, block } from '../transcript/shapes.js';
+import { parseControlLine } from './control/channel.js';
+import type { ControlSession } from './control/session.js';
+
+/** A line of stdin read: the question of a turn, or why it is not one. */
+export type InputLine = { question: Question } | { error: string };
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const EXPECTED = 'expected {"type":"user","message":{"role":"user","content":"..."}}';
+
+/** Reads one line of `--input-format stream-json`. */
+export function parseInputLine(text: string): InputLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { error: `not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+  }
+  if (!isObject(value)) return { error: `not a JSON object: ${EXPECTED}` };
+  if (value.type !== 'user') {
+    return { error: `a message of type ${JSON.stringify(value.type) ?? 'undefined'} is not read here: ${EXPECTED}` };
+  }
+  const message = value.message;
+  if (!isObject(message)) return { error: `no "message" object: ${EXPECTED}` };
+  if (message.role !== 'user') return { error: `message.role must be "user", not ${JSON.stringify(message.role) ?? 'undefined'}` };
+  const content = message.content;
+  if (typeof content === 'string') return content.trim() === '' ? { error: 'message.content is empty' } : { question: content };
+  if (!Array.isArray(content)) return { error: 'message.content must be a string or an array of content blocks' };
+  if (content.length === 0) return { error: 'message.content has no blocks' };
+  const problem = arrayOf(block)(content, Number.MAX_SAFE_INTEGER);
+  if (problem !== undefined) return { error: `message.content${problem}` };
+  return { question: content as Question & unknown[] };
+}
+
+export interface StreamInputIo {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A user message read from stdin, with its line number. */
+export type Queued = { number: number; question: Question };
+
+/**
+ * Reads stdin all along: control lines go to `control` at once, user messages queue up for `next()`, and a bad line is
+ * reported through `report` (a bad control line only on stderr: the SDK would hand an input_error line to the program).
+ */
+export function readInput(io: StreamInputIo, control: ControlSession, report: (number: number, why: string) => void) {
+  const queue: Queued[] = [];
+  let ended = false;
+  let wake: (() => void) | undefined;
+  let number = 0;
+  let badLines = 0;
+  const reject = (line: number, why: string) => {
+    badLines += 1;
+    report(line, why);
+  };
+  const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
+  lines.on('line', (text) => {
+    number += 1;
+    if (text.trim() === '') return;
+    const controlLine = parseControlLine(text);
+    if (controlLine !== undefined && 'error' in controlLine) {
+      if (controlLine.requestId !== undefined) control.channel.refuse(controlLine.requestId, controlLine.error);
+      else io.stderr.write(`agentloop: stdin line ${number}: ${controlLine.error}: skipped\n`);
+      return;
+    }
+    if (controlLine !== undefined) return control.handle(controlLine);
+    const line = parseInputLine(text);
+    if ('error' in line) return reject(number, line.error);
+    queue.push({ number, question: line.question });
+    wake?.();
+  });
+  lines.on('close', () => {
+    ended = true;
+    control.channel.close(); // no answer to a question of ours can come any more
+    wake?.();
+  });
+  return {
+    /** The next user message, or undefined once stdin has ended and none is left. */
+    async next(): Promise<Queued | undefined> {
+      while (queue.length === 0 && !ended) await new Promise<void>((resolve) => (wake = resolve));
+      return queue.shift();
+    },
+    reject,
+    badLines: () => badLines,
+    close: () => lines.close(),
+  };
+}
+
+/** What reads stdin for a stream-json session. */
+export type InputReader = ReturnType<typeof readInput>;
