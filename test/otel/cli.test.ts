@@ -92,6 +92,27 @@ describe('agentloop -p with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(names.filter((n) => /messages|instructions|arguments|result/.test(n))).toEqual([]);
   });
 
+  it.each([
+    ['OTEL_SERVICE_NAME alone', { OTEL_SERVICE_NAME: 'named-agent' }, { 'service.name': 'named-agent' }],
+    [
+      'OTEL_RESOURCE_ATTRIBUTES alone',
+      { OTEL_RESOURCE_ATTRIBUTES: 'service.name=from-attributes,deployment.environment.name=ci,team.name=a%20b%2Cc,service.version=9.9.9' },
+      { 'service.name': 'from-attributes', 'deployment.environment.name': 'ci', 'team.name': 'a b,c', 'service.version': '9.9.9' },
+    ],
+    [
+      'both: OTEL_SERVICE_NAME wins for service.name, as the spec says',
+      { OTEL_SERVICE_NAME: 'named-agent', OTEL_RESOURCE_ATTRIBUTES: 'service.name=from-attributes,deployment.environment.name=ci' },
+      { 'service.name': 'named-agent', 'deployment.environment.name': 'ci' },
+    ],
+  ])('the resource follows %s', async (_case, variables: Record<string, string>, resource: Record<string, string>) => {
+    twoTurns();
+    const run = await runCli(['-p', 'list the files'], { cwd: project.dir, env: traced(variables) });
+    expect(run.code, run.stderr).toBe(0);
+    expect(receiver.spans).toHaveLength(4);
+    const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    for (const span of receiver.spans) expect(span.resource).toMatchObject({ 'service.version': version, ...resource });
+  });
+
   it("joins the caller's trace from TRACEPARENT, and hands the tool's span to the command", async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const parent = '00f067aa0ba902b7';
