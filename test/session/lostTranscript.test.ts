@@ -3,26 +3,24 @@
  * on stderr, and the run's records end up in a session that `--continue` finds (a new one, forked
  * from it, with the history so far); the file at the old path is left as the user left it. The CLI
  * as a real process, the loss made at several moments of a run: while the first model call is
- * held, while a tool runs, while the second model call is held; as this user and again as nobody when this one is
- * root (test/support/users.ts: the project is then nobody's, the CLI runs through setpriv). And, in one process,
- * after the run's last write.
+ * held, while a tool runs, while the second model call is held. And in one process
+ * (test/support/lostAfterLastWrite.ts), after the run's last write. Each as this user and again as nobody when this
+ * one is root (test/support/users.ts: the project or home is then nobody's, the program runs through setpriv).
  */
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
-import { runAgent } from '../../src/run/runAgent.js';
-import { reply, scriptedModel } from '../../src/scripted/model.js';
-import { startSession } from '../../src/transcript/recorder.js';
-import { restoreConversation } from '../../src/transcript/resume.js';
 import { newestSessionFor, readTranscript } from '../../src/transcript/store.js';
 import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
 import { startCli } from '../support/cli.js';
 import type { RecordedRequest, RequestBody, Step } from '../support/messagesServer.js';
 import type { CliProject } from '../support/project.js';
-import { testUsers, type TestUser } from '../support/users.js';
+import { runAs, testUsers, type TestUser } from '../support/users.js';
 import { markedCliProjectPerTest, transcripts, waitFor } from './helpers.js';
 
 let project: CliProject;
@@ -152,25 +150,31 @@ describe.each(testUsers())('as $name', (user) => {
   });
 });
 
-describe('a transcript removed after the last write of a run', () => {
-  it('is forked when the session closes, with the whole history and the run’s end', async () => {
+/** test/support/lostAfterLastWrite.ts as `user`, through tsx, on a home that is theirs; what it printed. */
+async function afterLastWrite(user: TestUser, home: string) {
+  if (user.owner !== undefined) execFileSync('chown', ['-R', user.owner, home]);
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  const script = fileURLToPath(new URL('../support/lostAfterLastWrite.ts', import.meta.url));
+  const run = await runAs(user, process.execPath, ['--import', tsx, script, home], { cwd: home, env: { PATH: process.env.PATH, HOME: home } });
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as { notices: string[]; forkedFrom?: string; roles: string[]; last: unknown; owner: number; id: string; newest?: string };
+}
+
+describe.each(testUsers())('as $name, in one process', (user) => {
+  const test = user.skip === undefined ? it : it.skip;
+  test('a transcript removed after the last write of a run is forked when the session closes, with the whole history and the run’s end', async () => {
     const home = mkdtempSync(join(tmpdir(), 'agentloop-lost-'));
     try {
-      const notices: string[] = [];
-      const recorder = startSession(home, { cwd: home, model: 'scripted', prompt: 'q-only' }, { onMoved: (n) => notices.push(n) });
-      const model = scriptedModel([reply.text('the answer')]);
-      await runAgent('q-only', { model: 'scripted', modelCall: model.call, tools: [], session: recorder, cwd: home });
-      rmSync(recorder.path);
-      recorder.close();
-      expect(notices).toHaveLength(1);
-      expect(notices[0]).toMatch(/was removed during the run/);
-      const fork = readTranscript(recorder.path);
-      expect(fork.header?.forkedFrom).toBeDefined();
-      expect(restoreConversation(fork.records).messages.map((m) => m.role)).toEqual(['user', 'assistant']);
-      expect(fork.records.at(-1)).toMatchObject({ type: 'result', exitReason: 'completed' });
-      expect(newestSessionFor(home, home)?.id).toBe(recorder.id);
+      const seen = await afterLastWrite(user, home);
+      expect(seen.notices).toHaveLength(1);
+      expect(seen.notices[0]).toMatch(/was removed during the run/);
+      expect(seen.forkedFrom).toBeDefined();
+      expect(seen.roles).toEqual(['user', 'assistant']);
+      expect(seen.last).toMatchObject({ type: 'result', exitReason: 'completed' });
+      expect(seen.newest).toBe(seen.id);
+      expect(seen.owner, "the fork is the user's").toBe(user.owner === undefined ? process.getuid?.() : 65534);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 });
