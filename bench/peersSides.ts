@@ -60,10 +60,10 @@ export function prepareBench(dir: string): Bench {
   return { dir, workspace: join(dir, 'workspace'), shims, stamps, homes };
 }
 
-function commandOf(side: SideName, prompt: string, nodeArgs: string[] = []): string[] {
+function commandOf(side: SideName, prompt: string, nodeArgs: string[] = [], main = join(root, 'dist', 'cli', 'main.js')): string[] {
   switch (side) {
     case 'agentloop':
-      return [process.execPath, ...nodeArgs, join(root, 'dist', 'cli', 'main.js'), '-p', prompt, '--output-format', 'json', '--model', MODEL];
+      return [process.execPath, ...nodeArgs, main, '-p', prompt, '--output-format', 'json', '--model', MODEL];
     case 'claude':
       return [CLAUDE, '-p', prompt, '--output-format', 'json', '--model', MODEL, '--allowedTools', 'Bash'];
     default:
@@ -125,20 +125,20 @@ function readStamps(path: string): Stamp[] {
 
 /**
  * Runs one side once under `/usr/bin/time`, with `env` added to its environment and `nodeArgs` given to Node (for the
- * sides that run on it); resolves when it has exited.
+ * sides that run on it), agentloop from `main` (default: dist/cli/main.js); resolves when it has exited.
  */
 export function runSide(
   side: SideName,
   prompt: string,
   bench: Bench,
   url: string,
-  options: { timeoutMs?: number; env?: Record<string, string>; nodeArgs?: string[] } = {},
+  options: { timeoutMs?: number; env?: Record<string, string>; nodeArgs?: string[]; main?: string } = {},
 ): Promise<ProcessRun> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   rmSync(bench.stamps, { force: true });
   const timeFile = join(bench.dir, 'time.txt');
   rmSync(timeFile, { force: true });
-  const argv = ['-f', '%e %U %S %M', '-o', timeFile, ...commandOf(side, prompt, options.nodeArgs)];
+  const argv = ['-f', '%e %U %S %M', '-o', timeFile, ...commandOf(side, prompt, options.nodeArgs, options.main)];
   return new Promise((resolve) => {
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];

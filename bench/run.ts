@@ -30,9 +30,10 @@ import { benchPersistence, persistenceSection, type PersistenceFigures } from '.
 import { benchDurable, durableSection, type DurableFigures } from './durable.js';
 import { benchSessions, sessionsSection, type SessionsFigures } from './sessions.js';
 import { fmt } from './stats.js';
+import { benchTracing, tracingSection, type TracingFigures } from './tracing.js';
 
 /** In the order they run: start-up first, on a machine nothing else has warmed. */
-const ALL = ['startup', 'overhead', 'growth', 'persistence', 'bash', 'parallel', 'durable', 'sessions'] as const;
+const ALL = ['startup', 'tracing', 'overhead', 'growth', 'persistence', 'bash', 'parallel', 'durable', 'sessions'] as const;
 type Name = (typeof ALL)[number];
 
 const args = process.argv.slice(2);
@@ -53,6 +54,7 @@ interface Results {
   parallel?: ParallelFigures;
   streaming?: StreamingFigures;
   startup?: FreshFigures;
+  tracing?: TracingFigures;
   persistence?: PersistenceFigures;
   durable?: DurableFigures;
   sessions?: SessionsFigures;
@@ -65,6 +67,10 @@ async function runSection(name: Name, into: Partial<Results>): Promise<void> {
     case 'startup':
       log('startup: building dist/, then fresh `-p` runs of the CLI and the plain loop, and fresh tool starts ...');
       into.startup = await benchFresh(quick ? 3 : 15, log);
+      break;
+    case 'tracing':
+      log('tracing: fresh `-p` runs with tracing off, without the tracing code, and on ...');
+      into.tracing = await benchTracing(quick ? 3 : 15, log);
       break;
     case 'overhead':
       into.overhead = await benchOverhead(quick ? 3 : 25, log);
@@ -231,6 +237,11 @@ function render(r: Results): string {
     }
   }
 
+  if (r.tracing) {
+    const t = r.tracing;
+    row('5t', `Start-up of a plain \`-p\` run (tracing off): CPU with the tracing code ÷ without it (${fmt(t.sides.off.cpuMs, 0)} vs ${fmt(t.sides.without.cpuMs, 0)} ms; tracing on ÷ off: ${fmt(t.onOff.cpu)})`, fmt(t.offWithout.cpu), '≤ 1.05', t.offWithout.cpu <= 1.05);
+  }
+
   if (r.durable && !r.durable.skipped) {
     const d = r.durable;
     row(
@@ -258,6 +269,7 @@ function render(r: Results): string {
   if (r.bash || r.bashRss) sections.push(bashSection(r.bash, r.bashRss));
   if (r.parallel || r.streaming || r.startup) sections.push(parallelSection(r.parallel, r.streaming, r.startup));
   if (r.startup) sections.push(startupSection(r.startup));
+  if (r.tracing) sections.push(tracingSection(r.tracing));
   if (r.durable) sections.push(durableSection(r.durable));
   if (r.sessions) sections.push(sessionsSection(r.sessions));
 

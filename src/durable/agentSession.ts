@@ -102,11 +102,13 @@ export function agentSession(settings: WorkerSettings) {
         const records = await openRecords(state, { id: ctx.key, cwd: settings.cwd, model }, clock);
         const messages = (await ctx.get<MessageParam[]>('messages')) ?? [];
         const turnCount = (await ctx.get<number>('nextTurn')) ?? 1;
-        records.prompt(request.prompt);
+        // The prompt too: a secret only this worker knows (submit cut those it knows) reaches neither the model nor the records.
+        const prompt = redactor.text(request.prompt);
+        records.prompt(prompt);
         ctx.set<RunStatus['status']>('status', 'running');
         const journal = journalOf(ctx);
         const steps = durableSteps(journal, clock);
-        const run = await runAgent(request.prompt, {
+        const run = await runAgent(prompt, {
           model,
           // The journal gets a reply, a failed call's message and a tool's result redacted: a gateway's echo of the key never reaches Restate.
           modelCall: journalledModel(steps, redactingModel(settings.modelCall, redactor), redactor),
@@ -124,7 +126,7 @@ export function agentSession(settings: WorkerSettings) {
           maxTurns: (request.maxTurns ?? defaultRunConfig.maxTurns) + turnCount - 1,
           ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
           ...(request.maxRetries !== undefined ? { maxRetries: request.maxRetries } : {}),
-          ...(request.appendSystemPrompt !== undefined ? { appendSystemPrompt: request.appendSystemPrompt } : {}),
+          ...(request.appendSystemPrompt !== undefined ? { appendSystemPrompt: redactor.text(request.appendSystemPrompt) } : {}),
         });
         // The time between journalled steps, not the replay's own: a replay writes the same values.
         const finished = { ...run, durationMs: clock.now - startedAt };

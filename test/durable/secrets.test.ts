@@ -6,7 +6,8 @@
  * itself keeps (the object's state and every journal entry of the invocations) hold neither, in any form the redactor
  * promises; the places that said something say `[redacted ANTHROPIC_API_KEY]`. A prompt that carries the submitter's
  * key and a credential of its environment (pasted by mistake) leaves `submit` with them cut: Restate's journal keeps the
- * invocation's input as it received it. The workers and the client commands run as this user, and again as nobody when
+ * invocation's input as it received it. A value only the worker knows is cut by the worker from the model's request and
+ * from everything Restate keeps of the run but that input entry, which Restate wrote before any worker saw it. The workers and the client commands run as this user, and again as nobody when
  * this one is root (test/support/users.ts).
  */
 import { afterAll, beforeAll, describe, expect, it as base } from 'vitest';
@@ -65,20 +66,27 @@ describe.skipIf('problem' in binary).each(testUsers())('a durable run whose API 
     expectNone(where, text, [key, PASSWORD]);
   };
 
-  /** What Restate keeps of the session: the object's state and the journal of its invocations, as text. */
-  async function restateKeeps(sessionId: string): Promise<string> {
+  /**
+   * What Restate keeps of the session: the object's state and the journal of its invocations, as text. `part`: all of
+   * it, or only the journal's input entries (what Restate wrote from the request before any worker saw it), or all
+   * but them.
+   */
+  async function restateKeeps(sessionId: string, part: 'all' | 'input' | 'but input' = 'all'): Promise<string> {
     const sql = async (query: string) =>
       (await restateCall<{ rows: unknown[] }>(new URL('/query', cluster.restate.admin), { method: 'POST', headers: { accept: 'application/json' }, body: { query } })).rows;
     const state = await sql(`SELECT * FROM state WHERE service_key = '${sessionId}'`);
-    const journal = await sql(`SELECT j.* FROM sys_journal j JOIN sys_invocation i ON j.id = i.id WHERE i.target_service_key = '${sessionId}'`);
-    expect(journal.length).toBeGreaterThan(0);
+    const entries = await sql(`SELECT j.* FROM sys_journal j JOIN sys_invocation i ON j.id = i.id WHERE i.target_service_key = '${sessionId}'`);
+    expect(entries.length).toBeGreaterThan(0);
+    const isInput = (row: unknown) => (row as { entry_type?: string }).entry_type === 'Command: Input';
+    expect(entries.filter(isInput)).toHaveLength(1);
+    const journal = part === 'all' ? entries : entries.filter((row) => isInput(row) === (part === 'input'));
     // Bytes (a raw entry: numbers, or hex) as text too, so that a key inside one is found.
     const bytes = (value: unknown) => {
       if (Array.isArray(value) && value.every((n) => typeof n === 'number')) return Buffer.from(value).toString('latin1');
       return typeof value === 'string' && /^(?:[0-9a-f]{2})+$/.test(value) ? Buffer.from(value, 'hex').toString('latin1') : '';
     };
     const text = (rows: unknown[]) => rows.map((row) => Object.values(row as object).map((v) => `${JSON.stringify(v)} ${bytes(v)}`).join('\n')).join('\n');
-    return `${text(state)}\n${text(journal)}`;
+    return part === 'input' ? text(journal) : `${text(state)}\n${text(journal)}`;
   }
 
   it('a retried 529 and a 401 page: the result, the history, the worker, the viewer and Restate hold neither key nor password', async () => {
@@ -126,5 +134,23 @@ describe.skipIf('problem' in binary).each(testUsers())('a durable run whose API 
     expect(messages.stdout).toContain('pasted: my key [redacted ANTHROPIC_API_KEY]');
     const sent = cluster.model.requests.map((r) => JSON.stringify(r.body)).join('\n');
     for (const [where, text] of Object.entries({ submit: run.stdout + run.stderr, messages: messages.stdout, model: sent, restate: await restateKeeps(json.session_id) })) expectNoSecret(where, text);
+  }, 90_000);
+
+  it("a value only the worker knows, in the prompt: the worker cuts it from the model's request and from all it keeps; Restate's input entry holds it as submitted", async () => {
+    // submit without DB_PASSWORD in its environment: it cannot know the value, so it sends it on.
+    const env = { ...cluster.env };
+    delete env.DB_PASSWORD;
+    const run = await startCli(['submit', '-p', `pasted: worker-only ${PASSWORD}`, ...cluster.flags, '--wait'], { cwd: cluster.dir, env, prefix: cluster.prefix, input: '' }).done;
+    expect(run.code, run.stderr).toBe(0);
+    const json = JSON.parse(run.stdout) as { result: string; session_id: string };
+    expect(json.result).toBe('The prompt was: pasted: worker-only [redacted DB_PASSWORD]');
+    const messages = await cluster.cli(['messages', json.session_id, ...cluster.flags]);
+    expect(messages.stdout).toContain('pasted: worker-only [redacted DB_PASSWORD]');
+    const sent = cluster.model.requests.map((r) => JSON.stringify(r.body)).join('\n');
+    const kept = await restateKeeps(json.session_id, 'but input');
+    expect(kept).toContain('[redacted DB_PASSWORD]');
+    for (const [where, text] of Object.entries({ submit: run.stdout + run.stderr, messages: messages.stdout, model: sent, restate: kept })) expectNoSecret(where, text);
+    // Restate journals the request as it arrives, before a worker sees it (docs/cli.md says so): the JSON of the prompt.
+    expect(await restateKeeps(json.session_id, 'input')).toContain(JSON.stringify(PASSWORD).slice(1, -1));
   }, 90_000);
 });
