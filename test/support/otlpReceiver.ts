@@ -28,6 +28,8 @@ export interface OtlpReceiver {
   readonly spans: ReceivedSpan[];
   /** The content types of the requests received, in order. */
   readonly contentTypes: string[];
+  /** The bodies of the requests received, as they came (what went over the wire). */
+  readonly bodies: Buffer[];
   close(): Promise<void>;
 }
 
@@ -93,10 +95,12 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const Export = root.lookupType('otlp.ExportTraceServiceRequest');
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
+  const bodies: Buffer[] = [];
   const server = createServer((request, response) => {
     void bodyOf(request).then((body) => {
       const type = String(request.headers['content-type'] ?? '');
       contentTypes.push(type);
+      bodies.push(body);
       if (request.method !== 'POST' || request.url !== '/v1/traces') {
         response.writeHead(404).end();
         return;
@@ -115,6 +119,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     url: `http://127.0.0.1:${port}`,
     spans,
     contentTypes,
+    bodies,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
