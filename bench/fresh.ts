@@ -21,7 +21,8 @@ import { fmt, median, now } from './stats.js';
 
 const main = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 
-const startupSpec: ScenarioSpec = {
+/** One reply, no tool: a fresh `-p` run's start-up (also bench/tracing.ts's). */
+export const startupSpec: ScenarioSpec = {
   name: 'startup',
   title: 'one reply, no tool',
   prompt: `${MARKER}: say hello.`,

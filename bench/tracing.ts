@@ -18,19 +18,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { figuresOf, type RunFigures } from './peersMeasure.js';
 import { prepareBench, runSide } from './peersSides.js';
-import { DONE, MARKER, startTaskServer, type ScenarioSpec } from './peersTask.js';
+import { startTaskServer } from './peersTask.js';
+import { startupSpec } from './fresh.js';
 import { build } from './build.js';
 import { fmt, median } from './stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-const spec: ScenarioSpec = {
-  name: 'tracing start-up',
-  title: 'one reply, no tool',
-  prompt: `${MARKER}: say hello.`,
-  turns: 1,
-  reply: () => ({ content: [{ type: 'text', text: `Hello. ${DONE}` }], stop_reason: 'end_turn' }),
-};
+const spec = startupSpec;
 
 export const TRACING_SIDES = ['off', 'without', 'on'] as const;
 export type TracingSide = (typeof TRACING_SIDES)[number];
