@@ -5,17 +5,18 @@
  */
 import type { MessageParam } from '../core/messages.js';
 import type { RunEvent } from '../core/events.js';
+import type { RunResult } from '../run/runAgent.js';
 import { addUsage, zeroUsage } from '../core/usage.js';
 import { textOf } from '../history/messages.js';
 import type { CliOptions } from './args.js';
 import type { PreparedSession } from './sessions.js';
 import { describeError, palette } from './output.js';
-import { PROMPT, openReplInput } from './replInput.js';
+import { PROMPT, openReplInput, type ReplInput } from './replInput.js';
 import { type ModelChoice, openSession, progressPrinter, refusalWarner } from './start.js';
 import { ask, conversationOf, type Conversation } from './ask.js';
 import { onEndSignals } from './signals.js';
 import { type LastRun, type SessionCost, type SlashCommand, costText, helpText, parseSlash, stateText, unknownText } from './slash.js';
-import { createSpinner } from './spinner.js';
+import { createSpinner, type Spinner } from './spinner.js';
 import { shown } from './terminal.js';
 
 const { stdout, stderr, env } = process;
@@ -37,125 +38,158 @@ const noCost = (model: string): SessionCost => ({ model, runs: 0, modelCalls: 0,
 export async function repl(options: CliOptions, cwd: string, choice: ModelChoice, version: string): Promise<number> {
   const input = openReplInput(process.stdin, stdout); // buffers messages from now on, also while a run goes
   const spinner = createSpinner({ stream: stderr, env });
-  let sessionOptions = options;
   // A new session's transcript is created at the first question (or now, for a page to show it).
   const eager = options.resume !== undefined || options.continue === true || options.view === true;
-  let session: PreparedSession | undefined = eager ? await openSession(options, cwd, choice.model, null) : undefined;
-  let conversation: Conversation | undefined; // the session's tools, made once per session
-  const pages =
-    options.view || options.inspect
-      ? await (await loadPages()).startLivePages(
-          options,
-          { id: session?.id ?? '', recorded: session?.recorder !== undefined },
-          { env, cwd, stdout, stderr },
-        )
-      : undefined;
-  let messages: MessageParam[] = session?.messages ?? [];
-  let last: LastRun | undefined;
-  let cost = noCost(choice.model);
-  let running: AbortController | undefined;
-  let armedQuit = false;
-  const interrupt = () => {
-    if (running) {
-      running.abort();
-      return;
-    }
-    if (armedQuit) {
-      input.close();
-      return;
-    }
-    armedQuit = true;
+  const session = eager ? await openSession(options, cwd, choice.model, null) : undefined;
+  const pages = await livePages(options, cwd, session);
+  const state = new Repl(options, cwd, choice, { input, spinner, pages, ended: () => signals.exitCode }, session);
+  const interrupt = () => state.interrupt();
+  input.rl.on('SIGINT', interrupt);
+  process.on('SIGINT', interrupt);
+  const signals = onEndSignals(['SIGTERM', 'SIGHUP'], () => state.end());
+  stderr.write(colors.dim(`agentloop ${version} · model ${choice.model} · ${cwd}\n/help lists the commands; /exit or Ctrl-D quits.\n`));
+  try {
+    await state.run();
+  } finally {
+    process.off('SIGINT', interrupt);
+    signals.stop();
+    spinner.stop();
+    input.close();
+    state.session?.recorder?.close();
+    await pages?.close();
+  }
+  return signals.exitCode;
+}
+
+type Pages = Awaited<ReturnType<Awaited<ReturnType<typeof loadPages>>['startLivePages']>>;
+
+/** The pages of --view or --inspect, started before the first question. */
+async function livePages(options: CliOptions, cwd: string, session: PreparedSession | undefined): Promise<Pages | undefined> {
+  if (!options.view && !options.inspect) return undefined;
+  const shown = { id: session?.id ?? '', recorded: session?.recorder !== undefined };
+  return (await loadPages()).startLivePages(options, shown, { env, cwd, stdout, stderr });
+}
+
+/** What the REPL works with: the input, the thinking line, the pages, and whether a signal ended it (its exit code). */
+interface ReplParts {
+  input: ReplInput;
+  spinner: Spinner;
+  pages: Pages | undefined;
+  ended: () => number;
+}
+
+/** The REPL's state across questions: the session, its history, the last run and the cost so far. */
+class Repl {
+  sessionOptions: CliOptions;
+  conversation: Conversation | undefined; // the session's tools, made once per session
+  messages: MessageParam[];
+  last: LastRun | undefined;
+  cost: SessionCost;
+  running: AbortController | undefined;
+  armedQuit = false;
+
+  constructor(
+    readonly options: CliOptions,
+    readonly cwd: string,
+    readonly choice: ModelChoice,
+    readonly parts: ReplParts,
+    public session: PreparedSession | undefined,
+  ) {
+    this.sessionOptions = options;
+    this.messages = session?.messages ?? [];
+    this.cost = noCost(choice.model);
+  }
+
+  /** Ctrl-C: aborts the run under way; at the prompt, discards the line and asks for a second one to quit. */
+  interrupt(): void {
+    const { input } = this.parts;
+    if (this.running) return this.running.abort();
+    if (this.armedQuit) return input.close();
+    this.armedQuit = true;
     input.discard();
     stderr.write('\n(press Ctrl-C again to quit)\n');
     input.prompt();
-  };
-  input.rl.on('SIGINT', interrupt);
-  process.on('SIGINT', interrupt);
-  const signals = onEndSignals(['SIGTERM', 'SIGHUP'], () => {
-    running?.abort();
-    spinner.stop();
-    input.close();
-  });
-  stderr.write(colors.dim(`agentloop ${version} · model ${choice.model} · ${cwd}\n/help lists the commands; /exit or Ctrl-D quits.\n`));
+  }
 
-  /** What a run shows as it goes: the model's text (of every turn), tool calls, retries, the thinking line. */
-  const shower = () => {
-    const printProgress = progressPrinter();
-    const warn = refusalWarner();
-    let open = false; // a line of streamed text is open
-    let turnText = false; // this turn's text was streamed
-    const endLine = () => {
-      if (open) stdout.write('\n');
-      open = false;
-    };
-    const onEvent = (event: RunEvent) => {
-      warn(event);
-      if (event.type === 'request') {
-        endLine();
-        spinner.start();
-        turnText = false;
-        return;
-      }
-      if (event.type === 'transition' || event.type === 'decision' || event.type === 'stream_event') return;
-      spinner.stop();
-      if (event.type === 'text') {
-        stdout.write(shown(event.delta));
-        open = event.delta.length > 0 && !event.delta.endsWith('\n');
-        turnText = true;
-      } else if (event.type === 'message' && event.origin === 'model') {
-        // A model that does not stream its text (a scripted one) shows each turn's text whole.
-        const text = turnText ? '' : textOf(event.message.content);
-        endLine();
-        if (text) stdout.write(`${shown(text)}\n`);
-        turnText = true;
-      } else if (event.type !== 'message') {
-        endLine();
-        printProgress(event);
-      }
-    };
-    return { onEvent, end: endLine };
-  };
+  /** A signal that ends the REPL: the run is aborted, the input closed. */
+  end(): void {
+    this.running?.abort();
+    this.parts.spinner.stop();
+    this.parts.input.close();
+  }
+
+  /** Finishes a cut-off turn, asks the question of the command line, then every question typed until the end. */
+  async run(): Promise<void> {
+    const { input, ended } = this.parts;
+    if (this.session?.awaitsModel) {
+      stderr.write(colors.dim(`Finishing the interrupted turn of session ${shown(this.session.id)}.\n`));
+      await this.askNext(null);
+    }
+    // `agentloop "q"`: the REPL, asking q first.
+    const first = this.options.prompt?.trim();
+    if (first && !ended()) {
+      stdout.write(`${PROMPT}${shown(first)}\n`);
+      await this.askNext(first);
+    }
+    input.prompt();
+    for (;;) {
+      const message = await input.next();
+      if (message === null || ended()) break;
+      if (await this.take(message)) break;
+      if (!ended()) input.prompt();
+    }
+  }
+
+  /** A message typed: a question, a slash command or nothing; `true` when it ends the REPL. */
+  async take(message: string): Promise<boolean> {
+    const text = message.replace(/^(\s*\n)+/, '').trimEnd();
+    if (text.trim() === '') return false; // an empty line sends nothing
+    this.armedQuit = false;
+    if (text.trim() === 'q' || text.trim() === 'exit') return true; // the old ways out still work
+    const slash = parseSlash(text);
+    if (slash) return this.command(slash);
+    await this.askNext(text);
+    return false;
+  }
 
   /** One run of the loop: on a question, or on the history alone (`null`) to finish a cut-off turn. */
-  const askNext = async (question: string | null) => {
-    session ??= await openSession(sessionOptions, cwd, choice.model, question);
-    const asked = conversation?.session === session ? conversation : await conversationOf(options, cwd, choice, session);
-    conversation = asked;
+  async askNext(question: string | null): Promise<void> {
+    const { spinner, pages, ended } = this.parts;
+    const session = (this.session ??= await openSession(this.sessionOptions, this.cwd, this.choice.model, question));
+    if (this.conversation?.session !== session) this.conversation = await conversationOf(this.options, this.cwd, this.choice, session);
     if (question !== null) session.recorder?.prompt(question); // durable now (runAgent's own call is then a no-op)
-    running = new AbortController();
-    if (signals.exitCode) running.abort();
-    const show = shower();
+    const running = (this.running = new AbortController());
+    if (ended()) running.abort();
+    const show = shower(spinner);
     const resumeAt = session.turnCount;
     session.turnCount = undefined; // only the first run after a resume goes on counting
     try {
-      const result = await ask(asked, question, messages, {
-        choice,
-        signal: running.signal,
-        onEvent: show.onEvent,
-        turnCount: resumeAt,
-        ...(pages?.inspect ? { extra: { inspect: pages.inspect } } : {}),
-      });
+      const extra = pages?.inspect ? { extra: { inspect: pages.inspect } } : {};
+      const asking = { choice: this.choice, signal: running.signal, onEvent: show.onEvent, turnCount: resumeAt, ...extra };
+      const result = await ask(this.conversation, question, this.messages, asking);
       spinner.stop();
       show.end();
-      messages = result.context.messages;
-      last = { state: result.state, context: result.context };
-      cost = {
-        ...cost,
-        runs: cost.runs + 1,
-        modelCalls: cost.modelCalls + result.context.turnUsage.length,
-        usage: addUsage(cost.usage, result.context.usage),
-        costUsd: cost.costUsd + result.context.costUsd,
-      };
+      this.answered(result);
       if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(shown(describeError(result)))}\n`);
       stderr.write(`${colors.dim(shown((await loadSessions()).usageSummary(result)))}\n`);
     } finally {
       spinner.stop();
-      running = undefined;
+      this.running = undefined;
     }
-  };
+  }
+
+  /** A run's result kept: the history, the last run (for /state) and the cost (for /cost). */
+  answered(result: RunResult): void {
+    const { context } = result;
+    this.messages = context.messages;
+    this.last = { state: result.state, context };
+    const cost = this.cost;
+    const modelCalls = cost.modelCalls + context.turnUsage.length;
+    this.cost = { ...cost, runs: cost.runs + 1, modelCalls, usage: addUsage(cost.usage, context.usage), costUsd: cost.costUsd + context.costUsd };
+  }
 
   /** Runs a slash command; `true` when it ends the REPL. */
-  const command = (slash: SlashCommand): boolean => {
+  command(slash: SlashCommand): boolean {
     switch (slash.name) {
       case 'exit':
         return true;
@@ -163,68 +197,70 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
         stdout.write(`${helpText()}\n`);
         break;
       case 'cost':
-        stdout.write(`${shown(costText(cost, session?.id))}\n`);
+        stdout.write(`${shown(costText(this.cost, this.session?.id))}\n`);
         break;
       case 'state':
-        stdout.write(`${shown(stateText(last, messages, stdout.columns ?? 80))}\n`);
+        stdout.write(`${shown(stateText(this.last, this.messages, stdout.columns ?? 80))}\n`);
         break;
-      case 'clear': {
-        const old = session?.id;
-        session?.recorder?.close();
-        session = undefined;
-        sessionOptions = newSessionOptions(options);
-        messages = [];
-        last = undefined;
-        cost = noCost(choice.model);
-        const saved = old ? `; session ${old} stays saved (agentloop --resume ${old.slice(0, 8)})` : '';
-        stdout.write(`New session: the next question starts it${shown(saved)}.\n`);
-        if (pages) stderr.write(colors.dim('The page goes on showing the session it opened with.\n'));
+      case 'clear':
+        this.clear();
         break;
-      }
       case 'unknown':
         stderr.write(`${shown(unknownText(slash.text))}\n`);
         break;
     }
     return false;
-  };
-
-  try {
-    if (session?.awaitsModel) {
-      stderr.write(colors.dim(`Finishing the interrupted turn of session ${shown(session.id)}.\n`));
-      await askNext(null);
-    }
-    // `agentloop "q"`: the REPL, asking q first.
-    const first = options.prompt?.trim();
-    if (first && !signals.exitCode) {
-      stdout.write(`${PROMPT}${shown(first)}\n`);
-      await askNext(first);
-    }
-    input.prompt();
-    for (;;) {
-      const message = await input.next();
-      if (message === null || signals.exitCode) break;
-      const text = message.replace(/^(\s*\n)+/, '').trimEnd();
-      if (text.trim() === '') {
-        input.prompt(); // an empty line sends nothing
-        continue;
-      }
-      armedQuit = false;
-      if (text.trim() === 'q' || text.trim() === 'exit') break; // the old ways out still work
-      const slash = parseSlash(text);
-      if (slash) {
-        if (command(slash)) break;
-      } else {
-        await askNext(text);
-      }
-      if (!signals.exitCode) input.prompt();
-    }
-  } finally {
-    process.off('SIGINT', interrupt);
-    signals.stop();
-    spinner.stop();
-    input.close();
-    session?.recorder?.close();
-    await pages?.close();
   }
-  return signals.exitCode;
+
+  /** `/clear`: the next question starts a new session; the old one stays saved. */
+  clear(): void {
+    const old = this.session?.id;
+    this.session?.recorder?.close();
+    this.session = undefined;
+    this.sessionOptions = newSessionOptions(this.options);
+    this.messages = [];
+    this.last = undefined;
+    this.cost = noCost(this.choice.model);
+    const saved = old ? `; session ${old} stays saved (agentloop --resume ${old.slice(0, 8)})` : '';
+    stdout.write(`New session: the next question starts it${shown(saved)}.\n`);
+    if (this.parts.pages) stderr.write(colors.dim('The page goes on showing the session it opened with.\n'));
+  }
+}
+
+/** What a run shows as it goes: the model's text (of every turn), tool calls, retries, the thinking line. */
+function shower(spinner: Spinner) {
+  const printProgress = progressPrinter();
+  const warn = refusalWarner();
+  let open = false; // a line of streamed text is open
+  let turnText = false; // this turn's text was streamed
+  const endLine = () => {
+    if (open) stdout.write('\n');
+    open = false;
+  };
+  const onEvent = (event: RunEvent) => {
+    warn(event);
+    if (event.type === 'request') {
+      endLine();
+      spinner.start();
+      turnText = false;
+      return;
+    }
+    if (event.type === 'transition' || event.type === 'decision' || event.type === 'stream_event') return;
+    spinner.stop();
+    if (event.type === 'text') {
+      stdout.write(shown(event.delta));
+      open = event.delta.length > 0 && !event.delta.endsWith('\n');
+      turnText = true;
+    } else if (event.type === 'message' && event.origin === 'model') {
+      // A model that does not stream its text (a scripted one) shows each turn's text whole.
+      const text = turnText ? '' : textOf(event.message.content);
+      endLine();
+      if (text) stdout.write(`${shown(text)}\n`);
+      turnText = true;
+    } else if (event.type !== 'message') {
+      endLine();
+      printProgress(event);
+    }
+  };
+  return { onEvent, end: endLine };
 }

@@ -23,68 +23,14 @@ export interface ReplInput {
   close(): void;
 }
 
+/** Opens the REPL's input on `input` (a terminal or a pipe), echoing and prompting on `output`. */
 export function openReplInput(input: NodeJS.ReadStream, output: NodeJS.WriteStream): ReplInput {
-  const rl = createInterface({ input, output, prompt: PROMPT });
-  const terminal = rl.terminal;
-  const held: string[] = []; // lines of the message being written
-  const ready: string[] = []; // messages not taken yet (typed ahead while a run goes)
-  const waiting: ((message: string | null) => void)[] = [];
-  let chunk: string[] = []; // lines that arrived in the chunk being read
-  let pasting = false;
-  let ended = false;
-  let closing = false;
-
-  const deliver = (message: string | null) => {
-    const taker = waiting.shift();
-    if (taker) taker(message);
-    else if (message !== null) ready.push(message);
-  };
-  const submit = () => {
-    const message = held.join('\n').replace(/\s+$/, '');
-    held.length = 0;
-    rl.setPrompt(PROMPT);
-    deliver(message);
-  };
-  const goOn = () => {
-    rl.setPrompt(MORE);
-    if (terminal) rl.prompt(true);
-  };
-  /** A line that ended with Enter outside a paste. */
-  const typed = (line: string) => {
-    if (line.endsWith('\\')) {
-      held.push(line.slice(0, -1));
-      goOn();
-      return;
-    }
-    held.push(line);
-    submit();
-  };
-  const endOfChunk = () => {
-    const lines = chunk;
-    chunk = [];
-    // One line and nothing after it: typed. More, or text after the newline: a paste the terminal did not mark,
-    // sent now if it ended with a newline.
-    if (lines.length === 1 && rl.line === '') return typed(lines[0] as string);
-    held.push(...lines);
-    if (rl.line === '') submit();
-    else goOn();
-  };
-
-  rl.on('line', (line) => {
-    if (ended) return;
-    if (pasting) {
-      held.push(line);
-      goOn();
-    } else if (!terminal) {
-      typed(line);
-    } else {
-      if (chunk.length === 0) setImmediate(endOfChunk);
-      chunk.push(line);
-    }
-  });
+  const messages = new Messages(createInterface({ input, output, prompt: PROMPT }), output);
+  const { rl, terminal } = messages;
+  rl.on('line', (line) => messages.line(line));
   const onKey = (_text: string | undefined, key: { name?: string } | undefined) => {
-    if (key?.name === 'paste-start') pasting = true;
-    if (key?.name === 'paste-end') pasting = false;
+    if (key?.name === 'paste-start') messages.pasting = true;
+    if (key?.name === 'paste-end') messages.pasting = false;
   };
   const restore = () => output.write(PASTE_OFF); // a terminal's writes are synchronous, also at exit
   if (terminal) {
@@ -93,47 +39,125 @@ export function openReplInput(input: NodeJS.ReadStream, output: NodeJS.WriteStre
     process.once('exit', restore);
   }
   rl.on('close', () => {
-    ended = true;
     if (terminal) {
       input.off('keypress', onKey);
       process.off('exit', restore);
-      // Ctrl-D leaves the cursor after the prompt: the shell's next prompt starts on a line of its own.
-      output.write(`${closing ? '' : '\n'}${PASTE_OFF}`);
     }
-    if (chunk.length > 0) held.push(...chunk.splice(0));
-    if (held.some((line) => line.trim() !== '')) submit();
-    while (waiting.length > 0) deliver(null);
+    messages.ended();
   });
+  return messages;
+}
 
-  return {
-    rl,
-    next: () => {
-      const message = ready.shift();
-      if (message !== undefined) return Promise.resolve(message);
-      if (ended) return Promise.resolve(null);
-      return new Promise((resolve) => waiting.push(resolve));
-    },
-    prompt: () => {
-      if (ended) {
-        // Piped input read to its end still gets a prompt before each message it held, as it had while open.
-        if (!terminal) output.write(PROMPT);
-        return;
-      }
-      rl.setPrompt(held.length > 0 ? MORE : PROMPT);
-      rl.prompt();
-    },
-    discard: () => {
-      held.length = 0;
-      chunk = [];
-      if (terminal) {
-        rl.write(null, { ctrl: true, name: 'e' });
-        rl.write(null, { ctrl: true, name: 'u' });
-      }
-      rl.setPrompt(PROMPT);
-    },
-    close: () => {
-      closing = true;
-      rl.close();
-    },
-  };
+/** Lines gathered into messages, and messages handed to whoever waits for the next. */
+class Messages implements ReplInput {
+  readonly terminal: boolean;
+  pasting = false;
+  private readonly held: string[] = []; // lines of the message being written
+  private readonly ready: string[] = []; // messages not taken yet (typed ahead while a run goes)
+  private readonly waiting: ((message: string | null) => void)[] = [];
+  private chunk: string[] = []; // lines that arrived in the chunk being read
+  private isEnded = false;
+  private closing = false;
+
+  constructor(
+    readonly rl: Interface,
+    private readonly output: NodeJS.WriteStream,
+  ) {
+    this.terminal = rl.terminal;
+  }
+
+  next(): Promise<string | null> {
+    const message = this.ready.shift();
+    if (message !== undefined) return Promise.resolve(message);
+    if (this.isEnded) return Promise.resolve(null);
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  prompt(): void {
+    if (this.isEnded) {
+      // Piped input read to its end still gets a prompt before each message it held, as it had while open.
+      if (!this.terminal) this.output.write(PROMPT);
+      return;
+    }
+    this.rl.setPrompt(this.held.length > 0 ? MORE : PROMPT);
+    this.rl.prompt();
+  }
+
+  discard(): void {
+    this.held.length = 0;
+    this.chunk = [];
+    if (this.terminal) {
+      this.rl.write(null, { ctrl: true, name: 'e' });
+      this.rl.write(null, { ctrl: true, name: 'u' });
+    }
+    this.rl.setPrompt(PROMPT);
+  }
+
+  close(): void {
+    this.closing = true;
+    this.rl.close();
+  }
+
+  /** A line readline read: part of a paste, a typed line, or (in a terminal) a line of the chunk being read. */
+  line(line: string): void {
+    if (this.isEnded) return;
+    if (this.pasting) {
+      this.held.push(line);
+      this.goOn();
+    } else if (!this.terminal) {
+      this.typed(line);
+    } else {
+      if (this.chunk.length === 0) setImmediate(() => this.endOfChunk());
+      this.chunk.push(line);
+    }
+  }
+
+  /** The input closed: what was held is sent, whoever still waits gets `null`. */
+  ended(): void {
+    this.isEnded = true;
+    // Ctrl-D leaves the cursor after the prompt: the shell's next prompt starts on a line of its own.
+    if (this.terminal) this.output.write(`${this.closing ? '' : '\n'}${PASTE_OFF}`);
+    if (this.chunk.length > 0) this.held.push(...this.chunk.splice(0));
+    if (this.held.some((line) => line.trim() !== '')) this.submit();
+    while (this.waiting.length > 0) this.deliver(null);
+  }
+
+  private deliver(message: string | null): void {
+    const taker = this.waiting.shift();
+    if (taker) taker(message);
+    else if (message !== null) this.ready.push(message);
+  }
+
+  private submit(): void {
+    const message = this.held.join('\n').replace(/\s+$/, '');
+    this.held.length = 0;
+    this.rl.setPrompt(PROMPT);
+    this.deliver(message);
+  }
+
+  private goOn(): void {
+    this.rl.setPrompt(MORE);
+    if (this.terminal) this.rl.prompt(true);
+  }
+
+  /** A line that ended with Enter outside a paste. */
+  private typed(line: string): void {
+    if (line.endsWith('\\')) {
+      this.held.push(line.slice(0, -1));
+      return this.goOn();
+    }
+    this.held.push(line);
+    this.submit();
+  }
+
+  private endOfChunk(): void {
+    const lines = this.chunk;
+    this.chunk = [];
+    // One line and nothing after it: typed. More, or text after the newline: a paste the terminal did not mark,
+    // sent now if it ended with a newline.
+    if (lines.length === 1 && this.rl.line === '') return this.typed(lines[0] as string);
+    this.held.push(...lines);
+    if (this.rl.line === '') this.submit();
+    else this.goOn();
+  }
 }

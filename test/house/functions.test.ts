@@ -18,8 +18,6 @@ const MAX_LINES = 60;
  * own by the one around it (`outer/(anonymous)`).
  */
 const BEING_SHORTENED: Record<string, string> = {
-  'cli/repl.ts: repl': 'house, for options (cli long functions)',
-  'cli/replInput.ts: openReplInput': 'house, for options (cli long functions)',
   'durable/balancer.ts: startBalancer': 'durable',
   'durable/agentSession.ts: agentSession': 'durable',
   'anthropic/call.ts: createAnthropicModel': 'wire+writer',
