@@ -36,6 +36,8 @@ export interface AgentActorsOptions {
   machine?: AgentMachine;
   /** Variables added to the environment of a tool call (`ToolContext.env`), asked once it has started. */
   toolEnv?: (block: ToolUseBlock) => Readonly<Record<string, string>> | undefined;
+  /** Write-ahead: a tool is called once this settles for it, its `tool_start` on record (./writeAhead.ts). */
+  writeAhead?: (block: ToolUseBlock) => Promise<void>;
   /** Stepping (`--step`): awaited before the model request and before each tool (gate.ts). */
   gate?: StepGate;
   /**
@@ -114,24 +116,25 @@ export function modelActor(
   });
 }
 
-/**
- * The tool runner as an XState actor: one for the whole run, with an executor per turn. `CANCEL`
- * (sent when a turn is left before its tools are done) stops that turn's tools; stopping the actor stops them too.
- */
 /** The executor's settings from the actors' options. */
-function runnerSettings(options: Pick<AgentActorsOptions, 'cwd' | 'maxConcurrency' | 'hooks' | 'toolEnv'>): ExecutorOptions {
+function runnerSettings(options: Pick<AgentActorsOptions, 'cwd' | 'maxConcurrency' | 'hooks' | 'toolEnv' | 'writeAhead'>): ExecutorOptions {
   return {
     cwd: options.cwd,
     ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),
     ...(options.hooks ? { hooks: options.hooks } : {}),
     ...(options.toolEnv ? { envOf: options.toolEnv } : {}),
+    ...(options.writeAhead ? { writeAhead: options.writeAhead } : {}),
   };
 }
 
+/**
+ * The tool runner as an XState actor: one for the whole run, with an executor per turn. `CANCEL`
+ * (sent when a turn is left before its tools are done) stops that turn's tools; stopping the actor stops them too.
+ */
 export function toolRunnerActor(
   tools: readonly Tool[],
   cwd: string,
-  options: Pick<AgentActorsOptions, 'maxConcurrency' | 'hooks' | 'toolEnv' | 'redactor'> = {},
+  options: Pick<AgentActorsOptions, 'maxConcurrency' | 'hooks' | 'toolEnv' | 'writeAhead' | 'redactor'> = {},
 ) {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const settings = runnerSettings({ cwd, ...options });

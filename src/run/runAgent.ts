@@ -26,6 +26,7 @@ import { withMcpServers, type McpServerOption } from './mcpRun.js';
 import type { StepGate } from './gate.js';
 import type { Question } from '../transcript/records.js';
 import { startSession, type SessionRecorder } from '../transcript/recorder.js';
+import { writeAhead, type WriteAhead } from './writeAhead.js';
 
 /**
  * How to run the agent: the loop's settings (`RunConfig`, each with its default in
@@ -152,8 +153,9 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   const startedAs = recorder?.id;
   const sessionId = options.sessionId ?? startedAs ?? randomUUID();
   const spans = options.tracing ? await startSpans(options, sessionId, redactor, tools) : undefined;
-  const emit = listenerOf(options.onEvent, recorder, spans);
-  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, redactor, startMessages });
+  const ahead = writeAhead(recorder);
+  const emit = listenerOf(options.onEvent, recorder, spans, ahead);
+  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages });
   if (emit && prompt) {
     const index = startMessages.length - 1;
     emit({ type: 'message', index, message: startMessages[index] as MessageParam, origin: 'prompt' });
@@ -194,18 +196,21 @@ interface Plugged {
   modelCall: ModelCall;
   spans: RunSpans | undefined;
   emit: ((event: RunEvent) => void) | undefined;
+  /** The write-ahead of a run that anyone listens to (a recorder, spans, `onEvent`): tools wait for their record. */
+  ahead: WriteAhead | undefined;
   redactor: Redactor;
   startMessages: MessageParam[];
 }
 
 /** The machine with the model call, the tools and the hooks plugged in, as an actor (not started) that emits to `emit`. */
-function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit, redactor, startMessages }: Plugged) {
+function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit, ahead, redactor, startMessages }: Plugged) {
   const machine = createAgentMachine({
     model: spans ? spans.wrapModel(modelCall) : modelCall,
     tools,
     cwd,
     ...(emit ? { onCallEvent: emit } : {}),
     ...(spans ? { toolEnv: (block: { id: string }) => spans.toolEnv(block.id) } : {}),
+    ...(ahead ? { writeAhead: ahead.started } : {}),
     ...pick(options, 'includeStreamEvents', 'hooks', 'machine', 'gate'),
     redactor,
   });
@@ -240,10 +245,14 @@ function openRecorder(options: RunAgentOptions, cwd: string, prompt: Question | 
   return startSession(home, { cwd, model: options.model, prompt, ...id, ...(label ? { label } : {}) }, { redactor });
 }
 
-/** One listener for the recorder, the run's spans and the caller's `onEvent`, in that order; `undefined` when nobody listens. */
-function listenerOf(onEvent: RunAgentOptions['onEvent'], recorder: SessionRecorder | undefined, spans: RunSpans | undefined) {
+/**
+ * One listener for the recorder, the run's spans and the caller's `onEvent`, in that order, then the write-ahead (a
+ * `tool_start` it sees has been seen by all of them); `undefined` when nobody listens.
+ */
+function listenerOf(onEvent: RunAgentOptions['onEvent'], recorder: SessionRecorder | undefined, spans: RunSpans | undefined, ahead: WriteAhead) {
   const listeners = [recorder?.onEvent, spans ? (event: RunEvent) => spans.onEvent(event) : undefined, onEvent].filter((l) => l !== undefined);
-  if (listeners.length <= 1) return listeners[0];
+  if (listeners.length === 0) return undefined;
+  listeners.push(ahead.onEvent);
   return (event: RunEvent) => {
     for (const listener of listeners) listener(event);
   };

@@ -10,6 +10,11 @@ export interface ExecutorOptions {
   maxConcurrency?: number;
   /** Variables to add to a call's environment (`ToolContext.env`), asked when the call is made. */
   envOf?: (block: ToolUseBlock) => Readonly<Record<string, string>> | undefined;
+  /**
+   * Write-ahead: settles once the start of `block` is on record (run/writeAhead.ts); the tool is called only then,
+   * never before. Without it, a tool is called once `onStart` has returned.
+   */
+  writeAhead?: (block: ToolUseBlock) => Promise<void>;
 }
 
 export interface ExecutorListener {
@@ -132,11 +137,11 @@ export class ToolExecutor {
     entry.status = 'running';
     this.listener.onStart(entry.block);
     const signal = (this.controller ??= new AbortController()).signal;
-    // The tool is called a microtask after its start is announced: by then the machine has taken
-    // TOOL_STARTED and the transcript holds the tool_start record (write-ahead), even for a tool
-    // that acts at once when called (test/session/writeAhead.test.ts); the run's observers have seen the
-    // start too, so `envOf` can name the call's trace. A turn cancelled in between never calls it.
-    void Promise.resolve()
+    // Write-ahead: the tool is called once its start is on record (the machine took TOOL_STARTED, the transcript
+    // holds the tool_start record, the run's observers saw it so `envOf` can name the call's trace), even a tool
+    // that acts at once when called (test/session/writeAheadGate.test.ts). A turn cancelled meanwhile never calls it.
+    const recorded = this.options.writeAhead?.(entry.block) ?? Promise.resolve();
+    void recorded
       .then(() => (this.cancelled ? undefined : runOne(this.tools, entry.block, this.contextOf(entry.block, signal), this.options.hooks)))
       .then((output) => {
         if (this.cancelled || output === undefined) return;

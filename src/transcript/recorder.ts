@@ -41,9 +41,15 @@ export interface SessionRecorder {
   resumed(conversation: RestoredConversation, prompt?: Question | null): void;
   /**
    * Records a run event: the records of one step of the run go out in one write when the step
-   * ends (a microtask later), a `tool_start` at once (the tool starts right after it).
+   * ends (a microtask later), a `tool_start` at once (its tool is called once `recorded` settles).
    */
   onEvent(event: RunEvent): void;
+  /**
+   * The write-ahead hook: settles once the `tool_start` record of `toolUseId` (given to `onEvent`) is on disk; the tool
+   * is called only then (run/writeAhead.ts). Without it, a record is on disk when `onEvent` returns. This recorder
+   * writes a `tool_start` at once, in `onEvent`: its promise is settled already.
+   */
+  recorded?(toolUseId: string): Promise<void>;
   /** Writes the records of the step that runs now, without waiting for its end. */
   flush(): void;
   /** Records how a run ended (a REPL session has one per question). */
@@ -194,6 +200,10 @@ class Recorder implements SessionRecorder {
       queueMicrotask(this.flush);
     }
   };
+
+  recorded(): Promise<void> {
+    return Promise.resolve(); // tool_start is WRITTEN_AT_ONCE: on disk (or recording failed) when onEvent returned
+  }
 
   readonly flush = (): void => {
     this.scheduled = false;
