@@ -47,14 +47,8 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
   const idleTimeoutMs = options.idleTimeoutMs ?? 90_000;
   const prepare = options.promptCaching === false ? (r: ModelRequest) => r : withCacheBreakpoints;
 
-  return async ({ request, onToolUse, onText, onRequest, onStreamEvent, onResponse }, signal) => {
-    try {
-      assertValidHistory(request.messages);
-    } catch (error) {
-      const problems = error instanceof InvalidHistoryError ? error.message : String(error);
-      throw new ModelError('invalid_request', `agentloop refused to send an ${problems}`);
-    }
-
+  return async (input, signal) => {
+    refuseInvalidHistory(input.request);
     // Raw events (`stream: true`) rather than the SDK's MessageStream: the reply is built here
     // once, without a snapshot per event or partial JSON parsing of tool input on every delta.
     const local = new AbortController();
@@ -62,64 +56,105 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
     if (signal.aborted) forward();
     else signal.addEventListener('abort', forward, { once: true });
     const reply = new ReplyBuilder();
-    // The idle timer is set once; each event only notes the time, and the timer, when it fires,
-    // waits again for what is left (re-arming a timer on every event costs more than the event).
-    let lastEventAt = performance.now();
-    let stalled = false;
+    const idle = idleWatch(idleTimeoutMs, local);
     let reading = false;
-    let idle: NodeJS.Timeout | undefined;
-    const checkIdle = () => {
-      const quiet = performance.now() - lastEventAt;
-      if (quiet < idleTimeoutMs) {
-        idle = setTimeout(checkIdle, idleTimeoutMs - quiet);
-        return;
-      }
-      stalled = true;
-      local.abort(new Error('stalled'));
-    };
-
     try {
-      idle = setTimeout(checkIdle, idleTimeoutMs);
-      const body = prepare(request);
-      onRequest?.(body);
+      const body = prepare(input.request);
+      input.onRequest?.(body);
       const stream = await client.messages.create({ ...body, stream: true }, { signal: local.signal });
       reading = true;
-      onResponse?.();
-      for await (const event of stream) {
-        lastEventAt = performance.now();
-        onStreamEvent?.(event);
-        const out = reply.add(event);
-        if (out === undefined) continue;
-        if (typeof out === 'string') onText?.(out);
-        else onToolUse(out);
-      }
-      // The SDK ends the iteration quietly when the request is aborted.
-      if (local.signal.aborted) throw local.signal.reason;
-      if (!reply.stopped) {
-        throw new ModelError('connection', 'the API stream broke off: it ended before message_stop', { midStream: reply.started });
-      }
-      return {
-        content: reply.content(),
-        stopReason: reply.stopReason,
-        usage: reply.usage,
-        droppedIncompleteBlock: reply.droppedIncompleteBlock(),
-        ...(reply.id ? { id: reply.id } : {}),
-        ...(reply.model ? { model: reply.model } : {}),
-      } satisfies ModelReply;
+      input.onResponse?.();
+      return await readReply(stream, reply, input, idle, local.signal);
     } catch (error) {
-      if (stalled) {
-        throw new ModelError('timeout', `the API stream sent nothing for ${idleTimeoutMs} ms`, { midStream: reply.started });
-      }
-      if (signal.aborted) throw error;
-      if (error instanceof StreamProtocolError) {
-        // Refused like a reply that would break the history: never appended, retried.
-        local.abort(error);
-        throw new ModelError('invalid_reply', `the API stream broke the protocol: ${error.message}`, { midStream: reply.started });
-      }
-      throw toModelError(error, reply.started, reading);
+      throw failureOf(error, { stalled: idle.stalled, idleTimeoutMs, aborted: signal.aborted, local, reply, reading });
     } finally {
-      clearTimeout(idle);
+      idle.stop();
       signal.removeEventListener('abort', forward);
     }
   };
+}
+
+/** A history the API would refuse is never sent: a ModelError (`invalid_request`) saying what is wrong. */
+function refuseInvalidHistory(request: ModelRequest): void {
+  try {
+    assertValidHistory(request.messages);
+  } catch (error) {
+    const problems = error instanceof InvalidHistoryError ? error.message : String(error);
+    throw new ModelError('invalid_request', `agentloop refused to send an ${problems}`);
+  }
+}
+
+/**
+ * Gives up a stream that sends nothing for `idleTimeoutMs` (aborts `local`). The timer is set once; each event only
+ * notes the time (`note`), and the timer, when it fires, waits again for what is left (re-arming a timer on every
+ * event costs more than the event).
+ */
+function idleWatch(idleTimeoutMs: number, local: AbortController) {
+  let lastEventAt = performance.now();
+  let idle: NodeJS.Timeout | undefined;
+  const watch = {
+    stalled: false,
+    note: () => void (lastEventAt = performance.now()),
+    stop: () => clearTimeout(idle),
+  };
+  const checkIdle = () => {
+    const quiet = performance.now() - lastEventAt;
+    if (quiet < idleTimeoutMs) {
+      idle = setTimeout(checkIdle, idleTimeoutMs - quiet);
+      return;
+    }
+    watch.stalled = true;
+    local.abort(new Error('stalled'));
+  };
+  idle = setTimeout(checkIdle, idleTimeoutMs);
+  return watch;
+}
+
+type CallInput = Parameters<ModelCall>[0];
+
+/** Reads the stream's events into the reply, handing on text and tool_use blocks as they complete. */
+async function readReply(
+  stream: AsyncIterable<Parameters<ReplyBuilder['add']>[0]>,
+  reply: ReplyBuilder,
+  input: Pick<CallInput, 'onToolUse' | 'onText' | 'onStreamEvent'>,
+  idle: { note(): void },
+  signal: AbortSignal,
+): Promise<ModelReply> {
+  for await (const event of stream) {
+    idle.note();
+    input.onStreamEvent?.(event);
+    const out = reply.add(event);
+    if (out === undefined) continue;
+    if (typeof out === 'string') input.onText?.(out);
+    else input.onToolUse(out);
+  }
+  // The SDK ends the iteration quietly when the request is aborted.
+  if (signal.aborted) throw signal.reason;
+  if (!reply.stopped) {
+    throw new ModelError('connection', 'the API stream broke off: it ended before message_stop', { midStream: reply.started });
+  }
+  return {
+    content: reply.content(),
+    stopReason: reply.stopReason,
+    usage: reply.usage,
+    droppedIncompleteBlock: reply.droppedIncompleteBlock(),
+    ...(reply.id ? { id: reply.id } : {}),
+    ...(reply.model ? { model: reply.model } : {}),
+  } satisfies ModelReply;
+}
+
+/** What a failed call throws: a stall as a timeout, the caller's abort as it came, a broken protocol as a bad reply. */
+function failureOf(
+  error: unknown,
+  at: { stalled: boolean; idleTimeoutMs: number; aborted: boolean; local: AbortController; reply: ReplyBuilder; reading: boolean },
+): unknown {
+  const midStream = at.reply.started;
+  if (at.stalled) return new ModelError('timeout', `the API stream sent nothing for ${at.idleTimeoutMs} ms`, { midStream });
+  if (at.aborted) return error;
+  if (error instanceof StreamProtocolError) {
+    // Refused like a reply that would break the history: never appended, retried.
+    at.local.abort(error);
+    return new ModelError('invalid_reply', `the API stream broke the protocol: ${error.message}`, { midStream });
+  }
+  return toModelError(error, midStream, at.reading);
 }

@@ -20,8 +20,6 @@ const MAX_LINES = 60;
 const BEING_SHORTENED: Record<string, string> = {
   'durable/balancer.ts: startBalancer': 'durable',
   'durable/agentSession.ts: agentSession': 'durable',
-  'anthropic/call.ts: createAnthropicModel': 'wire+writer',
-  'anthropic/call.ts: createAnthropicModel/(anonymous)': 'wire+writer',
 };
 
 function files(dir: string): string[] {
