@@ -14,7 +14,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { agentMachine } from '../src/machine/agentMachine.js';
@@ -50,6 +50,8 @@ export interface SessionsFigures {
   /** The old server's work before it sent anything (ms) and what it would have sent (MB). */
   openOldMs: number;
   openOldMb: number;
+  /** The load average (1, 5, 15 minutes) when the viewer figures began and when they ended. */
+  openLoad: [number[], number[]];
 }
 
 const at = (ms: number) => new Date(ms).toISOString();
@@ -165,7 +167,9 @@ export async function benchSessions(rounds: number, log: (line: string) => void)
       sides.continueOld.push(timeMs(() => oldList(home).find((s) => s.cwd === cwd)));
       log(`sessions: round ${round + 1}/${rounds}: --continue ${fmt(sides.continueNew.at(-1) as number, 1)} vs ${fmt(sides.continueOld.at(-1) as number, 0)} ms, list ${fmt(sides.listHeadersNew.at(-1) as number, 0)} vs ${fmt(old, 0)} ms`);
     }
+    const loadBefore = loadavg();
     const open = await openFigures(home, bigId);
+    const openLoad: [number[], number[]] = [loadBefore, loadavg()];
     return {
       sessions: SESSIONS + 1,
       homeMb: bytes / 2 ** 20,
@@ -177,6 +181,7 @@ export async function benchSessions(rounds: number, log: (line: string) => void)
       listSummaryNew: median(sides.listSummaryNew),
       listOld: median(sides.listOld),
       ...open,
+      openLoad,
     };
   } finally {
     rmSync(home, { recursive: true, force: true });
@@ -257,7 +262,9 @@ as a user starts it): its timeline over HTTP took ${fmt(s.openApiMs, 0)} ms and
 ${fmt(s.openApiKb, 0)} KB (the record's long string cut to 16 Ki characters, the whole line at
 \`/api/sessions/ID/lines/N\`); the page in Chromium showed its first step ${Number.isFinite(s.openPageMs) ? `${fmt(s.openPageMs, 0)} ms` : '(no Chromium here)'}
 after it was asked for (target ≤ 3 s). The old server read, parsed and serialised the whole transcript for
-${fmt(s.openOldMs, 0)} ms before it sent anything, and then sent ${fmt(s.openOldMb, 0)} MB for the page to parse.`;
+${fmt(s.openOldMs, 0)} ms before it sent anything, and then sent ${fmt(s.openOldMb, 0)} MB for the page to parse.
+The load average (1, 5, 15 minutes) was ${s.openLoad[0].map((n) => fmt(n, 2)).join(', ')} when these viewer figures began and
+${s.openLoad[1].map((n) => fmt(n, 2)).join(', ')} when they ended (2 cores).`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

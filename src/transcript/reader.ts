@@ -7,11 +7,14 @@
  * in it longer than `keepBytes` is cut to that before the line is parsed (cutJson.ts), with a note
  * of how much is left out and where the whole record is (`lineAt` gives its line, byte for byte):
  * the page gets kilobytes, not the hundred megabytes, and fetches the whole record only when asked.
+ * The file is read once, a chunk at a time (`chunkBytes`), each line parsed as its newline is read: a long line
+ * goes through the cutter piece by piece (pendingLine.ts), so the reader never holds it, nor the file, whole.
  */
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { Transform, type Readable } from 'node:stream';
-import { cutLongStrings } from './cutJson.js';
 import { MAX_PROBLEMS, parseRecordLines, type DamagedLine } from './lines.js';
+import { plural } from '../core/plural.js';
+import { PendingLine } from './pendingLine.js';
 import type { SessionHeader, SessionRecord } from './records.js';
 
 export interface CutRecord {
@@ -37,6 +40,8 @@ export interface ReaderOptions {
   longLineBytes?: number;
   /** How much of a long string is kept, in bytes of its JSON (default 16 KiB). */
   keepBytes?: number;
+  /** The file is read this many bytes at a time (default 1 MiB). */
+  chunkBytes?: number;
 }
 
 export class TranscriptReader {
@@ -50,6 +55,9 @@ export class TranscriptReader {
   private file: { dev: number; ino: number } | undefined;
   private readonly longLineBytes: number;
   private readonly keepBytes: number;
+  private readonly chunkBytes: number;
+  /** Unreadable lines past the first `MAX_PROBLEMS`: counted, not listed. */
+  private more = 0;
 
   constructor(
     readonly path: string,
@@ -57,26 +65,44 @@ export class TranscriptReader {
   ) {
     this.longLineBytes = options.longLineBytes ?? 256 * 1024;
     this.keepBytes = options.keepBytes ?? 16 * 1024;
+    this.chunkBytes = options.chunkBytes ?? 2 ** 20;
   }
 
   /** The transcript as it is now, reading only what was added since the last call. */
   read(): ReadTranscript {
     const fd = openSync(this.path, 'r');
-    let unfinished: string[] = [];
+    let read: ReadTranscript;
     try {
       const stat = fstatSync(fd);
       if (!this.file || stat.dev !== this.file.dev || stat.ino !== this.file.ino || stat.size < this.offset) this.restart(stat);
-      const added = readFrom(fd, this.offset, stat.size - this.offset);
-      const end = added.lastIndexOf(0x0a) + 1;
-      this.takeLines(added.subarray(0, end));
-      // A last line without its newline (being written, or torn by a crash) is read again next time.
-      if (end < added.length) unfinished = parseRecordLines(added.toString('utf8', end), { firstLine: this.line }).problems;
+      read = this.withLast(this.readLines(fd, stat.size));
     } finally {
       closeSync(fd);
     }
+    const listed = read.problems;
+    const more = this.more + Math.max(0, listed.length - MAX_PROBLEMS);
+    const problems = [...(read.header ? [] : ['the transcript does not start with a session header']), ...listed.slice(0, MAX_PROBLEMS)];
+    if (more > 0) problems.push(`${plural(more, 'more unreadable line')} skipped`);
+    return { ...read, problems };
+  }
+
+  /**
+   * What was read, with the last line when it has no newline yet (being written, or torn by a crash): shown as
+   * it is now (a problem when it is not whole JSON) and read again next time.
+   */
+  private withLast(last: PendingLine | undefined): ReadTranscript {
     const header = this.records[0]?.type === 'session' ? this.records[0] : undefined;
-    const problems = [...(header ? [] : ['the transcript does not start with a session header']), ...this.problems, ...unfinished];
-    return { header, records: this.records, problems, cuts: this.cuts, damaged: this.damaged };
+    const read = { header, records: this.records, problems: this.problems, cuts: this.cuts, damaged: this.damaged };
+    if (!last) return read;
+    const [text, cut] = last.finish();
+    const tail = parseRecordLines(text, { firstLine: this.line });
+    return {
+      header: header ?? (tail.records[0]?.type === 'session' && this.records.length === 0 ? tail.records[0] : undefined),
+      records: tail.records.length > 0 ? [...this.records, ...tail.records] : this.records,
+      problems: [...this.problems, ...tail.problems],
+      cuts: cut ? [...this.cuts, { line: this.line, offset: last.offset, bytes: last.bytes }] : this.cuts,
+      damaged: tail.damaged.length > 0 ? [...this.damaged, ...tail.damaged.map((d) => ({ ...d, after: d.after + this.records.length }))] : this.damaged,
+    };
   }
 
   private restart(stat: { dev: number; ino: number }): void {
@@ -85,36 +111,56 @@ export class TranscriptReader {
     this.problems = [];
     this.cuts = [];
     this.damaged = [];
+    this.more = 0;
     this.offset = 0;
     this.line = 1;
   }
 
-  /** Parses whole lines: runs of ordinary ones together, a long one on its own, its long strings cut. */
-  private takeLines(bytes: Buffer): void {
-    let batch = { start: 0, line: this.line };
-    for (let start = 0; start < bytes.length; this.line += 1) {
-      const end = bytes.indexOf(0x0a, start) + 1; // `bytes` ends with a newline
-      if (end - start >= this.longLineBytes) {
-        this.parse(bytes, batch.start, start, batch.line, false);
-        this.parse(bytes, start, end, this.line, true);
-        batch = { start: end, line: this.line + 1 };
+  /**
+   * Reads the file from the end of its last whole line to `size`, one chunk at a time, in one pass: whole lines
+   * are parsed as their newline is read; the last line, when it has no newline yet, is returned unparsed.
+   */
+  private readLines(fd: number, size: number): PendingLine | undefined {
+    const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(this.chunkBytes, size - this.offset)));
+    let line: PendingLine | undefined;
+    for (let position = this.offset; position < size; ) {
+      const n = readSync(fd, chunk, 0, Math.min(chunk.length, size - position), position);
+      if (n === 0) break;
+      let start = 0;
+      for (let newline = chunk.indexOf(0x0a); newline !== -1 && newline < n; newline = chunk.indexOf(0x0a, start)) {
+        if (!line && newline - start <= this.longLineBytes) this.take(chunk.toString('utf8', start, newline), false, position + start, newline - start);
+        else {
+          line ??= this.pending(fd, position + start);
+          line.add(chunk.subarray(start, newline));
+          this.take(...line.finish(), line.offset, line.bytes);
+          line = undefined;
+        }
+        start = newline + 1;
       }
-      start = end;
+      if (start < n) (line ??= this.pending(fd, position + start)).add(chunk.subarray(start, n));
+      position += n;
     }
-    this.parse(bytes, batch.start, bytes.length, batch.line, false);
-    this.offset += bytes.length;
+    return line;
   }
 
-  /** Parses the lines from `start` to `end`; a long one with its long strings cut first (cutJson.ts). */
-  private parse(bytes: Buffer, start: number, end: number, firstLine: number, long: boolean): void {
-    if (end <= start) return;
-    const note = (left: number) => `… [cut here: ${left.toLocaleString('en-US')} more bytes of JSON; the whole record is line ${firstLine} of the transcript]`;
-    const cut = long ? cutLongStrings(bytes.subarray(start, end - 1), this.keepBytes, note) : undefined;
-    if (cut !== undefined) this.cuts.push({ line: firstLine, offset: this.offset + start, bytes: end - start - 1 });
-    const parsed = parseRecordLines(cut ?? bytes.toString('utf8', start, end), { firstLine });
-    if (this.problems.length < MAX_PROBLEMS) this.problems.push(...parsed.problems.slice(0, MAX_PROBLEMS - this.problems.length));
-    for (const line of parsed.damaged) this.damaged.push({ ...line, after: line.after + this.records.length });
-    for (const record of parsed.records) this.records.push(record); // (a spread of 100,000 would overflow the stack)
+  private pending(fd: number, offset: number): PendingLine {
+    const line = this.line;
+    const note = (left: number) => `… [cut here: ${left.toLocaleString('en-US')} more bytes of JSON; the whole record is line ${line} of the transcript]`;
+    return new PendingLine(offset, this.longLineBytes, { keep: this.keepBytes, note, reread: (at, length) => readFrom(fd, at, length) });
+  }
+
+  /** Parses a whole line (`text`: as read, or with its long strings cut), `bytes` long at `offset` of the file. */
+  private take(text: string, cut: boolean, offset: number, bytes: number): void {
+    if (cut) this.cuts.push({ line: this.line, offset, bytes });
+    const parsed = parseRecordLines(`${text}\n`, { firstLine: this.line });
+    for (const problem of parsed.problems) {
+      if (this.problems.length < MAX_PROBLEMS) this.problems.push(problem);
+      else this.more += 1;
+    }
+    for (const damaged of parsed.damaged) this.damaged.push({ ...damaged, after: damaged.after + this.records.length });
+    for (const record of parsed.records) this.records.push(record);
+    this.offset = offset + bytes + 1;
+    this.line += 1;
   }
 }
 

@@ -105,7 +105,11 @@ interface ServerState {
 }
 
 function readerOf(s: ServerState, id: string): TranscriptReader {
-  const path = findSession(s.options.home, id);
+  return readerAt(s, findSession(s.options.home, id));
+}
+
+/** The transcript's one reader of this server: a timeline asked for again, or over events, reads only new bytes. */
+function readerAt(s: ServerState, path: string): TranscriptReader {
   const reader = s.readers.get(path) ?? new TranscriptReader(path);
   s.readers.set(path, reader);
   return reader;
@@ -194,7 +198,7 @@ function serveApi(s: ServerState, req: IncomingMessage, path: string, res: Serve
 function streamTimeline(s: ServerState, path: string, res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
   s.streams.add(res);
-  const reader = new TranscriptReader(path);
+  const reader = readerAt(s, path);
   let seen = '';
   const push = () => {
     if (!existsSync(path)) return;

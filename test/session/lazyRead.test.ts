@@ -3,17 +3,18 @@
  * long record's long strings cut with a note, the whole record served on demand by the viewer's
  * `/api/sessions/ID/lines/N`; the viewer's list reads each session's head and tail (never a transcript whole).
  */
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import fs, { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { cutLongStrings } from '../../src/transcript/cutJson.js';
+import { cutLongStrings, LineCutter } from '../../src/transcript/cutJson.js';
 import { lineAt, TranscriptReader } from '../../src/transcript/reader.js';
 import { TRANSCRIPT_VERSION } from '../../src/transcript/records.js';
 import { lockSession } from '../../src/transcript/lock.js';
-import { transcriptPath } from '../../src/transcript/store.js';
+import { readTranscript, transcriptPath } from '../../src/transcript/store.js';
 import { startViewer } from '../../src/view/server.js';
 
 let home: string;
@@ -88,6 +89,61 @@ describe('cutLongStrings', () => {
   });
 });
 
+describe('reading in pieces', () => {
+  it('a line fed to the cutter in any pieces is cut as when it is fed whole (random values, cut lengths and piece ends)', () => {
+    const note = (left: number) => `<${left} cut>`;
+    fc.assert(
+      fc.property(fc.jsonValue({ stringUnit: 'binary' }), fc.integer({ min: 0, max: 24 }), fc.array(fc.nat(), { maxLength: 8 }), (value, keep, ends) => {
+        const json = Buffer.from(JSON.stringify(value));
+        const cutter = new LineCutter({ keep, note, reread: (start, end) => json.subarray(start, end) });
+        let from = 0;
+        for (const end of [...new Set(ends.map((n) => n % (json.length + 1)))].sort((a, b) => a - b).concat(json.length)) {
+          cutter.feed(json.subarray(from, end));
+          from = end;
+        }
+        expect(cutter.finish()).toBe(cutLongStrings(json, keep, note) ?? json.toString());
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reads what readTranscript reads, damaged lines and problems included, whatever the chunk size and wherever a read stops', () => {
+    const valid = [prompt('q'), message(0, 'q'), message(1, 'a "quoted" \\ reply é'), message(2, 'more')];
+    const damaged = ['{"type":"message","index":0,"message":{"role":"user","content":[{"type":"tool_result","content":"x"}]},"at":"x"}', '{"type":"usage"}', '[1,2]'];
+    const broken = ['{"type":"mess', 'not json', '', '   '];
+    const line = fc.oneof(fc.constantFrom(...valid), fc.constantFrom(...damaged), fc.constantFrom(...broken));
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), fc.boolean(), fc.integer({ min: 1, max: 64 }), fc.nat(), (lines, newlineAtEnd, chunkBytes, stopAt) => {
+        const path = join(home, 'p.jsonl');
+        const text = `${[header('p'), ...lines].join('\n')}${newlineAtEnd ? '\n' : ''}`;
+        const stop = stopAt % (Buffer.byteLength(text) + 1);
+        writeFileSync(path, Buffer.from(text).subarray(0, stop));
+        const reader = new TranscriptReader(path, { chunkBytes });
+        reader.read();
+        writeFileSync(path, text); // the same file, grown
+        const { path: _, ...whole } = readTranscript(path);
+        const { cuts, ...read } = reader.read();
+        expect(read).toEqual(whole);
+        expect(cuts).toEqual([]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('cuts the same long lines the same way whatever the chunk size', () => {
+    const long = (n: number, text: string) => message(n, text.repeat(40));
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('ab', 'é\\"x', '\\', 'z'), { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 300 }), (texts, chunkBytes) => {
+        const path = join(home, 'c.jsonl');
+        writeFileSync(path, `${[header('c'), prompt('q'), ...texts.map((t, i) => long(i, t))].join('\n')}\n`);
+        const options = { longLineBytes: 100, keepBytes: 10 };
+        expect(new TranscriptReader(path, { ...options, chunkBytes }).read()).toEqual(new TranscriptReader(path, options).read());
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 /** `b` is `a` with strings longer than `keep` bytes of JSON cut to a prefix and a note. */
 function same(a: unknown, b: unknown, keep: number): void {
   if (typeof a === 'string') {
@@ -136,4 +192,76 @@ describe('the viewer', () => {
       lock.release();
     }
   });
+
+  it('opens a session with two 8 MB records reading its file once, never more than 1 MiB at a time, over HTTP and then over events', async () => {
+    const big = 'x'.repeat(8 * 2 ** 20);
+    const result = { type: 'tool_result', tool_use_id: 'toolu_1', content: big };
+    const use = { type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'yes' } };
+    const lines = [
+      header('two'),
+      prompt('q'),
+      message(0, 'q'),
+      JSON.stringify({ type: 'message', index: 1, message: { role: 'assistant', content: [use] }, at }),
+      JSON.stringify({ type: 'tool_result', at, toolUseId: 'toolu_1', name: 'bash', result }),
+      JSON.stringify({ type: 'message', index: 2, message: { role: 'user', content: [result] }, at }),
+    ];
+    const path = write('two', lines);
+    const viewer = await startViewer({ home, sessionId: 'two' });
+    const reads = countReads();
+    try {
+      const get = (p: string) => fetch(`http://127.0.0.1:${viewer.port}${p}`, { headers: { authorization: `Bearer ${viewer.token}` } });
+      const timeline = await (await get('/api/sessions/two')).text();
+      expect(timeline).toContain('the whole record is line 5 of the transcript');
+      expect(timeline).toContain('the whole record is line 6 of the transcript');
+      expect(timeline.length).toBeLessThan(200_000);
+      const events = await get('/api/sessions/two/events');
+      const first = await firstEvent(events);
+      expect(first).toContain('event: timeline');
+      expect(first).toContain('the whole record is line 6 of the transcript');
+      expect(reads.bytes).toBe(statSync(path).size);
+      expect(reads.largest).toBeLessThanOrEqual(2 ** 20);
+    } finally {
+      reads.stop();
+      await viewer.close();
+    }
+  });
 });
+
+/** Counts what fs.readSync reads (the ESM binding too) until `stop()`: the bytes, and the largest buffer read into. */
+function countReads() {
+  const { readSync } = fs;
+  const counted = { bytes: 0, largest: 0 };
+  fs.readSync = ((fd: number, buffer: NodeJS.ArrayBufferView, ...rest: unknown[]) => {
+    const n = (readSync as (...args: unknown[]) => number)(fd, buffer, ...rest);
+    counted.bytes += n;
+    counted.largest = Math.max(counted.largest, buffer.byteLength);
+    return n;
+  }) as typeof readSync;
+  syncBuiltinESMExports();
+  return {
+    get bytes() {
+      return counted.bytes;
+    },
+    get largest() {
+      return counted.largest;
+    },
+    stop() {
+      fs.readSync = readSync;
+      syncBuiltinESMExports();
+    },
+  };
+}
+
+/** The first server-sent event of a response (read until its blank line), the stream then cancelled. */
+async function firstEvent(response: Response): Promise<string> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!text.includes('\n\n')) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  await reader.cancel();
+  return text;
+}
