@@ -2,14 +2,16 @@
  * The full output of a long command lives with its session (issue 11, item 5): the CLI as a real
  * process against the local Messages API server; the path the model is given is in the session's
  * folder under $AGENTLOOP_HOME, outlives the run, and is readable by the next command, sandboxed
- * or not (a sandboxed command has a /tmp of its own, where the output used to go).
+ * or not (a sandboxed command has a /tmp of its own, where the output used to go). As root and as nobody (the
+ * project theirs): the folders and the file are the user's and theirs alone (0700, 0700, 0600).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { cliProjectPerTest } from '../support/project.js';
 import { describe, expect, it } from 'vitest';
 import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
-import { runCli } from '../support/cli.js';
+import { runCliAs, testUsers } from '../support/users.js';
 import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
 
 let server: MessagesServer;
@@ -22,9 +24,13 @@ cliProjectPerTest('saved', (project) => ({ server, dir, home, env } = project));
 const FULL = Array.from({ length: 100_000 }, (_, i) => `${i + 1}\n`).join('');
 const savedPath = (body: RequestBody) => /is in (\S+output\.txt)\]/.exec(resultText(lastToolResults(body)[0] as never))?.[1];
 
-describe('the full output of a long command', () => {
+describe.each(testUsers())('the full output of a long command, as $name', (user) => {
+  const runCli = (args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) => {
+    if (user.owner !== undefined) execFileSync('chown', ['-R', user.owner, dir]);
+    return runCliAs(user, args, options);
+  };
   for (const sandbox of [false, true]) {
-    it(`is kept in the session's folder and read by the next command${sandbox ? ' (--sandbox)' : ''}`, async () => {
+    it.skipIf(user.skip !== undefined)(`is kept in the session's folder, the user's alone, and read by the next command${sandbox ? ' (--sandbox)' : ''}`, async () => {
       let path: string | undefined;
       server.enqueue(
         { content: [bashUse('toolu_long', 'seq 1 100000')], stop_reason: 'tool_use' },
@@ -41,6 +47,9 @@ describe('the full output of a long command', () => {
       expect(result).toBe(`bytes: ${Buffer.byteLength(FULL)}`);
       expect(readFileSync(path as string, 'utf8')).toBe(FULL);
       expect(readdirSync(join(home, 'sessions')).sort()).toEqual([id, `${id}.jsonl`]);
+      const uid = user.owner === undefined ? process.getuid?.() : 65534;
+      const saved = [join(home, 'sessions', id), dirname(path as string), path as string];
+      expect(saved.map((p) => [p, statSync(p).uid, statSync(p).mode & 0o777])).toEqual(saved.map((p, i) => [p, uid, i < 2 ? 0o700 : 0o600]));
       expect(server.violations).toEqual([]);
 
       // The next run of the session saves into the same folder; the first file is still there.
