@@ -44,6 +44,21 @@ export function apiRetryLine(event: Extract<RunEvent, { type: 'retry' }>, maxRet
   };
 }
 
+/** Claude Code's `system/model_fallback` line: the call goes to the fallback model after 3 overloaded answers in a row. */
+export function modelFallbackLine(event: Extract<RunEvent, { type: 'retry' }>, sessionId: string) {
+  const from = event.fallbackFrom ?? event.model;
+  return {
+    type: 'system',
+    subtype: 'model_fallback',
+    trigger: 'overloaded',
+    original_model: from,
+    fallback_model: event.model,
+    content: `Switched to ${event.model} due to high demand for ${from}`,
+    session_id: sessionId,
+    uuid: randomUUID(),
+  };
+}
+
 /** A tool result's `user` line: Claude Code's `timestamp`, `tool_use_result` (the result's text) and `is_error: false`. */
 export function userLine(message: { role: string; content: unknown }, sessionId: string) {
   const blocks = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];

@@ -8,7 +8,7 @@ import { resolveModel } from '../core/models.js';
 import { DEFAULT_INGRESS } from '../durable/addresses.js';
 import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
 import { allowWriteNames, envNames, httpUrl, idempotencyKey, nonEmpty, oneOf, portOf, positiveInt, positiveNumber, promptToolOf, publicKeys, restateId, splitRules, UsageError, uuidOf } from './argValues.js';
-import { addDirs, REFUSED, settingSources, thinking } from './sdkFlags.js';
+import { addDirs, CLI_MAX_RETRIES, REFUSED, settingSources, thinking } from './sdkFlags.js';
 import { COMMAND_NAMES, type CommandName, type CommandSpec, type OptionTable } from './optionTable.js';
 
 export type { AnyOption, CommandName } from './optionTable.js';
@@ -126,7 +126,7 @@ export const OPTIONS: OptionTable<Flags> = {
     description: 'stream-json input: ask the host (an Agent SDK program) about what the permission mode would not run (can_use_tool control requests)',
   },
   model: { flag: 'model', argument: 'ID', commands: ['run', 'worker', 'submit'], parse: model, description: 'model id or alias sonnet, opus, haiku (overrides MODEL_ID)' },
-  fallbackModel: { flag: 'fallback-model', argument: 'ID', commands: ['run'], parse: model, description: 'model to switch to when the model is overloaded' },
+  fallbackModel: { flag: 'fallback-model', argument: 'ID', commands: ['run'], parse: model, description: 'model to switch to after 3 overloaded answers in a row (as Claude Code)' },
   systemPrompt: { flag: 'system-prompt', argument: 'TEXT', commands: ['run'], description: 'replace the system prompt' },
   appendSystemPrompt: { flag: 'append-system-prompt', argument: 'TEXT', commands: ['run', 'submit'], description: 'add TEXT to the end of the system prompt' },
   allowedTools: {
@@ -145,7 +145,7 @@ export const OPTIONS: OptionTable<Flags> = {
   maxTurns: { flag: 'max-turns', argument: 'N', commands: ['run', 'submit'], parse: (text, flag) => positiveInt(flag, text), description: `stop after N model calls (default ${defaultRunConfig.maxTurns})` },
   maxBudgetUsd: { flag: 'max-budget-usd', argument: 'AMOUNT', commands: ['run'], parse: (text, flag) => positiveNumber(flag, text), description: 'stop once the run has cost AMOUNT dollars' },
   maxTokens: { flag: 'max-tokens', argument: 'N', commands: ['run', 'submit'], parse: (text, flag) => positiveInt(flag, text), description: `max_tokens of each request (default ${defaultRunConfig.maxTokens})` },
-  maxRetries: { flag: 'max-retries', argument: 'N', commands: ['run', 'submit'], parse: (text, flag) => positiveInt(flag, text, 0), description: `retries of a failed model call (default ${defaultRunConfig.maxRetries})` },
+  maxRetries: { flag: 'max-retries', argument: 'N', commands: ['run', 'submit'], parse: (text, flag) => positiveInt(flag, text, 0), description: `retries of a failed model call (default ${CLI_MAX_RETRIES} in a run, as Claude Code's; ${defaultRunConfig.maxRetries} for submit)` },
   cwd: { flag: 'cwd', argument: 'DIR', commands: ['run', 'worker'], description: 'working directory of the tools (default: the current one)' },
   sandbox: { flag: 'sandbox', commands: ['run', 'worker'], description: 'run bash commands under bubblewrap: read-only system, no network, credentials, agent state, .env files and sockets hidden' },
   allowEnv: { flag: 'allow-env', argument: 'NAME', list: 'repeat', commands: ['run', 'worker'], parse: envNames, description: 'pass this credential variable (*_API_KEY, *_TOKEN, ...) to commands (repeat the flag for more)' },

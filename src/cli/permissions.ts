@@ -10,15 +10,26 @@ import type { ToolUseBlock } from '../core/messages.js';
 import type { PermissionMode } from '../permissions/modes.js';
 import type { PermissionDenial } from './output.js';
 
-type PermissionOptions = { allowedTools?: string[]; disallowedTools?: string[]; permissionMode?: PermissionMode; permissionPromptTool?: string; addDir?: string[] };
+type PermissionOptions = {
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  permissionMode?: PermissionMode;
+  permissionPromptTool?: string;
+  addDir?: string[];
+  /** `stream-json`: a program drives the run (an Agent SDK program), as Claude Code's `-p` with nobody to ask. */
+  inputFormat?: 'text' | 'stream-json';
+};
 
 /**
- * The mode a run's calls are judged in: the one given, else `default` when allow rules are given (what they and the
- * read-only check allow runs) or a permission prompt tool asks about the rest, and `bypassPermissions` when not
- * (every call runs that no deny rule matches).
+ * The mode a run's calls are judged in: the one given, else `default` (what the rules and the read-only check allow
+ * runs; the rest is denied, or asked of the permission prompt tool, as Claude Code does) for stream-json input (an
+ * Agent SDK program) or when allow rules or a prompt tool are given; else `bypassPermissions` (every call runs that
+ * no deny rule matches: the REPL, and -p with a prompt, which Claude Code's -p judges: docs/agent-sdk.md).
  */
 export function permissionModeOf(options: PermissionOptions): PermissionMode {
-  return options.permissionMode ?? (options.allowedTools?.length || options.permissionPromptTool ? 'default' : 'bypassPermissions');
+  if (options.permissionMode) return options.permissionMode;
+  const judged = options.inputFormat === 'stream-json' || options.allowedTools?.length || options.permissionPromptTool;
+  return judged ? 'default' : 'bypassPermissions';
 }
 
 /** Asks someone whether a call the mode would not run may run (`why`: what the mode says); the host's can_use_tool. */

@@ -7,6 +7,9 @@ import { UsageError } from './argValues.js';
 
 const SETTING_SOURCES = ['user', 'project', 'local'];
 
+/** Retries of a failed model call in a CLI run without `--max-retries`: Claude Code's 10 (the library's default is 4). */
+export const CLI_MAX_RETRIES = 10;
+
 /** `--setting-sources user,project`: which of Claude Code's settings files to read (agentloop reads none of them). */
 export function settingSources(texts: readonly string[], flag: string): string[] {
   const sources = texts.flatMap((text) => text.split(',')).map((source) => source.trim()).filter((source) => source !== '');

@@ -16,6 +16,7 @@ import { formatToolResult, formatToolStart, palette } from './output.js';
 import type { Redactor } from '../core/redact.js';
 import { outputRedactor, shown } from './terminal.js';
 import type { PreparedSession } from './sessions.js';
+import { CLI_MAX_RETRIES } from './sdkFlags.js';
 
 const { stderr, env } = process;
 const colors = palette(stderr, env);
@@ -75,7 +76,9 @@ export function progressPrinter(): (event: RunEvent) => void {
   return (event) => {
     if (event.type === 'tool_start') stderr.write(`${colors.cyan(formatToolStart(event))}\n`);
     if (event.type === 'tool_result') stderr.write(`${colors.dim(formatToolResult(event))}\n`);
-    if (event.type === 'retry') {
+    if (event.type === 'retry' && event.fallbackFrom !== undefined) {
+      stderr.write(colors.dim(`${shown(event.fallbackFrom)} is overloaded (${shown(event.error.message)}); switching to ${shown(event.model)}\n`));
+    } else if (event.type === 'retry') {
       stderr.write(colors.dim(`model call failed (${shown(event.error.message)}); retry ${event.attempt} in ${event.delayMs} ms\n`));
     }
   };
@@ -113,7 +116,7 @@ export function limitsOf(options: CliOptions, startTurn: number | undefined) {
   return {
     ...(maxTurns !== undefined ? { maxTurns } : {}),
     ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
-    ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    maxRetries: options.maxRetries ?? CLI_MAX_RETRIES,
     ...(options.maxBudgetUsd !== undefined ? { maxBudgetUsd: options.maxBudgetUsd } : {}),
     ...(options.fallbackModel !== undefined ? { fallbackModel: options.fallbackModel } : {}),
     ...(options.systemPrompt !== undefined ? { system: options.systemPrompt } : {}),

@@ -17,8 +17,8 @@ import type { ModelUsage, RunFacts } from './output.js';
 import { permissionModeOf } from './permissions.js';
 import { jsonLine } from './terminal.js';
 import { assistantLines } from './assistantLines.js';
-import { apiRetryLine, claudeBlock, claudeToolName, userLine } from './claudeLines.js';
-import { defaultRunConfig } from '../core/config.js';
+import { apiRetryLine, claudeBlock, claudeToolName, modelFallbackLine, userLine } from './claudeLines.js';
+import { CLI_MAX_RETRIES } from './sdkFlags.js';
 
 /** What the init line tells about the run. */
 export interface InitFacts {
@@ -38,7 +38,7 @@ export interface InitFacts {
 
 /** The init line's facts for a CLI run: the bash tool and the MCP servers' tools, credentials from `client`. */
 export function initFacts(
-  options: Pick<CliOptions, 'allowedTools' | 'permissionMode'>,
+  options: Pick<CliOptions, 'allowedTools' | 'permissionMode' | 'permissionPromptTool' | 'inputFormat'>,
   cwd: string,
   choice: { model: string; client?: { apiKey?: string; authToken?: string }; addTools?: { name: string }[]; mcpStates?: { name: string; status: string }[] },
   sessionId: string,
@@ -129,7 +129,7 @@ export function streamJsonPrinter(
         out({ type: 'stream_event', event: claudeStreamEvent(event.event), parent_tool_use_id: null, session_id, uuid: randomUUID() });
         return;
       case 'retry':
-        out(apiRetryLine(event, options.maxRetries ?? defaultRunConfig.maxRetries, session_id));
+        out(event.fallbackFrom !== undefined ? modelFallbackLine(event, session_id) : apiRetryLine(event, options.maxRetries ?? CLI_MAX_RETRIES, session_id));
         loop(event);
         return;
       default:

@@ -82,7 +82,11 @@ export type MachineEvent =
   | { type: 'reply_refused'; turnCount: number; error: RunError; startedToolIds: string[] }
   | { type: 'tool_result'; block: ToolUseBlock; result: ToolResultBlockParam }
   /** A model call failed and will be made again after `delayMs` (`model`: the one it will use). */
-  | { type: 'retry'; turnCount: number; attempt: number; delayMs: number; error: RunError; model: string };
+  /**
+   * The failed call is tried again after `delayMs` on `model`; with `fallbackFrom`, at once on the fallback model, after
+   * `fallbackFrom` answered overloaded 3 times in a row (`attempt` 0: the fallback's failures are counted afresh).
+   */
+  | { type: 'retry'; turnCount: number; attempt: number; delayMs: number; error: RunError; model: string; fallbackFrom?: string };
 
 /** Reported by the model call. */
 export type CallEvent =

@@ -154,6 +154,7 @@ export const agentMachine = setup({
       delayMs: context.recovery.retryDelayMs,
       error: context.error ?? toRunError('unknown error'),
       model: context.model,
+      ...(context.recovery.fallbackFrom !== undefined ? { fallbackFrom: context.recovery.fallbackFrom } : {}),
     })),
     recordToolRunnerError: assign((_, params: { error: unknown }) => ({ error: toRunError(params.error) })),
     appendResults: enqueueActions(({ context, enqueue }) =>

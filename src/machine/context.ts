@@ -75,6 +75,10 @@ export interface RecoveryState {
   retryDelayMs: number;
   /** Replies cut by max_tokens in a row. */
   maxTokensStreak: number;
+  /** Overloaded errors of the current model in a row (the fallback takes over after OVERLOADED_BEFORE_FALLBACK). */
+  overloadedStreak: number;
+  /** The model the next attempt leaves for the fallback (set only for that attempt). */
+  fallbackFrom?: string;
 }
 
 /** A turn before anything has happened in it. */
@@ -109,7 +113,7 @@ export function initialContext(input: AgentInput): AgentContext {
     needsFollowUp: false,
     toolUseIds: AppendSet.of(input.messages.flatMap(toolUseIdsOf)),
     turn: freshTurn(),
-    recovery: { retryAttempt: 0, retryDelayMs: 0, maxTokensStreak: 0 },
+    recovery: { retryAttempt: 0, retryDelayMs: 0, maxTokensStreak: 0, overloadedStreak: 0 },
     error: null,
     seed: input.seed ?? 0,
   };

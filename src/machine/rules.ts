@@ -69,9 +69,15 @@ export function canRetryAfter(error: { retryable: boolean; midStream?: boolean; 
   return error.retryable && (error.refused === true || !(error.midStream === true && toolsStarted > 0));
 }
 
-/** The model of the next call: the fallback after an overloaded error, when one is configured. */
-export function modelAfterError(current: string, errorKind: string, fallbackModel: string | undefined): string {
-  return errorKind === 'overloaded' && fallbackModel ? fallbackModel : current;
+/** Overloaded answers in a row after which the fallback model takes over (Claude Code's count). */
+export const OVERLOADED_BEFORE_FALLBACK = 3;
+
+/**
+ * The fallback model the next call switches to, after `overloadedStreak` overloaded answers in a row from `current`:
+ * once there are OVERLOADED_BEFORE_FALLBACK of them and a fallback other than `current` is configured; else none.
+ */
+export function fallbackAfter(current: string, overloadedStreak: number, fallbackModel: string | undefined): string | undefined {
+  return fallbackModel !== undefined && fallbackModel !== current && overloadedStreak >= OVERLOADED_BEFORE_FALLBACK ? fallbackModel : undefined;
 }
 
 /** The run has spent its budget (none set: never); a cost that is not a number counts as spent. */

@@ -13,7 +13,7 @@ import { CONTINUE_AFTER_MAX_TOKENS } from '../core/prompts.js';
 import { isModelError, toRunError } from '../core/outcome.js';
 import { addUsage, usageProblems } from '../core/usage.js';
 import type { AgentContext } from './context.js';
-import { canRetryAfter, continuationAfter, modelAfterError, retryDelayMs, seededRandom } from './rules.js';
+import { canRetryAfter, continuationAfter, fallbackAfter, retryDelayMs, seededRandom } from './rules.js';
 
 export type ContextUpdate = Partial<AgentContext>;
 
@@ -39,7 +39,7 @@ export function replyUpdate(context: AgentContext, reply: ModelReply): ContextUp
     costUsd: context.costUsd + costOf(reply.usage, reply.model ?? context.model),
     turn: { ...context.turn, toolUses, continuation },
     needsFollowUp: context.needsFollowUp || toolUses.length > 0,
-    recovery: { retryAttempt: 0, retryDelayMs: context.recovery.retryDelayMs, maxTokensStreak: streak },
+    recovery: { retryAttempt: 0, retryDelayMs: context.recovery.retryDelayMs, maxTokensStreak: streak, overloadedStreak: 0 },
     error: null,
   };
 }
@@ -62,14 +62,23 @@ export function errorUpdate(context: AgentContext, error: unknown): ContextUpdat
       context.turn.startedToolIds.length,
     );
   const random = seededRandom(context.seed, context.turnCount, attempt);
+  const overloadedStreak = modelError?.kind === 'overloaded' ? context.recovery.overloadedStreak + 1 : 0;
+  const fallback = retryable ? fallbackAfter(context.model, overloadedStreak, context.config.fallbackModel) : undefined;
+  // The switch is tried at once, and the fallback's failures are counted afresh (as Claude Code does).
+  if (fallback !== undefined) {
+    const recovery = { ...context.recovery, retryAttempt: 0, retryDelayMs: 0, overloadedStreak: 0, fallbackFrom: context.model };
+    return { error: toRunError(error, retryable), recovery, model: fallback };
+  }
+  const { fallbackFrom: _left, ...recovery } = context.recovery;
   return {
     error: toRunError(error, retryable),
     recovery: {
-      ...context.recovery,
+      ...recovery,
       retryAttempt: attempt,
       retryDelayMs: retryable ? retryDelayMs(attempt, context.config, modelError?.details.retryAfterMs, random) : 0,
+      overloadedStreak,
     },
-    model: modelError ? modelAfterError(context.model, modelError.kind, context.config.fallbackModel) : context.model,
+    model: context.model,
   };
 }
 

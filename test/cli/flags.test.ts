@@ -143,14 +143,14 @@ describe('models', () => {
     expect(body().model).toBe(id);
   });
 
-  it('--fallback-model: after an overloaded error the next call goes to the fallback (alias resolved)', async () => {
+  it('--fallback-model: after 3 overloaded errors in a row the next call goes to the fallback (alias resolved), as Claude Code', async () => {
     const overloaded = { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' }, headers: { 'retry-after-ms': '5' } };
-    project.server.enqueue(overloaded);
+    project.server.enqueue(overloaded, overloaded, overloaded);
     answer('from the fallback');
     const run = await cli(['-p', '--model', 'opus', '--fallback-model', 'haiku', '--output-format', 'json', 'hi']);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout).result).toBe('from the fallback');
-    expect(project.server.requests.map((r) => r.body?.model)).toEqual([MODEL_ALIASES.opus, MODEL_ALIASES.haiku]);
+    expect(project.server.requests.map((r) => r.body?.model)).toEqual([MODEL_ALIASES.opus, MODEL_ALIASES.opus, MODEL_ALIASES.opus, MODEL_ALIASES.haiku]);
   });
 
   it('without --fallback-model the retry stays on the model', async () => {

@@ -99,6 +99,33 @@ describe('an allowed command runs', () => {
   });
 });
 
+describe("stream-json input without a rule or a mode: Claude Code's defaults (its -p denies what it would ask about, as of 2.1.197)", () => {
+  const STREAM = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'];
+  const userLine = (text: string) => `${JSON.stringify({ type: 'user', message: { role: 'user', content: text } })}\n`;
+
+  it('a read-only command runs; rm, touch and npm install are denied, never run, listed in permission_denials; the init line says default', async () => {
+    project.server.enqueue(
+      { content: ['cat victim.txt', 'rm victim.txt', 'touch made.txt', 'npm install left-pad'].map((c, i) => bashUse(`toolu_${i + 1}`, c)), stop_reason: 'tool_use' },
+      answerFromResults,
+    );
+    const run = await cli(STREAM, userLine('go'));
+    expect(run.code, run.stderr).toBe(0);
+    expect(file('victim.txt')).toBe(true);
+    expect(file('made.txt')).toBe(false);
+    const [cat, ...denied] = lastToolResults(project.server.requests[1]?.body as RequestBody);
+    expect(resultText(cat!)).toBe('still here');
+    expect(denied.map((result) => [result.is_error, resultText(result)])).toEqual(
+      ['rm victim.txt', 'touch made.txt', 'npm install left-pad'].map((command) => [
+        true,
+        `Not run: not allowed in permission mode default: without an allow rule only read-only commands run, and "${command}" is not one`,
+      ]),
+    );
+    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { subtype?: string; permissionMode?: string; permission_denials?: { tool_use_id: string }[] });
+    expect(lines[0]).toMatchObject({ subtype: 'init', permissionMode: 'default' });
+    expect(lines.at(-1)?.permission_denials?.map((denial) => denial.tool_use_id)).toEqual(['toolu_2', 'toolu_3', 'toolu_4']);
+  });
+});
+
 describe('--permission-mode, --dangerously-skip-permissions: what runs without a rule', () => {
   /** One reply asking for each command (ids toolu_1, toolu_2, ...), then the answer from the results. */
   const asksAll = (...commands: string[]) =>

@@ -115,14 +115,30 @@ describe('randomness comes from the seed', () => {
 });
 
 describe('fallback model and budget', () => {
-  it('switches to the fallback model after an overloaded error, for the rest of the run', async () => {
+  it('switches to the fallback model after 3 overloaded errors in a row, at once, for the rest of the run; its failures counted afresh', async () => {
     const run = await drive({
-      steps: [overloaded(), reply.toolUse([{ id: 't1', name: 'echo', input: {} }]), reply.text('ok')],
+      steps: [overloaded(), overloaded(), overloaded(), overloaded(), reply.toolUse([{ id: 't1', name: 'echo', input: {} }]), reply.text('ok')],
       tools: [echoTool()],
-      config: { model: 'big-model', fallbackModel: 'small-model' },
+      config: { model: 'big-model', fallbackModel: 'small-model', maxRetries: 3 },
     });
-    expect(run.requests.map((r) => r.model)).toEqual(['big-model', 'small-model', 'small-model']);
-    expect(of(run.events, 'retry')[0]?.model).toBe('small-model');
+    expect(run.requests.map((r) => r.model)).toEqual(['big-model', 'big-model', 'big-model', 'small-model', 'small-model', 'small-model']);
+    const retries = of(run.events, 'retry').map((e) => [e.attempt, e.model, e.fallbackFrom, e.delayMs === 0]);
+    expect(retries).toEqual([
+      [1, 'big-model', undefined, false],
+      [2, 'big-model', undefined, false],
+      [0, 'small-model', 'big-model', true],
+      [1, 'small-model', undefined, false],
+    ]);
+  });
+
+  it('an error of another kind breaks the streak: the fallback waits for 3 overloaded answers in a row', async () => {
+    const rateLimited = () => ({ error: new ModelError('rate_limit', 'Slow down', { status: 429 }) });
+    const run = await drive({
+      steps: [overloaded(), overloaded(), rateLimited(), overloaded(), reply.text('ok')],
+      config: { model: 'big-model', fallbackModel: 'small-model', maxRetries: 10 },
+    });
+    expect(run.requests.map((r) => r.model)).toEqual(['big-model', 'big-model', 'big-model', 'big-model', 'big-model']);
+    expect(of(run.events, 'retry').map((e) => e.attempt)).toEqual([1, 2, 3, 4]);
   });
 
   it('stops with max_budget once the cost passes the budget, with the last tools answered', async () => {

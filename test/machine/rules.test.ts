@@ -3,7 +3,7 @@ import { costOf, priceOf } from '../../src/core/pricing.js';
 import {
   canRetryAfter,
   continuationAfter,
-  modelAfterError,
+  fallbackAfter,
   nextTransitionReason,
   overBudget,
   retryDelayMs,
@@ -90,11 +90,12 @@ describe('canRetryAfter', () => {
   });
 });
 
-describe('modelAfterError and overBudget', () => {
-  it('switches to the fallback only after an overloaded error', () => {
-    expect(modelAfterError('opus', 'overloaded', 'sonnet')).toBe('sonnet');
-    expect(modelAfterError('opus', 'rate_limit', 'sonnet')).toBe('opus');
-    expect(modelAfterError('opus', 'overloaded', undefined)).toBe('opus');
+describe('fallbackAfter and overBudget', () => {
+  it('switches to the fallback after 3 overloaded answers in a row (Claude Code\'s count), never to the model itself', () => {
+    expect([0, 1, 2].map((streak) => fallbackAfter('opus', streak, 'sonnet'))).toEqual([undefined, undefined, undefined]);
+    expect(fallbackAfter('opus', 3, 'sonnet')).toBe('sonnet');
+    expect(fallbackAfter('opus', 3, undefined)).toBeUndefined();
+    expect(fallbackAfter('sonnet', 5, 'sonnet')).toBeUndefined();
   });
   it('is over budget at or past the limit, never without one', () => {
     expect(overBudget(1, 1)).toBe(true);

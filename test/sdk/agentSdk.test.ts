@@ -136,6 +136,21 @@ describe('the Claude Agent SDK with agentloop as its engine', () => {
     expect(resultOf(messages).permission_denials).toEqual([{ tool_name: 'Bash', tool_use_id: 't3', tool_input: { command: 'touch denied.txt' } }]);
   });
 
+  it("without a permission option denies what Claude Code's -p would ask about (a writing command, an MCP tool), as Claude Code 2.1.197 does; a read-only command runs", async () => {
+    const calc = createSdkMcpServer({ name: 'calc', version: '1.0.0', tools: [tool('add', 'Adds', { a: z.number() }, async () => ({ content: [{ type: 'text', text: 'ran' }] }))] });
+    server.enqueue(callTool(bashUse('t1', 'ls'), bashUse('t2', 'touch made.txt'), { type: 'tool_use', id: 'm1', name: 'mcp__calc__add', input: { a: 1 } }), answer('Done.'));
+    const messages = await collect('go', { mcpServers: { calc } });
+    expect(messages[0]).toMatchObject({ type: 'system', subtype: 'init', permissionMode: 'default' });
+    expect(existsSync(join(project.dir, 'made.txt'))).toBe(false);
+    const results = lastToolResults(server.requests[1]?.body as RequestBody);
+    expect(results.map((r) => r.is_error === true)).toEqual([false, true, true]);
+    expect(results.slice(1).map((r) => resultText(r))).toEqual([expect.stringMatching(/^Not run: not allowed in permission mode default/), expect.stringMatching(/^Not run: /)]);
+    expect(resultOf(messages).permission_denials).toEqual([
+      { tool_name: 'Bash', tool_use_id: 't2', tool_input: { command: 'touch made.txt' } },
+      { tool_name: 'mcp__calc__add', tool_use_id: 'm1', tool_input: { a: 1 } },
+    ]);
+  });
+
   it('offers the tools of an in-process MCP server and calls them through mcp_message', async () => {
     const calc = createSdkMcpServer({
       name: 'calc',
@@ -144,7 +159,8 @@ describe('the Claude Agent SDK with agentloop as its engine', () => {
     });
     server.enqueue(callTool({ type: 'tool_use', id: 'm1', name: 'mcp__calc__add', input: { a: 2, b: 3 } }), answer('It is 5.'));
     const stream = promptStream();
-    const q = query({ prompt: stream, options: options({ mcpServers: { calc } }) });
+    // Claude Code asks before an MCP tool runs (denied without a rule or canUseTool, as the next test shows).
+    const q = query({ prompt: stream, options: options({ mcpServers: { calc }, allowedTools: ['mcp__calc__add'] }) });
     expect(await q.mcpServerStatus()).toMatchObject([{ name: 'calc', status: 'connected', tools: [{ name: 'add' }] }]);
     stream.push('what is 2 + 3?');
     const messages: SDKMessage[] = [];
@@ -162,7 +178,7 @@ describe('the Claude Agent SDK with agentloop as its engine', () => {
   it('interrupt() stops a running turn at once: the result says so and the next turn goes on with a valid history', async () => {
     server.enqueue(callTool(bashUse('t1', 'sleep 30')), answer('Next.'));
     const stream = promptStream();
-    const q = query({ prompt: stream, options: options() });
+    const q = query({ prompt: stream, options: options({ allowedTools: ['Bash(sleep:*)'] }) });
     stream.push('wait a long time');
     const started = Date.now();
     const messages: SDKMessage[] = [];

@@ -39,11 +39,37 @@ describe("Claude Code's values in the messages an Agent SDK program receives fro
     server.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }, answer('After a retry.'));
     const { messages } = await collect('hi', { model: 'claude-test' });
     const [retry] = find(messages, 'system', 'api_retry') as unknown as Record<string, unknown>[];
-    expect(retry).toMatchObject({ attempt: 1, max_retries: 4, error_status: 529, error: 'overloaded' });
+    expect(retry).toMatchObject({ attempt: 1, max_retries: 10, error_status: 529, error: 'overloaded' });
     expect(retry?.retry_delay_ms).toBeGreaterThan(0);
     const [result] = find(messages, 'result');
     expect(result).toMatchObject({ subtype: 'success', is_error: false, api_error_status: null, result: 'After a retry.', terminal_reason: 'completed' });
     expect(result && 'time_to_request_ms' in result && typeof result.ttft_ms).toBe('number');
+  });
+
+  it("retries a failed call 10 times, as Claude Code 2.1.197 does (its api_retry lines say max_retries 10), then reports the error", async () => {
+    const overloaded = { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' }, headers: { 'retry-after-ms': '1' } };
+    server.enqueue(...Array.from({ length: 11 }, () => overloaded), answer('never'));
+    const { messages } = await collect('hi', { model: 'claude-test' });
+    const retries = find(messages, 'system', 'api_retry') as unknown as { attempt: number; max_retries: number }[];
+    expect(retries.map((r) => [r.attempt, r.max_retries])).toEqual(Array.from({ length: 10 }, (_, i) => [i + 1, 10]));
+    expect(server.requests.filter((r) => r.path.startsWith('/v1/messages'))).toHaveLength(11);
+    expect(find(messages, 'result')[0]).toMatchObject({ is_error: true, api_error_status: 529 });
+  });
+
+  it('fallbackModel: after 3 overloaded answers in a row a system/model_fallback message, and the fallback is asked at once, its retries counted afresh', async () => {
+    const overloaded = { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' }, headers: { 'retry-after-ms': '1' } };
+    server.enqueue(overloaded, overloaded, overloaded, overloaded, answer('From the fallback.'));
+    const { messages } = await collect('hi', { model: 'claude-test', fallbackModel: 'claude-small' });
+    expect(server.requests.map((r) => r.body?.model)).toEqual(['claude-test', 'claude-test', 'claude-test', 'claude-small', 'claude-small']);
+    const system = messages.filter((m) => m.type === 'system' && m.subtype !== 'init') as unknown as Record<string, unknown>[];
+    expect(system.map((m) => [m.subtype, m.attempt ?? m.fallback_model])).toEqual([
+      ['api_retry', 1],
+      ['api_retry', 2],
+      ['model_fallback', 'claude-small'],
+      ['api_retry', 1],
+    ]);
+    expect(system[2]).toMatchObject({ trigger: 'overloaded', original_model: 'claude-test', content: 'Switched to claude-small due to high demand for claude-test' });
+    expect(find(messages, 'result')[0]).toMatchObject({ is_error: false, result: 'From the fallback.' });
   });
 
   it('names the shell tool Bash in the init tools, the tool_use blocks, partial messages and permission_denials; a result has tool_use_result', async () => {

@@ -42,7 +42,7 @@ describe("the Agent SDK's in-process MCP servers", () => {
     let finish = () => {};
     const done = new Promise<void>((resolve) => (finish = resolve));
     const messages: SDKMessage[] = [];
-    const q = query({ prompt: prompt('draw', done), options: { pathToClaudeCodeExecutable: CLI, cwd: project.dir, env: project.env, mcpServers: { media } } });
+    const q = query({ prompt: prompt('draw', done), options: { pathToClaudeCodeExecutable: CLI, cwd: project.dir, env: project.env, mcpServers: { media }, allowedTools: ['mcp__media'] } });
     for await (const message of q) {
       messages.push(message);
       if (message.type === 'result') break;
@@ -83,7 +83,7 @@ describe("the Agent SDK's in-process MCP servers", () => {
     const done = new Promise<void>((resolve) => (finish = resolve));
     const messages: SDKMessage[] = [];
     const env = { ...project.env, MCP_TOOL_TIMEOUT: '1500' };
-    const q = query({ prompt: prompt('wait', done), options: { pathToClaudeCodeExecutable: CLI, cwd: project.dir, env, mcpServers: { slow } } });
+    const q = query({ prompt: prompt('wait', done), options: { pathToClaudeCodeExecutable: CLI, cwd: project.dir, env, mcpServers: { slow }, allowedTools: ['mcp__slow'] } });
     try {
       for await (const message of q) {
         messages.push(message);

@@ -4,7 +4,8 @@
  * thinking disabled, allowDangerouslySkipPermissions) and what it refuses with one line naming the option (outputFormat,
  * maxThinkingTokens, effort, includeHookEvents): the program's error says it, nothing is silently ignored.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Options, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { bashUse } from '../support/agentServer.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 import { collectSdk } from '../support/sdkCollect.js';
+import { testUsers } from '../support/users.js';
 
 let project: CliProject;
 let server: MessagesServer;
@@ -30,16 +32,26 @@ function filesUnder(dir: string): string[] {
 }
 
 describe('the Agent SDK options agentloop honours', () => {
-  it('additionalDirectories (--add-dir): acceptEdits runs file commands inside an added directory, not outside the listed ones', async () => {
+  it.each(testUsers())('additionalDirectories (--add-dir), as $name: acceptEdits runs file commands inside an added directory, not outside the listed ones', async (user) => {
+    if (user.skip) return void console.log(`skipped as ${user.name}: ${user.skip}`);
     const added = join(project.dir, '..', `${project.dir.split('/').pop()}-added`);
     const other = join(project.dir, '..', `${project.dir.split('/').pop()}-other`);
     mkdirSync(added);
     mkdirSync(other);
+    // As nobody, every folder is nobody's: what keeps not.txt from being made is agentloop's decision, not the system's.
+    if (user.owner) execFileSync('chown', ['-R', user.owner, project.dir, added, other]);
+    const [program, ...prefix] = user.prefix;
+    const spawnAs: Options['spawnClaudeCodeProcess'] = program
+      ? ({ command, args, cwd, env, signal }) => spawn(program, [...prefix, command, ...args], { cwd, env, signal, stdio: ['pipe', 'pipe', 'inherit'] })
+      : undefined;
     try {
       server.enqueue({ content: [bashUse('t1', `touch ${added}/made.txt`), bashUse('t2', `touch ${other}/not.txt`)], stop_reason: 'tool_use' }, answer('Done.'));
-      const { messages, thrown } = await collect('make files', { model: 'claude-test', permissionMode: 'acceptEdits', additionalDirectories: [added], settingSources: ['project'] });
+      const { messages, thrown } = await collect('make files', {
+        model: 'claude-test', permissionMode: 'acceptEdits', additionalDirectories: [added], settingSources: ['project'], ...(spawnAs ? { spawnClaudeCodeProcess: spawnAs } : {}),
+      });
       expect(thrown).toBeUndefined();
       expect(existsSync(join(added, 'made.txt'))).toBe(true);
+      expect(statSync(join(added, 'made.txt')).uid).toBe(user.owner ? 65534 : process.getuid?.());
       expect(existsSync(join(other, 'not.txt'))).toBe(false);
       expect(resultOf(messages)?.permission_denials.map((d) => d.tool_use_id)).toEqual(['t2']);
     } finally {

@@ -5,7 +5,6 @@
  * asks for in it is refused with an error answer naming it: never ignored in silence.
  */
 import { MODEL_ALIASES } from '../../core/models.js';
-import type { McpToolInfo } from './mcpTools.js';
 
 /** The hook events whose callbacks agentloop calls (./hooks.ts). */
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'] as const;
@@ -19,10 +18,9 @@ export interface HookMatcher {
   timeout?: number;
 }
 
+/** An in-process server of the host's: its tools are asked for with `tools/list` (./mcpTools.ts). */
 export interface SdkServer {
   name: string;
-  /** The tools the SDK listed for it in `sdkMcpServerManifests` (else asked with `tools/list`). */
-  tools?: McpToolInfo[];
 }
 
 /** What an `initialize` request sets up for the session. */
@@ -34,6 +32,7 @@ export interface SdkSetup {
   servers: SdkServer[];
 }
 
+// `sdkMcpServerManifests` and `sdkMcpServerConfigs` are taken and not read: each server's tools come from its tools/list.
 const KNOWN = new Set(['subtype', 'systemPrompt', 'appendSystemPrompt', 'hooks', 'sdkMcpServers', 'sdkMcpServerManifests', 'sdkMcpServerConfigs']);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -58,17 +57,11 @@ export function readInitialize(request: Record<string, unknown>): SdkSetup | { e
   const hooks = readHooks(request.hooks);
   if ('error' in hooks) return hooks;
   setup.hooks = hooks.hooks;
-  const manifests = isObject(request.sdkMcpServerManifests) ? request.sdkMcpServerManifests : {};
   for (const name of Array.isArray(request.sdkMcpServers) ? request.sdkMcpServers : []) {
-    if (typeof name !== 'string') continue;
-    const listed = manifests[name];
-    const tools = isObject(listed) && isObject(listed.toolsListResult) ? listed.toolsListResult.tools : undefined;
-    setup.servers.push({ name, ...(Array.isArray(tools) ? { tools: tools.filter(isToolInfo) } : {}) });
+    if (typeof name === 'string') setup.servers.push({ name });
   }
   return setup;
 }
-
-const isToolInfo = (value: unknown): value is McpToolInfo => isObject(value) && typeof value.name === 'string';
 
 function readHooks(value: unknown): { hooks: SdkSetup['hooks'] } | { error: string } {
   const hooks: SdkSetup['hooks'] = {};

@@ -11,14 +11,6 @@ import { startMcpServers, type McpServers } from '../../tools/mcp/servers.js';
 import type { ControlChannel } from './channel.js';
 import type { SdkServer } from './initialize.js';
 
-/** A tool as MCP's `tools/list` describes it (the SDK's `sdkMcpServerManifests` list them so). */
-export interface McpToolInfo {
-  name: string;
-  description?: string;
-  inputSchema?: Record<string, unknown>;
-  annotations?: { readOnlyHint?: boolean };
-}
-
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
