@@ -3,20 +3,44 @@
  * the command line is read, beside the rest of the start-up; the first request waits until each has connected or
  * failed (at most `MCP_TIMEOUT`, 30 s by default), as Claude Code's `-p` does, so that its tool list and the init
  * line's `mcp_servers` statuses are settled. A server that failed is listed `failed` and left out; the run goes on.
- * agentloop reads MCP servers from no other place than `--mcp-config`, so `--strict-mcp-config` (use only those)
- * changes nothing and is taken for Claude Code's scripts. With `--sandbox`, stdio servers start in the bash tool's
+ * Besides `--mcp-config`, `-p` and the REPL read the servers of Claude Code's scopes (`.mcp.json`, `~/.claude.json`),
+ * which `--strict-mcp-config` leaves out, as Claude Code does. With `--sandbox`, stdio servers start in the bash tool's
  * sandbox (read-only system but the working directory, no network, secrets hidden).
  */
 import type { CliOptions } from './args.js';
 import type { ModelChoice } from './start.js';
 import type { McpServers } from '../tools/mcp/servers.js';
+import type { McpServerConfig } from '../tools/mcp/config.js';
 import { shown } from './terminal.js';
 
-/** The servers of `options.mcpConfig`, started; undefined without any. Throws McpConfigError on a bad config. */
-export async function startCliMcp(options: Pick<CliOptions, 'mcpConfig' | 'sandbox'>, cwd: string, env: NodeJS.ProcessEnv, version: string): Promise<McpServers | undefined> {
-  if (!options.mcpConfig?.length) return undefined;
-  const { loadMcpConfigs, startMcpServers } = await import('../tools/mcp/index.js');
-  const configs = loadMcpConfigs(options.mcpConfig, env, cwd);
+/**
+ * Which MCP servers a command reads besides `--mcp-config`: none (the worker, the demo), or Claude Code's three scopes
+ * (../tools/mcp/scopes.ts) as `-p` reads them (project servers not disabled) or as a session that could ask does (the
+ * REPL: project servers once approved).
+ */
+export type McpScopes = 'none' | 'print' | 'interactive';
+
+/**
+ * The servers of the scopes and of `options.mcpConfig` (which wins a name; with `--strict-mcp-config` the only ones),
+ * started; undefined without any. Throws McpConfigError on a bad `--mcp-config`; a scope's bad file or server is a
+ * line through `warn` and is left out.
+ */
+export async function startCliMcp(
+  options: Pick<CliOptions, 'mcpConfig' | 'sandbox'> & Partial<Pick<CliOptions, 'strictMcpConfig' | 'settingSources'>>,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  version: string,
+  scopes: { read: McpScopes; warn: (line: string) => void } = { read: 'none', warn: () => {} },
+): Promise<McpServers | undefined> {
+  const read = options.strictMcpConfig ? 'none' : scopes.read;
+  if (!options.mcpConfig?.length && read === 'none') return undefined;
+  const { loadMcpConfigs, scopedMcpServers, startMcpServers } = await import('../tools/mcp/index.js');
+  const configs: Record<string, McpServerConfig> = {};
+  if (read !== 'none') {
+    const scoped = scopedMcpServers({ cwd, env, interactive: read === 'interactive', warn: scopes.warn, ...(options.settingSources !== undefined ? { sources: options.settingSources } : {}) });
+    for (const [name, { scope: _scope, ...config }] of Object.entries(scoped)) configs[name] = config;
+  }
+  Object.assign(configs, loadMcpConfigs(options.mcpConfig ?? [], env, cwd));
   if (Object.keys(configs).length === 0) return undefined;
   return startMcpServers(configs, { cwd, env, version, ...(options.sandbox ? { sandbox: {} } : {}) });
 }

@@ -157,7 +157,7 @@ export const OPTIONS: OptionTable<Flags> = {
     flag: 'mcp-config', argument: 'FILE|JSON', list: 'repeat', commands: ['run', 'worker'], parse: mcpConfigs,
     description: "MCP servers to give the model the tools of (Claude Code's format; repeatable); a worker's servers serve every run",
   },
-  strictMcpConfig: { flag: 'strict-mcp-config', commands: ['run'], description: 'use only the servers of --mcp-config (agentloop reads no others)' },
+  strictMcpConfig: { flag: 'strict-mcp-config', commands: ['run'], description: 'use only the servers of --mcp-config, none of .mcp.json and ~/.claude.json' },
   demo: { flag: 'demo', commands: ['run'], description: 'play the two-turn example with a scripted model, no API key needed' },
   mistake: { flag: 'mistake', argument: 'NAME', commands: ['run'], parse: (text) => text.trim(), description: "with --demo: swap one action of the loop for a beginner's mistake and show what goes wrong (list: the mistakes)" },
   resume: { flag: 'resume', short: 'r', argument: 'ID', commands: ['run'], parse: (text, flag) => nonEmpty(flag, text, ' (a session id: see agentloop sessions)'), description: 'go on with session ID (a unique prefix is enough); with a PROMPT, ask it next' },
@@ -192,7 +192,7 @@ export const OPTIONS: OptionTable<Flags> = {
     description: "a worker's address (repeat the flag, once for each worker)",
   },
   // What the Claude Agent SDK passes (./sdkFlags.ts; docs/agent-sdk.md): honoured, or refused with the reason.
-  settingSources: { flag: 'setting-sources', argument: 'LIST', list: 'repeat', commands: ['run'], parse: settingSources, description: "Claude Code's settings files to read: user, project, local (by commas); agentloop reads none of them, whatever the list" },
+  settingSources: { flag: 'setting-sources', argument: 'LIST', list: 'repeat', commands: ['run'], parse: settingSources, description: "Claude Code's settings sources to read: user, project, local (by commas); agentloop reads only their MCP servers and approvals" },
   addDir: { flag: 'add-dir', argument: 'DIR', list: 'repeat', commands: ['run'], parse: addDirs, description: "another directory the tools work in: acceptEdits' file commands run inside it too (repeat the flag for more)" },
   awaitInitialize: { flag: 'await-initialize', commands: ['run'], description: "stream-json input: the Agent SDK's initialize comes first (agentloop answers it before any turn)" },
   allowDangerouslySkipPermissions: { flag: 'allow-dangerously-skip-permissions', commands: ['run'], description: 'let a control request switch to bypassPermissions (agentloop always lets it)' },

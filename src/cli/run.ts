@@ -155,7 +155,8 @@ async function gateAndServers(options: CliOptions, cwd: string, version: () => s
     return 2;
   }
   try {
-    return { gate, servers: await startCliMcp(options, cwd, env, version()) };
+    const read = options.demo ? 'none' : options.print || options.inputFormat === 'stream-json' ? 'print' : 'interactive';
+    return { gate, servers: await startCliMcp(options, cwd, env, version(), { read, warn }) };
   } catch (error) {
     if (!(error instanceof Error && (error.name === 'McpConfigError' || error.name === 'SandboxUnavailableError'))) throw error;
     stderr.write(`agentloop: ${shown(error.message)}\n`);

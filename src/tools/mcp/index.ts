@@ -3,3 +3,4 @@ export { loadMcpConfigs, mcpServerConfig, parseMcpConfig, McpConfigError, type M
 export { startMcpServers, type McpSdkServer, type McpServers, type McpServerSpec, type McpTransport, type McpServerState, type McpServersOptions } from './servers.js';
 export { connectMcpServer, type McpConnection, type McpConnectOptions } from './connect.js';
 export { mcpToolName } from './tools.js';
+export { scopedMcpServers, projectKeyOf, type McpScope, type McpScopeOptions } from './scopes.js';

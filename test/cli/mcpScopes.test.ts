@@ -1,0 +1,91 @@
+/**
+ * The CLI (as root and as nobody, its files in that user's HOME and project) starts the MCP servers of Claude Code's
+ * scopes: `mcpServers` of ~/.claude.json (user), `projects[<repository>].mcpServers` there (local), `.mcp.json` (project,
+ * less those settings disable); local over project over user, `--mcp-config` over all; `--strict-mcp-config` only
+ * `--mcp-config`'s. Each server that should lose a name is one that cannot start: the init line's `connected` says
+ * which one won. The servers are the real server-everything from npm.
+ */
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answerFromResults, lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
+import { cliEnv } from '../support/cli.js';
+import { everything, processesMarked, waitFor } from '../support/mcp.js';
+import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
+import { runCliAs, testUsers } from '../support/users.js';
+
+const broken = (where: string) => ({ command: `/nonexistent/${where}` });
+
+describe.each(testUsers())('MCP scopes, the CLI as $name', (user) => {
+  const { skip } = user;
+  let server: MessagesServer;
+  let dir: string;
+  let runs = 0;
+  beforeAll(async () => {
+    if (skip) return;
+    server = await startCheckedServer();
+    dir = mkdtempSync(join(tmpdir(), 'agentloop-cli-mcp-scopes-'));
+    chmodSync(dir, 0o755); // nobody goes through it to the folders it owns
+  });
+  afterAll(async () => {
+    await server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** HOME with ~/.claude.json, a repository with .mcp.json, and a folder in it with settings, all the user's. */
+  function layout(marker: string) {
+    const base = join(dir, `p${runs++}`);
+    const home = join(base, 'home');
+    const repo = join(base, 'repo');
+    const cwd = join(repo, 'work');
+    const E = everything(marker);
+    const files: Record<string, unknown> = {
+      [join(home, '.claude.json')]: { mcpServers: { u: E, x: broken('user-x'), y: broken('user-y') }, projects: { [repo]: { mcpServers: { x: E } } } },
+      [join(repo, '.mcp.json')]: { mcpServers: { x: broken('project-x'), y: E, z: broken('project-z'), off: E } },
+      [join(cwd, '.claude', 'settings.local.json')]: { disabledMcpjsonServers: ['off'] },
+    };
+    for (const folder of [home, join(repo, '.git'), join(cwd, '.claude'), join(cwd, 'agentloop-home')]) mkdirSync(folder, { recursive: true });
+    for (const [path, json] of Object.entries(files)) writeFileSync(path, JSON.stringify(json));
+    if (user.owner) chownTree(base);
+    const env = cliEnv({ HOME: home, ANTHROPIC_API_KEY: 'sk-ant-test-scopes', ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: join(cwd, 'agentloop-home') });
+    delete env.CLAUDE_CONFIG_DIR;
+    return { cwd, env, dynamic: JSON.stringify({ mcpServers: { z: E } }) };
+  }
+
+  const initOf = (stdout: string) => JSON.parse(stdout.split('\n')[0] as string) as { mcp_servers: { name: string; status: string }[]; tools: string[] };
+
+  it.skipIf(skip !== undefined)('starts the servers of ~/.claude.json and .mcp.json: local over project over user, --mcp-config over all, disabled ones left out', async () => {
+    const marker = `scopes-${process.pid}-${runs}`;
+    const { cwd, env, dynamic } = layout(marker);
+    const before = server.requests.length;
+    server.enqueue({ content: [{ type: 'tool_use', id: 'toolu_1', name: 'mcp__x__echo', input: { message: 'local wins' } }], stop_reason: 'tool_use' }, answerFromResults);
+    const run = await runCliAs(user, ['-p', '--mcp-config', dynamic, '--output-format', 'stream-json', '--verbose', 'echo'], { cwd, env });
+    expect(run.code, run.stderr).toBe(0);
+    const init = initOf(run.stdout);
+    expect([...init.mcp_servers].sort((a, b) => a.name.localeCompare(b.name))).toEqual(
+      ['u', 'x', 'y', 'z'].map((name) => ({ name, status: 'connected' })),
+    );
+    expect(init.tools).toEqual(expect.arrayContaining(['mcp__u__echo', 'mcp__x__echo', 'mcp__y__echo', 'mcp__z__echo']));
+    expect(init.tools.some((tool) => tool.startsWith('mcp__off__'))).toBe(false);
+    expect(run.stderr).not.toMatch(/MCP server/);
+    const [result] = lastToolResults(server.requests[before + 1]?.body as RequestBody);
+    expect(resultText(result!)).toBe('Echo: local wins');
+    await waitFor(() => processesMarked(marker).length === 0);
+  }, 120_000);
+
+  it.skipIf(skip !== undefined)("--strict-mcp-config starts only --mcp-config's servers", async () => {
+    const marker = `strict-${process.pid}-${runs}`;
+    const { cwd, env, dynamic } = layout(marker);
+    server.enqueue({ content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' });
+    const run = await runCliAs(user, ['-p', '--strict-mcp-config', '--mcp-config', dynamic, '--output-format', 'stream-json', '--verbose', 'hi'], { cwd, env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(initOf(run.stdout).mcp_servers).toEqual([{ name: 'z', status: 'connected' }]);
+    await waitFor(() => processesMarked(marker).length === 0);
+  }, 120_000);
+
+  function chownTree(path: string): void {
+    chownSync(path, 65534, 65534);
+    if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry));
+  }
+});
