@@ -43,3 +43,10 @@ export function probe(marker: string) {
   const file = fileURLToPath(new URL('./mcpProbeServer.ts', import.meta.url));
   return { type: 'stdio' as const, command: process.execPath, args: ['--import', tsx, file, 'stdio'], env: { AGENTLOOP_TEST_MARKER: marker } };
 }
+
+/** test/support/mcpGarbageServer.ts over stdio (a server answering tool calls with garbage), as a server config. */
+export function garbage(marker: string) {
+  const tsx = pathToFileURL(require.resolve('tsx')).href;
+  const file = fileURLToPath(new URL('./mcpGarbageServer.ts', import.meta.url));
+  return { type: 'stdio' as const, command: process.execPath, args: ['--import', tsx, file, 'stdio'], env: { AGENTLOOP_TEST_MARKER: marker } };
+}

@@ -95,6 +95,26 @@ export function outputOf(result: CallResult): ToolOutput {
   return { isError, content: content.trim() === '' ? (isError ? 'The tool failed and said nothing.' : '(no content)') : content };
 }
 
+/**
+ * An error as one line. A result the MCP SDK's schema refused (a ZodError, whose message is its issues as indented JSON,
+ * a union's thousands of characters) says where and what: `not a valid result: content: expected array, received string`.
+ */
 export function messageOf(error: unknown): string {
+  const issues = (error as { issues?: unknown } | undefined)?.issues;
+  if (error instanceof Error && Array.isArray(issues)) return `not a valid result: ${issues.slice(0, 3).map(issueText).join('; ')}`;
   return error instanceof Error ? error.message : String(error);
+}
+
+interface Issue {
+  path?: (string | number)[];
+  message?: string;
+  errors?: Issue[][];
+}
+
+/** `path: message`, for a union the first of its alternatives' issues (the first alternative is the likeliest). */
+function issueText(issue: Issue): string {
+  const deeper = issue.errors?.[0]?.[0];
+  const path = issue.path ?? [];
+  const text = deeper ? issueText({ ...deeper, path: [...path, ...(deeper.path ?? [])] }) : `${path.length ? `${path.join('.')}: ` : ''}${(issue.message ?? 'invalid').replace(/^Invalid input: /, '')}`;
+  return text.replace(/\s+/g, ' ');
 }
