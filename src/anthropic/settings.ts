@@ -51,17 +51,20 @@ export function loadModelSettings(
   return settings;
 }
 
-/** Throws a `ConfigError` naming everything to set at once when the key, the model or both are missing. */
-export function requireModelSettings(settings: ModelSettings): Required<Pick<ModelSettings, 'model'>> & ModelSettings {
+/**
+ * Throws a `ConfigError` naming everything to set at once when the key, the model or both are missing; `demo` is the
+ * command it offers for a run offline (the CLI gives the one that runs as printed: cli/self.ts).
+ */
+export function requireModelSettings(settings: ModelSettings, demo = 'agentloop --demo'): Required<Pick<ModelSettings, 'model'>> & ModelSettings {
   const noKey = !settings.apiKey && !settings.authToken;
   if (noKey && !settings.model) {
     throw new ConfigError(
-      'No API key and no model: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) and MODEL_ID (or --model sonnet) in the environment or in .env, or run `agentloop --demo` to try it offline.',
+      `No API key and no model: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) and MODEL_ID (or --model sonnet) in the environment or in .env, or run \`${demo}\` to try it offline.`,
     );
   }
   if (noKey) {
     throw new ConfigError(
-      'No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment or in .env, or run `agentloop --demo` to try it offline.',
+      `No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment or in .env, or run \`${demo}\` to try it offline.`,
     );
   }
   if (!settings.model) {

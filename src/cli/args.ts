@@ -10,6 +10,7 @@ import { restateId, UsageError } from './argValues.js';
 import { durableOptions, restateOf, type DurableOptions } from './durableOptions.js';
 import type { CommandName, Flags, OutputFormat } from './options.js';
 import { parseLine, pickFlags, type ParsedLine } from './parse.js';
+import { selfCommand } from './self.js';
 
 export { UsageError } from './argValues.js';
 export type { DurableOptions } from './durableOptions.js';
@@ -163,7 +164,7 @@ function checkStep(options: CliOptions): void {
 function checkMistake(options: CliOptions, mistake: string): void {
   if (!options.demo && mistake !== 'list') throw new UsageError('--mistake goes with --demo: agentloop --demo --mistake NAME (or list)');
   if (mistake !== 'list' && !isMistakeName(mistake)) {
-    throw new UsageError(`no mistake "${mistake}": see agentloop --demo --mistake list`);
+    throw new UsageError(`no mistake "${mistake}": see ${selfCommand()} --demo --mistake list`);
   }
   if (options.outputFormat !== 'text' || options.print) throw new UsageError('--mistake shows its report as text: drop -p and --output-format');
 }
@@ -171,7 +172,7 @@ function checkMistake(options: CliOptions, mistake: string): void {
 /** `view [ID]`, `view --compare A B`. */
 function viewOptions({ flags, positionals }: ParsedLine): CliOptions {
   if (flags.compare && (positionals.length !== 2 || positionals.some((id) => id.trim() === ''))) {
-    throw new UsageError('view --compare takes two session ids: agentloop view --compare A B');
+    throw new UsageError(`view --compare takes two session ids: ${selfCommand()} view --compare A B`);
   }
   if (flags.admin !== undefined) throw new UsageError('--admin goes with --restate (a durable run)');
   const most = flags.compare ? 2 : 1;

@@ -19,6 +19,7 @@ import { exitCodeOf, toJsonResult, type RunFacts } from './output.js';
 import { jsonLine, outputRedactor, shown, useRedactor } from './terminal.js';
 import { loadModelSettings } from '../anthropic/settings.js';
 import { credentialRedactor } from '../tools/bash/judge/secrets.js';
+import { selfCommand } from './self.js';
 
 export interface DurableIo {
   env: NodeJS.ProcessEnv;
@@ -122,7 +123,7 @@ async function submitCommand(options: Extract<DurableOptions, { command: 'submit
   }
   if (!options.wait) {
     io.stdout.write(`${sessionId}\n`);
-    io.stderr.write(`submitted (invocation ${invocationId}); see: agentloop result ${sessionId} --restate ${options.restate}\n`);
+    io.stderr.write(`submitted (invocation ${invocationId}); see: ${selfCommand()} result ${sessionId} --restate ${options.restate}\n`);
     return 0;
   }
   const result = await attachRun(options.restate, invocationId);

@@ -8,6 +8,7 @@ import type { DurableOptions } from './durableOptions.js';
 import type { DurableIo } from './durable.js';
 import { outputRedactor, shown, useRedactor } from './terminal.js';
 import { credentialRedactor } from '../tools/bash/judge/secrets.js';
+import { selfCommand } from './self.js';
 
 type Serving = Extract<DurableOptions, { command: 'worker' | 'balancer' }>;
 
@@ -47,7 +48,7 @@ async function workerSettings(options: Extract<DurableOptions, { command: 'worke
   const cwd = resolve(io.cwd, options.cwd ?? '.');
   let settings;
   try {
-    settings = requireModelSettings(loadModelSettings(io.env, cwd, { model: options.model }));
+    settings = requireModelSettings(loadModelSettings(io.env, cwd, { model: options.model }), `${selfCommand()} --demo`);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     return error.message;
@@ -134,7 +135,7 @@ async function balancerCommand(options: Extract<DurableOptions, { command: 'bala
   io.stdout.write(`${balancer.url}\n`);
   io.stderr.write(`agentloop balancer: ${balancer.url} in front of ${options.backends.join(', ')}; Ctrl-C stops it\n`);
   if (options.register && !(await balancer.answered(FIRST_WORKER_MS))) {
-    io.stderr.write(`agentloop: no worker answers at ${options.backends.join(', ')}: start them first (agentloop worker --port N)\n`);
+    io.stderr.write(`agentloop: no worker answers at ${options.backends.join(', ')}: start them first (${selfCommand()} worker --port N)\n`);
     await balancer.close();
     return 1;
   }

@@ -4,6 +4,7 @@
  * its own: a run never loads it, and `--help` needs neither the parser nor the loop.
  */
 import { COMMAND_NAMES, COMMANDS, OPTIONS, type AnyOption, type CommandName } from './options.js';
+import { selfCommand } from './self.js';
 
 const WIDTH = 110;
 const COLUMN = 34;
@@ -78,7 +79,7 @@ function mainHelp(): string {
 function commandHelp(command: CommandName): string {
   const [first, ...others] = usageLines(command);
   const usage = [`Usage: ${first}`, ...others.map((line) => `       ${line}`)].join('\n');
-  return `${usage}\n\n${wrap(COMMANDS[command].summary, WIDTH).join('\n')}\n\nOptions:\n${optionsOf(command, true)}\n\nsee agentloop --help for the other commands`;
+  return `${usage}\n\n${wrap(COMMANDS[command].summary, WIDTH).join('\n')}\n\nOptions:\n${optionsOf(command, true)}\n\nsee ${selfCommand()} --help for the other commands`;
 }
 
 /** The help of `command`, or of every command. */

@@ -9,6 +9,7 @@ import { readFileSync, writeSync } from 'node:fs';
 import type { CliOptions, CommandLine } from './args.js';
 import { COMMAND_NAMES } from './optionTable.js';
 import { shown } from './terminal.js';
+import { selfCommand } from './self.js';
 
 /** The package's version, from its package.json (two directories up, from dist/cli/ as from src/cli/). */
 function version(): string {
@@ -63,7 +64,7 @@ async function enableCompileCache(): Promise<void> {
 function usageFailure(error: unknown, UsageError: new (...args: never[]) => Error): number {
   if (!(error instanceof UsageError)) throw error;
   const command = (error as Error & { command?: string }).command;
-  print(2, `agentloop: ${error.message}\nsee agentloop ${command ? `${command} ` : ''}--help\n`);
+  print(2, `agentloop: ${error.message}\nsee ${selfCommand()} ${command ? `${command} ` : ''}--help\n`);
   return 2;
 }
 

@@ -22,11 +22,11 @@ export interface MistakeIo {
 /** Exit 0 when the mistake showed its symptom (what the demo is for), 1 when it did not, 2 for an unknown name. */
 export async function mistakeCommand(name: string, io: MistakeIo): Promise<number> {
   if (name === 'list') {
-    io.stdout.write(formatMistakeList());
+    io.stdout.write(formatMistakeList(selfCommand()));
     return 0;
   }
   if (!isMistakeName(name)) {
-    io.stderr.write(`agentloop: no mistake "${shown(name)}": see agentloop --demo --mistake list\n`);
+    io.stderr.write(`agentloop: no mistake "${shown(name)}": see ${selfCommand()} --demo --mistake list\n`);
     return 2;
   }
   const colors = palette(io.stderr, io.env);

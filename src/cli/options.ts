@@ -10,6 +10,7 @@ import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
 import { allowWriteNames, envNames, httpUrl, idempotencyKey, nonEmpty, oneOf, portOf, positiveInt, positiveNumber, promptToolOf, publicKeys, restateId, splitRules, UsageError, uuidOf } from './argValues.js';
 import { addDirs, CLI_MAX_RETRIES, REFUSED, settingSources, thinking } from './sdkFlags.js';
 import { COMMAND_NAMES, type CommandName, type CommandSpec, type OptionTable } from './optionTable.js';
+import { selfCommand } from './self.js';
 
 export type { AnyOption, CommandName } from './optionTable.js';
 export { COMMAND_NAMES } from './optionTable.js';
@@ -160,7 +161,7 @@ export const OPTIONS: OptionTable<Flags> = {
   strictMcpConfig: { flag: 'strict-mcp-config', commands: ['run'], description: 'use only the servers of --mcp-config, none of .mcp.json and ~/.claude.json' },
   demo: { flag: 'demo', commands: ['run'], description: 'play the two-turn example with a scripted model, no API key needed' },
   mistake: { flag: 'mistake', argument: 'NAME', commands: ['run'], parse: (text) => text.trim(), description: "with --demo: swap one action of the loop for a beginner's mistake and show what goes wrong (list: the mistakes)" },
-  resume: { flag: 'resume', short: 'r', argument: 'ID', commands: ['run'], parse: (text, flag) => nonEmpty(flag, text, ' (a session id: see agentloop sessions)'), description: 'go on with session ID (a unique prefix is enough); with a PROMPT, ask it next' },
+  resume: { flag: 'resume', short: 'r', argument: 'ID', commands: ['run'], parse: (text, flag) => nonEmpty(flag, text, ` (a session id: see ${selfCommand()} sessions)`), description: 'go on with session ID (a unique prefix is enough); with a PROMPT, ask it next' },
   continue: { flag: 'continue', short: 'c', commands: ['run'], description: 'go on with the newest session of this directory' },
   forkSession: { flag: 'fork-session', commands: ['run'], description: 'with --resume/--continue: go on in a new session, the old one stays as it was' },
   waitForSession: {

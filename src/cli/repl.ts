@@ -18,6 +18,7 @@ import { onEndSignals } from './signals.js';
 import { type LastRun, type SessionCost, type SlashCommand, costText, helpText, parseSlash, stateText, unknownText } from './slash.js';
 import { createSpinner, type Spinner } from './spinner.js';
 import { shown } from './terminal.js';
+import { selfCommand } from './self.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -221,7 +222,7 @@ class Repl {
     this.messages = [];
     this.last = undefined;
     this.cost = noCost(this.choice.model);
-    const saved = old ? `; session ${old} stays saved (agentloop --resume ${old.slice(0, 8)})` : '';
+    const saved = old ? `; session ${old} stays saved (${selfCommand()} --resume ${old.slice(0, 8)})` : '';
     stdout.write(`New session: the next question starts it${shown(saved)}.\n`);
     if (this.parts.pages) stderr.write(colors.dim('The page goes on showing the session it opened with.\n'));
   }

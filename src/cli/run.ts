@@ -21,6 +21,7 @@ import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { startTelemetry } from './telemetry.js';
 import { startCliMcp, withMcpTools } from './mcp.js';
 import { apiErrorLine, apiErrorOf } from './claudeLines.js';
+import { selfCommand } from './self.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -42,7 +43,7 @@ function chooseModel(options: CliOptions, cwd: string): ModelChoice {
   const loaded = loadModelSettings(env, cwd, { model: options.model });
   // Claude Code's default when no model is set (with a key).
   if (!loaded.model && (loaded.apiKey || loaded.authToken)) loaded.model = DEFAULT_MODEL;
-  const settings = requireModelSettings(loaded);
+  const settings = requireModelSettings(loaded, `${selfCommand()} --demo`);
   const { model, ...client } = settings;
   return { model, client };
 }
@@ -133,7 +134,8 @@ async function withPipedPrompt(options: CliOptions): Promise<CliOptions | number
   if (options.print && options.lastWordPrompt) return { ...options, ...options.lastWordPrompt };
   const resuming = options.resume !== undefined || options.continue === true;
   if (options.print && options.prompt === undefined && !options.demo && !resuming && options.inputFormat !== 'stream-json') {
-    stderr.write('agentloop: -p needs a prompt: agentloop -p "PROMPT", or pipe it: echo "PROMPT" | agentloop -p\nsee agentloop --help\n');
+    const self = selfCommand();
+    stderr.write(`agentloop: -p needs a prompt: ${self} -p "PROMPT", or pipe it: echo "PROMPT" | ${self} -p\nsee ${self} --help\n`);
     return 2;
   }
   return options;
@@ -151,7 +153,7 @@ async function gateAndServers(options: CliOptions, cwd: string, version: () => s
     gate = await permissionGate(options, cwd, options.inputFormat === 'stream-json');
   } catch (error) {
     if (!(error instanceof RuleError)) throw error;
-    stderr.write(`agentloop: ${shown(error.message)}\nsee agentloop --help\n`);
+    stderr.write(`agentloop: ${shown(error.message)}\nsee ${selfCommand()} --help\n`);
     return 2;
   }
   try {

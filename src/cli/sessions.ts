@@ -24,6 +24,7 @@ import {
 import type { CliOptions } from './args.js';
 import type { Redactor } from '../core/redact.js';
 import { jsonLine, shown } from './terminal.js';
+import { selfCommand } from './self.js';
 
 /** A session that cannot be resumed: the message says why (exit code 2). */
 export class SessionError extends Error {
@@ -130,7 +131,7 @@ function recorderOptions(prepare: PrepareOptions) {
 function sessionToResume(home: string, options: CliOptions, cwd: string): string {
   if (options.resume === undefined) {
     const newest = newestSessionFor(home, cwd);
-    if (!newest) throw new SessionError(`no session to continue in ${cwd} (see: agentloop sessions)`);
+    if (!newest) throw new SessionError(`no session to continue in ${cwd} (see: ${selfCommand()} sessions)`);
     return newest.path;
   }
   try {

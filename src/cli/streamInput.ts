@@ -27,6 +27,7 @@ import { apiErrorLine } from './claudeLines.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { promptHooks, stopHooks } from './control/hooks.js';
 import { ControlSession } from './control/session.js';
+import { selfCommand } from './self.js';
 
 /** The history with `question` as its next user message. */
 function withQuestion(messages: readonly MessageParam[], question: Question): MessageParam[] {
@@ -122,7 +123,7 @@ export async function streamInput(
 ): Promise<number> {
   const refusal = refusalOf(options);
   if (refusal !== undefined) {
-    io.stderr.write(`agentloop: ${refusal}\nsee agentloop --help\n`);
+    io.stderr.write(`agentloop: ${refusal}\nsee ${selfCommand()} --help\n`);
     return 2;
   }
   const session = await openSession(options, cwd, choice.model, null);

@@ -54,6 +54,7 @@ export async function viewCommand(options: CliOptions, io: ViewIo): Promise<numb
     ...(sessionId ? { sessionId } : {}),
     ...(compare ? { compare } : {}),
     ...(options.port !== undefined ? { port: options.port } : {}),
+    command: selfCommand(),
     redactor: outputRedactor(),
   });
   io.stdout.write(`${viewer.url}\n`);
@@ -108,6 +109,7 @@ async function startLiveViewer(options: CliOptions, session: { id: string; recor
     live: true,
     ...(port !== undefined ? { port } : {}),
     ...(gate ? { stepper: gate } : {}),
+    command: selfCommand(),
     redactor: outputRedactor(),
   });
   io.stderr.write(`viewer: ${viewer.url}\n`);

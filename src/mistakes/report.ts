@@ -100,8 +100,8 @@ export function formatMistakeReport(run: MistakeRun, command = 'agentloop'): str
 }
 
 /** `--mistake list`. */
-export function formatMistakeList(): string {
+export function formatMistakeList(command = 'agentloop'): string {
   const width = Math.max(...MISTAKE_NAMES.map((n) => n.length));
   const lines = MISTAKE_NAMES.map((name) => `  ${name.padEnd(width)}  ${MISTAKES[name].summary}`);
-  return `The mistakes agentloop --demo --mistake NAME can make (each swaps one action or guard of the real machine):\n${lines.join('\n')}\n`;
+  return `The mistakes ${command} --demo --mistake NAME can make (each swaps one action or guard of the real machine):\n${lines.join('\n')}\n`;
 }

@@ -36,6 +36,8 @@ export interface ViewerOptions {
   compare?: [string, string];
   /** A stepped run (`--step`): the page shows what it waits before and lets it go on. */
   stepper?: Stepper;
+  /** How the page names agentloop in a command it offers (the CLI's cli/self.ts); default `agentloop`. */
+  command?: string;
   /** Every answer goes through it: a transcript written before redaction, or by another program, shows no secret. */
   redactor?: Redactor;
 }
@@ -144,7 +146,7 @@ function servePage(s: ServerState, res: ServerResponse): void {
     'set-cookie': tokenCookie(tokenCookieName('view', s.port), s.token),
   });
   const { live, compare, stepper } = s.options;
-  res.end(viewerPage({ defaultSession: defaultSession(s), startAtEnd: live === true, ...(compare ? { compare } : {}), ...(stepper ? { stepping: true } : {}) }));
+  res.end(viewerPage({ defaultSession: defaultSession(s), startAtEnd: live === true, ...(compare ? { compare } : {}), ...(stepper ? { stepping: true } : {}), ...(s.options.command ? { command: s.options.command } : {}) }));
 }
 
 function serveStatic(path: string, res: ServerResponse): boolean {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { stripMessages } from '../../src/anthropic/cache.js';
 import { answerFromResults, bashUse } from '../support/agentServer.js';
-import { cliEnv, runCli } from '../support/cli.js';
+import { cliEnv, runCli, SELF } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { cliProjectPerTest } from '../support/project.js';
 import { scratchDir } from '../support/scratch.js';
@@ -179,7 +179,7 @@ describe('bad usage and missing configuration', () => {
     const lines = run.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(message);
-    expect(lines[1]).toBe('see agentloop --help');
+    expect(lines[1]).toBe(`see ${SELF} --help`);
   });
 
   it('names the variable to set when no key is configured', async () => {

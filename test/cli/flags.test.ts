@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { MODEL_ALIASES } from '../../src/core/models.js';
 import { answerFromResults, bashUse } from '../support/agentServer.js';
-import { runCli, startCli, type CliRun } from '../support/cli.js';
+import { runCli, SELF, startCli, type CliRun } from '../support/cli.js';
 import type { RequestBody } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 
@@ -37,7 +37,7 @@ function expectUsageError(run: CliRun, message: RegExp) {
   const lines = run.stderr.trimEnd().split('\n');
   expect(lines).toHaveLength(2);
   expect(lines[0]).toMatch(message);
-  expect(lines[1]).toBe('see agentloop --help');
+  expect(lines[1]).toBe(`see ${SELF} --help`);
 }
 
 describe('the prompt: positional, after the flags or before them', () => {
@@ -73,7 +73,8 @@ describe('piped stdin', () => {
 
   it('-p with neither a prompt nor stdin: one line saying how to give one, exit 2, no request', async () => {
     const run = await cli(['-p'], '  \n');
-    expectUsageError(run, /^agentloop: -p needs a prompt: agentloop -p "PROMPT", or pipe it: echo "PROMPT" \| agentloop -p$/);
+    expect(run.stderr.split('\n')[0]).toBe(`agentloop: -p needs a prompt: ${SELF} -p "PROMPT", or pipe it: echo "PROMPT" | ${SELF} -p`);
+    expectUsageError(run, /^agentloop: -p needs a prompt: /);
     expect(project.server.requests).toHaveLength(0);
   });
 

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answerFromResults, bashUse, lastToolResults, resultText } from '../support/agentServer.js';
-import { runCli } from '../support/cli.js';
+import { runCli, SELF } from '../support/cli.js';
 import type { RequestBody } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 
@@ -189,7 +189,7 @@ describe('--permission-mode, --dangerously-skip-permissions: what runs without a
   ])('%j: one line and a pointer to --help, exit 2, no request', async (flags, message) => {
     const run = await cli(['-p', ...flags, 'go']);
     expect(run.code).toBe(2);
-    expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(message), 'see agentloop --help']);
+    expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(message), `see ${SELF} --help`]);
     expect(project.server.requests).toHaveLength(0);
   });
 });
@@ -200,6 +200,6 @@ it('a rule that does not parse: one line and a pointer to --help, exit 2, no req
   const lines = run.stderr.trimEnd().split('\n');
   expect(lines).toHaveLength(2);
   expect(lines[0]).toMatch(/^agentloop: --allowedTools: invalid permission rule "Bash\(\)": empty parentheses/);
-  expect(lines[1]).toBe('see agentloop --help');
+  expect(lines[1]).toBe(`see ${SELF} --help`);
   expect(project.server.requests).toHaveLength(0);
 });

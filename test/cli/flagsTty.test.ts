@@ -4,7 +4,7 @@
  * (or for the grace period, set here far past the waits) and time the test out.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { CLI } from '../support/cli.js';
+import { CLI, SELF } from '../support/cli.js';
 import { openCliProject, type CliProject } from '../support/project.js';
 import { openTmux, shellQuote, type TmuxPane } from '../support/tmux.js';
 
@@ -39,7 +39,7 @@ it('-p "PROMPT" in a terminal runs at once, without reading the terminal', async
 it('-p alone in a terminal is a usage error at once', async () => {
   const screen = await (await inTerminal(['-p'])).waitFor('[exit ', 30_000);
   expect(screen).toContain('agentloop: -p needs a prompt');
-  expect(screen).toContain('see agentloop --help');
+  expect(screen).toContain(`see ${SELF} --help`);
   expect(screen).toContain('[exit 2]');
   expect(project.server.requests).toHaveLength(0);
 });

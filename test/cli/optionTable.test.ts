@@ -12,7 +12,7 @@ import { flagTable, helpText } from '../../src/cli/help.js';
 import { COMMAND_NAMES, COMMANDS, OPTIONS, type AnyOption, type CommandName } from '../../src/cli/options.js';
 import { namesOf } from '../../src/cli/parse.js';
 import { MODEL_ALIASES } from '../../src/core/models.js';
-import { CLI, cliEnv } from '../support/cli.js';
+import { CLI, SELF, cliEnv } from '../support/cli.js';
 import { flagTableBlocks, FLAG_TABLE_PAGES } from '../support/flagTable.js';
 
 const entries = Object.entries(OPTIONS) as [string, AnyOption][];
@@ -183,6 +183,6 @@ describe('every command, as a process', () => {
     const bad = cli([command, '--bogus']);
     expect(bad.status).toBe(2);
     expect(bad.stdout).toBe('');
-    expect(bad.stderr).toBe(`agentloop: unknown option --bogus\nsee agentloop ${command} --help\n`);
+    expect(bad.stderr).toBe(`agentloop: unknown option --bogus\nsee ${SELF} ${command} --help\n`);
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, cliEnv } from '../support/cli.js';
+import { CLI, SELF, cliEnv } from '../support/cli.js';
 import { writeModuleLogHook } from '../support/moduleLog.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -64,7 +64,7 @@ describe('start-up: what the quick answers load', () => {
     const run = loaded(['--bogus']);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe("agentloop: unknown option --bogus\nsee agentloop --help\n");
+    expect(run.stderr).toBe(`agentloop: unknown option --bogus\nsee ${SELF} --help\n`);
     expect(parts(run.files).filter((p) => p !== 'chunk').sort()).toEqual(['args', 'main']);
     expect(bytes(run.files)).toBeLessThan(64_000);
   });

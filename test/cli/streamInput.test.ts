@@ -5,7 +5,7 @@
  * Messages API server, which refuses (and counts) every request whose history is not valid.
  */
 import { describe, expect, it } from 'vitest';
-import { runCli, startCli } from '../support/cli.js';
+import { runCli, SELF, startCli } from '../support/cli.js';
 import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 import { waitFor } from '../session/helpers.js';
@@ -185,7 +185,7 @@ describe('--input-format stream-json', () => {
   it('refuses a prompt argument in one line: the prompts come on stdin', async () => {
     const cli = await runCli([...STREAM, 'a prompt'], { cwd: project.dir, env: project.env, input: user('x') });
     expect(cli.code).toBe(2);
-    expect(cli.stderr).toBe('agentloop: --input-format stream-json reads the prompts from stdin: give none as an argument\nsee agentloop --help\n');
+    expect(cli.stderr).toBe(`agentloop: --input-format stream-json reads the prompts from stdin: give none as an argument\nsee ${SELF} --help\n`);
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLocal, parseCommandLine } from '../../src/cli/args.js';
 import { resolveModel } from '../../src/core/models.js';
-import { CLI, cliEnv } from '../support/cli.js';
+import { CLI, SELF, cliEnv } from '../support/cli.js';
 import { writeModuleLogHook } from '../support/moduleLog.js';
 import { freePort } from './restateServer.js';
 
@@ -110,7 +110,7 @@ describe('durable commands as processes', () => {
   it('a bad durable flag is one line and a pointer to --help', () => {
     const run = loaded(['submit', '-p', 'x', '--wiait']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe('agentloop: unknown option --wiait (did you mean --wait?)\nsee agentloop submit --help\n');
+    expect(run.stderr).toBe(`agentloop: unknown option --wiait (did you mean --wait?)\nsee ${SELF} submit --help\n`);
   });
 
   it('a Restate that is not there is said in one line, and the client loads no SDK', async () => {

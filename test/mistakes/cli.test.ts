@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MISTAKE_NAMES } from '../../src/mistakes/names.js';
 import { spawn } from 'node:child_process';
-import { CLI, cliEnv, runCli } from '../support/cli.js';
+import { CLI, SELF, cliEnv, runCli } from '../support/cli.js';
 import { waitFor } from '../session/helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -68,7 +68,7 @@ describe('agentloop --demo --mistake', () => {
   it('a name it does not know, or --mistake without --demo: one line and a pointer, exit 2, nothing run', async () => {
     const unknown = await runCli(['--demo', '--mistake', 'forget-everything'], { cwd: dir, env });
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr.split('\n')[0]).toBe('agentloop: no mistake "forget-everything": see agentloop --demo --mistake list');
+    expect(unknown.stderr.split('\n')[0]).toBe(`agentloop: no mistake "forget-everything": see ${SELF} --demo --mistake list`);
     const alone = await runCli(['--mistake', 'drop-message'], { cwd: dir, env });
     expect(alone.code).toBe(2);
     expect(alone.stderr).toMatch(/^agentloop: --mistake goes with --demo/);

@@ -13,6 +13,8 @@ import { FINAL_STATES as FINAL } from '../history.js';
 
 interface PageConfig {
   defaultSession: string | null;
+  /** How to run agentloop, as the command the page offers (the CLI's own: runs as printed). */
+  command?: string;
   startAtEnd?: boolean;
   compare?: [string, string];
   /** A stepped run: the page lets it go on (stepper.ts). */
@@ -152,7 +154,7 @@ async function start(): Promise<void> {
     );
     source.addEventListener('error', list);
   } else {
-    document.querySelector('[data-testid="messages"]')?.append(h('div', { class: 'empty', text: 'No session recorded yet: run agentloop -p "..." first.' }));
+    document.querySelector('[data-testid="messages"]')?.append(h('div', { class: 'empty', 'data-testid': 'no-session', text: `No session recorded yet: run ${config.command ?? 'agentloop'} -p "..." first.` }));
     document.body.dataset.loaded = 'true';
     await loadSessions(id);
   }
