@@ -44,7 +44,14 @@ afterAll(async () => {
 
 const answer = (text: string) => ({ content: [{ type: 'text' as const, text }], stop_reason: 'end_turn' as const });
 const agents = () => receiver.spans.filter((s) => s.name === 'invoke_agent agentloop');
-const options = (): Options => ({ pathToClaudeCodeExecutable: CLI, cwd: project.dir, env: { ...project.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } });
+// The tools these runs call are allowed, as an Agent SDK program must allow them: without a rule only read-only
+// commands run (Claude Code's -p default, 3a52e9e).
+const options = (): Options => ({
+  pathToClaudeCodeExecutable: CLI,
+  cwd: project.dir,
+  env: { ...project.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+  allowedTools: ['Bash(echo:*)', 'mcp__inproc'],
+});
 
 async function drain(messages: AsyncIterable<SDKMessage>): Promise<SDKMessage[]> {
   const out: SDKMessage[] = [];

@@ -14,16 +14,23 @@ export interface CliRun {
 }
 
 /**
+ * Where the CLI under test looks for Claude Code's configuration (~/.claude.json, ~/.claude/settings.json): a folder
+ * that does not exist, so a developer's own MCP servers and approvals never start in a test. A test of those files
+ * deletes it from its env (test/cli/mcpScopes.test.ts) and gives its own HOME.
+ */
+export const NO_CLAUDE_CONFIG = '/nonexistent/agentloop-tests/claude-config';
+
+/**
  * An environment for the CLI under test: nothing of the developer's own configuration leaks in
- * (keys, base URL, model, sessions home), only what the test sets.
+ * (keys, base URL, model, sessions home, Claude Code's configuration), only what the test sets.
  */
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (/^(ANTHROPIC_|MODEL_ID$|AGENTLOOP_)/.test(key)) continue;
+    if (/^(ANTHROPIC_|MODEL_ID$|AGENTLOOP_|CLAUDE_CONFIG_DIR$)/.test(key)) continue;
     env[key] = value;
   }
-  return { ...env, NO_COLOR: '1', ...extra };
+  return { ...env, NO_COLOR: '1', CLAUDE_CONFIG_DIR: NO_CLAUDE_CONFIG, ...extra };
 }
 
 /** Starts the CLI as a real process; `openStdin` leaves its stdin open for the test to write to (`child.stdin`). */

@@ -75,7 +75,9 @@ describe.each(testUsers())('as $name', (user) => {
     const { project, pane, tty, close } = await open(user);
     try {
       await pane.line(`${attack(tty, 'CONTROL')}; echo AGENT-DONE`);
-      await pane.waitFor('AGENT-DONE');
+      // The line as typed holds AGENT-DONE too: wait for the echo's own line, or AFTER-MARK is typed into the pane
+      // before the attack's TIOCSTI and ends up on one line with its `touch CONTROL` (CI, 15:04 on e76bea8).
+      await pane.waitFor(/^AGENT-DONE$/m, 30_000);
       const { screen, title } = await afterward(pane);
       expect(title).toBe('CONTROL-TITLE');
       expect(screen).not.toContain('BEFORE-MARK');

@@ -122,14 +122,19 @@ function serversOf(raw: unknown, where: string, options: McpScopeOptions): Recor
   return servers;
 }
 
-/** A JSON file's object; {} when it is missing, and with one line through `warn` when it cannot be read or parsed. */
+/**
+ * A JSON file's object; {} when it is missing, and with one line through `warn` when it cannot be read or parsed.
+ * A file behind a folder this user cannot enter (HOME=/root as nobody: EACCES) counts as missing, as existsSync says:
+ * whether it exists is unknowable, and a warning on every run would be noise.
+ */
 function readJson(path: string, warn: (line: string) => void): Record<string, unknown> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') warn(`agentloop: cannot read ${path} (${code ?? (error as Error).message}), its MCP servers are left out`);
+    const missing = code === 'ENOENT' || code === 'ENOTDIR' || (code === 'EACCES' && !existsSync(path));
+    if (!missing) warn(`agentloop: cannot read ${path} (${code ?? (error as Error).message}), its MCP servers are left out`);
     return {};
   }
   try {
