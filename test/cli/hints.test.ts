@@ -148,10 +148,13 @@ describe('the commands agentloop prints, run as printed after the README’s ins
     const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
     try {
       const url = await new Promise<string>((resolve, reject) => {
-        viewer.stdout.on('data', () => {
+        // The URL may have been printed while the server and the browser started: look at what came, then at what comes.
+        const look = (): void => {
           const found = /^(http:\/\/127\.0\.0\.1:\d+\/\S+)$/m.exec(out)?.[1];
           if (found) resolve(found);
-        });
+        };
+        look();
+        viewer.stdout.on('data', look);
         void ended.then((code) => reject(new Error(`the viewer ended (${code}) before printing its URL: ${out}`)));
       });
       const page = await browser.newPage();
