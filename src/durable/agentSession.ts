@@ -18,10 +18,10 @@ import type { Tool } from '../core/tool.js';
 import type { RunTracing } from '../otel/runSpans.js';
 import { defaultRunConfig } from '../core/config.js';
 import { recordedMessages } from '../transcript/resume.js';
-import { runAgent } from '../run/runAgent.js';
+import { runAgent, type RunAgentOptions, type RunResult } from '../run/runAgent.js';
 import { durableSteps, journalledModel, journalledTools, journalTimers } from './journal.js';
 import type { Journal } from './steps.js';
-import { openRecords, readRecords, type RecordState } from './records.js';
+import { openRecords, readRecords, type DurableRecorder, type RecordState } from './records.js';
 import { requestProblem, SERVICE_NAME, toDurableResult, type DurableRunResult, type RunRequest, type RunStatus } from './protocol.js';
 
 /** What every run of a worker uses. */
@@ -38,7 +38,6 @@ export interface WorkerSettings {
   /** What no record, result, message or journal entry may hold (default: the credentials of the environment, as runAgent's). */
   redactor?: Redactor;
 }
-
 
 /**
  * How long a run may show no progress before Restate takes it from its worker (a frozen or cut-off
@@ -84,60 +83,90 @@ function journalOf(ctx: restate.ObjectContext): Journal {
   return { id: ctx.request().id, run: (name, action) => ctx.run(name, action), sleep: (ms) => ctx.sleep(ms) };
 }
 
+/** A run as it starts: the session as it stands (its records, messages and next turn) and the prompt, redacted. */
+interface Started {
+  model: string;
+  redactor: Redactor;
+  state: RecordState;
+  records: DurableRecorder;
+  messages: MessageParam[];
+  turnCount: number;
+  prompt: string;
+}
+
+/** Opens the session for a run: its records get the prompt, its status says `running`. */
+async function startRun(ctx: restate.ObjectContext, settings: WorkerSettings, request: RunRequest, clock: { now: number }): Promise<Started> {
+  const model = request.model ?? settings.model;
+  // Restate keeps what is set and journalled: the run's secrets are cut out of it first (core/redact.ts).
+  const redactor = settings.redactor ?? credentialRedactor(process.env);
+  const state = redactedState(ctx, redactor);
+  const records = await openRecords(state, { id: ctx.key, cwd: settings.cwd, model }, clock);
+  const messages = (await ctx.get<MessageParam[]>('messages')) ?? [];
+  const turnCount = (await ctx.get<number>('nextTurn')) ?? 1;
+  // The prompt too: a secret only this worker knows (submit cut those it knows) reaches neither the model nor the records.
+  const prompt = redactor.text(request.prompt);
+  records.prompt(prompt);
+  ctx.set<RunStatus['status']>('status', 'running');
+  return { model, redactor, state, records, messages, turnCount, prompt };
+}
+
+/** The same runAgent as the CLI's, its model call, tools and timers journalled (journal.ts), going on from the session as it stands. */
+async function runOptions(ctx: restate.ObjectContext, settings: WorkerSettings, request: RunRequest, run: Started, clock: { now: number }): Promise<RunAgentOptions> {
+  const { redactor, turnCount } = run;
+  const journal = journalOf(ctx);
+  const steps = durableSteps(journal, clock);
+  return {
+    model: run.model,
+    // The journal gets a reply, a failed call's message and a tool's result redacted: a gateway's echo of the key never reaches Restate.
+    modelCall: journalledModel(steps, redactingModel(settings.modelCall, redactor), redactor),
+    tools: journalledTools(steps, typeof settings.tools === 'function' ? settings.tools(ctx.key) : settings.tools, redactor),
+    clock: journalTimers(journal),
+    cwd: settings.cwd,
+    sessionId: ctx.key,
+    messages: run.messages,
+    turnCount,
+    seed: Math.floor(ctx.rand.random() * 2 ** 32),
+    ...(settings.tracing ? { tracing: await runParent(settings.tracing, ctx.request()) } : {}),
+    redactor,
+    onEvent: run.records.onEvent,
+    // --max-turns counts the model calls of this run: a session's later runs start further on.
+    maxTurns: (request.maxTurns ?? defaultRunConfig.maxTurns) + turnCount - 1,
+    ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
+    ...(request.maxRetries !== undefined ? { maxRetries: request.maxRetries } : {}),
+    ...(request.appendSystemPrompt !== undefined ? { appendSystemPrompt: redactor.text(request.appendSystemPrompt) } : {}),
+  };
+}
+
+/** The run's end kept in the session: its records finished, the messages and next turn for its next run, the result (redacted). */
+function finishRun(ctx: restate.ObjectContext, run: Started, finished: RunResult & { durationMs: number }): DurableRunResult {
+  run.records.finish(finished);
+  const result = run.redactor.value(toDurableResult(finished));
+  run.state.set('messages', finished.context.messages);
+  ctx.set('nextTurn', finished.context.turnCount + 1);
+  ctx.set('result', result);
+  ctx.set<RunStatus['status']>('status', 'done');
+  return result;
+}
+
+/** The `run` handler: one run of the agent in the session `ctx.key`, going on from where its last run ended. */
+async function runSession(settings: WorkerSettings, ctx: restate.ObjectContext, request: RunRequest): Promise<DurableRunResult> {
+  const problem = requestProblem(request);
+  if (problem) throw new restate.TerminalError(problem, { errorCode: 400 });
+  const clock = { now: await ctx.date.now() };
+  const startedAt = clock.now;
+  const started = await startRun(ctx, settings, request, clock);
+  const run = await runAgent(started.prompt, await runOptions(ctx, settings, request, started, clock));
+  // The time between journalled steps, not the replay's own: a replay writes the same values.
+  return finishRun(ctx, started, { ...run, durationMs: clock.now - startedAt });
+}
+
 export { SERVICE_NAME };
 
 export function agentSession(settings: WorkerSettings) {
   return restate.object({
     name: SERVICE_NAME,
     handlers: {
-      run: restate.handlers.object.exclusive({ retryPolicy: RUN_RETRIES }, async (ctx: restate.ObjectContext, request: RunRequest): Promise<DurableRunResult> => {
-        const problem = requestProblem(request);
-        if (problem) throw new restate.TerminalError(problem, { errorCode: 400 });
-        const clock = { now: await ctx.date.now() };
-        const startedAt = clock.now;
-        const model = request.model ?? settings.model;
-        // Restate keeps what is set and journalled: the run's secrets are cut out of it first (core/redact.ts).
-        const redactor = settings.redactor ?? credentialRedactor(process.env);
-        const state = redactedState(ctx, redactor);
-        const records = await openRecords(state, { id: ctx.key, cwd: settings.cwd, model }, clock);
-        const messages = (await ctx.get<MessageParam[]>('messages')) ?? [];
-        const turnCount = (await ctx.get<number>('nextTurn')) ?? 1;
-        // The prompt too: a secret only this worker knows (submit cut those it knows) reaches neither the model nor the records.
-        const prompt = redactor.text(request.prompt);
-        records.prompt(prompt);
-        ctx.set<RunStatus['status']>('status', 'running');
-        const journal = journalOf(ctx);
-        const steps = durableSteps(journal, clock);
-        const run = await runAgent(prompt, {
-          model,
-          // The journal gets a reply, a failed call's message and a tool's result redacted: a gateway's echo of the key never reaches Restate.
-          modelCall: journalledModel(steps, redactingModel(settings.modelCall, redactor), redactor),
-          tools: journalledTools(steps, typeof settings.tools === 'function' ? settings.tools(ctx.key) : settings.tools, redactor),
-          clock: journalTimers(journal),
-          cwd: settings.cwd,
-          sessionId: ctx.key,
-          messages,
-          turnCount,
-          seed: Math.floor(ctx.rand.random() * 2 ** 32),
-          ...(settings.tracing ? { tracing: await runParent(settings.tracing, ctx.request()) } : {}),
-          redactor,
-          onEvent: records.onEvent,
-          // --max-turns counts the model calls of this run: a session's later runs start further on.
-          maxTurns: (request.maxTurns ?? defaultRunConfig.maxTurns) + turnCount - 1,
-          ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
-          ...(request.maxRetries !== undefined ? { maxRetries: request.maxRetries } : {}),
-          ...(request.appendSystemPrompt !== undefined ? { appendSystemPrompt: redactor.text(request.appendSystemPrompt) } : {}),
-        });
-        // The time between journalled steps, not the replay's own: a replay writes the same values.
-        const finished = { ...run, durationMs: clock.now - startedAt };
-        records.finish(finished);
-        const result = redactor.value(toDurableResult(finished));
-        state.set('messages', run.context.messages);
-        ctx.set('nextTurn', run.context.turnCount + 1);
-        ctx.set('result', result);
-        ctx.set<RunStatus['status']>('status', 'done');
-        return result;
-      }),
+      run: restate.handlers.object.exclusive({ retryPolicy: RUN_RETRIES }, (ctx: restate.ObjectContext, request: RunRequest) => runSession(settings, ctx, request)),
       status: restate.handlers.object.shared({ retryPolicy: READ_RETRIES }, async (ctx: restate.ObjectSharedContext): Promise<RunStatus> => {
         const status = (await ctx.get<RunStatus['status']>('status')) ?? 'none';
         const result = await ctx.get<DurableRunResult>('result');

@@ -142,101 +142,152 @@ function endToEnd(headers: IncomingHttpHeaders): Record<string, string | string[
   return out;
 }
 
-export async function startBalancer(options: BalancerOptions): Promise<Balancer> {
-  const log = options.log ?? (() => {});
-  const onChange = (backend: Backend, up: boolean) => log(`${backend.url} ${up ? 'answers again: taken back' : 'does not answer: taken out'}`);
-  let backends = options.backends.map((url) => new Backend(url, onChange));
+const count = (map: Map<string, number>, url: string, by: number) => map.set(url, (map.get(url) ?? 0) + by);
+
+/** The workers behind the balancer: which of them answer, whose turn it is, and how many streams each was handed. */
+class Pool {
+  backends: Backend[];
   /** Backends taken out of the list whose streams may still be open. */
-  let retired: Backend[] = [];
-  let next = 0;
-  const counts = new Map<string, number>();
-  const open = new Map<string, number>();
-  const count = (map: Map<string, number>, url: string, by: number) => map.set(url, (map.get(url) ?? 0) + by);
+  private retired: Backend[] = [];
+  private next = 0;
+  /** Streams handed to each backend, by its URL. */
+  readonly counts = new Map<string, number>();
+  /** Streams open now, by backend URL. */
+  readonly open = new Map<string, number>();
 
-  const forward = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
-    const live = backends.filter((b) => b.up);
-    const backend = live[next++ % Math.max(1, live.length)];
-    stream.on('error', () => {}); // a reset stream: Restate retries the attempt
-    if (!backend) {
-      stream.respond({ ':status': 503 });
-      stream.end('no worker answers');
-      return;
+  constructor(
+    urls: string[],
+    private readonly log: (line: string) => void,
+    private readonly pingTimeoutMs: number,
+  ) {
+    this.backends = urls.map((url) => this.backend(url));
+  }
+
+  private backend(url: string): Backend {
+    return new Backend(url, (backend, up) => this.log(`${backend.url} ${up ? 'answers again: taken back' : 'does not answer: taken out'}`));
+  }
+
+  /** The next backend that answers, in turn; undefined when none does. */
+  pick(): Backend | undefined {
+    const live = this.backends.filter((b) => b.up);
+    return live[this.next++ % Math.max(1, live.length)];
+  }
+
+  live(): string[] {
+    return this.backends.filter((b) => b.up).map((b) => b.url);
+  }
+
+  urls(): string[] {
+    return this.backends.map((b) => b.url);
+  }
+
+  checkAll(): void {
+    this.backends.forEach((b) => b.check(this.pingTimeoutMs));
+  }
+
+  async answered(waitMs: number): Promise<boolean> {
+    const deadline = Date.now() + waitMs;
+    while (!this.backends.some((b) => b.answered)) {
+      if (Date.now() > deadline) return false;
+      this.checkAll();
+      await new Promise((r) => setTimeout(r, 100));
     }
-    const upstream = backend.connection().request({ ':method': String(headers[':method']), ':path': String(headers[':path']), ...endToEnd(headers) });
-    count(open, backend.url, 1);
-    upstream.on('response', (h) => {
-      count(counts, backend.url, 1);
-      if (!stream.destroyed) stream.respond({ ':status': Number(h[':status']), ...endToEnd(h) });
-      upstream.pipe(stream);
-    });
-    upstream.on('error', () => {
-      if (!stream.destroyed) stream.close(constants.NGHTTP2_INTERNAL_ERROR);
-    });
-    upstream.on('close', () => {
-      count(open, backend.url, -1);
-      // A worker that died or was dropped closes its streams without a word: the attempt is over.
-      if (!stream.destroyed && !stream.writableEnded) stream.close(constants.NGHTTP2_INTERNAL_ERROR);
-    });
-    stream.on('close', () => {
-      if (!upstream.closed) upstream.close(constants.NGHTTP2_CANCEL);
-    });
-    stream.pipe(upstream);
-  };
+    return true;
+  }
 
-  const pool = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
-    const answer = (status: number, body: unknown) => {
-      stream.respond({ ':status': status, 'content-type': 'application/json' });
-      stream.end(JSON.stringify(body));
-    };
-    if (headers[':method'] === 'GET') return answer(200, { backends: backends.map((b) => b.url) });
-    if (!isLoopback(stream.session?.socket?.remoteAddress)) return answer(403, { message: 'workers join from this machine only; list the others with --backend' });
-    readJson(stream).then((body) => {
-      const url = joinable((body as { url?: unknown } | undefined)?.url);
-      if (!url) return answer(400, { message: 'a join names the worker: {"url": "http://HOST:PORT"}' });
-      if (!backends.some((b) => b.url === url)) backends = [...backends, new Backend(url, onChange)];
-      log(`${url} joined`);
-      answer(200, { backends: backends.map((b) => b.url) });
-    }, () => answer(400, { message: 'a join is JSON' }));
-  };
+  /** A worker joining: added unless it is there already. */
+  join(url: string): void {
+    if (!this.backends.some((b) => b.url === url)) this.backends = [...this.backends, this.backend(url)];
+    this.log(`${url} joined`);
+  }
 
-  const server: Http2Server = createServer();
-  server.on('stream', (stream, headers) => (String(headers[':path']).startsWith(POOL_PATH) ? pool(stream, headers) : forward(stream, headers)));
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 9080, host, () => resolve());
+  setBackends(urls: string[]): void {
+    const known = new Map([...this.retired, ...this.backends].map((b) => [b.url, b]));
+    this.backends = urls.map((url) => known.get(url) ?? this.backend(url));
+    this.retired = [...known.values()].filter((b) => !urls.includes(b.url));
+  }
+
+  close(): void {
+    for (const b of [...this.backends, ...this.retired]) b.close();
+  }
+}
+
+/** Hands an attempt's stream to the next worker that answers, and pipes the two together until either ends. */
+function forward(pool: Pool, stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
+  const backend = pool.pick();
+  stream.on('error', () => {}); // a reset stream: Restate retries the attempt
+  if (!backend) {
+    stream.respond({ ':status': 503 });
+    stream.end('no worker answers');
+    return;
+  }
+  const upstream = backend.connection().request({ ':method': String(headers[':method']), ':path': String(headers[':path']), ...endToEnd(headers) });
+  count(pool.open, backend.url, 1);
+  upstream.on('response', (h) => {
+    count(pool.counts, backend.url, 1);
+    if (!stream.destroyed) stream.respond({ ':status': Number(h[':status']), ...endToEnd(h) });
+    upstream.pipe(stream);
   });
-  const timeoutMs = options.pingTimeoutMs ?? 3000;
+  upstream.on('error', () => {
+    if (!stream.destroyed) stream.close(constants.NGHTTP2_INTERNAL_ERROR);
+  });
+  upstream.on('close', () => {
+    count(pool.open, backend.url, -1);
+    // A worker that died or was dropped closes its streams without a word: the attempt is over.
+    if (!stream.destroyed && !stream.writableEnded) stream.close(constants.NGHTTP2_INTERNAL_ERROR);
+  });
+  stream.on('close', () => {
+    if (!upstream.closed) upstream.close(constants.NGHTTP2_CANCEL);
+  });
+  stream.pipe(upstream);
+}
+
+/** The balancer answering for itself (POOL_PATH): the list of its workers, or a worker of this machine joining. */
+function answerPool(pool: Pool, stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
+  const answer = (status: number, body: unknown) => {
+    stream.respond({ ':status': status, 'content-type': 'application/json' });
+    stream.end(JSON.stringify(body));
+  };
+  if (headers[':method'] === 'GET') return answer(200, { backends: pool.urls() });
+  if (!isLoopback(stream.session?.socket?.remoteAddress)) return answer(403, { message: 'workers join from this machine only; list the others with --backend' });
+  readJson(stream).then((body) => {
+    const url = joinable((body as { url?: unknown } | undefined)?.url);
+    if (!url) return answer(400, { message: 'a join names the worker: {"url": "http://HOST:PORT"}' });
+    pool.join(url);
+    answer(200, { backends: pool.urls() });
+  }, () => answer(400, { message: 'a join is JSON' }));
+}
+
+function listen(server: Http2Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+}
+
+export async function startBalancer(options: BalancerOptions): Promise<Balancer> {
+  const pool = new Pool(options.backends, options.log ?? (() => {}), options.pingTimeoutMs ?? 3000);
+  const server: Http2Server = createServer();
+  server.on('stream', (stream, headers) => (String(headers[':path']).startsWith(POOL_PATH) ? answerPool(pool, stream, headers) : forward(pool, stream, headers)));
+  const host = options.host ?? '127.0.0.1';
+  await listen(server, options.port ?? 9080, host);
   const pingIntervalMs = options.pingIntervalMs ?? 2000;
-  const checkAll = () => backends.forEach((b) => b.check(timeoutMs));
-  const checks = pingIntervalMs > 0 ? setInterval(checkAll, pingIntervalMs) : undefined;
+  const checks = pingIntervalMs > 0 ? setInterval(() => pool.checkAll(), pingIntervalMs) : undefined;
   checks?.unref();
-  if (checks) checkAll();
+  if (checks) pool.checkAll();
   const port = (server.address() as AddressInfo).port;
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {
     url: `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`,
-    counts,
-    open,
-    live: () => backends.filter((b) => b.up).map((b) => b.url),
-    async answered(waitMs) {
-      const deadline = Date.now() + waitMs;
-      while (!backends.some((b) => b.answered)) {
-        if (Date.now() > deadline) return false;
-        checkAll();
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      return true;
-    },
-    setBackends(urls) {
-      const known = new Map([...retired, ...backends].map((b) => [b.url, b]));
-      backends = urls.map((url) => known.get(url) ?? new Backend(url, onChange));
-      retired = [...known.values()].filter((b) => !urls.includes(b.url));
-    },
+    counts: pool.counts,
+    open: pool.open,
+    live: () => pool.live(),
+    answered: (waitMs) => pool.answered(waitMs),
+    setBackends: (urls) => pool.setBackends(urls),
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(checks);
-        for (const b of [...backends, ...retired]) b.close();
+        pool.close();
         server.close(() => resolve());
       }),
   };
