@@ -22,7 +22,7 @@ const RUN_VALUES = [
   'appendSystemPrompt', 'verbose', 'includePartialMessages', 'allowedTools', 'disallowedTools', 'cwd', 'sandbox',
   'allowEnv', 'resume', 'continue', 'sessionId', 'forkSession', 'inspect', 'view', 'port', 'mistake',
   'includeLoopEvents', 'permissionPromptTool', 'mcpConfig', 'strictMcpConfig', 'allowWrite', 'waitForSession', 'step',
-  'addDir', 'noSessionPersistence', 'settingSources',
+  'addDir', 'noSessionPersistence', 'settingSources', 'jsonSchema',
 ] as const satisfies readonly (keyof Flags)[];
 
 export interface CliOptions extends Partial<Pick<Flags, (typeof RUN_VALUES)[number]>> {

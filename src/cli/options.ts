@@ -9,6 +9,7 @@ import { DEFAULT_INGRESS } from '../durable/addresses.js';
 import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
 import { allowWriteNames, envNames, httpUrl, idempotencyKey, nonEmpty, oneOf, portOf, positiveInt, positiveNumber, promptToolOf, publicKeys, restateId, splitRules, UsageError, uuidOf } from './argValues.js';
 import { addDirs, CLI_MAX_RETRIES, REFUSED, settingSources, thinking } from './sdkFlags.js';
+import { jsonSchema, type JsonSchema } from './structuredOutput.js';
 import { COMMAND_NAMES, type CommandName, type CommandSpec, type OptionTable } from './optionTable.js';
 import { selfCommand } from './self.js';
 
@@ -76,7 +77,7 @@ export interface Flags {
   noSessionPersistence: boolean;
   thinking: 'disabled';
   includeHookEvents: boolean;
-  jsonSchema: string;
+  jsonSchema: JsonSchema;
   maxThinkingTokens: string;
   effort: string;
   betas: string;
@@ -200,7 +201,7 @@ export const OPTIONS: OptionTable<Flags> = {
   noSessionPersistence: { flag: 'no-session-persistence', commands: ['run'], description: 'save no transcript of this run (it cannot be resumed)' },
   thinking: { flag: 'thinking', argument: 'MODE', commands: ['run'], parse: thinking, description: 'disabled: no extended thinking (what agentloop does; adaptive and enabled are refused)' },
   includeHookEvents: { flag: 'include-hook-events', commands: ['run'], description: 'refused (exit 2): no hook event lines yet' },
-  jsonSchema: { flag: 'json-schema', argument: 'SCHEMA', commands: ['run'], parse: REFUSED.jsonSchema, description: 'refused (exit 2): no structured output yet' },
+  jsonSchema: { flag: 'json-schema', argument: 'SCHEMA', commands: ['run'], parse: jsonSchema, description: 'structured output: the model answers through a StructuredOutput tool checked against this JSON Schema (the result\'s structured_output)' },
   maxThinkingTokens: { flag: 'max-thinking-tokens', argument: 'N', commands: ['run'], parse: REFUSED.maxThinkingTokens, description: 'refused (exit 2): no extended thinking' },
   effort: { flag: 'effort', argument: 'LEVEL', commands: ['run'], parse: REFUSED.effort, description: 'refused (exit 2): no effort setting' },
   betas: { flag: 'betas', argument: 'LIST', commands: ['run'], parse: REFUSED.betas, description: 'refused (exit 2): no beta headers' },

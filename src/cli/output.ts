@@ -42,7 +42,7 @@ export interface RunFacts {
  */
 export interface JsonResult {
   type: 'result';
-  subtype: 'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution';
+  subtype: 'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution' | 'error_max_structured_output_retries';
   is_error: boolean;
   duration_ms: number;
   duration_api_ms: number;
@@ -63,7 +63,10 @@ export interface JsonResult {
   ttft_ms?: number;
   ttft_stream_ms?: number;
   time_to_request_ms?: number;
-  exit_reason: ExitReason | null;
+  /** agentloop's ExitReason; `structured_output_retries` when --json-schema's calls ran out (./structuredOutput.ts). */
+  exit_reason: ExitReason | 'structured_output_retries' | null;
+  /** --json-schema: the model's valid answer (./structuredOutput.ts). */
+  structured_output?: unknown;
   /** Claude Code's list of what went wrong, for a run that failed. */
   errors?: string[];
   error?: string;

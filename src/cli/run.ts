@@ -22,6 +22,9 @@ import { startTelemetry } from './telemetry.js';
 import { startCliMcp, withMcpTools } from './mcp.js';
 import { apiErrorLine, apiErrorOf } from './claudeLines.js';
 import { selfCommand } from './self.js';
+import { maxAttempts, reminderLine, structuredFailure, structuredResult, StructuredTurn } from './structuredOutput.js';
+import type { MessageParam } from '../core/messages.js';
+import type { Question } from '../transcript/records.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -86,17 +89,19 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => controller.abort());
 
   const format = options.outputFormat;
+  const structured = options.jsonSchema ? new StructuredTurn(options.jsonSchema, maxAttempts(env)) : undefined;
+  if (structured) choice = structured.choice(choice);
   const { meter, verbose, printer } = onePrinter(options, cwd, choice, session.id, version);
   const conversation = await conversationOf(options, cwd, choice, session);
+  const signal = structured ? structured.signal(controller.signal) : controller.signal;
+  const extra = { ...(pages.inspect ? { inspect: pages.inspect } : {}), ...(pages.gate ? { gate: pages.gate } : {}) };
+  const once = (q: Question | null, history: MessageParam[], turnCount: number | undefined) =>
+    ask(conversation, q, history, { choice, signal, onEvent: printer, turnCount, extra });
   let result: RunResult;
   try {
-    result = await ask(conversation, prompt, session.messages, {
-      choice,
-      signal: controller.signal,
-      onEvent: printer,
-      turnCount: session.turnCount,
-      extra: { ...(pages.inspect ? { inspect: pages.inspect } : {}), ...(pages.gate ? { gate: pages.gate } : {}) },
-    });
+    result = structured
+      ? await structured.around(once, (text) => format === 'stream-json' && stdout.write(jsonLine(reminderLine(text, session.id))))(prompt, session.messages, session.turnCount)
+      : await once(prompt, session.messages, session.turnCount);
   } catch (error) {
     await pages.close();
     throw error;
@@ -110,12 +115,13 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
     // An API error is the answer's place as in Claude Code's text output (`API Error: 400 ...`).
     const answer = apiErrorOf(result)?.text ?? result.text;
     if (answer) stdout.write(`${shown(answer)}\n`);
-    if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(shown(describeError(result)))}\n`);
+    const failed = structuredFailure(structured?.outcome());
+    if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(shown(failed ?? describeError(result)))}\n`);
     if (verbose) stderr.write(`${colors.dim(shown((await loadSessions()).usageSummary(result)))}\n`);
   } else {
     const failed = format === 'stream-json' ? apiErrorLine(result, session.id) : undefined;
     if (failed) stdout.write(jsonLine(failed));
-    stdout.write(jsonLine(toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials ?? [] })));
+    stdout.write(jsonLine(structuredResult(toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials ?? [] }), structured?.outcome())));
   }
   if (!signals.exitCode) await keepServing(pages);
   else await pages.close();

@@ -38,7 +38,6 @@ export function thinking(text: string, flag: string): 'disabled' {
 }
 
 export const REFUSED = {
-  jsonSchema: refusedFlag("agentloop has no structured output yet (the Agent SDK's outputFormat)"),
   maxThinkingTokens: refusedFlag('agentloop does not ask for extended thinking (the Agent SDK\'s maxThinkingTokens / thinking)'),
   effort: refusedFlag('agentloop sends no effort setting (the Agent SDK\'s effort option)'),
   betas: refusedFlag('agentloop sends no beta headers (the Agent SDK\'s betas option)'),

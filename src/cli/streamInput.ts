@@ -28,6 +28,7 @@ import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { promptHooks, stopHooks } from './control/hooks.js';
 import { ControlSession } from './control/session.js';
 import { selfCommand } from './self.js';
+import { maxAttempts, reminderLine, structuredResult, StructuredTurn, type StructuredOutcome } from './structuredOutput.js';
 
 /** The history with `question` as its next user message. */
 function withQuestion(messages: readonly MessageParam[], question: Question): MessageParam[] {
@@ -58,10 +59,11 @@ function turnOutput(
       warn(event);
       print(event);
     },
-    finish(result: RunResult) {
+    finish(result: RunResult, structured: StructuredOutcome) {
       const failed = apiErrorLine(result, sessionId);
       if (failed) write(jsonLine(failed));
-      write(jsonLine(toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials.slice(denied) ?? [] })));
+      const line = toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials.slice(denied) ?? [] });
+      write(jsonLine(structuredResult(line, structured)));
     },
     /** A turn a UserPromptSubmit hook blocked: no model call, an error result saying why. */
     blocked(reason: string) {
@@ -207,10 +209,14 @@ async function answer(stream: Stream, question: Question, messages: MessageParam
   turn.running = running;
   turn.interrupted = false;
   if (stream.signals.exitCode) running.abort();
-  const choice = control.choiceOf(stream.choice);
+  const schema = control.setup.jsonSchema ?? stream.options.jsonSchema;
+  const structured = schema ? new StructuredTurn(schema, maxAttempts(process.env)) : undefined;
+  const choice = structured ? structured.choice(control.choiceOf(stream.choice)) : control.choiceOf(stream.choice);
+  const signal = structured ? structured.signal(running.signal) : running.signal;
   const output = turnOutput(stream.options, stream.cwd, choice, session.id, stream.version, stream.write, stream.gate);
-  const run = (q: Question, history: MessageParam[], turnCount: number | undefined) =>
-    ask(stream.conversation, q, history, { choice, signal: running.signal, onEvent: output.onEvent, turnCount, extra: systemOf(control) });
+  const once = (q: Question | null, history: MessageParam[], turnCount: number | undefined) =>
+    ask(stream.conversation, q, history, { choice, signal, onEvent: output.onEvent, turnCount, extra: systemOf(control) });
+  const run = structured ? structured.around(once, (text) => stream.write(jsonLine(reminderLine(text, session.id)))) : once;
   const result = await runTurn(control, question, messages, resumeAt, run, (q) => session.recorder?.prompt(q));
   turn.running = undefined;
   if ('blocked' in result) {
@@ -218,7 +224,7 @@ async function answer(stream: Stream, question: Question, messages: MessageParam
     return { exitCode: 1, messages: undefined };
   }
   if (turn.interrupted && result.context.exitReason === 'aborted') control.interrupted(result.context.messages);
-  output.finish(result);
+  output.finish(result, structured?.outcome());
   // An interrupt the host asked for is no failure of the session.
   return { exitCode: turn.interrupted ? 0 : exitCodeOf(result), messages: result.context.messages };
 }

@@ -112,6 +112,9 @@ const calc = () =>
     tools: [tool('add', 'Adds two numbers', { a: z.number(), b: z.number() }, async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }))],
   });
 
+/** The schema of the structured-output scenarios: an object with a number `n`. */
+export const NUMBER_SCHEMA = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
+
 export const SCENARIOS: Scenario[] = [
   { name: 'defaults', replies: [text('Hello.')], program: (e) => collect(e, 'hi', { model: undefined }) },
   { name: 'systemPrompt', replies: [text('One.')], program: (e) => collect(e, 'hi', { systemPrompt: 'You answer in one word.' }) },
@@ -171,6 +174,21 @@ export const SCENARIOS: Scenario[] = [
           await q.setPermissionMode('plan');
         }
       }),
+  },
+  {
+    name: 'outputFormat',
+    replies: [callOf('s1', 'StructuredOutput', { n: 'three' }), callOf('s2', 'StructuredOutput', { n: 3 }), text('Never asked.')],
+    program: (e) => collect(e, 'count', { outputFormat: { type: 'json_schema', schema: NUMBER_SCHEMA } }),
+  },
+  {
+    name: 'outputFormat, no call',
+    replies: [text('Three.'), text('Still three.')],
+    program: (e) => collect(e, 'count', { outputFormat: { type: 'json_schema', schema: NUMBER_SCHEMA } }),
+  },
+  {
+    name: 'outputFormat, calls run out',
+    replies: [1, 2, 3, 4, 5, 6].map((i) => callOf(`s${i}`, 'StructuredOutput', { m: i })),
+    program: (e) => collect(e, 'count', { outputFormat: { type: 'json_schema', schema: NUMBER_SCHEMA } }),
   },
   { name: 'api error', replies: [{ error: { status: 400, type: 'invalid_request_error', message: 'messages: the prompt is not acceptable' } }], program: (e) => collect(e, 'hi') },
   { name: 'overloaded, then an answer', replies: [{ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }, text('After a retry.')], program: (e) => collect(e, 'hi') },

@@ -1,7 +1,7 @@
 /**
  * The flags the Claude Agent SDK passes for its options, with the real SDK driving the built CLI against the local
  * Messages API: what agentloop honours (settingSources, additionalDirectories with acceptEdits, persistSession: false,
- * thinking disabled, allowDangerouslySkipPermissions) and what it refuses with one line naming the option (outputFormat,
+ * thinking disabled, allowDangerouslySkipPermissions) and what it refuses with one line naming the option (
  * maxThinkingTokens, effort, includeHookEvents): the program's error says it, nothing is silently ignored.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -71,7 +71,6 @@ describe('the Agent SDK options agentloop honours', () => {
 
 describe('the Agent SDK options agentloop refuses, each with one line the program sees', () => {
   it.each([
-    ['outputFormat', { outputFormat: { type: 'json_schema', schema: { type: 'object' } } }, '--json-schema is not supported'],
     ['maxThinkingTokens', { maxThinkingTokens: 2000 }, '--max-thinking-tokens is not supported'],
     ['thinking adaptive', { thinking: { type: 'adaptive' } }, '--thinking adaptive is not supported'],
     ['effort', { effort: 'high' }, '--effort is not supported'],

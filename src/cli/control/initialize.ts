@@ -5,6 +5,7 @@
  * asks for in it is refused with an error answer naming it: never ignored in silence.
  */
 import { MODEL_ALIASES } from '../../core/models.js';
+import { jsonSchema, type JsonSchema } from '../structuredOutput.js';
 
 /** The hook events whose callbacks agentloop calls (./hooks.ts). */
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'] as const;
@@ -30,10 +31,12 @@ export interface SdkSetup {
   appendSystemPrompt?: string;
   hooks: Partial<Record<HookEvent, HookMatcher[]>>;
   servers: SdkServer[];
+  /** `outputFormat`'s JSON Schema (also given as --json-schema): structured output (../structuredOutput.ts). */
+  jsonSchema?: JsonSchema;
 }
 
 // `sdkMcpServerManifests` and `sdkMcpServerConfigs` are taken and not read: each server's tools come from its tools/list.
-const KNOWN = new Set(['subtype', 'systemPrompt', 'appendSystemPrompt', 'hooks', 'sdkMcpServers', 'sdkMcpServerManifests', 'sdkMcpServerConfigs']);
+const KNOWN = new Set(['subtype', 'jsonSchema', 'systemPrompt', 'appendSystemPrompt', 'hooks', 'sdkMcpServers', 'sdkMcpServerManifests', 'sdkMcpServerConfigs']);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -46,14 +49,20 @@ const isEmpty = (value: unknown) =>
 export function readInitialize(request: Record<string, unknown>): SdkSetup | { error: string } {
   const unsupported = Object.keys(request).filter((key) => !KNOWN.has(key) && !isEmpty(request[key]));
   if (unsupported.length > 0) {
-    const what = unsupported.map((key) => (key === 'jsonSchema' ? 'jsonSchema (outputFormat: structured output)' : key)).join(', ');
-    return { error: `agentloop does not support ${what} in initialize` };
+    return { error: `agentloop does not support ${unsupported.join(', ')} in initialize` };
   }
   const setup: SdkSetup = { hooks: {}, servers: [] };
   const { systemPrompt, appendSystemPrompt } = request;
   if (Array.isArray(systemPrompt)) setup.system = systemPrompt.filter((part) => typeof part === 'string' && part !== '').join('\n\n');
   else if (typeof systemPrompt === 'string') setup.system = systemPrompt;
   if (typeof appendSystemPrompt === 'string' && appendSystemPrompt !== '') setup.appendSystemPrompt = appendSystemPrompt;
+  if (!isEmpty(request.jsonSchema)) {
+    try {
+      setup.jsonSchema = jsonSchema(request.jsonSchema, 'jsonSchema');
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  }
   const hooks = readHooks(request.hooks);
   if ('error' in hooks) return hooks;
   setup.hooks = hooks.hooks;
