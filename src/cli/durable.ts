@@ -19,7 +19,8 @@ import { exitCodeOf, toJsonResult, type RunFacts } from './output.js';
 import { jsonLine, outputRedactor, shown, useRedactor } from './terminal.js';
 import { loadModelSettings } from '../anthropic/settings.js';
 import { credentialRedactor } from '../tools/bash/judge/secrets.js';
-import { selfCommand } from './self.js';
+import { selfCommand, shellWord } from './self.js';
+import { adminUrlOf } from '../durable/addresses.js';
 
 export interface DurableIo {
   env: NodeJS.ProcessEnv;
@@ -123,7 +124,9 @@ async function submitCommand(options: Extract<DurableOptions, { command: 'submit
   }
   if (!options.wait) {
     io.stdout.write(`${sessionId}\n`);
-    io.stderr.write(`submitted (invocation ${invocationId}); see: ${selfCommand()} result ${sessionId} --restate ${options.restate}\n`);
+    // The reading command as it must be typed: --admin too when it is not the one --restate implies.
+    const admin = options.admin === adminUrlOf(options.restate) ? '' : ` --admin ${shellWord(options.admin)}`;
+    io.stderr.write(`submitted (invocation ${invocationId}); see: ${selfCommand()} result ${sessionId} --restate ${shellWord(options.restate)}${admin}\n`);
     return 0;
   }
   const result = await attachRun(options.restate, invocationId);

@@ -21,7 +21,7 @@ async function register(options: Serving, uri: string, io: DurableIo): Promise<b
   if (!options.register) return true;
   const { registerDeployment, RegistrationError, takeover } = await import('../durable/worker.js');
   try {
-    const deployment = await registerDeployment(options.register, uri, { replace: options.replace === true, as: options.command });
+    const deployment = await registerDeployment(options.register, uri, { replace: options.replace === true, as: options.command, command: selfCommand() });
     if (deployment.joined) {
       io.stderr.write(`joined the workers of the balancer at ${deployment.uri} (registered with ${options.register}): ${deployment.joined.join(', ')}\n`);
     } else {

@@ -14,7 +14,7 @@
  * streams do not survive.
  */
 import { connect, constants, createServer, type ClientHttp2Session, type Http2Server, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import { closer, listen } from './serving.js';
 
 export interface BalancerOptions {
   /** The workers' addresses (`http://HOST:PORT`). */
@@ -258,37 +258,27 @@ function answerPool(pool: Pool, stream: ServerHttp2Stream, headers: IncomingHttp
   }, () => answer(400, { message: 'a join is JSON' }));
 }
 
-function listen(server: Http2Server, port: number, host: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-}
-
 export async function startBalancer(options: BalancerOptions): Promise<Balancer> {
   const pool = new Pool(options.backends, options.log ?? (() => {}), options.pingTimeoutMs ?? 3000);
   const server: Http2Server = createServer();
   server.on('stream', (stream, headers) => (String(headers[':path']).startsWith(POOL_PATH) ? answerPool(pool, stream, headers) : forward(pool, stream, headers)));
-  const host = options.host ?? '127.0.0.1';
-  await listen(server, options.port ?? 9080, host);
+  const close = closer(server);
+  const { url } = await listen(server, options.port ?? 9080, options.host ?? '127.0.0.1');
   const pingIntervalMs = options.pingIntervalMs ?? 2000;
   const checks = pingIntervalMs > 0 ? setInterval(() => pool.checkAll(), pingIntervalMs) : undefined;
   checks?.unref();
   if (checks) pool.checkAll();
-  const port = (server.address() as AddressInfo).port;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {
-    url: `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`,
+    url,
     counts: pool.counts,
     open: pool.open,
     live: () => pool.live(),
     answered: (waitMs) => pool.answered(waitMs),
     setBackends: (urls) => pool.setBackends(urls),
-    close: () =>
-      new Promise<void>((resolve) => {
-        clearInterval(checks);
-        pool.close();
-        server.close(() => resolve());
-      }),
+    close: () => {
+      clearInterval(checks);
+      pool.close();
+      return close();
+    },
   };
 }

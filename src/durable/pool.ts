@@ -4,6 +4,7 @@
  * balancer speaks nothing else.
  */
 import { connect } from 'node:http2';
+import { createServer } from 'node:net';
 import { POOL_PATH } from './balancer.js';
 
 interface PoolAnswer {
@@ -50,4 +51,25 @@ export async function joinBalancer(balancer: string, worker: string, timeoutMs =
   const answer = await poolCall(balancer, { url: worker }, timeoutMs);
   if (answer?.status === 200 && Array.isArray(answer.body?.backends)) return { backends: answer.body.backends };
   return { refused: answer?.body?.message ?? `the balancer at ${balancer} did not answer` };
+}
+
+/** Whether this machine's loopback port `port` is free now. */
+function freeNow(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port for a balancer to offer in a hint: the first of 9080 (the usual address of the workers' deployment) and the
+ * ports after it that no address of `taken` uses and that is free on this machine now (9080 if none is).
+ */
+export async function spareBalancerPort(taken: string[], from = 9080, tries = 100): Promise<number> {
+  const used = new Set(taken.map((url) => new URL(url).port));
+  for (let port = from; port < from + tries; port++) {
+    if (!used.has(String(port)) && (await freeNow(port))) return port;
+  }
+  return from;
 }

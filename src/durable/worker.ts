@@ -4,12 +4,12 @@
  * server's admin API.
  */
 import './node20.js';
-import { createServer, type Http2Server, type ServerHttp2Session } from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Http2Server } from 'node:http2';
 import * as restate from '@restatedev/restate-sdk';
 import { agentSession, RUN_TIMEOUTS, SERVICE_NAME, type WorkerSettings } from './agentSession.js';
 import { restateCall } from './http.js';
-import { balancerBackends, joinBalancer } from './pool.js';
+import { balancerBackends, joinBalancer, spareBalancerPort } from './pool.js';
+import { closer, listen } from './serving.js';
 
 export interface WorkerOptions extends WorkerSettings {
   /** Default 9080; 0 for any free port. */
@@ -21,8 +21,6 @@ export interface WorkerOptions extends WorkerSettings {
   /** Receives the SDK's warnings and errors (default: stderr). */
   log?: (line: string) => void;
 }
-
-const CLOSE_GRACE_MS = 2000;
 
 export interface Worker {
   /** `http://HOST:PORT`, the address to register (unless the workers sit behind a load balancer). */
@@ -51,35 +49,9 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     },
   });
   const server: Http2Server = createServer(handler);
-  const sessions = new Set<ServerHttp2Session>();
-  server.on('session', (session: ServerHttp2Session) => {
-    sessions.add(session);
-    session.once('close', () => sessions.delete(session));
-  });
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 9080, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  return {
-    url: `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`,
-    port,
-    // Restate keeps its connections open: they are asked to close, and cut after a grace period
-    // (an invocation cut off is retried by Restate, on another worker).
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const session of sessions) session.close();
-        setTimeout(() => {
-          for (const session of sessions) session.destroy();
-        }, CLOSE_GRACE_MS).unref();
-      }),
-  };
+  const close = closer(server);
+  const { url, port } = await listen(server, options.port ?? 9080, options.host ?? '127.0.0.1');
+  return { url, port, close };
 }
 
 export class RegistrationError extends Error {
@@ -93,12 +65,17 @@ export interface Deployment {
   services: string[];
 }
 
-/** The deployments that serve `AgentSession` (Restate sends a run to the one it started on, for good). */
-export async function agentDeployments(adminUrl: string): Promise<Deployment[]> {
-  const answer = await adminCall<{ deployments?: Array<{ id: string; uri?: string; services?: Array<{ name: string }> }> }>(adminUrl, 'GET');
-  return (answer?.deployments ?? [])
-    .map((d) => ({ id: d.id, uri: d.uri ?? '', services: (d.services ?? []).map((s) => s.name) }))
-    .filter((d) => d.services.includes(SERVICE_NAME));
+/**
+ * The deployment new runs of `AgentSession` go to: of those that serve it, the one with its latest revision (the one
+ * registered last). Restate keeps the others for the runs that started there.
+ */
+export async function currentDeployment(adminUrl: string): Promise<Deployment | undefined> {
+  type Listed = { id: string; uri?: string; services?: Array<{ name: string; revision?: number }> };
+  const answer = await adminCall<{ deployments?: Listed[] }>(adminUrl, 'GET');
+  const revision = (d: Listed) => d.services?.find((s) => s.name === SERVICE_NAME)?.revision;
+  const serving = (answer?.deployments ?? []).filter((d) => revision(d) !== undefined);
+  const latest = serving.reduce<Listed | undefined>((best, d) => (best && (revision(best) ?? 0) >= (revision(d) ?? 0) ? best : d), undefined);
+  return latest && { id: latest.id, uri: latest.uri ?? '', services: (latest.services ?? []).map((s) => s.name) };
 }
 
 function adminCall<T>(adminUrl: string, method: 'GET' | 'POST', body?: unknown): Promise<T> {
@@ -109,24 +86,30 @@ function adminCall<T>(adminUrl: string, method: 'GET' | 'POST', body?: unknown):
 
 const sameAddress = (a: string, b: string) => new URL(a).href === new URL(b).href;
 
+/** How a registration goes when another address already serves `AgentSession`. */
+export interface RegisterOptions {
+  /** Register anyway: new runs then go to `uri` only. */
+  replace?: boolean;
+  /** What registers: a worker joins an agentloop balancer found there; a balancer is refused. */
+  as?: 'worker' | 'balancer';
+  /** How to run agentloop in the command a refusal offers (cli/self.ts `selfCommand`; default `agentloop`). */
+  command?: string;
+}
+
 /**
  * Registers `uri` with the admin API at `adminUrl` (`POST /deployments`): Restate asks the
  * endpoint which services it serves (and the timeouts and retry policy of agentSession.ts).
  * Registering the same address again is harmless.
  *
  * Restate sends a run to the address it started on for good, and new runs to the address registered
- * last, so workers share one address. When another address already serves `AgentSession`: if it is
+ * last, so workers share one address. When another address is the one new runs of `AgentSession` go to: if it is
  * an `agentloop balancer`, the worker at `uri` joins its workers instead (`joined` lists them);
  * otherwise a `RegistrationError` says how to put workers behind one address, unless `replace`.
  */
-export async function registerDeployment(
-  adminUrl: string,
-  uri: string,
-  options: { replace?: boolean; as?: 'worker' | 'balancer' } = {},
-): Promise<Deployment & { joined?: string[] }> {
+export async function registerDeployment(adminUrl: string, uri: string, options: RegisterOptions = {}): Promise<Deployment & { joined?: string[] }> {
   if (!options.replace) {
-    const other = (await agentDeployments(adminUrl)).find((d) => !sameAddress(d.uri, uri));
-    if (other) return joinOrRefuse(adminUrl, uri, other, options.as ?? 'worker');
+    const current = await currentDeployment(adminUrl);
+    if (current && !sameAddress(current.uri, uri)) return joinOrRefuse(adminUrl, uri, current, options);
   }
   const body = await adminCall<{ id: string; services?: Array<{ name: string }> }>(adminUrl, 'POST', { uri });
   const services = (body.services ?? []).map((s) => s.name);
@@ -134,20 +117,23 @@ export async function registerDeployment(
   return { id: body.id, uri, services };
 }
 
-async function joinOrRefuse(adminUrl: string, uri: string, other: Deployment, as: 'worker' | 'balancer'): Promise<Deployment & { joined: string[] }> {
+async function joinOrRefuse(adminUrl: string, uri: string, other: Deployment, options: RegisterOptions): Promise<Deployment & { joined: string[] }> {
   const address = other.uri.replace(/\/$/, '');
-  if (as === 'worker' && (await balancerBackends(address))) {
+  if (options.as !== 'balancer' && (await balancerBackends(address))) {
     const joined = await joinBalancer(address, uri);
     if ('refused' in joined) throw new RegistrationError(`the balancer at ${address} refused this worker: ${joined.refused}`);
     return { ...other, uri: address, joined: joined.backends };
   }
   const head = `${SERVICE_NAME} is already served at ${address} (deployment ${other.id}), and Restate sends each run to one address for good`;
-  if (as === 'balancer') {
+  if (options.as === 'balancer') {
     throw new RegistrationError(`${head}: add it to this balancer's workers (--backend ${address}) and register with --replace`);
   }
+  // A balancer in front of the worker there, in its place; this worker's own command then finds it and joins.
+  const port = await spareBalancerPort([address, uri]);
+  const balancer = `${options.command ?? 'agentloop'} balancer --port ${port} --backend ${address} --register ${adminUrl} --replace`;
   throw new RegistrationError(
-    `${head}, so workers share one: put them behind a balancer (agentloop balancer --port 9080 --backend ${address} --backend ${uri} ` +
-      `--register ${adminUrl}; see docs/durable.md), or register this worker in its place with --replace`,
+    `${head}, so workers share one: put them behind a balancer (${balancer}, then this worker's command again: it joins the balancer; ` +
+      `see docs/durable.md), or register this worker in its place with --replace`,
   );
 }
 

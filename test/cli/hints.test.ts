@@ -7,57 +7,27 @@
  * home: "run … -p" first), read in Chromium and run against the local Messages API server.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCheckedServer } from '../support/agentServer.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The README's way to run agentloop after `npm ci`, from the checkout. */
-const README = 'node dist/cli/main.js';
+import { hint, hintUser, README, ROOT, sh as shIn, type Ran } from '../support/hints.js';
 
 let dir: string;
 let elsewhere: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'agentloop-hints-'));
-  elsewhere = join(dir, 'elsewhere');
-  mkdirSync(elsewhere);
-  // A user's PATH: node on it, no agentloop (none is installed by the README's steps).
-  const path = [dirname(process.execPath), ...(process.env.PATH ?? '').split(delimiter)].filter((d) => d && !existsSync(join(d, 'agentloop')));
-  env = { PATH: path.join(delimiter), HOME: join(dir, 'home'), AGENTLOOP_HOME: join(dir, 'sessions'), NO_COLOR: '1' };
+  ({ dir, elsewhere, env } = hintUser('hints'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** A key and a model, so that a run gets past its settings (to a server that is not there: nothing is sent). */
 const KEYED = { ANTHROPIC_API_KEY: 'sk-ant-hints', MODEL_ID: 'claude-test', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' };
 
 /** `line` through sh in `cwd`, stdin empty. */
-function sh(line: string, cwd: string, more: Record<string, string> = {}): Promise<Ran> {
-  const child = spawn('sh', ['-c', line], { cwd, env: { ...env, ...more }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
-
-/** The first match's group 1 of `pattern` in `text`, or a failure naming what was looked for. */
-function hint(text: string, pattern: RegExp): string {
-  const found = pattern.exec(text)?.[1];
-  if (!found) throw new Error(`no hint ${pattern} in:\n${text}`);
-  return found;
-}
+const sh = (line: string, cwd: string, more: Record<string, string> = {}): Promise<Ran> => shIn(line, cwd, { ...env, ...more });
 
 /** The hint run as printed, from another directory. */
 const runHint = (line: string) => sh(line, elsewhere);

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTERRUPTED_BY_WORKER } from '../../src/durable/journal.js';
 import { balancerBackends } from '../../src/durable/pool.js';
 import { answerFromResults, bashUse, lastToolResults, startCheckedServer, firstPrompt } from '../support/agentServer.js';
-import { cliEnv, runCli, startCli } from '../support/cli.js';
+import { cliEnv, runCli, SELF, startCli } from '../support/cli.js';
 import type { MessagesServer, Step, StepFn } from '../support/messagesServer.js';
 import { freePort, restateBinary, startRestateServer, type RestateServer } from './restateServer.js';
 
@@ -110,13 +110,15 @@ describe.skipIf('problem' in binary)('several workers', () => {
       const second = startCli(['worker', '--port', '0', '--register', server.admin], { cwd: dir, env });
       processes.push(second);
       const refused = await second.done;
-      const secondUrl = refused.stdout.trim();
       expect(refused.code).toBe(1);
+      // The balancer it offers takes a port that is free and is not the first worker's (test/cli/hintsDurable.test.ts runs it).
+      const port = /balancer --port (\d+) /.exec(refused.stderr)?.[1];
+      expect(port).not.toBe(new URL(firstUrl).port);
       expect(refused.stderr.split('\n').filter((l) => l.startsWith('agentloop:'))).toEqual([
         `agentloop: AgentSession is already served at ${firstUrl} (deployment ${/deployment (dp_\w+)/.exec(first.output().stderr)?.[1]}), ` +
           `and Restate sends each run to one address for good, so workers share one: put them behind a balancer ` +
-          `(agentloop balancer --port 9080 --backend ${firstUrl} --backend ${secondUrl} --register ${server.admin}; see docs/durable.md), ` +
-          `or register this worker in its place with --replace`,
+          `(${SELF} balancer --port ${port} --backend ${firstUrl} --register ${server.admin} --replace, then this worker's command again: ` +
+          `it joins the balancer; see docs/durable.md), or register this worker in its place with --replace`,
       ]);
       first.child.kill('SIGTERM');
       await first.done;
