@@ -22,7 +22,7 @@ const RUN_VALUES = [
   'appendSystemPrompt', 'verbose', 'includePartialMessages', 'allowedTools', 'disallowedTools', 'cwd', 'sandbox',
   'allowEnv', 'resume', 'continue', 'sessionId', 'forkSession', 'inspect', 'view', 'port', 'mistake',
   'includeLoopEvents', 'permissionPromptTool', 'mcpConfig', 'strictMcpConfig', 'allowWrite', 'waitForSession', 'step',
-  'addDir', 'noSessionPersistence', 'settingSources', 'jsonSchema',
+  'addDir', 'noSessionPersistence', 'settingSources', 'jsonSchema', 'allowDangerouslySkipPermissions',
 ] as const satisfies readonly (keyof Flags)[];
 
 export interface CliOptions extends Partial<Pick<Flags, (typeof RUN_VALUES)[number]>> {

@@ -16,20 +16,33 @@ type PermissionOptions = {
   permissionMode?: PermissionMode;
   permissionPromptTool?: string;
   addDir?: string[];
-  /** `stream-json`: a program drives the run (an Agent SDK program), as Claude Code's `-p` with nobody to ask. */
-  inputFormat?: 'text' | 'stream-json';
 };
 
 /**
- * The mode a run's calls are judged in: the one given, else `default` (what the rules and the read-only check allow
- * runs; the rest is denied, or asked of the permission prompt tool, as Claude Code does) for stream-json input (an
- * Agent SDK program) or when allow rules or a prompt tool are given; else `bypassPermissions` (every call runs that
- * no deny rule matches: the REPL, and -p with a prompt, which Claude Code's -p judges: docs/agent-sdk.md).
+ * The mode a run's calls are judged in: the one given (`--permission-mode`, `--dangerously-skip-permissions`), else
+ * `default`, Claude Code's: what the deny rules leave and the allow rules or the read-only check allow runs; the rest
+ * is asked (the REPL's terminal, an Agent SDK program's canUseTool) or, with nobody to ask (`-p`), denied and listed
+ * in `permission_denials` (docs/cli.md#permissions---allowedtools---disallowedtools---permission-mode).
  */
 export function permissionModeOf(options: PermissionOptions): PermissionMode {
-  if (options.permissionMode) return options.permissionMode;
-  const judged = options.inputFormat === 'stream-json' || options.allowedTools?.length || options.permissionPromptTool;
-  return judged ? 'default' : 'bypassPermissions';
+  return options.permissionMode ?? 'default';
+}
+
+/** Claude Code's words (and exit code 1) when root asks for bypassPermissions outside a sandbox. */
+export const ROOT_BYPASS_REFUSAL = '--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons';
+
+/**
+ * Whether the flags ask for every call to run (`--dangerously-skip-permissions`, `--permission-mode
+ * bypassPermissions`, `--allow-dangerously-skip-permissions`) as root outside a sandbox: Claude Code refuses them
+ * then, unless `IS_SANDBOX=1` (or `CLAUDE_CODE_BUBBLEWRAP`) says the machine is one.
+ */
+export function refusesBypass(
+  options: { permissionMode?: PermissionMode; allowDangerouslySkipPermissions?: boolean },
+  env: NodeJS.ProcessEnv,
+  uid: number | undefined = process.getuid?.(),
+): boolean {
+  const asked = options.permissionMode === 'bypassPermissions' || options.allowDangerouslySkipPermissions === true;
+  return asked && uid === 0 && env.IS_SANDBOX !== '1' && !/^(1|true|yes|on)$/i.test(env.CLAUDE_CODE_BUBBLEWRAP ?? '');
 }
 
 /** Asks someone whether a call the mode would not run may run (`why`: what the mode says); the host's can_use_tool. */
@@ -47,6 +60,12 @@ export interface PermissionGate {
   mode: PermissionMode;
   /** Asked about a call no deny rule matches but the mode would not run; without it such a call is denied. */
   ask?: PermissionAsker;
+  /** Told of each denied call, with the reason the model gets (a text run says it on stderr). */
+  onDeny?: (block: ToolUseBlock, reason: string) => void;
+  /** Whether `rule` parses as an allow rule. */
+  canAllow(rule: string): boolean;
+  /** Allows `rule` from now on (the REPL's "yes, and allow ... for this session"). */
+  allowForSession(rule: string): void;
 }
 
 /** A rule that does not parse: printed as a usage error. */
@@ -79,6 +98,14 @@ export async function permissionGate(options: PermissionOptions, cwd: string, al
   const gate: PermissionGate = {
     denials,
     mode,
+    canAllow: (rule) => {
+      try {
+        return parseRules([rule]).length === 1;
+      } catch {
+        return false;
+      }
+    },
+    allowForSession: (rule) => void rules.allow.push(...parseRules([rule])),
     hooks: {
       beforeToolCall: async ({ block, signal }) => {
         const decision = await decideInModeSoon(block.name, block.input, rules, gate.mode, dirs);
@@ -86,6 +113,7 @@ export async function permissionGate(options: PermissionOptions, cwd: string, al
         const answer = decision.rule === null && gate.ask ? await gate.ask(block, decision.message, signal) : { allow: false as const, message: decision.message };
         if (answer.allow) return answer.input ? { action: 'change', input: answer.input } : undefined;
         denials.push({ tool_name: block.name, tool_use_id: block.id, tool_input: block.input });
+        gate.onDeny?.(block, answer.message);
         return { action: 'deny', reason: answer.message };
       },
     },

@@ -19,6 +19,8 @@ import { type LastRun, type SessionCost, type SlashCommand, costText, helpText, 
 import { createSpinner, type Spinner } from './spinner.js';
 import { shown } from './terminal.js';
 import { selfCommand } from './self.js';
+import type { PermissionGate } from './permissions.js';
+import { replAsker } from './replAsk.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -35,10 +37,14 @@ function newSessionOptions(options: CliOptions): CliOptions {
 
 const noCost = (model: string): SessionCost => ({ model, runs: 0, modelCalls: 0, usage: zeroUsage(), costUsd: 0 });
 
-/** The REPL: one conversation across questions; Ctrl-C aborts a run, twice at the prompt quits. */
-export async function repl(options: CliOptions, cwd: string, choice: ModelChoice, version: string): Promise<number> {
+/**
+ * The REPL: one conversation across questions; Ctrl-C aborts a run, twice at the prompt quits. What `gate`'s mode would
+ * not run is asked in the terminal (./replAsk.ts).
+ */
+export async function repl(options: CliOptions, cwd: string, choice: ModelChoice, version: string, gate?: PermissionGate): Promise<number> {
   const input = openReplInput(process.stdin, stdout); // buffers messages from now on, also while a run goes
   const spinner = createSpinner({ stream: stderr, env });
+  if (gate) gate.ask = replAsker(input, gate, stdout, () => spinner.stop());
   // A new session's transcript is created at the first question (or now, for a page to show it).
   const eager = options.resume !== undefined || options.continue === true || options.view === true;
   const session = eager ? await openSession(options, cwd, choice.model, null) : undefined;

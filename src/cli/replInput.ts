@@ -21,16 +21,30 @@ export interface ReplInput {
   discard(): void;
   /** Ends the input (`/exit`, a signal); the terminal gets its modes back. */
   close(): void;
+  /**
+   * Asks the user while a run goes (./replAsk.ts): `prompt` shown, the next line typed is the answer, or, with `keys`
+   * in a terminal, one of the keys 1, 2, 3, y, a, n, Esc at once; `null` when the input ends or `signal` aborts. A line
+   * typed ahead and not sent yet is put aside meanwhile.
+   */
+  ask(prompt: string, signal: AbortSignal, keys?: boolean): Promise<string | null>;
 }
+
+/** The keys that answer a question at once (./replAsk.ts choiceOf), alone on the line. */
+const ANSWER_KEYS = /^[123yan]$/i;
 
 /** Opens the REPL's input on `input` (a terminal or a pipe), echoing and prompting on `output`. */
 export function openReplInput(input: NodeJS.ReadStream, output: NodeJS.WriteStream): ReplInput {
   const messages = new Messages(createInterface({ input, output, prompt: PROMPT }), output);
   const { rl, terminal } = messages;
   rl.on('line', (line) => messages.line(line));
-  const onKey = (_text: string | undefined, key: { name?: string } | undefined) => {
+  const onKey = (text: string | undefined, key: { name?: string; ctrl?: boolean; meta?: boolean } | undefined) => {
     if (key?.name === 'paste-start') messages.pasting = true;
     if (key?.name === 'paste-end') messages.pasting = false;
+    // A question's key, typed alone (readline has put it on the line already): the answer, at once.
+    if (messages.asking && !messages.pasting && !key?.ctrl && !key?.meta) {
+      if (key?.name === 'escape') messages.answerKey('\x1b');
+      else if (text !== undefined && ANSWER_KEYS.test(text) && rl.line === text) messages.answerKey(text);
+    }
   };
   const restore = () => output.write(PASTE_OFF); // a terminal's writes are synchronous, also at exit
   if (terminal) {
@@ -56,6 +70,7 @@ class Messages implements ReplInput {
   private readonly ready: string[] = []; // messages not taken yet (typed ahead while a run goes)
   private readonly waiting: ((message: string | null) => void)[] = [];
   private chunk: string[] = []; // lines that arrived in the chunk being read
+  private answering: { resolve: (answer: string | null) => void; keys: boolean } | undefined; // a question asked
   private isEnded = false;
   private closing = false;
 
@@ -86,11 +101,14 @@ class Messages implements ReplInput {
   discard(): void {
     this.held.length = 0;
     this.chunk = [];
-    if (this.terminal) {
-      this.rl.write(null, { ctrl: true, name: 'e' });
-      this.rl.write(null, { ctrl: true, name: 'u' });
-    }
+    if (this.terminal) this.clearLine();
     this.rl.setPrompt(PROMPT);
+  }
+
+  /** Empties the line readline holds (Ctrl-E, Ctrl-U). */
+  private clearLine(): void {
+    this.rl.write(null, { ctrl: true, name: 'e' });
+    this.rl.write(null, { ctrl: true, name: 'u' });
   }
 
   close(): void {
@@ -98,9 +116,47 @@ class Messages implements ReplInput {
     this.rl.close();
   }
 
+  get asking(): boolean {
+    return this.answering?.keys === true;
+  }
+
+  ask(prompt: string, signal: AbortSignal, keys = false): Promise<string | null> {
+    if (this.isEnded || signal.aborted) return Promise.resolve(null);
+    const aside = this.terminal ? this.rl.line : '';
+    if (aside !== '') this.clearLine();
+    return new Promise((resolve) => {
+      const done = (answer: string | null) => {
+        signal.removeEventListener('abort', aborted);
+        this.answering = undefined;
+        this.rl.setPrompt(PROMPT);
+        if (aside !== '' && !this.isEnded) this.rl.write(aside);
+        resolve(answer);
+      };
+      const aborted = () => {
+        this.output.write('\n');
+        done(null);
+      };
+      signal.addEventListener('abort', aborted, { once: true });
+      // Keys answer a choice; a free answer (a reason) is a whole line.
+      this.answering = { resolve: done, keys };
+      this.rl.setPrompt(prompt);
+      this.rl.prompt();
+    });
+  }
+
+  /** A question's key pressed: the line readline holds is cleared and the key is the answer. */
+  answerKey(key: string): void {
+    const answering = this.answering;
+    if (answering === undefined) return;
+    this.clearLine();
+    this.output.write(`${key === '\x1b' ? 'Esc' : key}\n`);
+    answering.resolve(key);
+  }
+
   /** A line readline read: part of a paste, a typed line, or (in a terminal) a line of the chunk being read. */
   line(line: string): void {
     if (this.isEnded) return;
+    if (this.answering && !this.pasting) return this.answering.resolve(line);
     if (this.pasting) {
       this.held.push(line);
       this.goOn();
@@ -117,6 +173,7 @@ class Messages implements ReplInput {
     this.isEnded = true;
     // Ctrl-D leaves the cursor after the prompt: the shell's next prompt starts on a line of its own.
     if (this.terminal) this.output.write(`${this.closing ? '' : '\n'}${PASTE_OFF}`);
+    this.answering?.resolve(null);
     if (this.chunk.length > 0) this.held.push(...this.chunk.splice(0));
     if (this.held.some((line) => line.trim() !== '')) this.submit();
     while (this.waiting.length > 0) this.deliver(null);

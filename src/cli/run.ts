@@ -6,6 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, loadModelSettings, requireModelSettings } from '../anthropic/settings.js';
 import type { RunEvent } from '../core/events.js';
+import type { ToolUseBlock } from '../core/messages.js';
 import { DEFAULT_MODEL } from '../core/models.js';
 import type { RunResult } from '../run/runAgent.js';
 import type { CliOptions } from './args.js';
@@ -16,7 +17,8 @@ import { jsonLine, outputRedactor, shown, useRedactor } from './terminal.js';
 import { credentialRedactor } from '../tools/bash/judge/secrets.js';
 import { type ModelChoice, openSession, progressPrinter, refusalWarner } from './start.js';
 import { ask, conversationOf } from './ask.js';
-import { type PermissionGate, RuleError, permissionGate } from './permissions.js';
+import { type PermissionGate, ROOT_BYPASS_REFUSAL, RuleError, permissionGate, refusesBypass } from './permissions.js';
+import { suggestRule } from '../permissions/suggest.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { startTelemetry } from './telemetry.js';
 import { startCliMcp, withMcpTools } from './mcp.js';
@@ -92,6 +94,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
   const structured = options.jsonSchema ? new StructuredTurn(options.jsonSchema, maxAttempts(env)) : undefined;
   if (structured) choice = structured.choice(choice);
   const { meter, verbose, printer } = onePrinter(options, cwd, choice, session.id, version);
+  if (format === 'text' && gate) gate.onDeny = sayDenied;
   const conversation = await conversationOf(options, cwd, choice, session);
   const signal = structured ? structured.signal(controller.signal) : controller.signal;
   const extra = { ...(pages.inspect ? { inspect: pages.inspect } : {}), ...(pages.gate ? { gate: pages.gate } : {}) };
@@ -129,6 +132,18 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
 }
 
 /**
+ * A text run's line for a call the permissions denied (json and stream-json list it in `permission_denials`): what,
+ * why, and the rule that would let it run, e.g.
+ * `agentloop: not run: Bash "touch new.txt": not allowed in permission mode default: ... (to allow: --allowedTools "Bash(touch:*)")`.
+ */
+function sayDenied(block: ToolUseBlock, reason: string): void {
+  const input = block.input as { command?: unknown };
+  const what = block.name === 'bash' && typeof input.command === 'string' ? `Bash ${JSON.stringify(input.command)}` : block.name;
+  const allow = reason.startsWith('denied by rule') ? '' : ` (to allow: --allowedTools ${JSON.stringify(suggestRule(block.name, block.input))})`;
+  stderr.write(`${shown(`agentloop: not run: ${what}: ${reason}${allow}`)}\n`);
+}
+
+/**
  * The options with the prompt piped on stdin (./stdin.ts: the prompt, or context after it); the exit code when a -p
  * run has none.
  */
@@ -156,7 +171,7 @@ async function gateAndServers(options: CliOptions, cwd: string, version: () => s
   let gate: PermissionGate | undefined;
   try {
     // A stream-json session always has a gate: a control request may change its mode.
-    gate = await permissionGate(options, cwd, options.inputFormat === 'stream-json');
+    gate = await permissionGate(replKeepsBypass(options), cwd, options.inputFormat === 'stream-json');
   } catch (error) {
     if (!(error instanceof RuleError)) throw error;
     stderr.write(`agentloop: ${shown(error.message)}\nsee ${selfCommand()} --help\n`);
@@ -173,6 +188,16 @@ async function gateAndServers(options: CliOptions, cwd: string, version: () => s
 }
 
 /**
+ * The REPL with no permission flag still runs every call (Claude Code's REPL asks: the question is ./replAsk.ts, asked
+ * here with `--permission-mode` or `--allowedTools`; the default switches next); -p judges as Claude Code's.
+ */
+function replKeepsBypass(options: CliOptions): CliOptions {
+  const repl = !options.print && !options.demo && options.inputFormat !== 'stream-json';
+  const judged = options.permissionMode !== undefined || options.allowedTools?.length || options.permissionPromptTool;
+  return repl && !judged ? { ...options, permissionMode: 'bypassPermissions' } : options;
+}
+
+/**
  * A command that needs more than the usage text: a run, the REPL, `sessions` or `view`. `version` gives the package's
  * version (for the REPL's banner).
  */
@@ -181,6 +206,10 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
     stderr.write(`agentloop: --cwd ${shown(cwd)} is not a directory\n`);
     return 2;
+  }
+  if (refusesBypass(options, env)) {
+    stderr.write(`${ROOT_BYPASS_REFUSAL}\n${colors.dim('(as root, only where IS_SANDBOX=1 says this machine is a sandbox: docs/cli.md)')}\n`);
+    return 1;
   }
   // Nothing written from here on holds the key, the token (also from .env) or a credential of the environment.
   useRedactor(credentialRedactor(env, loadModelSettings(env, cwd)));
@@ -218,7 +247,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
       const { streamInput } = await import('./streamInput.js');
       return await streamInput(options, cwd, choice, version(), { stdin: process.stdin, stdout, stderr, env }, gate);
     }
-    return await (oneShot ? runOnce(options, cwd, choice, version(), gate) : (await import('./repl.js')).repl(options, cwd, choice, version()));
+    return await (oneShot ? runOnce(options, cwd, choice, version(), gate) : (await import('./repl.js')).repl(options, cwd, choice, version(), gate));
   } catch (error) {
     if (!(error instanceof Error && (error.name === 'SessionError' || error.name === 'SandboxUnavailableError'))) throw error;
     stderr.write(`agentloop: ${shown(error.message)}\n`);

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answerFromResults, bashUse, lastToolResults, resultText } from '../support/agentServer.js';
-import { runCli, SELF } from '../support/cli.js';
+import { RUN_EVERYTHING, runCli, SELF } from '../support/cli.js';
 import type { RequestBody } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 
@@ -90,13 +90,18 @@ describe('an allowed command runs', () => {
     expect(JSON.parse(run.stdout).permission_denials).toEqual([]);
   });
 
-  it('without rules every command runs, as before', async () => {
+  it("without rules or a mode, -p is Claude Code's: rm is denied (test/cli/permissionDefaults.test.ts); with --dangerously-skip-permissions it runs", async () => {
     asks('rm victim.txt');
-    const run = await cli(['-p', '--output-format', 'json', 'go']);
+    const judged = await cli(['-p', '--output-format', 'json', 'go']);
+    expect(judged.code, judged.stderr).toBe(0);
+    expect(file('victim.txt')).toBe(true);
+    expect(JSON.parse(judged.stdout).permission_denials).toHaveLength(1);
+    asks('rm victim.txt');
+    const run = await cli(['-p', '--output-format', 'json', 'go', RUN_EVERYTHING]);
     expect(run.code, run.stderr).toBe(0);
     expect(file('victim.txt')).toBe(false);
     expect(JSON.parse(run.stdout).permission_denials).toEqual([]);
-  });
+  }, 90_000); // two runs of the CLI: a busy machine's time
 });
 
 describe("stream-json input without a rule or a mode: Claude Code's defaults (its -p denies what it would ask about, as of 2.1.197)", () => {

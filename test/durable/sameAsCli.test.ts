@@ -75,10 +75,25 @@ describe.skipIf('problem' in binary)('durable commands read their flags as a run
       const [result] = lastToolResults(cluster.model.requests.at(-1)?.body as RequestBody);
       return { sessionId, path: /the full output is in ([^\]\s]+)/.exec(resultText(result!))?.[1] };
     };
-    for (const args of [['-p', '--output-format', 'json', 'count'], ['submit', '--restate', cluster.restate.ingress, '--admin', cluster.restate.admin, '--wait', '-p', 'count']]) {
+    // seq is not among the read-only commands -p runs unasked: allowed (a worker runs every call).
+    for (const args of [['-p', '--output-format', 'json', 'count', '--allowedTools', 'Bash(seq:*)'], ['submit', '--restate', cluster.restate.ingress, '--admin', cluster.restate.admin, '--wait', '-p', 'count']]) {
       const { sessionId, path } = await savedOutput(args);
       expect(path?.startsWith(`${join(home, 'sessions', sessionId)}/`), `${args[0]}: ${path}`).toBe(true);
       expect(existsSync(path as string), args[0]).toBe(true);
     }
+  }, 90_000);
+
+  it('a worker runs every call with no permission flag, where -p denies what Claude Code would ask about (docs/cli.md: which entry point runs what)', async () => {
+    const touches = (name: string) =>
+      cluster.model.enqueue({ content: [bashUse('toolu_touch', `touch ${name}`)], stop_reason: 'tool_use' }, { content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' });
+    touches('by-worker.txt');
+    const submitted = await cluster.cli(['submit', '--restate', cluster.restate.ingress, '--admin', cluster.restate.admin, '--wait', '-p', 'touch']);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    expect(existsSync(join(cluster.dir, 'by-worker.txt'))).toBe(true);
+    touches('by-p.txt');
+    const local = await cluster.cli(['-p', '--output-format', 'json', 'touch']);
+    expect(local.code, local.stderr).toBe(0);
+    expect(existsSync(join(cluster.dir, 'by-p.txt'))).toBe(false);
+    expect((JSON.parse(local.stdout) as { permission_denials: unknown[] }).permission_denials).toHaveLength(1);
   }, 90_000);
 });

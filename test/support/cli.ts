@@ -21,16 +21,26 @@ export interface CliRun {
 export const NO_CLAUDE_CONFIG = '/nonexistent/agentloop-tests/claude-config';
 
 /**
+ * The flag of a test whose run relies on every tool call running (`touch`, `echo > file`, a command with `$(...)`):
+ * like Claude Code's `-p`, agentloop's denies by default what it would ask about (docs/cli.md#permissions). A test
+ * that is not about permissions says so with this flag; one that calls an MCP server's tools names them in
+ * `--allowedTools` instead, as a Claude Code user does. As root the flag needs `IS_SANDBOX=1`, which cliEnv sets.
+ */
+export const RUN_EVERYTHING = '--dangerously-skip-permissions';
+
+/**
  * An environment for the CLI under test: nothing of the developer's own configuration leaks in
- * (keys, base URL, model, sessions home, Claude Code's configuration), only what the test sets.
+ * (keys, base URL, model, sessions home, Claude Code's configuration), only what the test sets. `IS_SANDBOX=1`: the
+ * tests run in a throwaway checkout (CI: a fresh clone, as root), where `--dangerously-skip-permissions` is allowed
+ * as root, as Claude Code allows it there; a test of the refusal deletes it.
  */
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (/^(ANTHROPIC_|MODEL_ID$|AGENTLOOP_|CLAUDE_CONFIG_DIR$)/.test(key)) continue;
+    if (/^(ANTHROPIC_|MODEL_ID$|AGENTLOOP_|CLAUDE_CONFIG_DIR$|IS_SANDBOX$|CLAUDE_CODE_BUBBLEWRAP$)/.test(key)) continue;
     env[key] = value;
   }
-  return { ...env, NO_COLOR: '1', CLAUDE_CONFIG_DIR: NO_CLAUDE_CONFIG, ...extra };
+  return { ...env, NO_COLOR: '1', CLAUDE_CONFIG_DIR: NO_CLAUDE_CONFIG, IS_SANDBOX: '1', ...extra };
 }
 
 /** Starts the CLI as a real process; `openStdin` leaves its stdin open for the test to write to (`child.stdin`). */
