@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { stripMessages } from '../../src/anthropic/cache.js';
 import { answerFromResults, bashUse } from '../support/agentServer.js';
-import { cliEnv, runCli, SELF } from '../support/cli.js';
+import { cliEnv, RUN_EVERYTHING, runCli, SELF } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { cliProjectPerTest } from '../support/project.js';
 import { scratchDir } from '../support/scratch.js';
@@ -141,7 +141,7 @@ describe('bash tool flags', () => {
       { content: [bashUse('w', `touch ${outside}; echo inside > here.txt; cat here.txt`)], stop_reason: 'tool_use' },
       answerFromResults,
     );
-    const run = await runCli(['-p', 'write', '--sandbox'], { cwd: dir, env });
+    const run = await runCli(['-p', 'write', '--sandbox', RUN_EVERYTHING], { cwd: dir, env });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Read-only file system/);
     expect(run.stdout).toContain('inside');
@@ -159,10 +159,10 @@ describe('bash tool flags', () => {
     const secretEnv = { ...env, MY_SERVICE_API_KEY: 'hunter2' };
     const ask = () => server.enqueue({ content: [bashUse('e', 'echo "key=${MY_SERVICE_API_KEY:-unset} anthropic=${ANTHROPIC_API_KEY:-unset}"')], stop_reason: 'tool_use' }, answerFromResults);
     ask();
-    const hidden = await runCli(['-p', 'env'], { cwd: dir, env: secretEnv });
+    const hidden = await runCli(['-p', 'env', RUN_EVERYTHING], { cwd: dir, env: secretEnv });
     expect(hidden.stdout).toContain('key=unset anthropic=unset');
     ask();
-    const allowed = await runCli(['-p', 'env', '--allow-env', 'MY_SERVICE_API_KEY'], { cwd: dir, env: secretEnv });
+    const allowed = await runCli(['-p', 'env', '--allow-env', 'MY_SERVICE_API_KEY', RUN_EVERYTHING], { cwd: dir, env: secretEnv });
     expect(allowed.stdout).toContain('key=hunter2 anthropic=unset');
   });
 });

@@ -34,11 +34,12 @@ const toolResult = () => lastToolResults(project.server.requests[1]?.body as Req
 const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: project.dir, env: { ...project.env, ...env } });
 const lines = (stdout: string) => stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
 
+// A server's tools run in -p only when allowed (`--allowedTools mcp__every`), as with Claude Code's -p (docs/cli.md#permissions).
 describe('--mcp-config', () => {
   it("lets the model call a server's tool end to end; the init line lists the servers with their status", async () => {
     const { marker, json } = config({ broken: { command: '/nonexistent/mcp-server' } });
     calls('mcp__every__echo', { message: 'from the model' });
-    const run = await cli(['-p', '--mcp-config', json, '--output-format', 'stream-json', '--verbose', 'echo it']);
+    const run = await cli(['-p', '--mcp-config', json, '--output-format', 'stream-json', '--verbose', 'echo it', '--allowedTools', 'mcp__every']);
     expect(run.code, run.stderr).toBe(0);
     const [init] = lines(run.stdout);
     expect(init).toMatchObject({ type: 'system', subtype: 'init', mcp_servers: [{ name: 'every', status: 'connected' }, { name: 'broken', status: 'failed' }] });
@@ -65,7 +66,7 @@ describe('--mcp-config', () => {
       { content: [use('toolu_2', 'mcp__every__trigger-long-running-operation', { duration: 60, steps: 1 })], stop_reason: 'tool_use' },
       answerFromResults,
     );
-    const run = await cli(['-p', '--mcp-config', json, 'add'], { MCP_TOOL_TIMEOUT: '1500' });
+    const run = await cli(['-p', '--mcp-config', json, 'add', '--allowedTools', 'mcp__every'], { MCP_TOOL_TIMEOUT: '1500' });
     expect(run.code, run.stderr).toBe(0);
     const [refused] = lastToolResults(project.server.requests[1]?.body as RequestBody);
     const [late] = lastToolResults(project.server.requests[2]?.body as RequestBody);
@@ -112,10 +113,10 @@ describe('--mcp-config', () => {
   it('--continue starts the servers again and the model goes on using them', async () => {
     const { json } = config();
     calls('mcp__every__echo', { message: 'first' });
-    expect((await cli(['-p', '--mcp-config', json, 'one'])).stdout).toBe('Results: Echo: first\n');
+    expect((await cli(['-p', '--mcp-config', json, 'one', '--allowedTools', 'mcp__every'])).stdout).toBe('Results: Echo: first\n');
     project.server.requests.length = 0;
     calls('mcp__every__echo', { message: 'second' }, 'toolu_2'); // ids are unique in a history
-    const again = await cli(['-p', '--continue', '--mcp-config', json, 'two']);
+    const again = await cli(['-p', '--continue', '--mcp-config', json, 'two', '--allowedTools', 'mcp__every']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe('Results: Echo: second\n');
     // The resumed history holds the first call and its result.
@@ -125,7 +126,7 @@ describe('--mcp-config', () => {
   it("passes a server's image to the model as an image block in the tool_result, in order with its text; the terminal names it; --continue sends it again", async () => {
     const { json } = config();
     calls('mcp__every__get-tiny-image', {});
-    const run = await cli(['-p', '--mcp-config', json, '--verbose', 'show me']);
+    const run = await cli(['-p', '--mcp-config', json, '--verbose', 'show me', '--allowedTools', 'mcp__every']);
     expect(run.code, run.stderr).toBe(0);
     const [result] = lastToolResults(project.server.requests[1]?.body as RequestBody);
     expect(result?.is_error).toBeFalsy();
@@ -140,7 +141,7 @@ describe('--mcp-config', () => {
     // The transcript keeps the block: the resumed history sends it as it was.
     project.server.requests.length = 0;
     project.server.enqueue({ content: [{ type: 'text', text: 'still here' }], stop_reason: 'end_turn' });
-    const again = await cli(['-p', '--continue', '--mcp-config', json, 'and now?']);
+    const again = await cli(['-p', '--continue', '--mcp-config', json, 'and now?', '--allowedTools', 'mcp__every']);
     expect(again.code, again.stderr).toBe(0);
     const resent = (project.server.requests[0]?.body as RequestBody).messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content));
     expect(resent.find((b) => b.type === 'tool_result')).toEqual(result);
@@ -160,7 +161,7 @@ describe('--mcp-config', () => {
         },
         answerFromResults,
       );
-      const run = await cli(['-p', '--sandbox', '--mcp-config', json, 'write']);
+      const run = await cli(['-p', '--sandbox', '--mcp-config', json, 'write', '--allowedTools', 'mcp__probe']);
       expect(run.code, run.stderr).toBe(0);
       expect(existsSync(join(outside, 'escaped.txt'))).toBe(false);
       expect(existsSync(join(project.dir, 'inside.txt'))).toBe(true);
@@ -183,7 +184,7 @@ describe('--mcp-config', () => {
         { content: [use('toolu_1', 'mcp__probe__write_file', { path: join(project.dir, 'inside.txt'), text: 'x' })], stop_reason: 'tool_use' },
         answerFromResults,
       );
-      const run = await cli(['-p', '--sandbox', '--mcp-config', json, 'write']);
+      const run = await cli(['-p', '--sandbox', '--mcp-config', json, 'write', '--allowedTools', 'mcp__probe']);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).not.toContain('MCP server');
       expect(existsSync(join(project.dir, 'inside.txt'))).toBe(true);
@@ -198,7 +199,7 @@ describe('--mcp-config', () => {
     try {
       const json = JSON.stringify({ mcpServers: { web: { type: 'http', url: http.url, headers: { Authorization: 'Bearer ${PROBE_TOKEN}' } } } });
       calls('mcp__web__whoami', {});
-      const run = await cli(['-p', '--mcp-config', json, 'who'], { PROBE_TOKEN: 'tok-123' });
+      const run = await cli(['-p', '--mcp-config', json, 'who', '--allowedTools', 'mcp__web'], { PROBE_TOKEN: 'tok-123' });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toBe('Results: probe, auth Bearer tok-123\n');
     } finally {

@@ -34,7 +34,8 @@ describe('--mcp-config with server-filesystem', () => {
       { content: [use('r', 'mcp__fs__read_text_file', { path: note }), use('x', 'mcp__fs__read_text_file', { path: join(project.dir, 'outside.txt') })], stop_reason: 'tool_use' },
       answerFromResults,
     );
-    const run = await runCli(['-p', '--mcp-config', JSON.stringify({ mcpServers: { fs: server } }), 'keep a note'], { cwd: project.dir, env: project.env });
+    // A server's tools run in -p only when allowed, as with Claude Code's -p (docs/cli.md#permissions).
+    const run = await runCli(['-p', '--mcp-config', JSON.stringify({ mcpServers: { fs: server } }), 'keep a note', '--allowedTools', 'mcp__fs'], { cwd: project.dir, env: project.env });
     expect(run.code, run.stderr).toBe(0);
     expect(readFileSync(note, 'utf8')).toBe('hello from the model');
     const offered = ((project.server.requests[0]?.body as RequestBody).tools ?? []).map((t) => (t as { name: string }).name);

@@ -44,7 +44,8 @@ describe('an MCP server answering garbage', () => {
     );
     const json = JSON.stringify({ mcpServers: { junk: garbage(marker) } });
     // A call that gets no answer ends at MCP_TOOL_TIMEOUT; a right answer comes in milliseconds.
-    const run = await runCli(['-p', '--mcp-config', json, '--output-format', 'json', 'go'], { cwd: project.dir, env: { ...project.env, MCP_TOOL_TIMEOUT: '5000' } });
+    // A server's tools run in -p only when allowed, as with Claude Code's -p (docs/cli.md#permissions).
+    const run = await runCli(['-p', '--mcp-config', json, '--output-format', 'json', 'go', '--allowedTools', 'mcp__junk'], { cwd: project.dir, env: { ...project.env, MCP_TOOL_TIMEOUT: '5000' } });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ subtype: 'success', result: 'went on', is_error: false });
     const seen: Record<string, string> = {};

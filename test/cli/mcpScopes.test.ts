@@ -60,7 +60,8 @@ describe.each(testUsers())('MCP scopes, the CLI as $name', (user) => {
     const { cwd, env, dynamic } = layout(marker);
     const before = server.requests.length;
     server.enqueue({ content: [{ type: 'tool_use', id: 'toolu_1', name: 'mcp__x__echo', input: { message: 'local wins' } }], stop_reason: 'tool_use' }, answerFromResults);
-    const run = await runCliAs(user, ['-p', '--mcp-config', dynamic, '--output-format', 'stream-json', '--verbose', 'echo'], { cwd, env });
+    // A server's tools run in -p only when allowed, as with Claude Code's -p (docs/cli.md#permissions).
+    const run = await runCliAs(user, ['-p', '--mcp-config', dynamic, '--output-format', 'stream-json', '--verbose', 'echo', '--allowedTools', 'mcp__x'], { cwd, env });
     expect(run.code, run.stderr).toBe(0);
     const init = initOf(run.stdout);
     expect([...init.mcp_servers].sort((a, b) => a.name.localeCompare(b.name))).toEqual(

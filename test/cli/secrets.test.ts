@@ -139,7 +139,8 @@ describe.each(testUsers())('the CLI as $name', (user) => {
           },
         };
         server.enqueue({ content: [{ type: 'tool_use', id: 'toolu_1', name: 'mcp__every__get-env', input: {} }], stop_reason: 'tool_use' }, answerFromResults);
-        const run = await cli(['-p', 'env?', '--mcp-config', JSON.stringify(config), ...flags], p.cwd, p.env);
+        // The server's tools run only when allowed, as with Claude Code's -p (docs/cli.md#permissions).
+        const run = await cli(['-p', 'env?', '--mcp-config', JSON.stringify(config), ...flags, '--allowedTools', 'mcp__every'], p.cwd, p.env);
         expect(run.code, run.stderr).toBe(0);
         const sent = server.requests.at(-1)?.body;
         const result = resultText(lastToolResults(sent as never)[0]!);

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { findSession } from '../../src/transcript/store.js';
 import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
-import { CLI, runCli } from '../support/cli.js';
+import { CLI, RUN_EVERYTHING, runCli } from '../support/cli.js';
 import type { ScriptedBlock, SseFrame, Step } from '../support/messagesServer.js';
 import { openCliProject, type CliProject } from '../support/project.js';
 
@@ -105,7 +105,7 @@ describe('stream-json in Claude Code shapes', () => {
       cwd: project.dir,
       model: 'claude-sonnet-4-5',
       tools: ['Bash'], // Claude Code's name of the shell tool; the model is offered it as `bash`
-      permissionMode: 'bypassPermissions',
+      permissionMode: 'default', // Claude Code's -p without a permission flag: its `ls` is read-only and runs
       apiKeySource: 'ANTHROPIC_API_KEY',
     });
     expect(toolNames).toEqual(['bash']);
@@ -199,7 +199,7 @@ describe('duration_api_ms', () => {
       // Not read-only (touch), so it runs after the reply has ended, not while it still streams: none of its second
       // falls inside a model call.
       slow.server.enqueue({ content: [bashUse('toolu_1', 'sleep 1 && touch slept')], stop_reason: 'tool_use' }, { content: [{ type: 'text', text: 'slept' }], stop_reason: 'end_turn' });
-      const run = await runCli(['-p', 'sleep', '--output-format', 'json'], { cwd: slow.dir, env: slow.env });
+      const run = await runCli(['-p', 'sleep', '--output-format', 'json', RUN_EVERYTHING], { cwd: slow.dir, env: slow.env }); // its touch must run
       expect(run.code, run.stderr).toBe(0);
       const result = JSON.parse(run.stdout) as { duration_ms: number; duration_api_ms: number };
       // Two streamed replies of at least 7 frames each, 25 ms before every frame after the first.

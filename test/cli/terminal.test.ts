@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI } from '../support/cli.js';
+import { CLI, RUN_EVERYTHING } from '../support/cli.js';
 import { everything } from '../support/mcp.js';
 import { openCliProject, type CliProject } from '../support/project.js';
 import { openTmux, shellQuote, type TmuxPane } from '../support/tmux.js';
@@ -120,7 +120,7 @@ describe.each(testUsers())('as $name', (who) => {
       );
       const env = { ...project.env };
       delete env.NO_COLOR;
-      const { before, after, screen, visible } = await paneRunning(cliLine(['-p', 'go', '--verbose']), env);
+      const { before, after, screen, visible } = await paneRunning(cliLine(['-p', 'go', '--verbose', RUN_EVERYTHING]), env);
       expect(screen).toContain('[exit 0]');
       expect(after).toEqual(before);
       expect(before.buffers).toBe('');
@@ -141,7 +141,7 @@ describe.each(testUsers())('as $name', (who) => {
         { content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: attackCommand('TOOL') } }], stop_reason: 'tool_use' },
         { content: [{ type: 'text', text: attack('MODEL') }], stop_reason: 'end_turn' },
       );
-      const { before, after, visible } = await paneRunning(cliLine(['-p', 'go', '--verbose']), { ...project.env, NO_COLOR: '1' });
+      const { before, after, visible } = await paneRunning(cliLine(['-p', 'go', '--verbose', RUN_EVERYTHING]), { ...project.env, NO_COLOR: '1' });
       expect(after).toEqual(before);
       const coloured = await visible(true);
       expect(coloured).toContain(`$ : '`);
@@ -161,7 +161,7 @@ describe.each(testUsers())('as $name', (who) => {
         { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' },
       );
       try {
-        const { before, after, screen, visible } = await paneRunning(cliLine(['-p', 'go', '--verbose', '--mcp-config', config]), project.env);
+        const { before, after, screen, visible } = await paneRunning(cliLine(['-p', 'go', '--verbose', '--mcp-config', config, '--allowedTools', 'mcp__every']), project.env);
         expect(screen).toContain('[exit 0]');
         expect(after).toEqual(before);
         expect(firstLine(await visible())).toBe('BEFORE-MARK');

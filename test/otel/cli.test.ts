@@ -117,7 +117,8 @@ describe('agentloop -p with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const parent = '00f067aa0ba902b7';
     project.server.enqueue({ content: [bashUse('t1', 'echo "tp=$TRACEPARENT"')], stop_reason: 'tool_use' }, { content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' });
-    const run = await runCli(['-p', 'go'], { cwd: project.dir, env: traced({ TRACEPARENT: `00-${traceId}-${parent}-01` }) });
+    // The command reads a variable: not one -p runs unasked (docs/cli.md#permissions), so the test allows it.
+    const run = await runCli(['-p', 'go', '--allowedTools', 'Bash(echo:*)'], { cwd: project.dir, env: traced({ TRACEPARENT: `00-${traceId}-${parent}-01` }) });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const [agent] = byName(receiver.spans, 'invoke_agent agentloop');
@@ -132,7 +133,7 @@ describe('agentloop -p with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const config = JSON.stringify({ mcpServers: { probe: probe(`otel-${process.pid}`) } });
     project.server.enqueue({ content: [{ type: 'tool_use', id: 't1', name: 'mcp__probe__whoami', input: {} }], stop_reason: 'tool_use' }, { content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' });
-    const run = await runCli(['-p', '--mcp-config', config, 'who'], { cwd: project.dir, env: traced({ TRACEPARENT: `00-${traceId}-00f067aa0ba902b7-01` }) });
+    const run = await runCli(['-p', '--mcp-config', config, 'who', '--allowedTools', 'mcp__probe'], { cwd: project.dir, env: traced({ TRACEPARENT: `00-${traceId}-00f067aa0ba902b7-01` }) });
     expect(run.code, run.stderr).toBe(0);
     const [agent] = byName(receiver.spans, 'invoke_agent agentloop');
     const [tool] = byName(receiver.spans, 'execute_tool mcp__probe__whoami');

@@ -36,7 +36,8 @@ beforeAll(async () => {
   project = await openCliProject('view-mcp-image');
   const json = JSON.stringify({ mcpServers: { every: everything(`view-image-${process.pid}`) } });
   project.server.enqueue({ content: [{ type: 'tool_use', id: 'toolu_img', name: 'mcp__every__get-tiny-image', input: {} }], stop_reason: 'tool_use' }, { content: [{ type: 'text', text: 'A small MCP logo.' }], stop_reason: 'end_turn' });
-  const run = await runCli(['-p', '--mcp-config', json, '--output-format', 'json', 'show me the image'], { cwd: project.dir, env: project.env });
+  // A server's tools run in -p only when allowed, as with Claude Code's -p (docs/cli.md#permissions).
+  const run = await runCli(['-p', '--mcp-config', json, '--output-format', 'json', 'show me the image', '--allowedTools', 'mcp__every'], { cwd: project.dir, env: project.env });
   expect(run.code, run.stderr).toBe(0);
   sessionId = (JSON.parse(run.stdout) as { session_id: string }).session_id;
   const [result] = lastToolResults(project.server.requests[1]?.body as RequestBody);
