@@ -10,7 +10,7 @@ import { historyProblems } from '../../src/history/validate.js';
 import { INTERRUPTED_TOOL_RESULT, restoreConversation } from '../../src/transcript/resume.js';
 import { readTranscript } from '../../src/transcript/store.js';
 import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
-import { runCli, startCli } from '../support/cli.js';
+import { RUN_EVERYTHING, runCli, startCli } from '../support/cli.js';
 import type { CliProject } from '../support/project.js';
 import { markedCliProjectPerTest, transcripts, waitFor } from './helpers.js';
 
@@ -35,7 +35,7 @@ const afterTool = (body: Parameters<typeof lastToolResults>[0]) => ({
 async function runningSession() {
   const tool = `touch started; while [ ! -e go ]; do sleep 0.05; done; echo finished | tee -a out.txt # ${marker}`;
   project.server.enqueue({ content: [{ type: 'text', text: 'Working.' }, bashUse('toolu_long', tool)], stop_reason: 'tool_use' });
-  const run = startCli(['-p', 'q-first', '--output-format', 'json'], { cwd: project.dir, env: project.env });
+  const run = startCli(['-p', 'q-first', '--output-format', 'json', RUN_EVERYTHING], { cwd: project.dir, env: project.env }); // its command writes
   await waitFor('the tool to start', () => existsSync(join(project.dir, 'started')), 60_000);
   const [name] = [...transcripts(project.home).keys()];
   return { run, id: (name as string).replace(/\.jsonl$/, ''), path: join(project.home, 'sessions', name as string) };

@@ -22,7 +22,7 @@ import { historyProblems } from '../../src/history/validate.js';
 import { recordedMessages, restoreConversation } from '../../src/transcript/resume.js';
 import { parseTranscript } from '../../src/transcript/store.js';
 import { bashUse, startCheckedServer } from '../support/agentServer.js';
-import { cliEnv, runCli, startCli } from '../support/cli.js';
+import { RUN_EVERYTHING, cliEnv, runCli, startCli } from '../support/cli.js';
 import type { MessagesServer, RequestBody, Step } from '../support/messagesServer.js';
 import { killGroupsMarked, transcripts, waitFor } from './helpers.js';
 
@@ -105,7 +105,7 @@ async function killAndContinue(point: KillPoint): Promise<Outcome> {
     for (let i = 0; i < 12; i++) steps.enqueue(model(marker, fault));
     const env = cliEnv({ ANTHROPIC_API_KEY: `sk-ant-test-${randomUUID()}`, ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: home });
     const pause = point.kind === 'record' ? { AGENTLOOP_TEST_PAUSE_AT_RECORD: `${point.record}${point.torn ? '-torn' : ''}` } : {};
-    const run = startCli(['-p', PROMPT, '--output-format', 'json'], { cwd: dir, env: { ...env, ...pause } });
+    const run = startCli(['-p', PROMPT, '--output-format', 'json', RUN_EVERYTHING], { cwd: dir, env: { ...env, ...pause } });
     const text = () => [...transcripts(home).values()][0] ?? '';
     const done = { finished: false };
     void run.done.then(() => (done.finished = true));
@@ -151,7 +151,7 @@ async function killAndContinue(point: KillPoint): Promise<Outcome> {
     // Only a torn first write (the prompt half on disk: a power cut, not a kill) leaves no question.
     const asked = before.messages.length > 0;
     if (!asked) expect(where).toBe('after record 2 (torn)');
-    const resumed = await runCli(['--continue', ...(asked ? [] : ['-p', PROMPT]), '--output-format', 'json'], { cwd: dir, env });
+    const resumed = await runCli(['--continue', ...(asked ? [] : ['-p', PROMPT]), '--output-format', 'json', RUN_EVERYTHING], { cwd: dir, env });
     if (complete) {
       // The kill came after the final answer was recorded: nothing is left to do.
       expect(resumed.code, `${where}: ${resumed.stderr}`).toBe(2);
@@ -235,7 +235,7 @@ async function recordTypesOfARun(): Promise<string[]> {
     for (let i = 0; i < 3; i++) server.enqueue(model(marker, () => undefined));
     const home = join(dir, '.home');
     const env = cliEnv({ ANTHROPIC_API_KEY: 'sk-ant-test-x', ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: home });
-    const run = await runCli(['-p', PROMPT, '--output-format', 'json'], { cwd: dir, env });
+    const run = await runCli(['-p', PROMPT, '--output-format', 'json', RUN_EVERYTHING], { cwd: dir, env });
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(join(dir, 'log.txt'))).toBe(true);
     return parseTranscript([...transcripts(home).values()][0] ?? '').records.map((r) => r.type);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
 import { bashUse, lastToolResults } from '../support/agentServer.js';
-import { runCli, startCli } from '../support/cli.js';
+import { RUN_EVERYTHING, runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { processes } from '../support/processes.js';
 import { markedCliProjectPerTest, transcripts, waitFor } from './helpers.js';
@@ -39,7 +39,7 @@ function enqueueLongTool(): void {
 describe('a signal that ends the CLI', () => {
   it('SIGHUP ends a one-shot run like SIGTERM: exit 129, the tool killed, the transcript closed, resumable', async () => {
     enqueueLongTool();
-    const run = startCli(['-p', 'wait for it', '--output-format', 'json'], { cwd: dir, env });
+    const run = startCli(['-p', 'wait for it', '--output-format', 'json', RUN_EVERYTHING], { cwd: dir, env }); // its touch must run
     await waitFor('the tool to start', () => existsSync(join(dir, 'started')));
     run.child.kill('SIGHUP');
     const ended = await run.done;
@@ -53,7 +53,7 @@ describe('a signal that ends the CLI', () => {
     expect(JSON.stringify(all.filter((r) => r.type === 'message').at(-1))).toContain('"tool_use_id":"toolu_wait"');
 
     server.enqueue((body) => ({ content: [{ type: 'text', text: `results: ${lastToolResults(body).length}` }], stop_reason: 'end_turn' }));
-    const resumed = await runCli(['--continue', '-p', 'go on', '--output-format', 'json'], { cwd: dir, env });
+    const resumed = await runCli(['--continue', '-p', 'go on', '--output-format', 'json', RUN_EVERYTHING], { cwd: dir, env });
     expect(resumed.code, resumed.stderr).toBe(0);
     for (const request of server.requests) expect(historyProblems(request.body?.messages ?? [])).toEqual([]);
     expect(server.violations).toEqual([]);

@@ -12,7 +12,7 @@ import { cliProjectPerTest } from '../support/project.js';
 import { describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
 import { bashUse } from '../support/agentServer.js';
-import { runCli } from '../support/cli.js';
+import { RUN_EVERYTHING, runCli } from '../support/cli.js';
 import type { MessagesServer, ReplyStep } from '../support/messagesServer.js';
 import { transcripts } from './helpers.js';
 
@@ -47,7 +47,7 @@ describe('a reply that would break the history', () => {
   for (const [name, bad] of CASES) {
     it(`${name}: retried, never appended; the run completes`, async () => {
       server.enqueue(bad, good);
-      const run = await runCli(['-p', 'go', '--output-format', 'json'], { cwd: dir, env });
+      const run = await runCli(['-p', 'go', '--output-format', 'json', RUN_EVERYTHING], { cwd: dir, env }); // its touch must run
       expect(run.code, run.stderr).toBe(0);
       expect(JSON.parse(run.stdout)).toMatchObject({ exit_reason: 'completed', result: 'Fine.' });
       expect(server.requests).toHaveLength(2);
@@ -60,11 +60,11 @@ describe('a reply that would break the history', () => {
 
     it(`${name}: every time: a clean model_error, and --continue goes on`, async () => {
       server.enqueue(bad, bad);
-      const run = await runCli(['-p', 'go', '--output-format', 'json', '--max-retries', '1'], { cwd: dir, env });
+      const run = await runCli(['-p', 'go', '--output-format', 'json', '--max-retries', '1', RUN_EVERYTHING], { cwd: dir, env });
       expect(run.code, run.stderr).toBe(1);
       expect(JSON.parse(run.stdout)).toMatchObject({ exit_reason: 'model_error' });
       server.enqueue(good);
-      const resumed = await runCli(['--continue', '--output-format', 'json'], { cwd: dir, env });
+      const resumed = await runCli(['--continue', '--output-format', 'json', RUN_EVERYTHING], { cwd: dir, env });
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(JSON.parse(resumed.stdout)).toMatchObject({ exit_reason: 'completed', result: 'Fine.' });
       expect(server.requests).toHaveLength(3);

@@ -19,7 +19,7 @@ import { runAgent } from '../../src/run/runAgent.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { INTERRUPTED_TOOL_RESULT } from '../../src/transcript/resume.js';
 import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
-import { startCli } from '../support/cli.js';
+import { RUN_EVERYTHING, startCli } from '../support/cli.js';
 import type { CliProject } from '../support/project.js';
 import { testUsers } from '../support/users.js';
 import { markedCliProjectPerTest, waitFor } from './helpers.js';
@@ -45,8 +45,9 @@ async function usersSession(): Promise<{ id: string; path: string; lock: string 
   return { id: run.sessionId, path, lock: path.replace(/\.jsonl$/, '.lock') };
 }
 
-const asRoot = (args: string[]) => startCli(args, { cwd: project.dir, env: project.env });
-const asNobody = (args: string[]) => startCli(args, { cwd: project.dir, env: project.env, prefix: nobody?.prefix ?? [] });
+// The commands of these runs write (touch, rm, >>): -p runs them only when told (docs/cli.md#permissions).
+const asRoot = (args: string[]) => startCli([...args, RUN_EVERYTHING], { cwd: project.dir, env: project.env });
+const asNobody = (args: string[]) => startCli([...args, RUN_EVERYTHING], { cwd: project.dir, env: project.env, prefix: nobody?.prefix ?? [] });
 
 /** A file of root's that nobody may touch (0600, in a folder of root's). */
 let victims: string;

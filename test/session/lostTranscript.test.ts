@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
 import { newestSessionFor, readTranscript } from '../../src/transcript/store.js';
 import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
-import { startCli } from '../support/cli.js';
+import { RUN_EVERYTHING, startCli } from '../support/cli.js';
 import type { RecordedRequest, RequestBody, Step } from '../support/messagesServer.js';
 import type { CliProject } from '../support/project.js';
 import { runAs, testUsers, type TestUser } from '../support/users.js';
@@ -64,7 +64,8 @@ const MATRIX: Array<[Loss, Moment]> = (['removed', 'replaced', 'truncated'] as c
 /** The CLI as `user` in the project (made theirs first); `-p` runs get an empty stdin. */
 function cliAs(user: TestUser, args: string[]) {
   if (user.owner !== undefined) execFileSync('chown', ['-R', user.owner, project.dir]);
-  return startCli(args, { cwd: project.dir, env: project.env, prefix: user.prefix });
+  // The commands of these runs write (touch, >>): -p runs them only when told (docs/cli.md#permissions).
+  return startCli([...args, RUN_EVERYTHING], { cwd: project.dir, env: project.env, prefix: user.prefix });
 }
 
 describe.each(testUsers())('as $name', (user) => {

@@ -40,7 +40,8 @@ describe.each(testUsers())('the full output of a long command, as $name', (user)
         },
         (body) => ({ content: [{ type: 'text', text: `bytes: ${resultText(lastToolResults(body)[0] as never)}` }], stop_reason: 'end_turn' }),
       );
-      const run = await runCli(['-p', 'count', '--output-format', 'json', ...(sandbox ? ['--sandbox'] : [])], { cwd: dir, env });
+      // seq is not among the read-only commands -p runs unasked (docs/cli.md#permissions): allowed here.
+      const run = await runCli(['-p', 'count', '--output-format', 'json', ...(sandbox ? ['--sandbox'] : []), '--allowedTools', 'Bash(seq:*)'], { cwd: dir, env });
       expect(run.code, run.stderr).toBe(0);
       const { session_id: id, result } = JSON.parse(run.stdout) as { session_id: string; result: string };
       expect(path).toMatch(new RegExp(`^${join(home, 'sessions', id)}/agentloop-bash-\\w+/output\\.txt$`));
@@ -57,7 +58,7 @@ describe.each(testUsers())('the full output of a long command, as $name', (user)
         path = savedPath(body);
         return { content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' };
       });
-      expect((await runCli(['--continue', '-p', 'again', ...(sandbox ? ['--sandbox'] : [])], { cwd: dir, env })).code).toBe(0);
+      expect((await runCli(['--continue', '-p', 'again', ...(sandbox ? ['--sandbox'] : []), '--allowedTools', 'Bash(seq:*)'], { cwd: dir, env })).code).toBe(0);
       expect(path?.startsWith(join(home, 'sessions', id))).toBe(true);
       expect(readdirSync(join(home, 'sessions', id))).toHaveLength(2);
       expect(existsSync(path as string)).toBe(true);
