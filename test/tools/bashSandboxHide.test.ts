@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBashTool } from '../../src/tools/bash/bashTool.js';
 import { lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
-import { CLI, cliEnv, type CliRun } from '../support/cli.js';
+import { CLI, cliEnv, RUN_EVERYTHING, type CliRun } from '../support/cli.js';
 import { context } from './bashHelpers.js';
 import { makeSandboxFixture, type Probe, type SandboxFixture } from './sandboxFixture.js';
 
@@ -153,7 +153,8 @@ describe.each(users)('agentloop -p --sandbox as $user', ({ prefix, owner, skip }
         { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' },
       );
       const env = cliEnv({ ...fx.env, ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test' });
-      const run = await runAs(prefix, ['-p', `try everything ${marker}`, ...flags], fx.cwd, env);
+      // Every probe must run, with --sandbox and without: not a test of the permission default.
+      const run = await runAs(prefix, ['-p', `try everything ${marker}`, ...flags, RUN_EVERYTHING], fx.cwd, env);
       expect(run.code, run.stderr).toBe(0);
       return lastToolResults(server.requests[1]?.body as never).map(resultText);
     } finally {
