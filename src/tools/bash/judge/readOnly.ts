@@ -21,7 +21,9 @@ interface Spec {
   check?: (args: string[]) => boolean;
 }
 
-const GIT_READ_ONLY = new Set(['status', 'log', 'diff', 'show']);
+const GIT_READ_ONLY = new Set(['status', 'log', 'diff', 'show', 'rev-parse']);
+/** `git branch` lists branches with these options and no name (a name would make one), as Claude Code's list has it. */
+const GIT_BRANCH_LISTS = new Set(['-a', '--all', '-r', '--remotes', '-v', '-vv', '--verbose', '--show-current', '-l', '--list', '--no-color', '--no-column']);
 
 const COMMANDS: Record<string, Spec> = {
   ls: {},
@@ -54,7 +56,8 @@ const COMMANDS: Record<string, Spec> = {
     // Global options (`-c`, `--git-dir`, ...) come before the subcommand: `check` refuses them.
     forbidden: ['--output', '--ext-diff'],
     check: (args) => {
-      const sub = args[0] === '--no-pager' ? args[1] : args[0];
+      const [sub, ...rest] = args[0] === '--no-pager' ? args.slice(1) : args;
+      if (sub === 'branch') return rest.every((arg) => GIT_BRANCH_LISTS.has(arg));
       return sub !== undefined && GIT_READ_ONLY.has(sub);
     },
   },
