@@ -36,7 +36,8 @@ describe('an MCP server over SSE', () => {
         { content: [use('toolu_1', 'mcp__web__echo', { message: 'over sse' }), use('toolu_2', 'mcp__web__get-sum', { a: 'x' })], stop_reason: 'tool_use' },
         answerFromResults,
       );
-      const run = await runCli(['-p', '--mcp-config', sseConfig(server), '--output-format', 'stream-json', '--verbose', 'go'], { cwd: project.dir, env: project.env });
+      // A server's tools run in -p only when allowed, as with Claude Code's -p (docs/cli.md#permissions).
+      const run = await runCli(['-p', '--mcp-config', sseConfig(server), '--output-format', 'stream-json', '--verbose', 'go', '--allowedTools', 'mcp__web'], { cwd: project.dir, env: project.env });
       expect(run.code, run.stderr).toBe(0);
       const [init] = lines(run.stdout);
       expect(init).toMatchObject({ type: 'system', subtype: 'init', mcp_servers: [{ name: 'web', status: 'connected' }] });
@@ -57,7 +58,7 @@ describe('an MCP server over SSE', () => {
         { content: [use('toolu_2', 'mcp__web__echo', { message: 'anyone?' })], stop_reason: 'tool_use' },
         { content: [{ type: 'text', text: 'went on' }], stop_reason: 'end_turn' },
       );
-      const args = ['-p', '--mcp-config', sseConfig(server), '--output-format', 'stream-json', '--verbose', 'wait'];
+      const args = ['-p', '--mcp-config', sseConfig(server), '--output-format', 'stream-json', '--verbose', 'wait', '--allowedTools', 'mcp__web'];
       // A call nobody answers would end at MCP_TOOL_TIMEOUT (here 90 s, short of the test's bound): this one must not wait.
       const cli = startCli(args, { cwd: project.dir, env: { ...project.env, MCP_TOOL_TIMEOUT: '90000' } });
       // The server has taken the call (it says so before it handles it): kill it under the call.
