@@ -67,5 +67,8 @@ describe('the command the REPL prints, run as printed after the README’s insta
       ['user', [{ type: 'text', text: 'second question' }]],
     ]);
     expect(server.violations).toEqual([]);
+    // The REPL ended before its folders are removed (killed with the terminal, it could write its session after).
+    await pane.line('/exit');
+    await at(SHELL);
   });
 });
