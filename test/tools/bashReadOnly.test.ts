@@ -1,4 +1,17 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+/**
+ * The read-only judgement (judge/readOnly.ts): what it lets run without asking (permissions/rules.ts) and beside other
+ * tools. Each line of the two tables is judged; then every line it calls read-only is run through the real tool
+ * (contained, the default way), as root and again as nobody (test/support/bashAs.ts), in a folder holding what the lines
+ * name (a git repository with two commits), which must be exactly as it was afterwards.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { bashToolAs, handTo } from '../support/bashAs.js';
+import { testUsers, type TestUser } from '../support/users.js';
+import { context, makeTempDir } from './bashHelpers.js';
 import { isReadOnlyScript } from '../../src/tools/bash/judge/readOnly.js';
 import { loadShellParser, type TsParser } from '../../src/tools/bash/judge/shell/load.js';
 import { parseScript } from '../../src/tools/bash/judge/shell/parse.js';
@@ -128,5 +141,67 @@ describe('isReadOnlyCommand', () => {
 
   it.each(NOT_READ_ONLY)('not read-only: %j', (command) => {
     expect(isReadOnlyCommand(command)).toBe(false);
+  });
+});
+
+/** A folder of `user`'s holding the files the tables' lines name, in a git repository with two commits. */
+function makeFolder(user: TestUser): { dir: string; cleanup: () => void } {
+  const folder = makeTempDir('agentloop-readonly-');
+  const files: Record<string, string> = {
+    'package.json': '{}\n', 'src/index.ts': 'export {};\n', 'src/a.ts': '// TODO\n', 'log.txt': 'x\n', 'a.txt': 'a\n',
+    file: 'x\n', 'input.txt': 'in\n', 'README.md': '# r\n', 'out.txt': 'kept\n', copy: 'kept\n',
+  };
+  const past = new Date('2020-01-01T00:00:00Z');
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(folder.dir, name, '..'), { recursive: true });
+    writeFileSync(join(folder.dir, name), text);
+    utimesSync(join(folder.dir, name), past, past);
+  }
+  handTo(user, folder.dir);
+  const env = { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: '/dev/null', GIT_COMMITTER_DATE: '2020-01-01T00:00:00Z', GIT_AUTHOR_DATE: '2020-01-01T00:00:00Z' };
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'safe.directory=*', ...args], { cwd: folder.dir, env });
+  git('init', '-q');
+  git('add', 'package.json');
+  git('commit', '-qm', 'one');
+  git('add', '-A');
+  git('commit', '-qm', 'two');
+  handTo(user, join(folder.dir, '.git'));
+  return folder;
+}
+
+/** Every entry under `dir`: its kind, mode, size, time of change and content's hash, by path. */
+function snapshot(dir: string, out: Record<string, string> = {}, prefix = ''): Record<string, string> {
+  for (const name of readdirSync(join(dir, prefix)).sort()) {
+    const path = join(prefix, name);
+    const stats = lstatSync(join(dir, path));
+    const hash = stats.isFile() ? createHash('sha256').update(readFileSync(join(dir, path))).digest('hex') : '';
+    out[path] = `${stats.mode.toString(8)} ${stats.size} ${stats.mtimeMs} ${hash}`;
+    if (stats.isDirectory()) snapshot(dir, out, path);
+  }
+  return out;
+}
+
+describe.each(testUsers())('what it calls read-only writes nothing, as $name', (user) => {
+  let cleanup: (() => void) | undefined;
+  afterEach(() => cleanup?.());
+
+  it('every line of both tables it calls read-only leaves the folder exactly as it was', { timeout: 180_000 }, async (ctx) => {
+    if (user.skip !== undefined) ctx.skip(user.skip);
+    const folder = makeFolder(user);
+    cleanup = folder.cleanup;
+    const lines = [...READ_ONLY, ...NOT_READ_ONLY].filter(isReadOnlyCommand);
+    // git status refreshes .git/index, git's own cache of the files' stat data, where it looks stale (racy: the files
+    // were handed over in the second the index was written); GIT_OPTIONAL_LOCKS=0 is git's way to keep it from that.
+    const tool = bashToolAs(user, { env: { PATH: process.env.PATH, GIT_OPTIONAL_LOCKS: '0' } });
+    try {
+      const before = snapshot(folder.dir);
+      for (const command of lines) {
+        await tool.run({ command }, context(folder.dir));
+        expect(snapshot(folder.dir), command).toEqual(before);
+      }
+      expect(lines).toEqual(READ_ONLY);
+    } finally {
+      tool.close();
+    }
   });
 });

@@ -1,9 +1,15 @@
+/**
+ * The sandbox's confinement (--sandbox), each case as root and again as nobody (test/support/bashAs.ts: the tool in a
+ * process of nobody's own, the folders nobody's, so that only the sandbox stands in the way of each attempt).
+ */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createBashTool, SandboxUnavailableError } from '../../src/tools/bash/bashTool.js';
+import { bashToolAs, handTo } from '../support/bashAs.js';
 import { scratchDir } from '../support/scratch.js';
+import { testUsers } from '../support/users.js';
 import { context, killMarked, liveWithMarker, makeTempDir, uniqueSleep, waitUntilEmpty } from './bashHelpers.js';
 
 // These tests need bubblewrap (Debian package `bubblewrap`); CI installs it.
@@ -33,14 +39,28 @@ beforeEach(() => {
 
 afterEach(() => cleanup());
 
-const sandboxed = createBashTool({ sandbox: true });
-const plain = createBashTool();
 // bash's /dev/tcp: connect, then read the greeting.
 const connect = (p: number): string => `exec 3<>/dev/tcp/127.0.0.1/${p} && head -n 1 <&3`;
 
 describe('bash tool: sandbox', () => {
   it('says the sandbox is on in the description', () => {
-    expect(sandboxed.description).toMatch(/Sandboxed/);
+    expect(createBashTool({ sandbox: true }).description).toMatch(/Sandboxed/);
+  });
+
+  it('fails at creation, naming the package, when bwrap is missing', () => {
+    const create = () => createBashTool({ sandbox: true, env: { PATH: '/nonexistent' } });
+    expect(create).toThrow(SandboxUnavailableError);
+    expect(create).toThrow(/bubblewrap/);
+  });
+});
+
+describe.each(testUsers())('bash tool: sandbox, as $name', (user) => {
+  const sandboxed = bashToolAs(user, { sandbox: true });
+  const plain = bashToolAs(user);
+  afterAll(() => [sandboxed, plain].forEach((tool) => tool.close()));
+  beforeEach((ctx) => {
+    if (user.skip !== undefined) ctx.skip(user.skip);
+    handTo(user, dir);
   });
 
   it('does ordinary work in the working directory', async () => {
@@ -49,10 +69,14 @@ describe('bash tool: sandbox', () => {
     expect(readFileSync(join(dir, 'f.txt'), 'utf8')).toBe('hello\n');
   });
 
-  it('cannot write outside the working directory', async () => {
+  it('cannot write outside the working directory (which works without the sandbox)', async () => {
     const scratch = scratchDir();
     const outside = join(scratch.dir, 'outside.txt');
+    handTo(user, scratch.dir);
     try {
+      const control = await plain.run({ command: `echo x > ${outside}.control` }, context(dir));
+      expect(control.isError, control.content).toBe(false);
+      expect(readFileSync(`${outside}.control`, 'utf8')).toBe('x\n');
       const r = await sandboxed.run({ command: `echo x > ${outside}` }, context(dir));
       expect(r.isError).toBe(true);
       expect(r.content).toMatch(/Read-only file system/);
@@ -81,9 +105,13 @@ describe('bash tool: sandbox', () => {
     expect(r.content).toMatch(/mount: [1-9]/);
   });
 
-  it('has a private /tmp: a sibling temporary directory is out of reach', async () => {
+  it('has a private /tmp: a sibling temporary directory is out of reach (which works without the sandbox)', async () => {
     const sibling = makeTempDir();
+    handTo(user, sibling.dir);
     try {
+      const control = await plain.run({ command: `echo x > ${sibling.dir}/control.txt` }, context(dir));
+      expect(control.isError, control.content).toBe(false);
+      expect(existsSync(join(sibling.dir, 'control.txt'))).toBe(true);
       const r = await sandboxed.run({ command: `echo x > ${sibling.dir}/leak.txt` }, context(dir));
       expect(r.isError).toBe(true);
       expect(existsSync(join(sibling.dir, 'leak.txt'))).toBe(false);
@@ -123,11 +151,5 @@ describe('bash tool: sandbox', () => {
     } finally {
       killMarked(marker);
     }
-  });
-
-  it('fails at creation, naming the package, when bwrap is missing', () => {
-    const create = () => createBashTool({ sandbox: true, env: { PATH: '/nonexistent' } });
-    expect(create).toThrow(SandboxUnavailableError);
-    expect(create).toThrow(/bubblewrap/);
   });
 });

@@ -2,38 +2,54 @@
  * `--sandbox` hides what is not the task's, tried for real with bubblewrap (issue 12, item 5):
  * each credential file, the agent's home, the .env files and each unix socket outside the working
  * directory is reachable without the sandbox (the control) and not with it, while the task's own
- * files and socket stay reachable. First through the bash tool in this process, then through the
- * CLI as a process, as this user and, when this is root, as an unprivileged one (`nobody`).
+ * files and socket stay reachable. First through the bash tool (test/support/bashAs.ts), then through the
+ * CLI as a process, each as this user and, when this is root, as an unprivileged one (`nobody`).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBashTool } from '../../src/tools/bash/bashTool.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bashToolAs, handTo, type BashAs } from '../support/bashAs.js';
 import { lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
 import { CLI, cliEnv, RUN_EVERYTHING, type CliRun } from '../support/cli.js';
+import { testUsers } from '../support/users.js';
 import { context } from './bashHelpers.js';
 import { makeSandboxFixture, type Probe, type SandboxFixture } from './sandboxFixture.js';
 
 // These tests need bubblewrap (Debian package `bubblewrap`); CI installs it.
-describe('the bash tool with the sandbox, as this user', () => {
+describe.each(testUsers())('the bash tool with the sandbox, as $name', (user) => {
   let fx: SandboxFixture;
-  let env: NodeJS.ProcessEnv;
+  let env: Record<string, string | undefined>;
+  let inside: BashAs;
+  let outside: BashAs;
+  const tools: BashAs[] = [];
+  /** A tool of `user`'s (test/support/bashAs.ts: for nobody, in a process of nobody's own), closed after the file. */
+  const toolOf = (options: Parameters<typeof bashToolAs>[1]) => {
+    const tool = bashToolAs(user, options);
+    tools.push(tool);
+    return tool;
+  };
   beforeAll(async () => {
-    fx = await makeSandboxFixture();
-    env = { ...process.env, ...fx.env };
+    if (user.skip !== undefined) return;
+    fx = await makeSandboxFixture(user.owner);
+    env = { ...(user.prefix.length === 0 ? process.env : { PATH: process.env.PATH }), ...fx.env };
+    inside = toolOf({ sandbox: true, env });
+    outside = toolOf({ env });
   });
-  afterAll(() => fx.close());
+  beforeEach((ctx) => {
+    if (user.skip !== undefined) ctx.skip(user.skip);
+  });
+  afterAll(async () => {
+    for (const tool of tools.splice(0)) tool.close();
+    await fx?.close();
+  });
 
-  const sandboxed = () => createBashTool({ sandbox: true, env });
-  const plain = () => createBashTool({ env });
-  const run = async (tool: ReturnType<typeof createBashTool>, command: string) => (await tool.run({ command }, context(fx.cwd))).content;
+  const run = async (tool: BashAs, command: string) => (await tool.run({ command }, context(fx.cwd))).content;
 
   // Some 30 commands one after another each: ~10 s on a loaded machine.
   it('hides each credential, the agent home and the .env files, which are readable without it', { timeout: 90_000 }, async () => {
-    const [inside, outside] = [sandboxed(), plain()];
     for (const probe of fx.secrets) {
       expect(await run(outside, probe.command), `control: ${probe.name}`).toContain(probe.marker);
       expect(await run(inside, probe.command), probe.name).not.toContain(probe.marker);
@@ -41,7 +57,6 @@ describe('the bash tool with the sandbox, as this user', () => {
   });
 
   it('refuses each unix socket outside the working directory, which answers without it', { timeout: 90_000 }, async () => {
-    const [inside, outside] = [sandboxed(), plain()];
     for (const probe of fx.sockets) {
       expect(await run(outside, probe.command), `control: ${probe.name}`).toContain(probe.marker);
       const seen = await run(inside, probe.command);
@@ -51,28 +66,26 @@ describe('the bash tool with the sandbox, as this user', () => {
   });
 
   it("leaves the task's files, its socket and ordinary home files reachable, and the working directory writable", async () => {
-    const tool = sandboxed();
-    for (const probe of fx.visible) expect(await run(tool, probe.command), probe.name).toContain(probe.marker);
-    expect(await run(tool, 'echo made > made.txt && cat made.txt && cp .env.example copy && wc -c < copy')).toMatch(/^made\n\d+$/);
+    for (const probe of fx.visible) expect(await run(inside, probe.command), probe.name).toContain(probe.marker);
+    expect(await run(inside, 'echo made > made.txt && cat made.txt && cp .env.example copy && wc -c < copy')).toMatch(/^made\n\d+$/);
     expect(readFileSync(join(fx.cwd, 'made.txt'), 'utf8')).toBe('made\n');
   });
 
   it('works in a working directory that lies in a hidden folder, the rest of which stays hidden', async () => {
     const project = join(fx.home, '.config', 'tool');
     mkdirSync(project, { recursive: true });
+    handTo(user, project);
     const hosts = probeNamed(fx.secrets, '~/.config/gh/hosts.yml');
-    const tool = sandboxed();
-    const out = (await tool.run({ command: `echo ok > made.txt && cat made.txt && ${hosts.command} 2>&1; true` }, context(project))).content;
+    const out = (await inside.run({ command: `echo ok > made.txt && cat made.txt && ${hosts.command} 2>&1; true` }, context(project))).content;
     expect(out).toMatch(/^ok\n/);
     expect(out).not.toContain(hosts.marker);
     expect(readFileSync(join(project, 'made.txt'), 'utf8')).toBe('ok\n');
   });
 
   it('shows hidden folders empty and read-only, hidden files empty, and nothing written there reaches them', async () => {
-    const tool = sandboxed();
     const before = readFileSync(join(fx.cwd, '.env'), 'utf8');
     const out = await run(
-      tool,
+      inside,
       'ls -A ~/.ssh | wc -l; wc -c < ~/.netrc; wc -c < .env; touch ~/.ssh/new 2>&1; echo x >> .env 2>&1; echo x >> ~/.netrc 2>&1; true',
     );
     expect(out.split('\n').slice(0, 3)).toEqual(['0', '0', '0']);
@@ -84,21 +97,22 @@ describe('the bash tool with the sandbox, as this user', () => {
 
   it('cannot take a hiding mount away, not even from a user namespace of its own', async () => {
     const ssh = probeNamed(fx.secrets, '~/.ssh/id_rsa');
-    const out = await run(sandboxed(), `umount ~/.ssh 2>&1; umount -l ~/.ssh 2>&1; unshare -Urm sh -c "umount -l ~/.ssh; ${ssh.command}" 2>&1; ${ssh.command} 2>&1; true`);
+    const out = await run(inside, `umount ~/.ssh 2>&1; umount -l ~/.ssh 2>&1; unshare -Urm sh -c "umount -l ~/.ssh; ${ssh.command}" 2>&1; ${ssh.command} 2>&1; true`);
     expect(out).not.toContain(ssh.marker);
   });
 
   it('as root: /etc/shadow, which root reads without the sandbox, is empty', async (ctx) => {
-    if (process.getuid?.() !== 0) ctx.skip('only root can read /etc/shadow, with or without the sandbox');
-    expect((await run(plain(), 'wc -c < /etc/shadow')).trim()).not.toBe('0');
-    expect((await run(sandboxed(), 'wc -c < /etc/shadow')).trim()).toBe('0');
+    if (user.prefix.length > 0 || process.getuid?.() !== 0) ctx.skip('only root can read /etc/shadow, with or without the sandbox');
+    expect((await run(outside, 'wc -c < /etc/shadow')).trim()).not.toBe('0');
+    expect((await run(inside, 'wc -c < /etc/shadow')).trim()).toBe('0');
   });
 
   it('still runs programs from a PATH folder in /tmp, and reads the saved output of a long command', async () => {
     const bin = mkdtempSync(join(tmpdir(), 'agentloop-bin-'));
     try {
       writeFileSync(join(bin, 'agentloop-hello'), '#!/bin/sh\necho hello from tmp\n', { mode: 0o755 });
-      const tool = createBashTool({ sandbox: true, maxOutputChars: 1000, env: { ...env, PATH: `${bin}:${env.PATH ?? ''}` } });
+      handTo(user, bin);
+      const tool = toolOf({ sandbox: true, maxOutputChars: 1000, env: { ...env, PATH: `${bin}:${env.PATH ?? ''}` } });
       expect(await run(tool, 'agentloop-hello')).toBe('hello from tmp');
       const long = await run(tool, 'seq 1 5000');
       const saved = /the full output is in (\S+)\]/.exec(long)?.[1] as string;

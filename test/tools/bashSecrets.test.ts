@@ -1,10 +1,12 @@
 /**
  * Credentials by name and by value: withheld from commands unless allowed by name, and cut out
- * of what a command prints. The values are made up here, with random bodies of the real shapes.
+ * of what a command prints. The values are made up here, with random bodies of the real shapes. What a real command
+ * sees is tried as root and again as nobody (test/support/bashAs.ts: the tool in a process of nobody's own).
  */
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { createBashTool } from '../../src/tools/bash/bashTool.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bashToolAs, handTo, type BashAs } from '../support/bashAs.js';
+import { testUsers } from '../support/users.js';
 import { CommandEnvironment, commandEnv } from '../../src/tools/bash/run/env.js';
 import { isSecretName, redact, secretShape, secretValues } from '../../src/tools/bash/judge/secrets.js';
 import { context, makeTempDir } from './bashHelpers.js';
@@ -192,30 +194,63 @@ describe('redaction of what a command prints', () => {
     const text = `url=postgres://u:${'p'.repeat(12)}@h/db key=${key} plain=hello world short=abc`;
     expect(redact(text, secrets)).toBe('url=[redacted DATABASE_URL] key=[redacted ANTHROPIC_API_KEY] plain=hello world short=abc');
   });
+});
+
+/** Prints each variable whose name starts with `prefix` as NAME=base64(value): what the output redaction cannot cut. */
+const PRINT_ENCODED = (prefix: string) =>
+  `for n in $(compgen -e | grep '^${prefix}'); do printf '%s=%s\\n' "$n" "$(printf %s "\${!n}" | base64 -w0)"; done`;
+
+describe.each(testUsers())('what a command sees, as $name', (user) => {
+  let dir: string;
+  let cleanup: (() => void) | undefined;
+  const tools: BashAs[] = [];
+  const toolWith = (options: Parameters<typeof bashToolAs>[1]) => {
+    const tool = bashToolAs(user, options);
+    tools.push(tool);
+    return tool;
+  };
+  beforeEach((ctx) => {
+    if (user.skip !== undefined) ctx.skip(user.skip);
+    ({ dir, cleanup } = makeTempDir());
+    handTo(user, dir);
+  });
+  afterEach(() => {
+    for (const tool of tools.splice(0)) tool.close();
+    cleanup?.();
+    cleanup = undefined;
+  });
+
+  it('no credential of the table reaches a command under a harmless name; every look-alike does, unchanged', async () => {
+    const env: Record<string, string | undefined> = { PATH: process.env.PATH };
+    CREDENTIALS.forEach(([, value], i) => (env[`CRED_${i}`] = value));
+    HARMLESS.forEach((value, i) => (env[`LOOK_${i}`] = value));
+    const run = await toolWith({ env }).run({ command: `${PRINT_ENCODED('CRED_')}; ${PRINT_ENCODED('LOOK_')}` }, context(dir));
+    expect(run.isError, run.content).toBe(false);
+    const seen = Object.fromEntries(
+      run.content.split('\n').map((line) => [line.slice(0, line.indexOf('=')), Buffer.from(line.slice(line.indexOf('=') + 1), 'base64').toString()]),
+    );
+    expect(Object.keys(seen).filter((name) => name.startsWith('CRED_'))).toEqual([]);
+    expect(seen).toEqual(Object.fromEntries(HARMLESS.map((value, i) => [`LOOK_${i}`, value])));
+  });
 
   it('the issue’s credentials never reach a command, nor its output when allowed', async () => {
-    const { dir, cleanup } = makeTempDir();
-    try {
-      const env = {
-        PATH: process.env.PATH,
-        DATABASE_URL: `postgres://u:${r(12)}@h/db`,
-        PGPASSWORD: r(16),
-        DB_PASS: r(16),
-        GH_PAT: `ghp_${r(36)}`,
-        REDIS_URL: `redis://:${r(16)}@cache:6379`,
-        HARMLESS_URL: 'https://example.com/',
-      };
-      const tool = createBashTool({ env, allowEnv: ['GH_PAT'] });
-      const r1 = await tool.run({ command: 'env; echo "pat has ${#GH_PAT} characters"; echo "$GH_PAT"' }, context(dir));
-      for (const name of ['DATABASE_URL', 'PGPASSWORD', 'DB_PASS', 'GH_PAT', 'REDIS_URL'] as const) {
-        expect(r1.content).not.toContain(env[name]);
-      }
-      expect(r1.content).toContain('pat has 40 characters'); // allowed: the command has it
-      expect(r1.content).toContain('[redacted GH_PAT]'); // but the model never sees it
-      expect(r1.content).toContain('HARMLESS_URL=https://example.com/');
-      expect(r1.content).not.toMatch(/^(DATABASE_URL|PGPASSWORD|DB_PASS|REDIS_URL)=/m);
-    } finally {
-      cleanup();
+    const env = {
+      PATH: process.env.PATH,
+      DATABASE_URL: `postgres://u:${r(12)}@h/db`,
+      PGPASSWORD: r(16),
+      DB_PASS: r(16),
+      GH_PAT: `ghp_${r(36)}`,
+      REDIS_URL: `redis://:${r(16)}@cache:6379`,
+      HARMLESS_URL: 'https://example.com/',
+    };
+    const tool = toolWith({ env, allowEnv: ['GH_PAT'] });
+    const r1 = await tool.run({ command: 'env; echo "pat has ${#GH_PAT} characters"; echo "$GH_PAT"' }, context(dir));
+    for (const name of ['DATABASE_URL', 'PGPASSWORD', 'DB_PASS', 'GH_PAT', 'REDIS_URL'] as const) {
+      expect(r1.content).not.toContain(env[name]);
     }
+    expect(r1.content).toContain('pat has 40 characters'); // allowed: the command has it
+    expect(r1.content).toContain('[redacted GH_PAT]'); // but the model never sees it
+    expect(r1.content).toContain('HARMLESS_URL=https://example.com/');
+    expect(r1.content).not.toMatch(/^(DATABASE_URL|PGPASSWORD|DB_PASS|REDIS_URL)=/m);
   });
 });

@@ -1,0 +1,73 @@
+/**
+ * The bash tool as a given user (test/support/users.ts): "every security test runs as root AND as an unprivileged
+ * user", also the tests of the tool itself. For this process's own user the tool runs here, as it always did; for
+ * nobody it runs in a process of nobody's own (test/support/bashChild.ts through tsx and setpriv) that lives as long
+ * as the tool, so what a command leaves behind is looked at while the agent that ran it still lives.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createBashTool, type BashToolOptions } from '../../src/tools/bash/bashTool.js';
+import type { ToolContext, ToolOutput } from '../../src/core/tool.js';
+import type { TestUser } from './users.js';
+
+export interface BashAs {
+  run(input: { command: string; timeout?: number }, context: ToolContext): Promise<ToolOutput>;
+  /** Ends the user's process (and so the tool); nothing for a tool of this process. */
+  close(): void;
+  /** The pid of the process the tool runs in (this one's, or the user's child once started). */
+  pid(): number | undefined;
+}
+
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const CHILD = fileURLToPath(new URL('./bashChild.ts', import.meta.url));
+
+/**
+ * A bash tool made of `options` (JSON: no functions) for `user`. Nobody's process starts at the first command, with
+ * the environment nobody would have (PATH, HOME=/nonexistent) unless `options.env` says otherwise.
+ */
+export function bashToolAs(user: Pick<TestUser, 'prefix'>, options: BashToolOptions = {}): BashAs {
+  if (user.prefix.length === 0) {
+    const tool = createBashTool(options);
+    return { run: (input, context) => tool.run(input, context), close: () => {}, pid: () => process.pid };
+  }
+  let child: UserTool | undefined;
+  return {
+    run: (input, context) => (child ??= startUserTool(user.prefix, options)).ask({ ...input, cwd: context.cwd }),
+    close: () => child?.process.stdin.end(),
+    pid: () => child?.process.pid,
+  };
+}
+
+interface UserTool {
+  process: ChildProcessWithoutNullStreams;
+  ask(request: { command: string; timeout?: number; cwd: string }): Promise<ToolOutput>;
+}
+
+function startUserTool(prefix: string[], options: BashToolOptions): UserTool {
+  const argv = [...prefix, process.execPath, '--import', TSX, CHILD];
+  const child = spawn(argv[0] as string, argv.slice(1), { cwd: '/', env: { PATH: process.env.PATH, HOME: '/nonexistent' } });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const waiting: { resolve: (r: ToolOutput) => void; reject: (e: Error) => void }[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.resolve(JSON.parse(line) as ToolOutput));
+  child.on('close', (code, signal) => {
+    for (const w of waiting.splice(0)) w.reject(new Error(`the bash tool's process ended (${code ?? signal}) before answering: ${stderr}`));
+  });
+  child.stdin.write(`${JSON.stringify(options)}\n`);
+  return {
+    process: child,
+    ask: (request) =>
+      new Promise((resolve, reject) => {
+        waiting.push({ resolve, reject });
+        child.stdin.write(`${JSON.stringify(request)}\n`);
+      }),
+  };
+}
+
+/** Hands `paths` to `user` (chown -R) when the user is not this process's, so the user's commands may work there. */
+export function handTo(user: Pick<TestUser, 'owner'>, ...paths: string[]): void {
+  if (user.owner !== undefined) execFileSync('chown', ['-R', user.owner, ...paths]);
+}
