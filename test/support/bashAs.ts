@@ -1,14 +1,15 @@
 /**
  * The bash tool as a given user (test/support/users.ts): "every security test runs as root AND as an unprivileged
  * user", also the tests of the tool itself. For this process's own user the tool runs here, as it always did; for
- * nobody it runs in a process of nobody's own (test/support/bashChild.ts through tsx and setpriv) that lives as long
- * as the tool, so what a command leaves behind is looked at while the agent that ran it still lives.
+ * nobody it runs in a process of nobody's own (CHILD below, through setpriv) that lives as long as the tool, so what a
+ * command leaves behind is looked at while the agent that ran it still lives. That process runs the built tool
+ * (dist/, which vitest's global setup builds from src/ first: test/support/buildOnce.ts), as the CLI tests do: it
+ * starts in a fraction of the time tsx takes, which counts on a loaded machine.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { createBashTool, type BashToolOptions } from '../../src/tools/bash/bashTool.js';
 import type { ToolContext, ToolOutput } from '../../src/core/tool.js';
 import type { TestUser } from './users.js';
@@ -21,8 +22,23 @@ export interface BashAs {
   pid(): number | undefined;
 }
 
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-const CHILD = fileURLToPath(new URL('./bashChild.ts', import.meta.url));
+const DIST_BASH = fileURLToPath(new URL('../../dist/tools/bash/bashTool.js', import.meta.url));
+
+/**
+ * The user's process: one bash tool, made from the options on the first line of stdin (JSON), then one command per
+ * further line (`{ command, timeout?, cwd }`), each answered with its ToolOutput as a line of JSON, in order, until
+ * stdin ends.
+ */
+const CHILD = `
+import { createInterface } from 'node:readline';
+import { createBashTool } from ${JSON.stringify(DIST_BASH)};
+let tool;
+for await (const line of createInterface({ input: process.stdin })) {
+  if (tool === undefined) { tool = createBashTool(JSON.parse(line)); continue; }
+  const { cwd, ...input } = JSON.parse(line);
+  const result = await tool.run(input, { cwd, signal: new AbortController().signal });
+  process.stdout.write(JSON.stringify(result) + '\\n');
+}`;
 
 /**
  * A bash tool made of `options` (JSON: no functions) for `user`. Nobody's process starts at the first command, with
@@ -47,7 +63,7 @@ interface UserTool {
 }
 
 function startUserTool(prefix: string[], options: BashToolOptions): UserTool {
-  const argv = [...prefix, process.execPath, '--import', TSX, CHILD];
+  const argv = [...prefix, process.execPath, '--input-type=module', '-e', CHILD];
   const child = spawn(argv[0] as string, argv.slice(1), { cwd: '/', env: { PATH: process.env.PATH, HOME: '/nonexistent' } });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -31,7 +31,8 @@ function asUser(user: TestUser): void {
   });
 }
 
-describe.each(testUsers())('as $name', (user) => {
+// 90 s: nobody's first case starts nobody's process (seconds on a loaded machine); a bound only against hanging.
+describe.each(testUsers())('as $name', { timeout: 90_000 }, (user) => {
   asUser(user);
 
   describe.each([

@@ -54,7 +54,8 @@ describe('bash tool: sandbox', () => {
   });
 });
 
-describe.each(testUsers())('bash tool: sandbox, as $name', (user) => {
+// 90 s: nobody's first case starts nobody's process (seconds on a loaded machine); a bound only against hanging.
+describe.each(testUsers())('bash tool: sandbox, as $name', { timeout: 90_000 }, (user) => {
   const sandboxed = bashToolAs(user, { sandbox: true });
   const plain = bashToolAs(user);
   afterAll(() => [sandboxed, plain].forEach((tool) => tool.close()));

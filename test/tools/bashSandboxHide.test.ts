@@ -19,7 +19,8 @@ import { context } from './bashHelpers.js';
 import { makeSandboxFixture, type Probe, type SandboxFixture } from './sandboxFixture.js';
 
 // These tests need bubblewrap (Debian package `bubblewrap`); CI installs it.
-describe.each(testUsers())('the bash tool with the sandbox, as $name', (user) => {
+// 90 s: nobody's first case starts nobody's process (seconds on a loaded machine); a bound only against hanging.
+describe.each(testUsers())('the bash tool with the sandbox, as $name', { timeout: 90_000 }, (user) => {
   let fx: SandboxFixture;
   let env: Record<string, string | undefined>;
   let inside: BashAs;

@@ -200,7 +200,8 @@ describe('redaction of what a command prints', () => {
 const PRINT_ENCODED = (prefix: string) =>
   `for n in $(compgen -e | grep '^${prefix}'); do printf '%s=%s\\n' "$n" "$(printf %s "\${!n}" | base64 -w0)"; done`;
 
-describe.each(testUsers())('what a command sees, as $name', (user) => {
+// 90 s: nobody's first case starts nobody's process (seconds on a loaded machine); a bound only against hanging.
+describe.each(testUsers())('what a command sees, as $name', { timeout: 90_000 }, (user) => {
   let dir: string;
   let cleanup: (() => void) | undefined;
   const tools: BashAs[] = [];
