@@ -6,8 +6,7 @@
  * (dist/, which vitest's global setup builds from src/ first: test/support/buildOnce.ts), as the CLI tests do: it
  * starts in a fraction of the time tsx takes, which counts on a loaded machine.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createBashTool, type BashToolOptions } from '../../src/tools/bash/bashTool.js';
@@ -18,8 +17,6 @@ export interface BashAs {
   run(input: { command: string; timeout?: number }, context: ToolContext): Promise<ToolOutput>;
   /** Ends the user's process (and so the tool); nothing for a tool of this process. */
   close(): void;
-  /** The pid of the process the tool runs in (this one's, or the user's child once started). */
-  pid(): number | undefined;
 }
 
 const DIST_BASH = fileURLToPath(new URL('../../dist/tools/bash/bashTool.js', import.meta.url));
@@ -47,13 +44,12 @@ for await (const line of createInterface({ input: process.stdin })) {
 export function bashToolAs(user: Pick<TestUser, 'prefix'>, options: BashToolOptions = {}): BashAs {
   if (user.prefix.length === 0) {
     const tool = createBashTool(options);
-    return { run: (input, context) => tool.run(input, context), close: () => {}, pid: () => process.pid };
+    return { run: (input, context) => tool.run(input, context), close: () => {} };
   }
   let child: UserTool | undefined;
   return {
     run: (input, context) => (child ??= startUserTool(user.prefix, options)).ask({ ...input, cwd: context.cwd }),
     close: () => child?.process.stdin.end(),
-    pid: () => child?.process.pid,
   };
 }
 
