@@ -190,8 +190,8 @@ describe.each(testUsers())('what it calls read-only writes nothing, as $name', (
     const folder = makeFolder(user);
     cleanup = folder.cleanup;
     const lines = [...READ_ONLY, ...NOT_READ_ONLY].filter(isReadOnlyCommand);
-    // git status refreshes .git/index, git's own cache of the files' stat data, where it looks stale (racy: the files
-    // were handed over in the second the index was written); GIT_OPTIONAL_LOCKS=0 is git's way to keep it from that.
+    // git status refreshes .git/index, git's own cache of the files' stat data, where it looks stale (seen here as root
+    // and as nobody, right after the commits); GIT_OPTIONAL_LOCKS=0 is git's way to keep it from that.
     const tool = bashToolAs(user, { env: { PATH: process.env.PATH, GIT_OPTIONAL_LOCKS: '0' } });
     try {
       const before = snapshot(folder.dir);
