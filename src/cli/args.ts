@@ -27,7 +27,9 @@ const RUN_VALUES = [
 
 export interface CliOptions extends Partial<Pick<Flags, (typeof RUN_VALUES)[number]>> {
   /** `sessions` lists the saved sessions; `view` serves the step-through viewer; `help` of a command or of all. */
-  command: 'run' | 'help' | 'version' | 'sessions' | 'view';
+  command: 'run' | 'help' | 'version' | 'sessions' | 'mcp' | 'view';
+  /** `mcp list` or `mcp get NAME`. */
+  mcpAction?: { verb: 'list' } | { verb: 'get'; name: string };
   /** `-p`: run once and print the result (also implied by `--output-format json|stream-json`). */
   print: boolean;
   /** The positional prompt: with `print`, the question of the run; without, the REPL's first question. */
@@ -74,6 +76,8 @@ function optionsOf(line: ParsedLine): CommandLine {
     case 'sessions':
       if (line.positionals.length > 0) throw new UsageError(`unexpected argument "${line.positionals[0]}" after sessions`);
       return { command: 'sessions', ...quiet, outputFormat: line.flags.listFormat ?? 'text' };
+    case 'mcp':
+      return mcpOptions(line);
     case 'view':
       return line.given.has('restate') ? durableView(line) : viewOptions(line);
     default:
@@ -89,7 +93,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 }
 
 export function isLocal(options: CommandLine): options is CliOptions {
-  return ['run', 'help', 'version', 'sessions'].includes(options.command) || (options.command === 'view' && !('restate' in options));
+  return ['run', 'help', 'version', 'sessions', 'mcp'].includes(options.command) || (options.command === 'view' && !('restate' in options));
 }
 
 function runOptions({ flags, positionals, trailing }: ParsedLine): CliOptions {
@@ -170,6 +174,17 @@ function checkMistake(options: CliOptions, mistake: string): void {
 }
 
 /** `view [ID]`, `view --compare A B`. */
+/** `mcp list` or `mcp get NAME`. */
+function mcpOptions({ flags, positionals }: ParsedLine): CliOptions {
+  const [verb, name, more] = positionals;
+  const format = { outputFormat: flags.listFormat ?? 'text', ...(flags.settingSources !== undefined ? { settingSources: flags.settingSources } : {}) };
+  if (verb === 'list' && name === undefined) return { command: 'mcp', ...quiet, ...format, mcpAction: { verb } };
+  if (verb === 'get' && name !== undefined && name !== '' && more === undefined) return { command: 'mcp', ...quiet, ...format, mcpAction: { verb, name } };
+  if (verb === 'get') throw new UsageError(name === undefined || name === '' ? 'mcp get takes the name of a server' : `unexpected argument "${more}" after mcp get NAME`);
+  if (verb === 'list') throw new UsageError(`unexpected argument "${name}" after mcp list`);
+  throw new UsageError(verb === undefined ? 'mcp needs list or get NAME' : `unknown mcp command "${verb}" (list, get NAME)`);
+}
+
 function viewOptions({ flags, positionals }: ParsedLine): CliOptions {
   if (flags.compare && (positionals.length !== 2 || positionals.some((id) => id.trim() === ''))) {
     throw new UsageError(`view --compare takes two session ids: ${selfCommand()} view --compare A B`);

@@ -113,9 +113,9 @@ export const OPTIONS: OptionTable<Flags> = {
   print: { flag: 'print', short: 'p', commands: ['run', 'submit'], description: 'run once and print the result, no REPL (json and stream-json imply it); the prompt is the argument after the flags' },
   outputFormat: { flag: 'output-format', argument: 'FORMAT', default: 'text', commands: ['run'], parse: oneOf(['text', 'json', 'stream-json']), description: 'text, json or stream-json' },
   listFormat: {
-    flag: 'output-format', argument: 'FORMAT', default: 'text', commands: ['sessions'], description: 'text or json',
+    flag: 'output-format', argument: 'FORMAT', default: 'text', commands: ['sessions', 'mcp'], description: 'text or json',
     parse: (text) => {
-      if (text !== 'text' && text !== 'json') throw new UsageError('sessions --output-format must be text or json');
+      if (text !== 'text' && text !== 'json') throw new UsageError('--output-format must be text or json here');
       return text;
     },
   },
@@ -194,7 +194,7 @@ export const OPTIONS: OptionTable<Flags> = {
     description: "a worker's address (repeat the flag, once for each worker)",
   },
   // What the Claude Agent SDK passes (./sdkFlags.ts; docs/agent-sdk.md): honoured, or refused with the reason.
-  settingSources: { flag: 'setting-sources', argument: 'LIST', list: 'repeat', commands: ['run'], parse: settingSources, description: "Claude Code's settings sources to read: user, project, local (by commas); agentloop reads only their MCP servers and approvals" },
+  settingSources: { flag: 'setting-sources', argument: 'LIST', list: 'repeat', commands: ['run', 'mcp'], parse: settingSources, description: "Claude Code's settings sources to read: user, project, local (by commas); agentloop reads only their MCP servers and approvals" },
   addDir: { flag: 'add-dir', argument: 'DIR', list: 'repeat', commands: ['run'], parse: addDirs, description: "another directory the tools work in: acceptEdits' file commands run inside it too (repeat the flag for more)" },
   awaitInitialize: { flag: 'await-initialize', commands: ['run'], description: "stream-json input: the Agent SDK's initialize comes first (agentloop answers it before any turn)" },
   allowDangerouslySkipPermissions: { flag: 'allow-dangerously-skip-permissions', commands: ['run'], description: 'let a control request switch to bypassPermissions (agentloop always lets it; as root only with IS_SANDBOX=1)' },
@@ -218,6 +218,10 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
     summary: 'start a REPL (asking PROMPT first, if given); with -p run once and print the result (piped stdin: the prompt, or context after it); --demo: an offline demo with a scripted model; --mistake: the demo with a beginner\'s mistake in the loop',
   },
   sessions: { usage: ['sessions [options]'], summary: 'list saved sessions (newest first)' },
+  mcp: {
+    usage: ['mcp list [options]', 'mcp get NAME [options]'],
+    summary: "the MCP servers of Claude Code's scopes (~/.claude.json, .mcp.json), each with its scope, transport and health (started, its tools listed, stopped): docs/mcp.md",
+  },
   view: {
     usage: ['view [ID] [options]', 'view --compare A B', 'view --restate URL ID'],
     summary: 'step through a session in the browser (default: the newest here); two side by side; or a durable run',

@@ -214,6 +214,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   // Nothing written from here on holds the key, the token (also from .env) or a credential of the environment.
   useRedactor(credentialRedactor(env, loadModelSettings(env, cwd)));
   if (options.command === 'sessions') return (await loadSessions()).sessionsCommand(options, env, stdout, stderr);
+  if (options.command === 'mcp') return (await import('./mcpList.js')).mcpCommand(options, { env, cwd, stdout, stderr, version: version() });
   if (options.command === 'view') return (await loadPages()).viewCommand(options, { env, cwd, stdout, stderr });
   if (options.mistake !== undefined) return (await import('./mistake.js')).mistakeCommand(options.mistake, { env, cwd, stdout, stderr });
   // The bash tool's shell parser loads while the loop and the SDK do: a reply that opens with a read-only command can
