@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, loadModelSettings, requireModelSettings } from '../anthropic/settings.js';
 import type { RunEvent } from '../core/events.js';
-import type { ToolUseBlock } from '../core/messages.js';
+import type { MessageParam, ToolUseBlock } from '../core/messages.js';
 import { DEFAULT_MODEL } from '../core/models.js';
 import type { RunResult } from '../run/runAgent.js';
 import type { CliOptions } from './args.js';
@@ -25,7 +25,6 @@ import { startCliMcp, withMcpTools } from './mcp.js';
 import { apiErrorLine, apiErrorOf } from './claudeLines.js';
 import { selfCommand } from './self.js';
 import { maxAttempts, reminderLine, structuredFailure, structuredResult, StructuredTurn } from './structuredOutput.js';
-import type { MessageParam } from '../core/messages.js';
 import type { Question } from '../transcript/records.js';
 
 const { stdout, stderr, env } = process;
