@@ -61,10 +61,10 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
     try {
       const body = prepare(input.request);
       input.onRequest?.(body);
-      const stream = await client.messages.create({ ...body, stream: true }, { signal: local.signal });
+      const answer = await client.messages.create({ ...body, stream: true }, { signal: local.signal }).withResponse();
       reading = true;
       input.onResponse?.();
-      return await readReply(stream, reply, input, idle, local.signal);
+      return await readReply(answer.data, reply, input, idle, local.signal, answer.request_id ?? undefined);
     } catch (error) {
       throw failureOf(error, { stalled: idle.stalled, idleTimeoutMs, aborted: signal.aborted, local, reply, reading });
     } finally {
@@ -119,10 +119,11 @@ async function readReply(
   input: Pick<CallInput, 'onToolUse' | 'onText' | 'onStreamEvent'>,
   idle: { note(): void },
   signal: AbortSignal,
+  requestId: string | undefined,
 ): Promise<ModelReply> {
   for await (const event of stream) {
     idle.note();
-    input.onStreamEvent?.(event);
+    input.onStreamEvent?.(event, requestId);
     const out = reply.add(event);
     if (out === undefined) continue;
     if (typeof out === 'string') input.onText?.(out);
@@ -140,6 +141,7 @@ async function readReply(
     droppedIncompleteBlock: reply.droppedIncompleteBlock(),
     ...(reply.id ? { id: reply.id } : {}),
     ...(reply.model ? { model: reply.model } : {}),
+    ...(requestId ? { requestId } : {}),
   } satisfies ModelReply;
 }
 

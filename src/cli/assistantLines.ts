@@ -14,7 +14,8 @@ export interface ReplyHead {
   usage: unknown;
 }
 
-type Write = (head: ReplyHead, block: ContentBlock) => void;
+/** `requestId`: the API's request id of the reply (Claude Code's `request_id`), when the model call has one. */
+type Write = (head: ReplyHead, block: ContentBlock, requestId: string | undefined) => void;
 
 interface StreamEvent {
   type?: string;
@@ -46,27 +47,29 @@ function finished(block: Record<string, unknown>, json: string[]): ContentBlock 
 
 export function assistantLines(write: Write) {
   let head: ReplyHead | undefined;
+  let requestId: string | undefined; // of the reply the stream is building
   let building: { block: Record<string, unknown>; json: string[] } | undefined;
   let printed = 0; // blocks of the current reply already printed from the stream
   return {
     /** Before the stream_event line of `raw`: a block that stops gets its assistant line first. */
-    onStreamEvent(raw: unknown): void {
+    onStreamEvent(raw: unknown, id?: string): void {
       const event = raw as StreamEvent;
       if (event.type === 'message_start') {
         const m = event.message ?? {};
         head = { ...(m.id ? { id: m.id } : {}), model: m.model ?? '', stop_reason: null, usage: m.usage };
+        requestId = id;
         printed = 0;
       } else if (event.type === 'content_block_start') building = { block: { ...event.content_block }, json: [] };
       else if (event.type === 'content_block_delta' && building && event.delta) grow(building.block, event.delta, building.json);
       else if (event.type === 'content_block_stop' && building && head) {
-        write(head, finished(building.block, building.json));
+        write(head, finished(building.block, building.json), requestId);
         building = undefined;
         printed += 1;
       }
     },
     /** The reply is in: its blocks the stream did not print, one line each. */
-    onReply(reply: ReplyHead, content: ContentBlock[]): void {
-      for (const block of content.slice(head ? printed : 0)) write(reply, block);
+    onReply(reply: ReplyHead, content: ContentBlock[], id?: string): void {
+      for (const block of content.slice(head ? printed : 0)) write(reply, block, id);
       head = undefined;
       building = undefined;
       printed = 0;

@@ -105,9 +105,10 @@ export function streamJsonPrinter(
   };
   out(initLine(facts));
   let reply: { index: number; message: MessageParam } | undefined; // the model's message, until its metadata comes
-  const assistant = assistantLines((head, block) =>
-    out({ type: 'assistant', message: { ...head, type: 'message', role: 'assistant', content: [claudeBlock(block)], stop_sequence: null }, parent_tool_use_id: null, session_id, uuid: randomUUID() }),
-  );
+  const assistant = assistantLines((head, block, requestId) => {
+    const message = { ...head, type: 'message', role: 'assistant', content: [claudeBlock(block)], stop_sequence: null };
+    out({ type: 'assistant', message, parent_tool_use_id: null, session_id, uuid: randomUUID(), ...(requestId ? { request_id: requestId } : {}) });
+  });
   return (event) => {
     switch (event.type) {
       case 'text':
@@ -120,12 +121,12 @@ export function streamJsonPrinter(
       case 'reply': {
         const content = reply?.index === event.index && Array.isArray(reply.message.content) ? reply.message.content : [];
         reply = undefined;
-        assistant.onReply({ ...(event.id ? { id: event.id } : {}), model: event.model, stop_reason: event.stopReason, usage: event.usage }, content);
+        assistant.onReply({ ...(event.id ? { id: event.id } : {}), model: event.model, stop_reason: event.stopReason, usage: event.usage }, content, event.requestId);
         loop(event);
         return;
       }
       case 'stream_event':
-        assistant.onStreamEvent(event.event);
+        assistant.onStreamEvent(event.event, event.requestId);
         out({ type: 'stream_event', event: claudeStreamEvent(event.event), parent_tool_use_id: null, session_id, uuid: randomUUID() });
         return;
       case 'retry':

@@ -61,6 +61,8 @@ export type MachineEvent =
       index: number;
       /** The API's message id and model (absent for a model call that has none, e.g. scripted). */
       id?: string;
+      /** The API's request id (the `request-id` header), when the model call has one. */
+      requestId?: string;
       model: string;
       stopReason: StopReason | null;
       usage: Usage;
@@ -99,7 +101,7 @@ export type CallEvent =
   /** A piece of the model's text, as it streams. */
   | { type: 'text'; delta: string }
   /** A raw event of the API stream (only when asked for: `includeStreamEvents`). */
-  | { type: 'stream_event'; turnCount: number; event: unknown };
+  | { type: 'stream_event'; turnCount: number; event: unknown; requestId?: string };
 
 export type RunEvent = MachineEvent | CallEvent;
 export type RunEventType = RunEvent['type'];

@@ -30,6 +30,8 @@ export interface ModelReply {
   id?: string;
   /** The model that answered, as the API names it, when the model call reports it. */
   model?: string;
+  /** The API's request id (its `request-id` header), when the model call has one: Claude Code's `request_id`. */
+  requestId?: string;
 }
 
 /** What the machine hands the model actor for one call. */
@@ -43,8 +45,8 @@ export interface ModelCallInput {
   onText?: (delta: string) => void;
   /** Called with the body exactly as it is sent (after the adapter's own additions). Must not throw. */
   onRequest?: (body: ModelRequest) => void;
-  /** Called with each raw event of the API stream, when set. Must not throw. */
-  onStreamEvent?: (event: unknown) => void;
+  /** Called with each raw event of the API stream (and the request id of the answer, when it has one), when set. Must not throw. */
+  onStreamEvent?: (event: unknown, requestId?: string) => void;
   /** Called once the response has begun (the request is sent, the model is working). Must not throw. */
   onResponse?: () => void;
 }

@@ -134,6 +134,7 @@ export const agentMachine = setup({
         turnCount: after.turnCount,
         index: after.messages.length - 1,
         ...(reply.id ? { id: reply.id } : {}),
+        ...(reply.requestId ? { requestId: reply.requestId } : {}),
         model: reply.model ?? after.model,
         stopReason: reply.stopReason,
         usage: reply.usage,

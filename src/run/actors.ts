@@ -109,7 +109,9 @@ export function modelActor(
         ...call,
         onRequest: (body) => report({ type: 'request', turnCount, body, messageCount: body.messages.length }),
         onText: (delta) => report({ type: 'text', delta }),
-        ...(includeStreamEvents ? { onStreamEvent: (event: unknown) => report({ type: 'stream_event', turnCount, event }) } : {}),
+        ...(includeStreamEvents
+          ? { onStreamEvent: (event: unknown, requestId?: string) => report({ type: 'stream_event', turnCount, event, ...(requestId ? { requestId } : {}) }) }
+          : {}),
       };
     }
     return redacting(call, signal);

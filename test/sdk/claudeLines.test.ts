@@ -3,7 +3,7 @@
  * (its lines for the same programs were read from the recording run of test/sdk/record.ts): an API error reported in
  * the result (`is_error`, `API Error: STATUS MESSAGE`, `api_error_status`) after a synthetic assistant message, a retry's
  * `system/api_retry`, the tool named `Bash` wherever the program sees it, a tool result's `tool_use_result` and
- * `timestamp`, and the result's `terminal_reason`. The real SDK drives the built CLI against the local Messages API.
+ * `timestamp`, the result's `terminal_reason`, and each assistant message's `request_id` (the API's `request-id` header). The real SDK drives the built CLI against the local Messages API.
  */
 import type { Options, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { describe, expect, it } from 'vitest';
@@ -85,6 +85,23 @@ describe("Claude Code's values in the messages an Agent SDK program receives fro
     expect(user?.message.content.map((b) => b.is_error)).toEqual([false, true]);
     expect(user?.tool_use_result).toMatch(/^Error: /); // the last result's: the denied one
     expect(Date.parse(user?.timestamp ?? '')).not.toBeNaN();
+  });
+
+  it.each([
+    ['whole replies', false],
+    ['partial messages', true],
+  ])("request_id on each assistant message (%s): the request-id header of the API's answer the block came in", async (_name, partial) => {
+    server.enqueue(
+      { content: [{ type: 'text', text: 'Let me look.' }, bashUse('t1', 'echo hi')], stop_reason: 'tool_use', requestId: 'req_first_answer' },
+      { ...answer('Done.'), requestId: 'req_second_answer' },
+    );
+    const { messages } = await collect('go', { model: 'claude-test', allowedTools: ['Bash'], includePartialMessages: partial });
+    const lines = find(messages, 'assistant').map((m) => [m.message.content[0]?.type, (m as { request_id?: string }).request_id]);
+    expect(lines).toEqual([
+      ['text', 'req_first_answer'],
+      ['tool_use', 'req_first_answer'],
+      ['text', 'req_second_answer'],
+    ]);
   });
 
   it('terminal_reason max_turns for a run stopped by maxTurns', async () => {

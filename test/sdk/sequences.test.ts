@@ -18,7 +18,7 @@ const claudeCode = JSON.parse(readFileSync(new URL('./claudeCode.json', import.m
 /** Claude Code's keys that agentloop does not give, and why. */
 const KEYS_NOT_GIVEN: Record<string, string[]> = {
   'system/init': ['claude_code_version'], // agentloop is not Claude Code: it says agentloop_version
-  assistant: ['request_id', 'tool_use_meta'], // the API's request id is not kept by the model call; Claude Code's MCP tool metadata
+  assistant: ['tool_use_meta'], // Claude Code's MCP tool metadata
   stream_event: ['ttft_ms'], // the result has it
   'system/status': ['permissionMode', 'session_id', 'status', 'subtype', 'type', 'uuid'], // Claude Code's own bookkeeping (left out of the sequences)
 };

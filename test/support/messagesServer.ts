@@ -53,6 +53,8 @@ export interface ReplyStep {
    * breaks the protocol (a block after `message_stop`, a second `content_block_start`, deltas of the wrong kind, ...).
    */
   rewrite?: (frames: SseFrame[]) => SseFrame[];
+  /** The `request-id` header of the answer (default: a random `req_...`), as the API sends one with every answer. */
+  requestId?: string;
 }
 
 /** An HTTP error answered as `{"type":"error","error":{type,message},"request_id"}`. */
@@ -422,7 +424,7 @@ async function answerJson(res: ServerResponse, reply: ReplyStep, ctx: AnswerCont
     const at = performance.now();
     for (const frame of frames) ctx.onFrame?.(ctx.request, frame, at);
   }
-  sendJson(res, 200, replyToMessage(reply, ctx));
+  sendJson(res, 200, replyToMessage(reply, ctx), reply.requestId ? { 'request-id': reply.requestId } : {});
 }
 
 function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
@@ -589,11 +591,11 @@ function splitIntoPieces(text: string, count: number): string[] {
 // Streaming answers
 // ---------------------------------------------------------------------------------------------
 
-function startSse(res: ServerResponse): void {
+function startSse(res: ServerResponse, requestId?: string): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
-    'request-id': `req_${randomId()}`,
+    'request-id': requestId ?? `req_${randomId()}`,
   });
   res.flushHeaders();
 }
@@ -625,7 +627,7 @@ function sleep(ms: number): Promise<void> {
 }
 
 async function streamReply(res: ServerResponse, reply: ReplyStep, ctx: AnswerContext): Promise<void> {
-  startSse(res);
+  startSse(res, reply.requestId);
   await writeFrames(res, replyToSseFrames(reply, ctx), ctx);
   res.end();
 }
