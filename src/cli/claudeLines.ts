@@ -87,7 +87,8 @@ export function apiErrorLine(run: RunResult, sessionId: string) {
   if (!failed || !run.context.error) return undefined;
   const usage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   const message = { id: randomUUID(), type: 'message', role: 'assistant', model: '<synthetic>', content: [{ type: 'text', text: failed.text }], stop_reason: 'stop_sequence', stop_sequence: '', usage };
-  return { type: 'assistant', message, parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID(), error: claudeErrorKind(run.context.error) };
+  const requestId = run.context.error.requestId;
+  return { type: 'assistant', message, parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID(), error: claudeErrorKind(run.context.error), ...(requestId ? { request_id: requestId } : {}) };
 }
 
 const TERMINAL_REASONS: Partial<Record<ExitReason, string>> = {

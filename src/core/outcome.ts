@@ -22,6 +22,8 @@ export interface RunError {
   message: string;
   status?: number;
   apiType?: string;
+  /** The API's request id of the failed answer (its `request-id` header), when it had one. */
+  requestId?: string;
   /** Whether waiting and calling again may fix it. */
   retryable: boolean;
 }
@@ -34,6 +36,7 @@ export function toRunError(error: unknown, retryable = false): RunError {
       retryable,
       ...(error.details.status !== undefined ? { status: error.details.status } : {}),
       ...(error.details.apiType !== undefined ? { apiType: error.details.apiType } : {}),
+      ...(error.details.requestId !== undefined ? { requestId: error.details.requestId } : {}),
     };
   }
   return { kind: 'unknown', message: error instanceof Error ? error.message : String(error), retryable };

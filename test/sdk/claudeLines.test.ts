@@ -25,9 +25,10 @@ const find = <T extends SDKMessage['type']>(messages: SDKMessage[], type: T, sub
 
 describe("Claude Code's values in the messages an Agent SDK program receives from agentloop", () => {
   it('an API error: a synthetic assistant message with its text, then a result with is_error, the text and the status', async () => {
-    server.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'messages: the prompt is not acceptable' } });
+    server.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'messages: the prompt is not acceptable' }, headers: { 'request-id': 'req_refused' } });
     const { messages } = await collect('hi');
     const [assistant] = find(messages, 'assistant');
+    expect((assistant as { request_id?: string }).request_id).toBe('req_refused'); // the failed answer's
     expect(assistant?.message.content).toEqual([{ type: 'text', text: 'API Error: 400 messages: the prompt is not acceptable' }]);
     expect(assistant?.message.model).toBe('<synthetic>');
     expect(assistant?.error).toBe('unknown');
