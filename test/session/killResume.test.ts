@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
 import { INTERRUPTED_TOOL_RESULT } from '../../src/transcript/resume.js';
 import { lastToolResults } from '../support/agentServer.js';
-import { runCli, startCli } from '../support/cli.js';
+import { RUN_EVERYTHING, runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { markedCliProjectPerTest, transcripts, waitFor } from './helpers.js';
 
@@ -38,7 +38,7 @@ const records = (text: string) =>
 
 describe('kill -9 in the middle of a tool, then --continue', () => {
   it('answers the cut tool_use as interrupted (never reruns it) and finishes with a valid history', async () => {
-    // Not read-only, so it starts once the reply is complete: the kill lands in executingTools.
+    // Not read-only, so it starts once the reply is complete (and runs only when allowed): the kill lands in executingTools.
     const sleep = `touch started && sleep 30 # ${marker}`;
     server.enqueue({
       content: [
@@ -50,7 +50,7 @@ describe('kill -9 in the middle of a tool, then --continue', () => {
     });
 
     const started = Date.now();
-    const run = startCli(['-p', 'wait, then say done'], { cwd: dir, env });
+    const run = startCli(['-p', 'wait, then say done', RUN_EVERYTHING], { cwd: dir, env });
     const name = await waitFor('the transcript to show tool_start', () => {
       for (const [file, text] of transcripts(home)) if (text.includes('"type":"tool_start"')) return file;
       return undefined;
