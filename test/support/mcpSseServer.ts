@@ -25,9 +25,14 @@ export interface SseServer {
 }
 
 /** Runs this file as a process (this node, through tsx) and resolves once it says where it listens. */
-export async function startEverythingSse(env: Record<string, string> = {}): Promise<SseServer> {
+export function startEverythingSse(env: Record<string, string> = {}): Promise<SseServer> {
+  return startServing(fileURLToPath(import.meta.url), env);
+}
+
+/** Runs `file serve` (a server of this kind: says `URL <url>`, then `CALL <tool>`) and resolves once it says where it listens. */
+export async function startServing(file: string, env: Record<string, string> = {}): Promise<SseServer> {
   const tsx = pathToFileURL(require.resolve('tsx')).href;
-  const child = spawn(process.execPath, ['--import', tsx, fileURLToPath(import.meta.url), 'serve'], {
+  const child = spawn(process.execPath, ['--import', tsx, file, 'serve'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -48,7 +53,7 @@ export async function startEverythingSse(env: Record<string, string> = {}): Prom
       };
       if (look()) return;
       child.stdout!.on('data', look);
-      void exited.then(() => reject(new Error(`the SSE server exited before saying ${pattern}: ${stderr}`)));
+      void exited.then(() => reject(new Error(`the MCP server exited before saying ${pattern}: ${stderr}`)));
     });
   const url = await said(/^URL (\S+)$/m);
   return {
@@ -94,10 +99,10 @@ async function serve(): Promise<void> {
   http.listen(0, '127.0.0.1', () => process.stdout.write(`URL http://127.0.0.1:${(http.address() as AddressInfo).port}/sse\n`));
 }
 
-async function readBody(req: IncomingMessage): Promise<{ method?: string; params?: { name?: string } }> {
+export async function readBody(req: IncomingMessage): Promise<{ method?: string; params?: { name?: string } }> {
   let text = '';
   for await (const chunk of req) text += String(chunk);
   return JSON.parse(text) as { method?: string; params?: { name?: string } };
 }
 
-if (process.argv[2] === 'serve') await serve();
+if (process.argv[2] === 'serve' && process.argv[1] === fileURLToPath(import.meta.url)) await serve();

@@ -1,6 +1,7 @@
 /**
  * An HTTP MCP server's transport: streamable HTTP (`type: "http"`) or the older HTTP+SSE (`type: "sse"`), the SDK's
- * own, with the config's headers on every request. Loaded only for a run that has one.
+ * own, with the config's headers on every request. Loaded only for a run that has one. A streamable HTTP call whose
+ * answer stream is cut ends at once with an error (cutAnswers.ts).
  *
  * An SSE session lives as long as its event stream: the server answers every request on it, and forgets the session
  * when it closes. The SDK's SSE client only reports a lost stream (and its EventSource reconnects to a session that
@@ -9,15 +10,15 @@
  * at once with an error, and later ones say the server is not connected (as a stdio server that exited).
  */
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpHttpConfig } from './config.js';
+import { streamableHttp } from './cutAnswers.js';
 
 export function httpTransport(config: McpHttpConfig): Transport {
   const url = new URL(config.url);
   const requestInit = { headers: config.headers };
-  return config.type === 'sse' ? new SseSession(new SSEClientTransport(url, { requestInit })) : new StreamableHTTPClientTransport(url, { requestInit });
+  return config.type === 'sse' ? new SseSession(new SSEClientTransport(url, { requestInit })) : streamableHttp(url, requestInit);
 }
 
 /** The SDK's SSE client transport, closed when its event stream is lost once started. */
