@@ -61,7 +61,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
     try {
       const body = prepare(input.request);
       input.onRequest?.(body);
-      const answer = await client.messages.create({ ...body, stream: true }, { signal: local.signal }).withResponse();
+      const answer = await withRequestId(client.messages.create({ ...body, stream: true }, { signal: local.signal }));
       reading = true;
       input.onResponse?.();
       return await readReply(answer.data, reply, input, idle, local.signal, answer.request_id ?? undefined);
@@ -72,6 +72,15 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
       signal.removeEventListener('abort', forward);
     }
   };
+}
+
+/**
+ * The answer's stream and its request id (the `request-id` header): the SDK's APIPromise gives both; a client whose
+ * `create` returns a plain promise (a wrapper's, a test's) gives the stream only, and the reply has no request id.
+ */
+async function withRequestId<T>(pending: Promise<T> & { withResponse?: () => Promise<{ data: T; request_id?: string | null }> }) {
+  if (typeof pending.withResponse === 'function') return pending.withResponse();
+  return { data: await pending, request_id: undefined };
 }
 
 /** A history the API would refuse is never sent: a ModelError (`invalid_request`) saying what is wrong. */
