@@ -22,7 +22,7 @@ import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { restoreConversation } from '../../src/transcript/resume.js';
 import { readTranscript } from '../../src/transcript/store.js';
 import type { RequestBody, Step } from '../support/messagesServer.js';
-import { startCli, type CliRun } from '../support/cli.js';
+import { RUN_EVERYTHING, startCli, type CliRun } from '../support/cli.js';
 import type { CliProject } from '../support/project.js';
 import { testUsers, type TestUser } from '../support/users.js';
 import { markedCliProjectPerTest } from './helpers.js';
@@ -79,7 +79,8 @@ async function firstSession(user: TestUser, dir: string): Promise<string> {
 async function runPlan(user: TestUser, dir: string, plan: Plan, questions: string[]): Promise<{ results: CliRun[]; pids: number[] }> {
   const started = plan.runs.map(async ({ offsetMs, wait }, i) => {
     await sleep(offsetMs);
-    const args = ['--continue', '-p', questions[i] as string, '--output-format', 'json', ...(wait ? ['--wait-for-session'] : [])];
+    // The tool writes (echo >> log.txt): allowed, as -p denies what Claude Code's -p would ask about.
+    const args = ['--continue', '-p', questions[i] as string, '--output-format', 'json', RUN_EVERYTHING, ...(wait ? ['--wait-for-session'] : [])];
     return startCli(args, { cwd: dir, env: project.env, prefix: user.prefix });
   });
   const runs = await Promise.all(started);

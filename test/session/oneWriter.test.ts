@@ -15,7 +15,7 @@ import { runAgent } from '../../src/run/runAgent.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { restoreConversation } from '../../src/transcript/resume.js';
 import { readTranscript } from '../../src/transcript/store.js';
-import { startCli, type CliRun } from '../support/cli.js';
+import { RUN_EVERYTHING, startCli, type CliRun } from '../support/cli.js';
 import { markedCliProjectPerTest, transcripts, waitFor } from './helpers.js';
 import type { CliProject } from '../support/project.js';
 
@@ -71,7 +71,8 @@ async function twoContinues(offsetMs: number, wait: boolean): Promise<{ results:
   gate = new Promise<void>((resolve) => (open = resolve));
   if (project.server.pending < 8) project.server.enqueue(...Array.from({ length: 40 }, () => gatedModel));
   const questions = [`q-a${offsetMs}`, `q-b${offsetMs}`];
-  const args = (q: string) => ['--continue', '-p', q, '--output-format', 'json', ...(wait ? ['--wait-for-session'] : [])];
+  // The tool writes (echo >> log.txt): allowed, as -p denies what Claude Code's -p would ask about.
+  const args = (q: string) => ['--continue', '-p', q, '--output-format', 'json', RUN_EVERYTHING, ...(wait ? ['--wait-for-session'] : [])];
   const first = startCli(args(questions[0] as string), { cwd: project.dir, env: project.env });
   if (offsetMs > 0) await new Promise((resolve) => setTimeout(resolve, offsetMs));
   const second = startCli(args(questions[1] as string), { cwd: project.dir, env: project.env });
