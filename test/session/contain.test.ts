@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { cliProjectPerTest } from '../support/project.js';
 import { describe, expect, it as base } from 'vitest';
 import { lastToolResults, resultText } from '../support/agentServer.js';
-import { startCli } from '../support/cli.js';
+import { RUN_EVERYTHING, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { killMarked, liveWithMarker } from '../support/processes.js';
 import { testUsers, type TestUser } from '../support/users.js';
@@ -52,7 +52,7 @@ describe.each(testUsers())('as $name', (user) => {
         content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command } }],
         stop_reason: 'tool_use',
       });
-      const run = cliAs(user, ['-p', 'go', ...flags]);
+      const run = cliAs(user, ['-p', 'go', RUN_EVERYTHING, ...flags]); // the command writes: allowed, as -p denies it by default
       await waitFor('the command to start', () => existsSync(join(dir, 'started')), 20_000);
       expect(liveWithMarker(marker).length).toBeGreaterThan(0);
       run.child.kill('SIGKILL');
@@ -111,7 +111,7 @@ describe.each(testUsers())('as $name', (user) => {
         { content: [{ type: 'tool_use', id: 'toolu_env', name: 'bash', input: { command: 'env; cat .env' } }], stop_reason: 'tool_use' },
         { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' },
       );
-      const result = await cliAs(user, ['-p', 'show me the environment', '--output-format', 'json'], withDotEnv).done;
+      const result = await cliAs(user, ['-p', 'show me the environment', '--output-format', 'json', RUN_EVERYTHING], withDotEnv).done;
       expect(result.code, result.stderr).toBe(0);
       const seen = resultText(lastToolResults(server.requests[1]?.body as never)[0] as never);
       expect(seen).toContain('[redacted ANTHROPIC_API_KEY]'); // cat .env ran, its key cut out
