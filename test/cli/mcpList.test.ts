@@ -6,13 +6,13 @@
  * file) and one disabled (not listed). Exit codes: 0 for a list whatever the health, 1 for `get` of an unknown name, 2
  * for a bad command line.
  */
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cliEnv } from '../support/cli.js';
 import { EVERYTHING, everything, processesMarked, waitFor } from '../support/mcp.js';
+import { cliProjectFor } from '../support/project.js';
 import { runCliAs, testUsers } from '../support/users.js';
 
 /** A port on 127.0.0.1 that nothing listens on (the OS gave it, then it was closed). */
@@ -26,20 +26,11 @@ async function closedPort(): Promise<number> {
 
 describe.each(testUsers())('mcp list and get, the CLI as $name', (user) => {
   const { skip } = user;
-  let dir: string;
-  let runs = 0;
-  beforeAll(() => {
-    if (skip) return;
-    dir = mkdtempSync(join(tmpdir(), 'agentloop-cli-mcp-list-'));
-    chmodSync(dir, 0o755); // nobody goes through it to the folders it owns
-  });
-  afterAll(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const project = cliProjectFor('cli-mcp-list', user, { server: false });
 
   /** HOME with ~/.claude.json (user and local servers), a repository with .mcp.json and approvals, all the user's. */
   async function layout(marker: string) {
-    const base = join(dir, `p${runs++}`);
+    const base = project.next();
     const [home, repo] = [join(base, 'home'), join(base, 'repo')];
     const cwd = join(repo, 'work');
     const ran = join(base, 'pending-ran');
@@ -57,14 +48,14 @@ describe.each(testUsers())('mcp list and get, the CLI as $name', (user) => {
     };
     for (const folder of [home, join(repo, '.git'), join(cwd, '.claude')]) mkdirSync(folder, { recursive: true });
     for (const [path, json] of Object.entries(files)) writeFileSync(path, JSON.stringify(json));
-    if (user.owner) chownTree(base);
+    project.own(base);
     const env = cliEnv({ HOME: home, AGENTLOOP_HOME: join(base, 'agentloop-home') });
     delete env.CLAUDE_CONFIG_DIR;
     return { cwd, env, ran, url, home };
   }
 
   it.skipIf(skip !== undefined)('lists each server of every scope with its scope, transport and health; a pending one is not started', async () => {
-    const marker = `list-${process.pid}-${runs}`;
+    const marker = `list-${process.pid}-${project.runs}`;
     const { cwd, env, ran, url } = await layout(marker);
     const run = await runCliAs(user, ['mcp', 'list'], { cwd, env });
     expect(run.code, run.stderr).toBe(0);
@@ -98,7 +89,7 @@ describe.each(testUsers())('mcp list and get, the CLI as $name', (user) => {
   }, 120_000);
 
   it.skipIf(skip !== undefined)("gets one server's details without the values of its env or headers; an unknown name is exit 1, a bad line exit 2", async () => {
-    const marker = `get-${process.pid}-${runs}`;
+    const marker = `get-${process.pid}-${project.runs}`;
     const { cwd, env } = await layout(marker);
     const got = await runCliAs(user, ['mcp', 'get', 'u'], { cwd, env });
     expect(got.code, got.stderr).toBe(0);
@@ -131,9 +122,4 @@ describe.each(testUsers())('mcp list and get, the CLI as $name', (user) => {
     const run = await runCliAs(user, ['mcp', 'list', '--setting-sources', 'user,local'], { cwd, env });
     expect([run.code, run.stdout, run.stderr]).toEqual([0, 'No MCP servers configured: add them to ~/.claude.json or .mcp.json (docs/mcp.md), or give a run --mcp-config.\n', '']);
   }, 60_000);
-
-  function chownTree(path: string): void {
-    chownSync(path, 65534, 65534);
-    if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry));
-  }
 });

@@ -5,37 +5,25 @@
  * `--mcp-config`'s. Each server that should lose a name is one that cannot start: the init line's `connected` says
  * which one won. The servers are the real server-everything from npm.
  */
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerFromResults, lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
+import { describe, expect, it } from 'vitest';
+import { answerFromResults, lastToolResults, resultText } from '../support/agentServer.js';
 import { cliEnv } from '../support/cli.js';
 import { everything, processesMarked, waitFor } from '../support/mcp.js';
-import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
+import type { RequestBody } from '../support/messagesServer.js';
+import { cliProjectFor } from '../support/project.js';
 import { runCliAs, testUsers } from '../support/users.js';
 
 const broken = (where: string) => ({ command: `/nonexistent/${where}` });
 
 describe.each(testUsers())('MCP scopes, the CLI as $name', (user) => {
   const { skip } = user;
-  let server: MessagesServer;
-  let dir: string;
-  let runs = 0;
-  beforeAll(async () => {
-    if (skip) return;
-    server = await startCheckedServer();
-    dir = mkdtempSync(join(tmpdir(), 'agentloop-cli-mcp-scopes-'));
-    chmodSync(dir, 0o755); // nobody goes through it to the folders it owns
-  });
-  afterAll(async () => {
-    await server?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const project = cliProjectFor('cli-mcp-scopes', user);
 
   /** HOME with ~/.claude.json, a repository with .mcp.json, and a folder in it with settings, all the user's. */
   function layout(marker: string) {
-    const base = join(dir, `p${runs++}`);
+    const base = project.next();
     const home = join(base, 'home');
     const repo = join(base, 'repo');
     const cwd = join(repo, 'work');
@@ -47,8 +35,8 @@ describe.each(testUsers())('MCP scopes, the CLI as $name', (user) => {
     };
     for (const folder of [home, join(repo, '.git'), join(cwd, '.claude'), join(cwd, 'agentloop-home')]) mkdirSync(folder, { recursive: true });
     for (const [path, json] of Object.entries(files)) writeFileSync(path, JSON.stringify(json));
-    if (user.owner) chownTree(base);
-    const env = cliEnv({ HOME: home, ANTHROPIC_API_KEY: 'sk-ant-test-scopes', ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: join(cwd, 'agentloop-home') });
+    project.own(base);
+    const env = cliEnv({ HOME: home, ANTHROPIC_API_KEY: 'sk-ant-test-scopes', ANTHROPIC_BASE_URL: project.server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: join(cwd, 'agentloop-home') });
     delete env.CLAUDE_CONFIG_DIR;
     return { cwd, env, dynamic: JSON.stringify({ mcpServers: { z: E } }) };
   }
@@ -56,8 +44,9 @@ describe.each(testUsers())('MCP scopes, the CLI as $name', (user) => {
   const initOf = (stdout: string) => JSON.parse(stdout.split('\n')[0] as string) as { mcp_servers: { name: string; status: string }[]; tools: string[] };
 
   it.skipIf(skip !== undefined)('starts the servers of ~/.claude.json and .mcp.json: local over project over user, --mcp-config over all, disabled ones left out', async () => {
-    const marker = `scopes-${process.pid}-${runs}`;
+    const marker = `scopes-${process.pid}-${project.runs}`;
     const { cwd, env, dynamic } = layout(marker);
+    const { server } = project;
     const before = server.requests.length;
     server.enqueue({ content: [{ type: 'tool_use', id: 'toolu_1', name: 'mcp__x__echo', input: { message: 'local wins' } }], stop_reason: 'tool_use' }, answerFromResults);
     // A server's tools run in -p only when allowed, as with Claude Code's -p (docs/cli.md#permissions).
@@ -76,17 +65,12 @@ describe.each(testUsers())('MCP scopes, the CLI as $name', (user) => {
   }, 120_000);
 
   it.skipIf(skip !== undefined)("--strict-mcp-config starts only --mcp-config's servers", async () => {
-    const marker = `strict-${process.pid}-${runs}`;
+    const marker = `strict-${process.pid}-${project.runs}`;
     const { cwd, env, dynamic } = layout(marker);
-    server.enqueue({ content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' });
+    project.server.enqueue({ content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' });
     const run = await runCliAs(user, ['-p', '--strict-mcp-config', '--mcp-config', dynamic, '--output-format', 'stream-json', '--verbose', 'hi'], { cwd, env });
     expect(run.code, run.stderr).toBe(0);
     expect(initOf(run.stdout).mcp_servers).toEqual([{ name: 'z', status: 'connected' }]);
     await waitFor(() => processesMarked(marker).length === 0);
   }, 120_000);
-
-  function chownTree(path: string): void {
-    chownSync(path, 65534, 65534);
-    if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry));
-  }
 });

@@ -7,18 +7,18 @@
  * a key read from `.env`, and the viewer's API over a transcript written before redaction. As this user and again as
  * an unprivileged one (nobody) when this one is root.
  */
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { answerFromResults, lastToolResults, resultText, startCheckedServer } from '../support/agentServer.js';
+import { answerFromResults, lastToolResults, resultText } from '../support/agentServer.js';
 import { everything } from '../support/mcp.js';
 import { cliEnv, startCli } from '../support/cli.js';
 import { runCliAs, testUsers } from '../support/users.js';
-import type { MessagesServer, RecordedRequest, Step } from '../support/messagesServer.js';
+import type { RecordedRequest, Step } from '../support/messagesServer.js';
+import { cliProjectFor } from '../support/project.js';
 import { waitFor } from '../session/helpers.js';
 import { expectNoSecret as expectNone, FORMS, PASSWORD } from '../support/secretForms.js';
 
@@ -66,28 +66,16 @@ function expectNoSecret(where: string, text: string, secrets = [KEY, TOKEN, PASS
 }
 
 describe.each(testUsers())('the CLI as $name', (user) => {
-  const { prefix, skip } = user;
-  let server: MessagesServer;
-  let dir: string;
-  let runs = 0;
-  beforeAll(async () => {
-    if (skip) return;
-    server = await startCheckedServer();
-    dir = mkdtempSync(join(tmpdir(), 'agentloop-cli-secrets-'));
-    chmodSync(dir, 0o755); // nobody goes through it to the directory it owns
-  });
-  afterAll(async () => {
-    await server?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const { skip } = user;
+  const folder = cliProjectFor('cli-secrets', user);
 
   /** A directory (with its own AGENTLOOP_HOME) that the user owns, and the environment of a run in it. */
   function project(auth: Record<string, string>, files: Record<string, string> = {}) {
-    const cwd = join(dir, `p${runs++}`);
-    mkdirSync(join(cwd, 'home'), { recursive: true });
+    const cwd = folder.next();
+    mkdirSync(join(cwd, 'home'));
     for (const [name, text] of Object.entries(files)) writeFileSync(join(cwd, name), text);
-    if (prefix.length) for (const path of [cwd, join(cwd, 'home'), ...Object.keys(files).map((f) => join(cwd, f))]) chownSync(path, 65534, 65534);
-    const env = cliEnv({ ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: join(cwd, 'home'), DB_PASSWORD: PASSWORD, ...auth });
+    folder.own(cwd);
+    const env = cliEnv({ ANTHROPIC_BASE_URL: folder.server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: join(cwd, 'home'), DB_PASSWORD: PASSWORD, ...auth });
     return { cwd, env, home: join(cwd, 'home') };
   }
 
@@ -98,7 +86,7 @@ describe.each(testUsers())('the CLI as $name', (user) => {
       it.skipIf(skip !== undefined)(`${fault}, ${mode}: stdout, stderr and the transcript hold neither key nor token nor password`, async () => {
         for (const auth of [{ ANTHROPIC_API_KEY: KEY }, { ANTHROPIC_AUTH_TOKEN: TOKEN }] as Record<string, string>[]) {
           const p = project(auth);
-          server.enqueue(...steps);
+          folder.server.enqueue(...steps);
           // Only the 529s are retried (as many times as there are steps for them); a left-over step would go to the next run.
           const run = await cli(['-p', 'hello', '--max-retries', String(steps.length - 1), ...flags], p.cwd, p.env);
           expect(run.code, run.stderr).toBe(1);
@@ -116,7 +104,7 @@ describe.each(testUsers())('the CLI as $name', (user) => {
   it.skipIf(skip !== undefined)('a model that echoes the key: the answer, the json result, stream-json and the transcript hold it redacted', async () => {
     for (const flags of [[], ['--output-format', 'json'], ['--output-format', 'stream-json', '--verbose']]) {
       const p = project({ ANTHROPIC_API_KEY: KEY });
-      server.enqueue({ content: [{ type: 'text', text: `Your key is ${KEY} and the password ${PASSWORD}.` }], stop_reason: 'end_turn' });
+      folder.server.enqueue({ content: [{ type: 'text', text: `Your key is ${KEY} and the password ${PASSWORD}.` }], stop_reason: 'end_turn' });
       const run = await cli(['-p', `remember ${KEY}`, ...flags], p.cwd, p.env);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain('Your key is [redacted ANTHROPIC_API_KEY] and the password [redacted DB_PASSWORD].');
@@ -138,11 +126,11 @@ describe.each(testUsers())('the CLI as $name', (user) => {
             gate: { type: 'http', url, headers: { Authorization: 'Bearer ${ANTHROPIC_API_KEY}' } },
           },
         };
-        server.enqueue({ content: [{ type: 'tool_use', id: 'toolu_1', name: 'mcp__every__get-env', input: {} }], stop_reason: 'tool_use' }, answerFromResults);
+        folder.server.enqueue({ content: [{ type: 'tool_use', id: 'toolu_1', name: 'mcp__every__get-env', input: {} }], stop_reason: 'tool_use' }, answerFromResults);
         // The server's tools run only when allowed, as with Claude Code's -p (docs/cli.md#permissions).
         const run = await cli(['-p', 'env?', '--mcp-config', JSON.stringify(config), ...flags, '--allowedTools', 'mcp__every'], p.cwd, p.env);
         expect(run.code, run.stderr).toBe(0);
-        const sent = server.requests.at(-1)?.body;
+        const sent = folder.server.requests.at(-1)?.body;
         const result = resultText(lastToolResults(sent as never)[0]!);
         expect(result).toContain('"GIVEN_KEY": "[redacted ANTHROPIC_API_KEY]"');
         expect(result).toContain('"DB_PASSWORD": "[redacted DB_PASSWORD]"');
@@ -159,7 +147,7 @@ describe.each(testUsers())('the CLI as $name', (user) => {
 
   it.skipIf(skip !== undefined)('a key read from .env only is cut out too', async () => {
     const p = project({}, { '.env': `ANTHROPIC_API_KEY=${KEY}\n` });
-    server.enqueue(...(FAULTS['401 JSON'] as Step[]));
+    folder.server.enqueue(...(FAULTS['401 JSON'] as Step[]));
     const run = await cli(['-p', 'hello', '--output-format', 'json', '--max-retries', '0'], p.cwd, p.env);
     expect(JSON.parse(run.stdout).error).toContain('invalid x-api-key: [redacted ANTHROPIC_API_KEY]');
     expectNoSecret('stdout', run.stdout);
@@ -168,24 +156,15 @@ describe.each(testUsers())('the CLI as $name', (user) => {
 });
 
 describe('the pages', () => {
-  let server: MessagesServer;
-  let dir: string;
-  beforeAll(async () => {
-    server = await startCheckedServer();
-    dir = mkdtempSync(join(tmpdir(), 'agentloop-page-secrets-'));
-  });
-  afterAll(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const pages = cliProjectFor('page-secrets');
 
   it("the viewer's API, over a transcript written before redaction, answers without the key", async () => {
-    const home = join(dir, 'view-home');
+    const home = join(pages.dir, 'view-home');
     mkdirSync(join(home, 'sessions'), { recursive: true });
     const id = '0f0e0d0c-1111-4222-8333-444455556666';
     const at = new Date().toISOString();
     const records = [
-      { type: 'session', version: 1, id, cwd: dir, createdAt: at, model: 'm' },
+      { type: 'session', version: 1, id, cwd: pages.dir, createdAt: at, model: 'm' },
       { type: 'prompt', text: `my key is ${KEY}`, at },
       { type: 'transition', state: 'callingModel', event: 'START', turnCount: 1, transitionReason: null, exitReason: null, at },
       { type: 'retry', attempt: 1, delayMs: 5, error: `Overloaded for ${KEY}`, kind: 'overloaded', turnCount: 1, model: 'm', at },
@@ -193,7 +172,7 @@ describe('the pages', () => {
     ];
     writeFileSync(join(home, 'sessions', `${id}.jsonl`), records.map((r) => `${JSON.stringify(r)}\n`).join(''));
     const env = cliEnv({ AGENTLOOP_HOME: home, ANTHROPIC_API_KEY: KEY });
-    const view = startCli(['view', id], { cwd: dir, env });
+    const view = startCli(['view', id], { cwd: pages.dir, env });
     try {
       const url = new URL((await waitFor('the URL', () => /^http:\S+/m.exec(view.output().stdout)?.[0])) as string);
       const auth = { headers: { authorization: `Bearer ${url.searchParams.get('token')}` } };
@@ -217,9 +196,9 @@ describe('the pages', () => {
   });
 
   it("the inspector relay's events hold no key the prompt or the model's answer carried", async () => {
-    server.enqueue({ content: [{ type: 'text', text: `Echo: ${KEY}` }], stop_reason: 'end_turn' });
-    const env = cliEnv({ ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'm', AGENTLOOP_HOME: join(dir, 'inspect-home') });
-    const cli = startCli(['-p', `my key is ${KEY}`, '--inspect', '--output-format', 'json'], { cwd: dir, env });
+    pages.server.enqueue({ content: [{ type: 'text', text: `Echo: ${KEY}` }], stop_reason: 'end_turn' });
+    const env = cliEnv({ ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: pages.server.url, MODEL_ID: 'm', AGENTLOOP_HOME: join(pages.dir, 'inspect-home') });
+    const cli = startCli(['-p', `my key is ${KEY}`, '--inspect', '--output-format', 'json'], { cwd: pages.dir, env });
     try {
       const url = new URL((await waitFor('the inspector URL', () => /Stately inspector: (http:\S+)/.exec(cli.output().stderr)?.[1])) as string);
       const received: string[] = [];

@@ -5,27 +5,16 @@
  * about one run in five. Run 50 times, the CLI as a process against the local Messages API server: every run exits 0
  * with nothing on stderr.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startCheckedServer } from '../support/agentServer.js';
+import { expect, it } from 'vitest';
 import { cliEnv, runCli } from '../support/cli.js';
-import type { MessagesServer, Step } from '../support/messagesServer.js';
+import type { Step } from '../support/messagesServer.js';
+import { cliProjectFor } from '../support/project.js';
 
 const RUNS = 50;
 const AT_ONCE = 4;
 
-let server: MessagesServer;
-let dir: string;
-beforeAll(async () => {
-  server = await startCheckedServer();
-  dir = mkdtempSync(join(tmpdir(), 'agentloop-exit-'));
-});
-afterAll(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const project = cliProjectFor('exit');
 
 /** Each run's first request gets the command, its second (with the denial as the tool result) the answer. */
 const denied: Step = (body) => {
@@ -37,6 +26,7 @@ const denied: Step = (body) => {
 };
 
 it(`a run whose command is denied by a rule ends without a trace on stderr, ${RUNS} times`, { timeout: 300_000 }, async () => {
+  const { server, dir } = project;
   server.enqueue(...Array.from({ length: RUNS * 2 }, () => denied));
   const env = cliEnv({ ANTHROPIC_API_KEY: 'sk-ant-test-exit', ANTHROPIC_BASE_URL: server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: join(dir, '.home') });
   const args = ['-p', 'clean up', '--output-format', 'json', '--disallowedTools', 'Bash(rm:*)', '--dangerously-skip-permissions'];
