@@ -182,7 +182,7 @@ describe.each(testUsers())('as $name', (who) => {
         { content: [{ type: 'text', text: attack('TURN1') }, { type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: attackCommand('TOOL') } }], stop_reason: 'tool_use' },
         { content: [{ type: 'text', text: `answer ${attack('MODEL')} end` }], stop_reason: 'end_turn' },
       );
-      const { before, after, screen, visible } = await paneRunning(cliLine(['go']), project.env, async (p) => {
+      const { before, after, screen, visible } = await paneRunning(cliLine(['go', RUN_EVERYTHING]), project.env, async (p) => { // not about permissions: the command runs unasked
         await p.waitFor((s) => s.includes('MODEL-RTL') && s.split('\n').at(-1) === 'agentloop >>');
         await p.keys(['C-d']);
       });

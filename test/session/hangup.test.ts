@@ -65,7 +65,7 @@ describe('a signal that ends the CLI', () => {
   ] as const) {
     it(`${signal} ends the REPL during a run: exit ${code}, the tool killed, the transcript closed`, async () => {
       enqueueLongTool();
-      const repl = startCli([], { cwd: dir, env });
+      const repl = startCli([RUN_EVERYTHING], { cwd: dir, env }); // its touch must run (the REPL asks about it by default)
       repl.child.stdin?.write('wait for it\n');
       await waitFor('the tool to start', () => existsSync(join(dir, 'started')));
       repl.child.kill(signal);
