@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBashTool } from '../../src/tools/bash/bashTool.js';
-import { NON_INTERACTIVE_ENV } from '../../src/tools/bash/run/env.js';
+import { FIXED_ENV } from '../../src/tools/bash/run/env.js';
 import { loadShellParser } from '../../src/tools/bash/judge/shell/load.js';
 import { bashScratchPerTest, context, liveWithMarker, waitFor, waitUntilEmpty } from './bashHelpers.js';
 
@@ -147,10 +147,10 @@ describe('bash tool: never hangs', () => {
     expect(r.ms).toBeLessThan(2000);
   });
 
-  it('sets editors, pagers and prompts to non-interactive values', async () => {
-    const r = await run('for v in GIT_EDITOR EDITOR VISUAL PAGER GIT_PAGER GIT_TERMINAL_PROMPT TERM; do echo "$v=${!v}"; done');
-    for (const v of ['GIT_EDITOR', 'EDITOR', 'VISUAL', 'PAGER', 'GIT_PAGER', 'GIT_TERMINAL_PROMPT', 'TERM']) {
-      expect(r.content).toContain(`${v}=${NON_INTERACTIVE_ENV[v]}`);
+  it('sets editors, pagers and prompts to non-interactive values, and git to take no optional lock', async () => {
+    const r = await run('for v in GIT_EDITOR EDITOR VISUAL PAGER GIT_PAGER GIT_TERMINAL_PROMPT TERM GIT_OPTIONAL_LOCKS; do echo "$v=${!v}"; done');
+    for (const v of ['GIT_EDITOR', 'EDITOR', 'VISUAL', 'PAGER', 'GIT_PAGER', 'GIT_TERMINAL_PROMPT', 'TERM', 'GIT_OPTIONAL_LOCKS']) {
+      expect(r.content).toContain(`${v}=${FIXED_ENV[v]}`);
     }
   });
 

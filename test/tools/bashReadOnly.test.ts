@@ -2,7 +2,8 @@
  * The read-only judgement (judge/readOnly.ts): what it lets run without asking (permissions/rules.ts) and beside other
  * tools. Each line of the two tables is judged; then every line it calls read-only is run through the real tool
  * (contained, the default way), as root and again as nobody (test/support/bashAs.ts), in a folder holding what the lines
- * name (a git repository with two commits), which must be exactly as it was afterwards.
+ * name (a git repository with two commits and a stale index), which must be exactly as it was afterwards, .git and
+ * its index included: the tool gives every command GIT_OPTIONAL_LOCKS=0.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -166,6 +167,10 @@ function makeFolder(user: TestUser): { dir: string; cleanup: () => void } {
   git('add', '-A');
   git('commit', '-qm', 'two');
   handTo(user, join(folder.dir, '.git'));
+  // A tracked file touched since: .git/index's stat data for it is stale, so git status refreshes the index (takes
+  // index.lock, rewrites it) unless GIT_OPTIONAL_LOCKS=0 (the bash tool sets it for every command).
+  utimesSync(join(folder.dir, 'a.txt'), past, new Date('2021-01-01T00:00:00Z'));
+  expect(git('diff-files', '--name-only').toString()).toBe('a.txt\n');
   return folder;
 }
 
@@ -190,9 +195,7 @@ describe.each(testUsers())('what it calls read-only writes nothing, as $name', (
     const folder = makeFolder(user);
     cleanup = folder.cleanup;
     const lines = [...READ_ONLY, ...NOT_READ_ONLY].filter(isReadOnlyCommand);
-    // git status refreshes .git/index, git's own cache of the files' stat data, where it looks stale (seen here as root
-    // and as nobody, right after the commits); GIT_OPTIONAL_LOCKS=0 is git's way to keep it from that.
-    const tool = bashToolAs(user, { env: { PATH: process.env.PATH, GIT_OPTIONAL_LOCKS: '0' } });
+    const tool = bashToolAs(user, { env: { PATH: process.env.PATH } });
     try {
       const before = snapshot(folder.dir);
       for (const command of lines) {

@@ -1,17 +1,19 @@
 /**
  * The environment a command runs with: the base environment without credentials (by name or by
  * value, see secrets.ts), plus settings that keep programs from waiting for a human (editors,
- * pagers, credential prompts); and the credential values cut out of what it prints.
+ * pagers, credential prompts) and git's read-only commands from writing; and the credential values
+ * cut out of what it prints.
  */
 import { isSecretVariable, redactionOrder, type SecretValue } from '../judge/secrets.js';
 
 export { isSecretName } from '../judge/secrets.js';
 
 /**
- * `false` as the editor makes `git commit` without `-m` (and `git rebase -i`, `crontab -e`, ...)
- * fail at once with "There was a problem with the editor 'false'" instead of opening vi.
+ * What every command's environment sets, whatever the base environment says. `false` as the editor makes `git commit`
+ * without `-m` (and `git rebase -i`, `crontab -e`, ...) fail at once with "There was a problem with the editor 'false'"
+ * instead of opening vi.
  */
-export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
+export const FIXED_ENV: Readonly<Record<string, string>> = {
   GIT_EDITOR: 'false',
   GIT_SEQUENCE_EDITOR: 'false',
   EDITOR: 'false',
@@ -21,6 +23,11 @@ export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
   MANPAGER: 'cat',
   GIT_TERMINAL_PROMPT: '0',
   TERM: 'dumb',
+  /**
+   * `git status` (judged read-only: it may run in parallel, while the reply streams, in plan mode) otherwise refreshes
+   * .git/index where its stat data is stale, taking index.lock: a write, and a lock another git command can meet.
+   */
+  GIT_OPTIONAL_LOCKS: '0',
 };
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -57,7 +64,7 @@ export class CommandEnvironment {
         this.known.set(name, entry);
         changed = true;
       }
-      if (name in NON_INTERACTIVE_ENV) continue;
+      if (name in FIXED_ENV) continue;
       if (!entry.secret || this.allowEnv.includes(name)) env[name] = value;
     }
     if (count !== this.known.size) {
@@ -69,6 +76,6 @@ export class CommandEnvironment {
       this.baseSecrets = [...this.known].filter(([, e]) => e.secret).map(([name, e]) => ({ name, value: e.value }));
       this.ordered = redactionOrder([], this.baseSecrets);
     }
-    return { env: Object.assign(env, NON_INTERACTIVE_ENV), secrets: extra.length === 0 ? this.ordered : redactionOrder(extra, this.baseSecrets) };
+    return { env: Object.assign(env, FIXED_ENV), secrets: extra.length === 0 ? this.ordered : redactionOrder(extra, this.baseSecrets) };
   }
 }
