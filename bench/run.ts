@@ -70,7 +70,7 @@ async function runSection(name: Name, into: Partial<Results>): Promise<void> {
       break;
     case 'tracing':
       log('tracing: fresh `-p` runs with tracing off, without the tracing code, and on ...');
-      into.tracing = await benchTracing(quick ? 3 : 15, log);
+      into.tracing = await benchTracing(quick ? 3 : 31, log);
       break;
     case 'overhead':
       into.overhead = await benchOverhead(quick ? 3 : 25, log);
