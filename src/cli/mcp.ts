@@ -34,7 +34,8 @@ export async function startCliMcp(
 ): Promise<McpServers | undefined> {
   const read = options.strictMcpConfig ? 'none' : scopes.read;
   if (!options.mcpConfig?.length && read === 'none') return undefined;
-  const { loadMcpConfigs, scopedMcpServers, startMcpServers } = await import('../tools/mcp/index.js');
+  // The config and the scopes are plain files read; the MCP SDK (and ajv, zod) loads only once a server is to start.
+  const [{ loadMcpConfigs }, { scopedMcpServers }] = await Promise.all([import('../tools/mcp/config.js'), import('../tools/mcp/scopes.js')]);
   const configs: Record<string, McpServerConfig> = {};
   if (read !== 'none') {
     const scoped = scopedMcpServers({ cwd, env, interactive: read === 'interactive', warn: scopes.warn, ...(options.settingSources !== undefined ? { sources: options.settingSources } : {}) });
@@ -42,6 +43,7 @@ export async function startCliMcp(
   }
   Object.assign(configs, loadMcpConfigs(options.mcpConfig ?? [], env, cwd));
   if (Object.keys(configs).length === 0) return undefined;
+  const { startMcpServers } = await import('../tools/mcp/servers.js');
   return startMcpServers(configs, { cwd, env, version, ...(options.sandbox ? { sandbox: {} } : {}) });
 }
 
