@@ -8,7 +8,9 @@ import { resolve } from 'node:path';
 import type { RunHooks } from '../core/hooks.js';
 import type { ToolUseBlock } from '../core/messages.js';
 import type { PermissionMode } from '../permissions/modes.js';
+import { suggestRule } from '../permissions/suggest.js';
 import type { PermissionDenial } from './output.js';
+import { shown } from './terminal.js';
 
 type PermissionOptions = {
   allowedTools?: string[];
@@ -119,4 +121,16 @@ export async function permissionGate(options: PermissionOptions, cwd: string, al
     },
   };
   return gate;
+}
+
+/**
+ * The line for a call the permissions denied where nobody is asked (a text `-p` run, the REPL on piped input; json
+ * and stream-json list it in `permission_denials`): what, why, and the rule that would let it run, on stderr, e.g.
+ * `agentloop: not run: Bash "touch new.txt": not allowed in permission mode default: ... (to allow: --allowedTools "Bash(touch:*)")`.
+ */
+export function sayDenied(block: ToolUseBlock, reason: string): void {
+  const input = block.input as { command?: unknown };
+  const what = block.name === 'bash' && typeof input.command === 'string' ? `Bash ${JSON.stringify(input.command)}` : block.name;
+  const allow = reason.startsWith('denied by rule') ? '' : ` (to allow: --allowedTools ${JSON.stringify(suggestRule(block.name, block.input))})`;
+  process.stderr.write(`${shown(`agentloop: not run: ${what}: ${reason}${allow}`)}\n`);
 }

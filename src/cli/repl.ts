@@ -19,7 +19,7 @@ import { type LastRun, type SessionCost, type SlashCommand, costText, helpText, 
 import { createSpinner, type Spinner } from './spinner.js';
 import { shown } from './terminal.js';
 import { selfCommand } from './self.js';
-import type { PermissionGate } from './permissions.js';
+import { type PermissionGate, sayDenied } from './permissions.js';
 import { replAsker } from './replAsk.js';
 
 const { stdout, stderr, env } = process;
@@ -39,12 +39,15 @@ const noCost = (model: string): SessionCost => ({ model, runs: 0, modelCalls: 0,
 
 /**
  * The REPL: one conversation across questions; Ctrl-C aborts a run, twice at the prompt quits. What `gate`'s mode would
- * not run is asked in the terminal (./replAsk.ts).
+ * not run is asked in the terminal (./replAsk.ts), or denied when stdin is not one.
  */
 export async function repl(options: CliOptions, cwd: string, choice: ModelChoice, version: string, gate?: PermissionGate): Promise<number> {
   const input = openReplInput(process.stdin, stdout); // buffers messages from now on, also while a run goes
   const spinner = createSpinner({ stream: stderr, env });
-  if (gate) gate.ask = replAsker(input, gate, stdout, () => spinner.stop());
+  // In a terminal, what the mode would not run is asked; on piped input nobody can answer (the next line is the next
+  // question), so it is denied as -p denies it: never run, one line on stderr with the rule that would allow it.
+  if (gate && process.stdin.isTTY) gate.ask = replAsker(input, gate, stdout, () => spinner.stop());
+  else if (gate) gate.onDeny = sayDenied;
   // A new session's transcript is created at the first question (or now, for a page to show it).
   const eager = options.resume !== undefined || options.continue === true || options.view === true;
   const session = eager ? await openSession(options, cwd, choice.model, null) : undefined;

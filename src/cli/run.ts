@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, loadModelSettings, requireModelSettings } from '../anthropic/settings.js';
 import type { RunEvent } from '../core/events.js';
-import type { MessageParam, ToolUseBlock } from '../core/messages.js';
+import type { MessageParam } from '../core/messages.js';
 import { DEFAULT_MODEL } from '../core/models.js';
 import type { RunResult } from '../run/runAgent.js';
 import type { CliOptions } from './args.js';
@@ -17,8 +17,7 @@ import { jsonLine, outputRedactor, shown, useRedactor } from './terminal.js';
 import { credentialRedactor } from '../tools/bash/judge/secrets.js';
 import { type ModelChoice, openSession, progressPrinter, refusalWarner } from './start.js';
 import { ask, conversationOf } from './ask.js';
-import { type PermissionGate, ROOT_BYPASS_REFUSAL, RuleError, permissionGate, refusesBypass } from './permissions.js';
-import { suggestRule } from '../permissions/suggest.js';
+import { type PermissionGate, ROOT_BYPASS_REFUSAL, RuleError, permissionGate, refusesBypass, sayDenied } from './permissions.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { startTelemetry } from './telemetry.js';
 import { startCliMcp, withMcpTools } from './mcp.js';
@@ -131,18 +130,6 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
 }
 
 /**
- * A text run's line for a call the permissions denied (json and stream-json list it in `permission_denials`): what,
- * why, and the rule that would let it run, e.g.
- * `agentloop: not run: Bash "touch new.txt": not allowed in permission mode default: ... (to allow: --allowedTools "Bash(touch:*)")`.
- */
-function sayDenied(block: ToolUseBlock, reason: string): void {
-  const input = block.input as { command?: unknown };
-  const what = block.name === 'bash' && typeof input.command === 'string' ? `Bash ${JSON.stringify(input.command)}` : block.name;
-  const allow = reason.startsWith('denied by rule') ? '' : ` (to allow: --allowedTools ${JSON.stringify(suggestRule(block.name, block.input))})`;
-  stderr.write(`${shown(`agentloop: not run: ${what}: ${reason}${allow}`)}\n`);
-}
-
-/**
  * The options with the prompt piped on stdin (./stdin.ts: the prompt, or context after it); the exit code when a -p
  * run has none.
  */
@@ -169,8 +156,9 @@ async function withPipedPrompt(options: CliOptions): Promise<CliOptions | number
 async function gateAndServers(options: CliOptions, cwd: string, version: () => string) {
   let gate: PermissionGate | undefined;
   try {
-    // A stream-json session always has a gate: a control request may change its mode.
-    gate = await permissionGate(replKeepsBypass(options), cwd, options.inputFormat === 'stream-json');
+    // A stream-json session always has a gate: a control request may change its mode. With no flag, -p, the REPL and
+    // stream-json input are in mode default, as Claude Code's (docs/cli.md, "Which entry point runs what").
+    gate = await permissionGate(options, cwd, options.inputFormat === 'stream-json');
   } catch (error) {
     if (!(error instanceof RuleError)) throw error;
     stderr.write(`agentloop: ${shown(error.message)}\nsee ${selfCommand()} --help\n`);
@@ -184,16 +172,6 @@ async function gateAndServers(options: CliOptions, cwd: string, version: () => s
     stderr.write(`agentloop: ${shown(error.message)}\n`);
     return 2;
   }
-}
-
-/**
- * The REPL with no permission flag still runs every call (Claude Code's REPL asks: the question is ./replAsk.ts, asked
- * here with `--permission-mode` or `--allowedTools`; the default switches next); -p judges as Claude Code's.
- */
-function replKeepsBypass(options: CliOptions): CliOptions {
-  const repl = !options.print && !options.demo && options.inputFormat !== 'stream-json';
-  const judged = options.permissionMode !== undefined || options.allowedTools?.length || options.permissionPromptTool;
-  return repl && !judged ? { ...options, permissionMode: 'bypassPermissions' } : options;
 }
 
 /**

@@ -2,11 +2,12 @@
  * What runs with no permission flag, entry point by entry point (docs/cli.md, "Which entry point runs what"), and the
  * bypass flags as root. The CLI as a process against the local Messages API server: `-p` judges as Claude Code's `-p`
  * (a read-only command runs; one Claude Code would ask about is denied, never runs, and is reported), `--demo` runs
- * its read-only `ls -A` as root with no flag (the README's first command), the library runs every call. The REPL's
- * question is in test/cli/replAsk.test.ts, stream-json input's default in flagsPermissions.test.ts, a durable
- * worker's in test/durable/sameAsCli.test.ts.
+ * its read-only `ls -A` as root with no flag and as nobody (the README's first command), the REPL on piped input
+ * denies what it would ask about as -p does, the library runs every call. The REPL's question in a terminal is in
+ * test/cli/replAsk.test.ts, stream-json input's default in flagsPermissions.test.ts, a durable worker's in
+ * test/durable/sameAsCli.test.ts.
  */
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -14,7 +15,7 @@ import { defaultTools } from '../../src/run/defaultTools.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { answerFromResults, bashUse, lastToolResults, resultText } from '../support/agentServer.js';
-import { cliEnv, runCli } from '../support/cli.js';
+import { RUN_EVERYTHING, cliEnv, runCli } from '../support/cli.js';
 import type { RequestBody } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 import { runCliAs, testUsers } from '../support/users.js';
@@ -71,11 +72,43 @@ describe('-p with no permission flag: as Claude Code 2.1.197 -p', () => {
   });
 });
 
-describe('--demo with no flag, as the README runs it', () => {
-  it('its ls -A runs and the answer comes from its output (the demo asks only for a read-only command)', async () => {
-    const env = cliEnv({ AGENTLOOP_HOME: join(project.dir, '.home') });
+describe('the REPL on piped input, with no flag: nobody can answer a question, so what it would ask about is denied as -p denies it', () => {
+  it('cat runs; touch is denied, never runs, an is_error result bound to its tool_use, one line on stderr; the next question goes on', async () => {
+    asksAll('cat victim.txt', 'touch made.txt');
+    project.server.enqueue({ content: [{ type: 'text', text: 'second answer' }], stop_reason: 'end_turn' });
+    const run = await runCli([], { cwd: project.dir, env: project.env, input: 'go\nand now?\n' });
+    expect(run.code, run.stderr).toBe(0);
+    expect(file('made.txt')).toBe(false);
+    const [cat, touch] = results();
+    expect(resultText(cat!)).toBe('still here');
+    expect([touch?.tool_use_id, touch?.is_error, resultText(touch!)]).toEqual(['toolu_2', true, DENIED('touch made.txt')]);
+    expect(run.stderr.split('\n').filter((line) => line.includes('not run'))).toEqual([
+      `agentloop: not run: Bash "touch made.txt": ${DENIED('touch made.txt').slice('Not run: '.length)} (to allow: --allowedTools "Bash(touch:*)")`,
+    ]);
+    expect(run.stdout).toContain('second answer');
+    expect(project.server.requests).toHaveLength(3);
+  });
+
+  it.each([RUN_EVERYTHING, '--permission-mode bypassPermissions'])('%s: every call runs, as before', async (flags) => {
+    asksAll('touch made.txt');
+    const run = await runCli(flags.split(' '), { cwd: project.dir, env: project.env, input: 'go\n' });
+    expect(run.code, run.stderr).toBe(0);
+    expect(file('made.txt')).toBe(true);
+    expect(run.stderr).not.toContain('not run');
+  });
+});
+
+describe.each(testUsers())('--demo with no flag, as the README runs it, as $name', ({ prefix, skip }) => {
+  it.skipIf(skip !== undefined)('its ls -A runs and the answer comes from its output (the demo asks only for a read-only command)', async () => {
+    // A folder of the user's own, with the sessions' home in it; no IS_SANDBOX: as root too, no bypass is needed.
+    const dir = mkdtempSync(join(tmpdir(), 'agentloop-demo-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'victim.txt'), 'still here');
+    if (prefix.length) chownSync(dir, 65534, 65534);
+    if (prefix.length) chownSync(join(dir, 'victim.txt'), 65534, 65534);
+    const env = cliEnv({ AGENTLOOP_HOME: join(dir, '.home') });
     delete env.IS_SANDBOX;
-    const run = await runCli(['--demo'], { cwd: project.dir, env });
+    const run = await runCliAs({ prefix }, ['--demo'], { cwd: dir, env });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('victim.txt');
     expect(run.stderr).not.toContain('not run');

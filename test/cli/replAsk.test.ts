@@ -3,14 +3,15 @@
  * the real CLI in a pseudo-terminal (tmux) against the local Messages API server (which refuses an invalid history).
  * Each choice by its key: 1 allows once, 2 allows the rule shown for the rest of the session, 3 denies with a reason
  * the model gets in an is_error result bound to its tool_use. A read-only command is not asked about; the command
- * shown in the question has its escape sequences made visible. And the chapter's three try-this prompts.
+ * shown in the question has its escape sequences made visible. This is the REPL with no flag (mode default); the
+ * bypass flags keep every call running unasked. And the chapter's three try-this prompts.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { answerFromResults, bashUse, lastToolResults, resultText } from '../support/agentServer.js';
-import { CLI } from '../support/cli.js';
+import { CLI, RUN_EVERYTHING } from '../support/cli.js';
 import type { RequestBody } from '../support/messagesServer.js';
 import { openCliProject, type CliProject } from '../support/project.js';
 import { openTmux, shellQuote, type TmuxPane } from '../support/tmux.js';
@@ -32,9 +33,9 @@ afterEach(async () => {
   await project.close();
 });
 
-/** The REPL in mode default (Claude Code's; the REPL's own default is still bypassPermissions: docs/cli.md). */
-async function startRepl(): Promise<TmuxPane> {
-  const cli = [process.execPath, CLI, '--permission-mode', 'default'].map(shellQuote).join(' ');
+/** The REPL as a user starts it, with no flag: mode default, Claude Code's (docs/cli.md, "Which entry point runs what"). */
+async function startRepl(...flags: string[]): Promise<TmuxPane> {
+  const cli = [process.execPath, CLI, ...flags].map(shellQuote).join(' ');
   pane = await openTmux(`${cli}; echo "[exit $?]"; sleep 60`, { cwd: project.dir, env: project.env });
   await pane.waitFor((s) => s.split('\n').at(-1) === PROMPT);
   return pane;
@@ -121,6 +122,18 @@ describe('the REPL asks before a call Claude Code would ask about', () => {
     await settled(p, 'Results:');
     expect(file('x.txt')).toBe(false);
     expect(resultText(results(3)[0]!)).toBe('Not run: the user denied this call in the terminal');
+  }, TIMEOUT);
+});
+
+describe('the bypass flags keep every call running unasked in the REPL', () => {
+  it.each([RUN_EVERYTHING, '--permission-mode bypassPermissions'])('%s: touch and rm run, no question', async (flags) => {
+    asks('touch made.txt && rm notes.txt');
+    const p = await startRepl(...flags.split(' '));
+    await p.line('make a file, remove the notes');
+    await settled(p, 'Results:');
+    expect(file('made.txt')).toBe(true);
+    expect(file('notes.txt')).toBe(false);
+    expect(questions(await p.screen())).toBe(0);
   }, TIMEOUT);
 });
 
