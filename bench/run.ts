@@ -147,9 +147,10 @@ if (args.includes('--update')) {
   writeFileSync(file, mergeReport(readFileSync(file, 'utf8'), report, note));
   log(`updated ${file}`);
 } else if (out) {
-  // The peers benchmark's section (npm run bench:peers) and the MCP one (bench/mcp.ts) are kept as they are.
+  // The sections of the benchmarks run on their own are kept as they are: the peers' (npm run bench:peers), the MCP
+  // one (bench/mcp.ts) and the Agent SDK engine one (npm run bench:engine).
   const before = existsSync(out) ? readFileSync(out, 'utf8') : '';
-  const kept = [peersSection(before), markedSection(before, 'mcp')].filter((s) => s !== '').join('\n');
+  const kept = [peersSection(before), markedSection(before, 'mcp'), markedSection(before, 'engine')].filter((s) => s !== '').join('\n');
   writeFileSync(out, kept ? `${report.trimEnd()}\n\n${kept}` : report);
   log(`wrote ${out}`);
 }
