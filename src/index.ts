@@ -12,6 +12,7 @@
 export { agentMachine, CONTINUE_AFTER_MAX_TOKENS, type AgentMachine } from './machine/agentMachine.js';
 export { buildRequest, type AgentContext, type AgentInput } from './machine/context.js';
 export { defaultRunConfig, type RunConfig } from './core/config.js';
+export type { ThinkingDisplay, ThinkingSetting } from './core/thinking.js';
 export { type ExitReason, type RunError, type TransitionReason } from './core/outcome.js';
 export type { AgentEvent, ToolRunnerCommand } from './machine/events.js';
 export { createAgentMachine, modelActor, toolRunnerActor, type AgentActorsOptions } from './run/actors.js';

@@ -5,6 +5,7 @@ import { toModelError } from './errors.js';
 import { ReplyBuilder, StreamProtocolError } from './stream.js';
 import type { ModelCall, ModelReply, ModelRequest } from '../core/model.js';
 import { ModelError } from '../core/model.js';
+import { thinkingProblem } from '../core/thinking.js';
 
 export interface AnthropicModelOptions {
   /** A ready client; otherwise one is built from `apiKey` / `authToken` / `baseURL`. */
@@ -83,8 +84,13 @@ async function withRequestId<T>(pending: Promise<T> & { withResponse?: () => Pro
   return { data: await pending, request_id: undefined };
 }
 
-/** A history the API would refuse is never sent: a ModelError (`invalid_request`) saying what is wrong. */
+/**
+ * A history the API would refuse is never sent, nor a thinking setting it would refuse (budget, max_tokens,
+ * temperature: core/thinking.ts): a ModelError (`invalid_request`) saying what is wrong.
+ */
 function refuseInvalidHistory(request: ModelRequest): void {
+  const thinking = thinkingProblem(request);
+  if (thinking !== undefined) throw new ModelError('invalid_request', `agentloop refused to send the request: ${thinking}`);
   try {
     assertValidHistory(request.messages);
   } catch (error) {

@@ -10,6 +10,7 @@ import { restateId, UsageError } from './argValues.js';
 import { durableOptions, restateOf, type DurableOptions } from './durableOptions.js';
 import type { CommandName, Flags, OutputFormat } from './options.js';
 import { parseLine, pickFlags, type ParsedLine } from './parse.js';
+import { checkThinkingRoom } from './sdkFlags.js';
 import { selfCommand } from './self.js';
 
 export { UsageError } from './argValues.js';
@@ -22,7 +23,8 @@ const RUN_VALUES = [
   'appendSystemPrompt', 'verbose', 'includePartialMessages', 'allowedTools', 'disallowedTools', 'cwd', 'sandbox',
   'allowEnv', 'resume', 'continue', 'sessionId', 'forkSession', 'inspect', 'view', 'port', 'mistake',
   'includeLoopEvents', 'permissionPromptTool', 'mcpConfig', 'strictMcpConfig', 'allowWrite', 'waitForSession', 'step',
-  'addDir', 'noSessionPersistence', 'settingSources', 'jsonSchema', 'allowDangerouslySkipPermissions',
+  'addDir', 'noSessionPersistence', 'settingSources', 'jsonSchema', 'allowDangerouslySkipPermissions', 'thinking',
+  'thinkingDisplay', 'maxThinkingTokens',
 ] as const satisfies readonly (keyof Flags)[];
 
 export interface CliOptions extends Partial<Pick<Flags, (typeof RUN_VALUES)[number]>> {
@@ -141,6 +143,7 @@ function checkCombinations(options: CliOptions): void {
   if (needsResume && !resuming) throw new UsageError(`${needsResume} goes with --resume or --continue`);
   if (options.allowWrite !== undefined && !options.sandbox) throw new UsageError('--allow-write goes with --sandbox');
   if (options.addDir !== undefined && options.sandbox) throw new UsageError('--add-dir is not supported with --sandbox: the sandbox lets commands write the working directory only');
+  checkThinkingRoom(options);
   if (options.noSessionPersistence && resuming) throw new UsageError('--no-session-persistence starts an unsaved session: not with --resume or --continue');
   if (options.sessionId !== undefined && resuming && !options.forkSession) {
     throw new UsageError('--session-id with --resume or --continue needs --fork-session (the id is for the new session)');

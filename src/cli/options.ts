@@ -8,7 +8,7 @@ import { resolveModel } from '../core/models.js';
 import { DEFAULT_INGRESS } from '../durable/addresses.js';
 import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
 import { allowWriteNames, envNames, httpUrl, idempotencyKey, nonEmpty, oneOf, portOf, positiveInt, positiveNumber, promptToolOf, publicKeys, restateId, splitRules, UsageError, uuidOf } from './argValues.js';
-import { addDirs, CLI_MAX_RETRIES, REFUSED, settingSources, thinking } from './sdkFlags.js';
+import { addDirs, CLI_MAX_RETRIES, REFUSED, settingSources, thinkingBudget, thinkingMode } from './sdkFlags.js';
 import { jsonSchema, type JsonSchema } from './structuredOutput.js';
 import { COMMAND_NAMES, type CommandName, type CommandSpec, type OptionTable } from './optionTable.js';
 import { selfCommand } from './self.js';
@@ -75,10 +75,11 @@ export interface Flags {
   awaitInitialize: boolean;
   allowDangerouslySkipPermissions: boolean;
   noSessionPersistence: boolean;
-  thinking: 'disabled';
+  thinking: 'adaptive' | 'disabled';
+  thinkingDisplay: 'summarized' | 'omitted';
   includeHookEvents: boolean;
   jsonSchema: JsonSchema;
-  maxThinkingTokens: string;
+  maxThinkingTokens: number;
   effort: string;
   betas: string;
   agent: string;
@@ -199,10 +200,14 @@ export const OPTIONS: OptionTable<Flags> = {
   awaitInitialize: { flag: 'await-initialize', commands: ['run'], description: "stream-json input: the Agent SDK's initialize comes first (agentloop answers it before any turn)" },
   allowDangerouslySkipPermissions: { flag: 'allow-dangerously-skip-permissions', commands: ['run'], description: 'let a control request switch to bypassPermissions (agentloop always lets it; as root only with IS_SANDBOX=1)' },
   noSessionPersistence: { flag: 'no-session-persistence', commands: ['run'], description: 'save no transcript of this run (it cannot be resumed)' },
-  thinking: { flag: 'thinking', argument: 'MODE', commands: ['run'], parse: thinking, description: 'disabled: no extended thinking (what agentloop does; adaptive and enabled are refused)' },
+  thinking: { flag: 'thinking', argument: 'MODE', commands: ['run'], parse: thinkingMode, description: 'extended thinking: adaptive (or enabled: the same) or disabled (the default); goes before --max-thinking-tokens' },
+  thinkingDisplay: { flag: 'thinking-display', argument: 'DISPLAY', commands: ['run'], parse: oneOf(['summarized', 'omitted']), description: "with thinking: summarized, or omitted (the blocks come with their signature and no text)" },
   includeHookEvents: { flag: 'include-hook-events', commands: ['run'], description: 'refused (exit 2): no hook event lines yet' },
   jsonSchema: { flag: 'json-schema', argument: 'SCHEMA', commands: ['run'], parse: jsonSchema, description: 'structured output: the model answers through a StructuredOutput tool checked against this JSON Schema (the result\'s structured_output)' },
-  maxThinkingTokens: { flag: 'max-thinking-tokens', argument: 'N', commands: ['run'], parse: REFUSED.maxThinkingTokens, description: 'refused (exit 2): no extended thinking' },
+  maxThinkingTokens: {
+    flag: 'max-thinking-tokens', argument: 'N', commands: ['run'], parse: thinkingBudget,
+    description: 'extended thinking with a budget of N tokens (at least 1024; 0: off); a model that thinks adaptively (Opus 4.6 and later) takes it as on. Without --max-tokens, max_tokens is N + 8000',
+  },
   effort: { flag: 'effort', argument: 'LEVEL', commands: ['run'], parse: REFUSED.effort, description: 'refused (exit 2): no effort setting' },
   betas: { flag: 'betas', argument: 'LIST', commands: ['run'], parse: REFUSED.betas, description: 'refused (exit 2): no beta headers' },
   agent: { flag: 'agent', argument: 'NAME', commands: ['run'], parse: REFUSED.agent, description: 'refused (exit 2): no subagents' },

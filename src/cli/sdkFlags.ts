@@ -3,6 +3,8 @@
  * agentloop's own: taken and honoured where agentloop can, each refused with one line saying why where it cannot
  * (docs/agent-sdk.md lists them). Entries of ./options.ts's table.
  */
+import { defaultRunConfig } from '../core/config.js';
+import { MIN_THINKING_BUDGET, type ThinkingDisplay, type ThinkingSetting } from '../core/thinking.js';
 import { UsageError } from './argValues.js';
 
 const SETTING_SOURCES = ['user', 'project', 'local'];
@@ -31,14 +33,51 @@ export function refusedFlag(why: string): (text: string, flag: string) => never 
   };
 }
 
-/** `--thinking disabled` is what agentloop does; `adaptive` or `enabled` it cannot. */
-export function thinking(text: string, flag: string): 'disabled' {
+/** `--thinking adaptive|enabled|disabled`: as Claude Code, `enabled` (the Agent SDK's thinking with no budget) is `adaptive`. */
+export function thinkingMode(text: string, flag: string): 'adaptive' | 'disabled' {
+  if (text === 'adaptive' || text === 'enabled') return 'adaptive';
   if (text === 'disabled') return 'disabled';
-  throw new UsageError(`${flag} ${text} is not supported: agentloop does not ask for extended thinking (the Agent SDK's thinking option); disabled is what it does`);
+  throw new UsageError(`${flag} must be adaptive, enabled or disabled, not "${text}"`);
+}
+
+/** `--max-thinking-tokens N`: 0 turns thinking off; otherwise at least the API's least budget_tokens. */
+export function thinkingBudget(text: string, flag: string): number {
+  const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw new UsageError(`${flag} takes a whole number of tokens, not "${text}"`);
+  if (n > 0 && n < MIN_THINKING_BUDGET) throw new UsageError(`${flag} ${n} is below ${MIN_THINKING_BUDGET}, the least thinking budget the API takes (0 turns thinking off)`);
+  return n;
+}
+
+/** The flags that set thinking, as ./options.ts parsed them. */
+export interface ThinkingFlags {
+  thinking?: 'adaptive' | 'disabled';
+  maxThinkingTokens?: number;
+  thinkingDisplay?: ThinkingDisplay;
+  maxTokens?: number;
+}
+
+/**
+ * The run's thinking and, with a budget and no `--max-tokens`, its max_tokens: the budget on top of the default's
+ * room for the answer (thinking counts within max_tokens; Claude Code's max_tokens is the model's whole output
+ * limit, agentloop's default only 8000). `--thinking` goes before `--max-thinking-tokens`, as in Claude Code.
+ */
+export function thinkingOf(flags: ThinkingFlags): { thinking?: ThinkingSetting; maxTokens?: number } {
+  const budget = flags.thinking === undefined ? (flags.maxThinkingTokens ?? 0) : 0;
+  if (flags.thinking !== 'adaptive' && budget === 0) return {};
+  const display = flags.thinkingDisplay !== undefined ? { display: flags.thinkingDisplay } : {};
+  if (budget === 0) return { thinking: display };
+  const maxTokens = flags.maxTokens === undefined ? { maxTokens: budget + defaultRunConfig.maxTokens } : {};
+  return { thinking: { budgetTokens: budget, ...display }, ...maxTokens };
+}
+
+/** A budget the given `--max-tokens` has no room for is refused: the API would refuse every request. */
+export function checkThinkingRoom(flags: ThinkingFlags): void {
+  const { budgetTokens } = thinkingOf(flags).thinking ?? {};
+  if (budgetTokens === undefined || flags.maxTokens === undefined || budgetTokens < flags.maxTokens) return;
+  throw new UsageError(`--max-thinking-tokens ${budgetTokens} must be less than --max-tokens ${flags.maxTokens}: thinking counts within max_tokens (raise --max-tokens, or leave it out for ${budgetTokens} + ${defaultRunConfig.maxTokens})`);
 }
 
 export const REFUSED = {
-  maxThinkingTokens: refusedFlag('agentloop does not ask for extended thinking (the Agent SDK\'s maxThinkingTokens / thinking)'),
   effort: refusedFlag('agentloop sends no effort setting (the Agent SDK\'s effort option)'),
   betas: refusedFlag('agentloop sends no beta headers (the Agent SDK\'s betas option)'),
   agent: refusedFlag('agentloop has no subagents (the Agent SDK\'s agent option)'),

@@ -16,7 +16,7 @@ import { formatToolResult, formatToolStart, palette } from './output.js';
 import type { Redactor } from '../core/redact.js';
 import { outputRedactor, shown } from './terminal.js';
 import type { PreparedSession } from './sessions.js';
-import { CLI_MAX_RETRIES } from './sdkFlags.js';
+import { CLI_MAX_RETRIES, thinkingOf } from './sdkFlags.js';
 
 const { stderr, env } = process;
 const colors = palette(stderr, env);
@@ -107,7 +107,7 @@ export function refusalWarner(): (event: RunEvent) => void {
 }
 
 /**
- * The run's system prompt, fallback model and limits from the flags (the tools' flags go to ./ask.ts's tools). A
+ * The run's system prompt, fallback model, thinking and limits from the flags (the tools' flags go to ./ask.ts's tools). A
  * resumed run starts at turn `startTurn`: `--max-turns` counts the model calls of this invocation, so the
  * machine's limit is moved on by the turns already done.
  */
@@ -116,6 +116,7 @@ export function limitsOf(options: CliOptions, startTurn: number | undefined) {
   return {
     ...(maxTurns !== undefined ? { maxTurns } : {}),
     ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+    ...thinkingOf(options),
     maxRetries: options.maxRetries ?? CLI_MAX_RETRIES,
     ...(options.maxBudgetUsd !== undefined ? { maxBudgetUsd: options.maxBudgetUsd } : {}),
     ...(options.fallbackModel !== undefined ? { fallbackModel: options.fallbackModel } : {}),

@@ -1,3 +1,4 @@
+import type { ThinkingSetting } from './thinking.js';
 import type { ToolDefinition } from './tool.js';
 
 /**
@@ -27,6 +28,8 @@ export interface RunConfig {
   fallbackModel?: string;
   /** Stop (exit reason `max_budget`) once the run's cost passes this many USD (core/pricing.ts). */
   maxBudgetUsd?: number;
+  /** Extended thinking (./thinking.ts): each request's `thinking`, as the model of that request takes it. None: off. */
+  thinking?: ThinkingSetting;
 }
 
 export const defaultRunConfig: Omit<RunConfig, 'model' | 'tools'> = {

@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { SharedLog } from './appendLog.js';
 import type { ContentBlock, MessageParam, StopReason, ToolUseBlock } from './messages.js';
+import type { ThinkingParam } from './thinking.js';
 import type { ToolDefinition } from './tool.js';
 import type { Usage } from './usage.js';
 
@@ -14,6 +15,8 @@ export interface ModelRequest {
   /** A string, or text blocks when it carries a `cache_control` breakpoint (anthropic/cache.ts). */
   system?: string | Anthropic.TextBlockParam[];
   tools?: Array<ToolDefinition & { cache_control?: Anthropic.CacheControlEphemeral }>;
+  /** Extended thinking, when the run asks for it (./thinking.ts). */
+  thinking?: ThinkingParam;
   /** From `buildRequest`: the run's history itself, which grows after the request is made (see `SharedLog`). */
   messages: SharedLog<MessageParam>;
 }

@@ -4,6 +4,7 @@ import { defaultRunConfig } from '../core/config.js';
 import type { MessageParam, StopReason, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { ModelRequest } from '../core/model.js';
 import type { ExitReason, RunError, TransitionReason } from '../core/outcome.js';
+import { thinkingParam } from '../core/thinking.js';
 import type { Usage } from '../core/usage.js';
 import type { Continuation } from './rules.js';
 import { zeroUsage } from '../core/usage.js';
@@ -138,6 +139,7 @@ export function buildRequest(context: Pick<AgentContext, 'messages' | 'config' |
     max_tokens: config.maxTokens,
     ...(config.system ? { system: config.system } : {}),
     ...(config.tools.length > 0 ? { tools: config.tools } : {}),
+    ...(config.thinking ? { thinking: thinkingParam(config.thinking, context.model, config.maxTokens) } : {}),
     messages: context.messages.shared(),
   };
 }

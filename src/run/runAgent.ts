@@ -279,7 +279,7 @@ function systemPrompt(options: RunAgentOptions, cwd: string): string {
   return options.appendSystemPrompt ? `${base}\n\n${options.appendSystemPrompt}` : base;
 }
 
-const CONFIG_KEYS = ['maxTokens', 'maxTurns', 'maxRetries', 'retryBaseMs', 'retryMaxMs', 'maxTokensContinuations', 'fallbackModel', 'maxBudgetUsd'] as const;
+const CONFIG_KEYS = ['maxTokens', 'maxTurns', 'maxRetries', 'retryBaseMs', 'retryMaxMs', 'maxTokensContinuations', 'fallbackModel', 'maxBudgetUsd', 'thinking'] as const;
 
 /** The loop settings among the options (the rest is what is plugged in). */
 function configOf(options: RunAgentOptions): Partial<RunConfig> {

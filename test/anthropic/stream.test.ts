@@ -33,7 +33,7 @@ describe('the Anthropic model call builds the reply from the raw stream', () => 
     const ready: ToolUseBlock[] = [];
     const model = createAnthropicModel({ apiKey: 'sk-test', baseURL: server.url, promptCaching: false });
     const reply = await model(
-      { request, turnCount: 1, onToolUse: (b) => ready.push(b), onText: (t) => texts.push(t) },
+      { request: { ...request, max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 1024 } }, turnCount: 1, onToolUse: (b) => ready.push(b), onText: (t) => texts.push(t) },
       new AbortController().signal,
     );
     expect(reply.content).toEqual([

@@ -1,8 +1,8 @@
 /**
  * The flags the Claude Agent SDK passes for its options, with the real SDK driving the built CLI against the local
  * Messages API: what agentloop honours (settingSources, additionalDirectories with acceptEdits, persistSession: false,
- * thinking disabled, allowDangerouslySkipPermissions) and what it refuses with one line naming the option (
- * maxThinkingTokens, effort, includeHookEvents): the program's error says it, nothing is silently ignored.
+ * thinking and maxThinkingTokens, allowDangerouslySkipPermissions) and what it refuses with one line naming the
+ * option (effort, includeHookEvents): the program's error says it, nothing is silently ignored.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Options, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { describe, expect, it } from 'vitest';
 import { bashUse } from '../support/agentServer.js';
-import type { MessagesServer } from '../support/messagesServer.js';
+import type { MessagesServer, ScriptedBlock } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 import { collectSdk } from '../support/sdkCollect.js';
 import { testUsers } from '../support/users.js';
@@ -69,10 +69,41 @@ describe('the Agent SDK options agentloop honours', () => {
   });
 });
 
+describe('extended thinking: maxThinkingTokens and thinking (the server holds each request to the API\'s thinking rules)', () => {
+  const thought: ScriptedBlock = { type: 'thinking', thinking: 'ls will do.', signature: 'EqQBCkYIBxgCKkD+sdk/1==' };
+  const redacted: ScriptedBlock = { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/sdk' };
+  const thought2: ScriptedBlock = { type: 'thinking', thinking: 'One file.', signature: 'EqQBCkYIBxgCKkD+sdk/2==' };
+  const toolTurn = { content: [thought, redacted, bashUse('t1', 'ls')], stop_reason: 'tool_use' as const };
+  const answerTurn = { content: [thought2, { type: 'text' as const, text: 'There is one file.' }], stop_reason: 'end_turn' as const };
+  const contents = (messages: SDKMessage[]) => messages.flatMap((m) => (m.type === 'assistant' ? [m.message.content] : []));
+
+  it('maxThinkingTokens: a thinking + tool_use turn, the blocks carried back unchanged; the program gets each block', async () => {
+    server.enqueue(toolTurn, answerTurn);
+    const { messages, thrown } = await collect('list the files', { model: 'claude-sonnet-4-5', maxThinkingTokens: 2048 });
+    expect(thrown).toBeUndefined();
+    expect(server.requests.map((r) => [r.body?.thinking, r.body?.max_tokens])).toEqual([[{ type: 'enabled', budget_tokens: 2048 }, 10048], [{ type: 'enabled', budget_tokens: 2048 }, 10048]]);
+    expect(server.requests[1]?.body?.messages[1]).toEqual({ role: 'assistant', content: [thought, redacted, bashUse('t1', 'ls')] });
+    expect(contents(messages)).toEqual([[thought], [redacted], [{ ...bashUse('t1', 'ls'), name: 'Bash' }], [thought2], [{ type: 'text', text: 'There is one file.' }]]);
+    expect(resultOf(messages)).toMatchObject({ is_error: false, result: 'There is one file.' });
+  });
+
+  it('thinking: adaptive, and enabled with a budget on a model that thinks adaptively, ask for {type: adaptive}; display is passed on', async () => {
+    server.enqueue(answerTurn, answerTurn);
+    expect((await collect('hi', { model: 'claude-opus-4-8', thinking: { type: 'adaptive', display: 'summarized' } })).thrown).toBeUndefined();
+    expect((await collect('hi', { model: 'claude-opus-4-8', thinking: { type: 'enabled', budgetTokens: 2048 } })).thrown).toBeUndefined();
+    expect(server.requests.map((r) => r.body?.thinking)).toEqual([{ type: 'adaptive', display: 'summarized' }, { type: 'adaptive' }]);
+  });
+
+  it('maxThinkingTokens below the API\'s least is refused with one line, before any request', async () => {
+    const { messages, thrown } = await collect('hi', { model: 'claude-sonnet-4-5', maxThinkingTokens: 1000 });
+    expect(messages).toEqual([]);
+    expect(thrown).toContain('agentloop: --max-thinking-tokens 1000 is below 1024');
+    expect(server.requests).toEqual([]);
+  });
+});
+
 describe('the Agent SDK options agentloop refuses, each with one line the program sees', () => {
   it.each([
-    ['maxThinkingTokens', { maxThinkingTokens: 2000 }, '--max-thinking-tokens is not supported'],
-    ['thinking adaptive', { thinking: { type: 'adaptive' } }, '--thinking adaptive is not supported'],
     ['effort', { effort: 'high' }, '--effort is not supported'],
     ['includeHookEvents', { includeHookEvents: true }, '--include-hook-events is not supported'],
   ] as [string, Options, string][])('%s', async (_name, extra, line) => {

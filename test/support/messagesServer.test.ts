@@ -21,6 +21,9 @@ const request = {
   messages: [{ role: 'user', content: 'list the files' }],
 } satisfies Anthropic.MessageCreateParamsNonStreaming;
 
+/** `request` asking for extended thinking: only such a request gets thinking blocks (./thinkingContract.ts). */
+const thinkingRequest = { ...request, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 } } satisfies Anthropic.MessageCreateParamsNonStreaming;
+
 const text = (t: string): ScriptedBlock => ({ type: 'text', text: t });
 const bashCall: ScriptedBlock = {
   type: 'tool_use',
@@ -136,7 +139,7 @@ describe('replies', () => {
     const thinking: ScriptedBlock = { type: 'thinking', thinking: 'The user wants a listing.', signature: 'sig_abc' };
     server.enqueue({ content: [thinking, text('Done.')], stop_reason: 'end_turn' });
 
-    const message = await client.messages.stream(request).finalMessage();
+    const message = await client.messages.stream(thinkingRequest).finalMessage();
 
     expect(message.content).toEqual([thinking, text('Done.')]);
   });
@@ -146,7 +149,7 @@ describe('replies', () => {
     const thinking: ScriptedBlock = { type: 'thinking', thinking: 'hmm', signature: 'sig' };
     server.enqueue({ content: [thinking, text('Hi there'), bashCall], stop_reason: 'tool_use' });
 
-    const { response, frames } = await rawStream(server.url, request);
+    const { response, frames } = await rawStream(server.url, thinkingRequest);
 
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(response.headers.get('request-id')).toMatch(/^req_/);
@@ -558,5 +561,50 @@ describe('recording and validation', () => {
     const message = await client.messages.create(request);
     expect(message.content).toEqual([text('valid')]);
     expect(server.violations).toHaveLength(1);
+  });
+});
+
+describe("extended thinking's rules (./thinkingContract.ts)", () => {
+  const thought: ScriptedBlock = { type: 'thinking', thinking: 'I should list them.', signature: 'sig_1' };
+  const redacted: ScriptedBlock = { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va' };
+  const call: ScriptedBlock = { type: 'tool_use', id: 'toolu_t', name: 'bash', input: { command: 'ls' } };
+  const loop = (assistant: unknown[]) => ({
+    ...thinkingRequest,
+    messages: [...thinkingRequest.messages, { role: 'assistant', content: assistant }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_t', content: 'a.txt' }] }],
+  }) as Anthropic.MessageCreateParamsNonStreaming;
+
+  it('streams redacted_thinking whole in its content_block_start, with no delta', async () => {
+    const { server } = await setup();
+    server.enqueue({ content: [redacted, text('Done.')], stop_reason: 'end_turn' });
+    const { frames } = await rawStream(server.url, thinkingRequest);
+    expect(frames.filter((f) => f.event === 'content_block_start').map((f) => (f.data as AnyJson).content_block)).toEqual([redacted, { type: 'text', text: '' }]);
+    expect(frames.filter((f) => f.event === 'content_block_delta' && (f.data as AnyJson).index === 0)).toEqual([]);
+  });
+
+  it('a thinking reply answers only a request that asked for thinking; budget and temperature as the API checks them', async () => {
+    const { server, client } = await setup();
+    server.enqueue({ content: [thought, text('Hi')], stop_reason: 'end_turn' });
+    expect(((await rejectionOf(client.messages.create(request))) as APIError).message).toContain('answers only a request with `thinking`');
+    for (const [body, says] of [
+      [{ ...thinkingRequest, thinking: { type: 'enabled', budget_tokens: 1000 } }, 'greater than or equal to 1024'],
+      [{ ...thinkingRequest, max_tokens: 1024 }, 'must be greater than `thinking.budget_tokens`'],
+      [{ ...thinkingRequest, temperature: 0.5 }, '`temperature` may only be set to 1'],
+    ] as const) expect(((await rejectionOf(client.messages.create(body as Anthropic.MessageCreateParamsNonStreaming))) as APIError).message).toContain(says);
+    expect(server.violations).toHaveLength(4);
+  });
+
+  it('the next request of a tool loop must carry the thinking blocks back first and unchanged', async () => {
+    const { server, client } = await setup();
+    server.enqueue({ content: [thought, redacted, call], stop_reason: 'tool_use' });
+    await client.messages.create(thinkingRequest);
+    const refused = async (assistant: unknown[]) => ((await rejectionOf(client.messages.create(loop(assistant)))) as APIError).message;
+    expect(await refused([call])).toContain('must start with a thinking block');
+    expect(await refused([thought, call])).toContain('must start with a thinking block');
+    expect(await refused([{ ...thought, signature: 'sig_2' }, redacted, call])).toContain('Invalid `signature` in `thinking` block');
+    expect(await refused([{ ...thought, thinking: 'changed' }, redacted, call])).toContain('Invalid `signature`');
+    expect(await refused([redacted, thought, call])).toContain('cannot be modified');
+    expect(server.violations).toHaveLength(5);
+    server.enqueue({ content: [text('Done.')], stop_reason: 'end_turn' });
+    expect((await client.messages.create(loop([thought, redacted, call]))).content).toEqual([text('Done.')]);
   });
 });

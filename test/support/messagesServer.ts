@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type Anthropic from '@anthropic-ai/sdk';
+import { ThinkingLedger } from './thinkingContract.js';
 
 // ---------------------------------------------------------------------------------------------
 // Public types
@@ -22,7 +23,9 @@ export type RequestBody = Anthropic.MessageCreateParams;
 export type ScriptedBlock =
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'thinking'; thinking: string; signature: string };
+  | { type: 'thinking'; thinking: string; signature: string }
+  /** Streamed whole in its content_block_start, as the API sends one (no deltas). */
+  | { type: 'redacted_thinking'; data: string };
 
 export interface UsageCounts {
   input_tokens: number;
@@ -189,6 +192,12 @@ export async function startMessagesServer(options: ServerOptions = {}): Promise<
   const violations: string[] = [];
   const queue: Step[] = [];
   const sockets = new Set<Socket>();
+  // Extended thinking's rules (./thinkingContract.ts): every request is held to them.
+  const thinking = new ThinkingLedger();
+  const refuse = (res: ServerResponse, message: string) => {
+    violations.push(message);
+    sendApiError(res, 400, 'invalid_request_error', message);
+  };
 
   const server = createServer((req, res) => {
     handleRequest(req, res).catch((err: unknown) => {
@@ -211,10 +220,15 @@ export async function startMessagesServer(options: ServerOptions = {}): Promise<
     const rejection = rejectionOf(req, recorded.body, options.validate, violations);
     if (rejection) return sendApiError(res, rejection.status, rejection.type, rejection.message);
     const body = recorded.body as RequestBody; // rejectionOf refuses a missing body
+    const broken = thinking.problem(body);
+    if (broken !== undefined) return refuse(res, broken);
 
     const next = queue.shift();
     if (next === undefined) return sendApiError(res, 500, 'api_error', 'no scripted reply');
-    return answerStep(res, await resolveStep(next, body, index, recorded), body, options, index);
+    const step = await resolveStep(next, body, index, recorded);
+    const unasked = isErrorStep(step) ? undefined : thinking.issue(body, step.content ?? []);
+    if (unasked !== undefined) return refuse(res, unasked);
+    return answerStep(res, step, body, options, index);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -546,6 +560,8 @@ function emptyBlock(block: ScriptedBlock) {
       return { type: 'tool_use', id: block.id, name: block.name, input: {} };
     case 'thinking':
       return { type: 'thinking', thinking: '' };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data };
   }
 }
 
@@ -571,6 +587,8 @@ function blockDeltas(block: ScriptedBlock, cut: boolean, deltaChars?: number) {
       }));
       return cut ? thinking : [...thinking, { type: 'signature_delta', signature: block.signature }];
     }
+    case 'redacted_thinking':
+      return [];
   }
 }
 
