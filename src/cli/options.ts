@@ -123,7 +123,7 @@ export const OPTIONS: OptionTable<Flags> = {
   inputFormat: { flag: 'input-format', argument: 'FORMAT', commands: ['run'], parse: oneOf(['text', 'stream-json']), description: 'text (default) or stream-json: user messages as JSON lines on stdin' },
   verbose: { flag: 'verbose', commands: ['run'], description: 'text: show the tool calls on stderr; accepted with stream-json' },
   includePartialMessages: { flag: 'include-partial-messages', commands: ['run'], description: "stream-json: also the model's raw stream events (stream_event lines)" },
-  includeLoopEvents: { flag: 'include-loop-events', commands: ['run'], description: "stream-json: also agentloop's loop events (loop_event lines: docs/agent-sdk.md)" },
+  includeLoopEvents: { flag: 'include-loop-events', commands: ['run'], description: "stream-json: also agentloop's loop events (their lines: docs/cli.md, stream-json)" },
   permissionPromptTool: {
     flag: 'permission-prompt-tool', argument: 'stdio', commands: ['run'], parse: promptToolOf,
     description: 'stream-json input: ask the host (an Agent SDK program) about what the permission mode would not run (can_use_tool control requests)',
