@@ -3,13 +3,15 @@
  * the real `@modelcontextprotocol/server-everything` from npm served over the MCP SDK's SSEServerTransport on
  * 127.0.0.1 (test/support/mcpSseServer.ts, a process of its own): the init line lists the server connected and the
  * model is offered its tools; a call is answered, a refused call is an is_error result; a server killed mid-call gives
- * that call an is_error result, the next call too, and the run goes on to its end with every history valid.
+ * that call an is_error result, the next call too, and the run goes on to its end with every history valid (the
+ * requests, the transcript, the stream-json lines: test/support/midCall.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { answerFromResults, lastToolResults, resultText } from '../support/agentServer.js';
-import { runCli, startCli } from '../support/cli.js';
+import { runCli } from '../support/cli.js';
 import { startEverythingSse, type SseServer } from '../support/mcpSseServer.js';
 import type { RequestBody } from '../support/messagesServer.js';
+import { runKilledMidCall } from '../support/midCall.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 
 let project: CliProject;
@@ -58,15 +60,11 @@ describe('an MCP server over SSE', () => {
         { content: [use('toolu_2', 'mcp__web__echo', { message: 'anyone?' })], stop_reason: 'tool_use' },
         { content: [{ type: 'text', text: 'went on' }], stop_reason: 'end_turn' },
       );
-      const args = ['-p', '--mcp-config', sseConfig(server), '--output-format', 'stream-json', '--verbose', 'wait', '--allowedTools', 'mcp__web'];
       // A call nobody answers would end at MCP_TOOL_TIMEOUT (here 90 s, short of the test's bound): this one must not wait.
-      const cli = startCli(args, { cwd: project.dir, env: { ...project.env, MCP_TOOL_TIMEOUT: '90000' } });
-      // The server has taken the call (it says so before it handles it): kill it under the call.
-      const first = await Promise.race([server.called('trigger-long-running-operation').then(() => 'called'), cli.done.then((r) => `the CLI ended: ${r.stderr}`)]);
-      expect(first).toBe('called');
-      await server.kill();
-      const run = await cli.done;
-      expect(run.code, run.stderr).toBe(0);
+      // The server has taken the call (it says so before it handles it): it is killed under the call.
+      const killable = { called: () => server.called('trigger-long-running-operation'), kill: () => server.kill() };
+      const args = ['--mcp-config', sseConfig(server), '--allowedTools', 'mcp__web'];
+      const run = await runKilledMidCall(project, args, 'wait', killable, { killedId: 'toolu_1', env: { MCP_TOOL_TIMEOUT: '90000' } });
       const [killed] = results(1);
       expect([killed?.tool_use_id, killed?.is_error]).toEqual(['toolu_1', true]);
       expect(resultText(killed!)).toMatch(/^MCP server web: tool trigger-long-running-operation failed: .*Connection closed/);

@@ -1,0 +1,68 @@
+/**
+ * A stdio MCP server under a real CLI run (`-p --mcp-config`, the local Messages API server): the server's process
+ * killed while a call of it runs gives that call an is_error tool_result bound to its tool_use, the next call too,
+ * and the run goes on to its end with every history valid (the requests, the transcript, the stream-json lines).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { lastToolResults, resultText } from '../support/agentServer.js';
+import { probe, processesMarked, waitFor } from '../support/mcp.js';
+import type { RequestBody } from '../support/messagesServer.js';
+import { jsonLines, runKilledMidCall, type KilledServer } from '../support/midCall.js';
+import { cliProjectPerTest, type CliProject } from '../support/project.js';
+
+let project: CliProject;
+cliProjectPerTest('mcp-stdio', (p) => (project = p), { noViolations: true });
+
+const use = (id: string, name: string, input: Record<string, unknown>) => ({ type: 'tool_use' as const, id, name, input });
+const results = (request: number) => lastToolResults(project.server.requests[request]?.body as RequestBody);
+
+/** The probe server's own process (node, not the containment's bwrap around it): it said it took the call by writing `mark`. */
+function probeProcess(marker: string, mark: string): KilledServer {
+  const own = () => processesMarked(marker).filter((pid) => readCmdline(pid)[0] === process.execPath);
+  return {
+    called: () => waitFor(() => existsSync(mark) && readFileSync(mark, 'utf8').includes('started'), 60_000),
+    kill: async () => {
+      const pids = own();
+      expect(pids).toHaveLength(1);
+      for (const pid of pids) process.kill(pid, 'SIGKILL');
+      await waitFor(() => own().length === 0);
+    },
+  };
+}
+
+/** A process's argv ([] once it is gone). */
+function readCmdline(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return [];
+  }
+}
+
+describe('a stdio MCP server', () => {
+  it('killed mid-call: that call is an is_error result bound to its tool_use, the next call too, and the run goes on', async () => {
+    const marker = `stdio-kill-${process.pid}`;
+    const mark = join(project.dir, 'called.txt');
+    project.server.enqueue(
+      { content: [use('toolu_1', 'mcp__probe__slow_write', { path: mark, seconds: 600 })], stop_reason: 'tool_use' },
+      { content: [use('toolu_2', 'mcp__probe__whoami', {})], stop_reason: 'tool_use' },
+      { content: [{ type: 'text', text: 'went on' }], stop_reason: 'end_turn' },
+    );
+    const config = JSON.stringify({ mcpServers: { probe: probe(marker) } });
+    // A call nobody answers would end at MCP_TOOL_TIMEOUT (here 90 s, short of the test's bound): this one must not wait.
+    const run = await runKilledMidCall(project, ['--mcp-config', config, '--allowedTools', 'mcp__probe'], 'wait', probeProcess(marker, mark), {
+      killedId: 'toolu_1',
+      env: { MCP_TOOL_TIMEOUT: '90000' },
+    });
+    const [killed] = results(1);
+    expect([killed?.tool_use_id, killed?.is_error]).toEqual(['toolu_1', true]);
+    expect(resultText(killed!)).toMatch(/^MCP server probe: tool slow_write failed: .*Connection closed/);
+    const [after] = results(2);
+    expect([after?.tool_use_id, after?.is_error]).toEqual(['toolu_2', true]);
+    expect(resultText(after!)).toMatch(/^MCP server probe: tool whoami failed: .*Not connected/);
+    expect(jsonLines(run.stdout).at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'went on' });
+    await waitFor(() => processesMarked(marker).length === 0);
+  }, 120_000);
+});
