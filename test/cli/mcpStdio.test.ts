@@ -1,13 +1,15 @@
 /**
  * A stdio MCP server under a real CLI run (`-p --mcp-config`, the local Messages API server): the server's process
  * killed while a call of it runs gives that call an is_error tool_result bound to its tool_use, the next call too,
- * and the run goes on to its end with every history valid (the requests, the transcript, the stream-json lines).
+ * and the run goes on to its end with every history valid (the requests, the transcript, the stream-json lines); a
+ * result of structured content and no text is that content as JSON, one with text too is its text.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lastToolResults, resultText } from '../support/agentServer.js';
-import { probe, processesMarked, waitFor } from '../support/mcp.js';
+import { answerFromResults, lastToolResults, resultText } from '../support/agentServer.js';
+import { runCli } from '../support/cli.js';
+import { everything, probe, processesMarked, waitFor } from '../support/mcp.js';
 import type { RequestBody } from '../support/messagesServer.js';
 import { jsonLines, runKilledMidCall, type KilledServer } from '../support/midCall.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
@@ -64,5 +66,26 @@ describe('a stdio MCP server', () => {
     expect(resultText(after!)).toMatch(/^MCP server probe: tool whoami failed: .*Not connected/);
     expect(jsonLines(run.stdout).at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'went on' });
     await waitFor(() => processesMarked(marker).length === 0);
+  }, 120_000);
+
+  it('gives a result of structured content and no text as that JSON; a result with text too, as its text', async () => {
+    project.server.enqueue(
+      {
+        content: [use('toolu_1', 'mcp__probe__weather', { city: 'Oslo' }), use('toolu_2', 'mcp__every__get-structured-content', { location: 'Chicago' })],
+        stop_reason: 'tool_use',
+      },
+      answerFromResults,
+    );
+    const config = JSON.stringify({ mcpServers: { probe: probe(`structured-${process.pid}`), every: everything(`structured-${process.pid}`) } });
+    const args = ['-p', '--mcp-config', config, '--allowedTools', 'mcp__probe', 'mcp__every', '--output-format', 'stream-json', '--verbose', 'weather'];
+    const run = await runCli(args, { cwd: project.dir, env: project.env });
+    expect(run.code, run.stderr).toBe(0);
+    const [structured, both] = results(1);
+    const seen = (result: typeof structured) => [result?.tool_use_id, result?.is_error ?? false, result?.content];
+    expect(seen(structured)).toEqual(['toolu_1', false, '{"city":"Oslo","celsius":21.5}']);
+    // server-everything sends the same object as text and as structured content: the text, once.
+    expect(seen(both)).toEqual(['toolu_2', false, '{"temperature":36,"conditions":"Light rain / drizzle","humidity":82}']);
+    const userLine = jsonLines(run.stdout).find((line) => line.type === 'user');
+    expect(userLine?.message?.content).toMatchObject([{ tool_use_id: 'toolu_1', content: '{"city":"Oslo","celsius":21.5}', is_error: false }, { tool_use_id: 'toolu_2' }]);
   }, 120_000);
 });

@@ -1,7 +1,8 @@
 /**
  * A small MCP server made with the official SDK's own server classes, for what server-everything cannot show: a tool
- * that writes a file (is the server sandboxed?), one that appends a line and waits (killed mid-call) and one that says
- * where it runs. Stdio (`stdio`), or streamable HTTP on 127.0.0.1 (`startProbeHttp`, in the test's process).
+ * that writes a file (is the server sandboxed?), one that appends a line and waits (killed mid-call), one that says
+ * where it runs and one whose result is structured content with no text. Stdio (`stdio`), or streamable HTTP on
+ * 127.0.0.1 (`startProbeHttp`, in the test's process).
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
@@ -26,10 +27,18 @@ export function probeServer(): Server {
         inputSchema: { type: 'object', properties: { path: { type: 'string' }, seconds: { type: 'number' } }, required: ['path', 'seconds'] },
       },
       { name: 'whoami', description: 'Say which server this is.', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } },
+      {
+        name: 'weather',
+        description: "A city's weather as structured content only (no text block).",
+        inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        outputSchema: { type: 'object', properties: { city: { type: 'string' }, celsius: { type: 'number' } }, required: ['city', 'celsius'] },
+        annotations: { readOnlyHint: true },
+      },
     ],
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const args = (request.params.arguments ?? {}) as { path?: string; text?: string; seconds?: number };
+    const args = (request.params.arguments ?? {}) as { path?: string; text?: string; seconds?: number; city?: string };
+    if (request.params.name === 'weather') return { content: [], structuredContent: { city: String(args.city), celsius: 21.5 } };
     if (request.params.name === 'slow_write') {
       appendFileSync(String(args.path), 'started\n');
       await new Promise((resolve) => setTimeout(resolve, Number(args.seconds) * 1000));
