@@ -61,7 +61,7 @@ it("runs the README's Agent SDK example with agentloop as its engine: the in-pro
   expect(stdout).toBe('5. The files: a.txt, example.mjs, node_modules.\n');
   const bodies = server.requests.map((r) => r.body as RequestBody);
   expect(bodies).toHaveLength(3);
-  expect(bodies[0]?.tools?.map((t) => t.name)).toEqual(expect.arrayContaining(['bash', 'mcp__calc__add']));
+  expect(bodies[0]?.tools?.map((t) => ('name' in t ? t.name : ''))).toEqual(expect.arrayContaining(['bash', 'mcp__calc__add']));
   const system = Array.isArray(bodies[0]?.system) ? bodies[0].system.map((b) => b.text).join('') : String(bodies[0]?.system);
   expect(system.endsWith('Answer briefly.')).toBe(true);
   const added = lastToolResults(bodies[1]!)[0]!;
