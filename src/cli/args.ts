@@ -24,7 +24,7 @@ const RUN_VALUES = [
   'allowEnv', 'resume', 'continue', 'sessionId', 'forkSession', 'inspect', 'view', 'port', 'mistake',
   'includeLoopEvents', 'permissionPromptTool', 'mcpConfig', 'strictMcpConfig', 'allowWrite', 'waitForSession', 'step',
   'addDir', 'noSessionPersistence', 'settingSources', 'jsonSchema', 'allowDangerouslySkipPermissions', 'thinking',
-  'thinkingDisplay', 'maxThinkingTokens',
+  'thinkingDisplay', 'maxThinkingTokens', 'tools',
 ] as const satisfies readonly (keyof Flags)[];
 
 export interface CliOptions extends Partial<Pick<Flags, (typeof RUN_VALUES)[number]>> {
@@ -48,7 +48,7 @@ export interface CliOptions extends Partial<Pick<Flags, (typeof RUN_VALUES)[numb
    * `-p --disallowedTools "Bash(rm:*)" go`: the rule list took the last word, as Claude Code's does; when the run gets
    * no prompt from stdin either, that word is the prompt and these are the rules without it.
    */
-  lastWordPrompt?: { prompt: string } & Partial<Pick<Flags, 'allowedTools' | 'disallowedTools'>>;
+  lastWordPrompt?: { prompt: string } & Partial<Pick<Flags, 'allowedTools' | 'disallowedTools' | 'tools'>>;
   /** `help`: the command whose help was asked for (`agentloop worker --help`); none: the main help. */
   helpFor?: CommandName;
 }

@@ -14,13 +14,14 @@ import type { Question } from '../transcript/records.js';
 import type { CliOptions } from './args.js';
 import type { PreparedSession } from './sessions.js';
 import { limitsOf, type ModelChoice } from './start.js';
+import { builtInTools } from './toolSet.js';
 
 export interface Conversation {
   readonly options: CliOptions;
   /** The tools' working directory. */
   readonly cwd: string;
   readonly session: PreparedSession;
-  /** The same for every question of the session: agentloop's tools (run/defaultTools.ts), set up from the flags. */
+  /** The same for every question of the session: agentloop's tools (run/defaultTools.ts) --tools keeps, set up from the flags. */
   readonly tools: Tool[];
 }
 
@@ -60,7 +61,8 @@ export function toolSettings(
 export async function conversationOf(options: CliOptions, cwd: string, choice: ModelChoice, session: PreparedSession): Promise<Conversation> {
   const { defaultTools } = await import('../run/defaultTools.js');
   const settings = toolSettings(options, cwd, choice.client, process.env);
-  return { options, cwd, session, tools: defaultTools(settings(session.recorder ? session.id : undefined)) };
+  const tools = builtInTools(defaultTools(settings(session.recorder ? session.id : undefined)), options.tools);
+  return { options, cwd, session, tools };
 }
 
 /** Asks `question` (or, with `null`, lets the model finish a turn `history` leaves open) and runs the loop to its end. */

@@ -8,7 +8,7 @@ import { resolveModel } from '../core/models.js';
 import { DEFAULT_INGRESS } from '../durable/addresses.js';
 import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
 import { allowWriteNames, envNames, httpUrl, idempotencyKey, nonEmpty, oneOf, portOf, positiveInt, positiveNumber, promptToolOf, publicKeys, restateId, splitRules, UsageError, uuidOf } from './argValues.js';
-import { addDirs, CLI_MAX_RETRIES, REFUSED, settingSources, thinkingBudget, thinkingMode } from './sdkFlags.js';
+import { addDirs, CLI_MAX_RETRIES, REFUSED, settingSources, thinkingBudget, thinkingMode, toolNames } from './sdkFlags.js';
 import { jsonSchema, type JsonSchema } from './structuredOutput.js';
 import { COMMAND_NAMES, type CommandName, type CommandSpec, type OptionTable } from './optionTable.js';
 import { selfCommand } from './self.js';
@@ -34,6 +34,7 @@ export interface Flags {
   appendSystemPrompt: string;
   allowedTools: string[];
   disallowedTools: string[];
+  tools: string[];
   permissionMode: PermissionMode;
   dangerouslySkipPermissions: boolean;
   maxTurns: number;
@@ -139,6 +140,10 @@ export const OPTIONS: OptionTable<Flags> = {
   disallowedTools: {
     flag: 'disallowedTools', aliases: ['disallowed-tools'], argument: 'RULES', list: 'variadic', commands: ['run'], parse: (texts) => splitRules('--disallowedTools', texts),
     description: 'never run these, e.g. "Bash(rm:*)" (beats --allowedTools)',
+  },
+  tools: {
+    flag: 'tools', argument: 'TOOLS', list: 'variadic', commands: ['run'], parse: toolNames,
+    description: 'built-in tools offered: default, "" (none) or names by commas or spaces; agentloop has Bash (MCP tools stay)',
   },
   permissionMode: {
     flag: 'permission-mode', argument: 'MODE', commands: ['run'], parse: permissionMode,

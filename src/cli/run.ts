@@ -21,6 +21,7 @@ import { type PermissionGate, ROOT_BYPASS_REFUSAL, RuleError, permissionGate, re
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { startTelemetry } from './telemetry.js';
 import { startCliMcp, withMcpTools } from './mcp.js';
+import { missingTools } from './toolSet.js';
 import { apiErrorLine, apiErrorOf } from './claudeLines.js';
 import { selfCommand } from './self.js';
 import { maxAttempts, reminderLine, structuredFailure, structuredResult, StructuredTurn } from './structuredOutput.js';
@@ -214,6 +215,8 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   const { gate, servers } = started;
   let choice: ModelChoice = { ...model, ...(gate ? { hooks: gate.hooks } : {}) };
   if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);
+  const missing = missingTools(options.tools);
+  if (missing.length > 0) warn(`agentloop: --tools: ${missing.join(', ')} left out: agentloop's one built-in tool is Bash (Claude Code too leaves out a name it has no tool for)`);
   // Traces, when the OTEL_* variables ask for them (./telemetry.ts); the SDK loads only then.
   const telemetry = await startTelemetry(env, version(), warn);
   if (telemetry) choice = { ...choice, tracing: telemetry.tracing };

@@ -26,6 +26,15 @@ export function addDirs(texts: readonly string[], flag: string): string[] {
   return texts.map((text) => text.trim());
 }
 
+/**
+ * `--tools default|""|A,B` (the Agent SDK's `tools`): the names by commas or spaces; `default` in any case is
+ * `default`. The empty value (`--tools=`, what the SDK sends for `tools: []`) is no name: no built-in tool.
+ */
+export function toolNames(texts: readonly string[]): string[] {
+  const names = texts.flatMap((text) => text.split(/[\s,]+/)).filter((name) => name !== '');
+  return names.map((name) => (name.toLowerCase() === 'default' ? 'default' : name));
+}
+
 /** A flag agentloop cannot honour: its parse refuses it with `why`, so that nothing is silently ignored. */
 export function refusedFlag(why: string): (text: string, flag: string) => never {
   return (_text, flag) => {

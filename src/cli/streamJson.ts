@@ -19,6 +19,7 @@ import { jsonLine } from './terminal.js';
 import { assistantLines } from './assistantLines.js';
 import { apiRetryLine, claudeBlock, claudeToolName, modelFallbackLine, userLine } from './claudeLines.js';
 import { CLI_MAX_RETRIES } from './sdkFlags.js';
+import { builtInTools } from './toolSet.js';
 
 /** What the init line tells about the run. */
 export interface InitFacts {
@@ -36,9 +37,9 @@ export interface InitFacts {
   version: string;
 }
 
-/** The init line's facts for a CLI run: the bash tool and the MCP servers' tools, credentials from `client`. */
+/** The init line's facts for a CLI run: the bash tool (unless --tools leaves it out) and the MCP servers' tools, credentials from `client`. */
 export function initFacts(
-  options: Pick<CliOptions, 'allowedTools' | 'permissionMode' | 'permissionPromptTool' | 'inputFormat'>,
+  options: Pick<CliOptions, 'allowedTools' | 'permissionMode' | 'permissionPromptTool' | 'inputFormat' | 'tools'>,
   cwd: string,
   choice: { model: string; client?: { apiKey?: string; authToken?: string }; addTools?: { name: string }[]; mcpStates?: { name: string; status: string }[] },
   sessionId: string,
@@ -49,7 +50,7 @@ export function initFacts(
     sessionId,
     cwd,
     model: choice.model,
-    tools: ['bash', ...(choice.addTools ?? []).map((tool) => tool.name)],
+    tools: [...builtInTools([{ name: 'bash' }], options.tools), ...(choice.addTools ?? [])].map((tool) => tool.name),
     mcpServers: (choice.mcpStates ?? []).map(({ name, status }) => ({ name, status })),
     permissionMode: permissionModeOf(options),
     apiKeySource: client?.apiKey ? 'ANTHROPIC_API_KEY' : client?.authToken ? 'ANTHROPIC_AUTH_TOKEN' : 'none',

@@ -1,7 +1,7 @@
 /**
  * The flags the Claude Agent SDK passes for its options, with the real SDK driving the built CLI against the local
  * Messages API: what agentloop honours (settingSources, additionalDirectories with acceptEdits, persistSession: false,
- * thinking and maxThinkingTokens, allowDangerouslySkipPermissions) and what it refuses with one line naming the
+ * thinking and maxThinkingTokens, allowDangerouslySkipPermissions, tools) and what it refuses with one line naming the
  * option (effort, includeHookEvents): the program's error says it, nothing is silently ignored.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -99,6 +99,24 @@ describe('extended thinking: maxThinkingTokens and thinking (the server holds ea
     expect(messages).toEqual([]);
     expect(thrown).toContain('agentloop: --max-thinking-tokens 1000 is below 1024');
     expect(server.requests).toEqual([]);
+  });
+});
+
+describe('the Agent SDK option tools (--tools)', () => {
+  const offered = () => project.server.requests.map((r) => (r.body?.tools ?? []).map((tool) => (tool as { name: string }).name));
+  const initTools = (messages: SDKMessage[]) => messages.find((m) => m.type === 'system' && m.subtype === 'init')?.tools;
+
+  it.each([
+    ['[] offers no built-in tool', [], [], []],
+    ["['Bash'] offers Bash", ['Bash'], ['bash'], ['Bash']],
+    ["the claude_code preset offers every built-in tool", { type: 'preset', preset: 'claude_code' }, ['bash'], ['Bash']],
+  ] as [string, Options['tools'], string[], string[]][])('%s', async (_name, tools, request, init) => {
+    server.enqueue(answer('Fine.'));
+    const { messages, thrown } = await collect('hi', { model: 'claude-test', tools });
+    expect(thrown).toBeUndefined();
+    expect(resultOf(messages)).toMatchObject({ is_error: false, result: 'Fine.' });
+    expect(offered()).toEqual([request]);
+    expect(initTools(messages)).toEqual(init);
   });
 });
 
