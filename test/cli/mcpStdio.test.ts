@@ -2,7 +2,8 @@
  * A stdio MCP server under a real CLI run (`-p --mcp-config`, the local Messages API server): the server's process
  * killed while a call of it runs gives that call an is_error tool_result bound to its tool_use, the next call too,
  * and the run goes on to its end with every history valid (the requests, the transcript, the stream-json lines); a
- * result of structured content and no text is that content as JSON, one with text too is its text.
+ * result of structured content and no text is that content as JSON, one with text too is its text; a readOnlyHint
+ * tool's call starts while the reply still streams, another tool's only once it is whole.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +16,9 @@ import { jsonLines, runKilledMidCall, type KilledServer } from '../support/midCa
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 
 let project: CliProject;
-cliProjectPerTest('mcp-stdio', (p) => (project = p), { noViolations: true });
+/** Told of each SSE frame the Messages API server is about to write (request index, event name), when set. */
+let onFrame: ((request: number, event: string) => void) | undefined;
+cliProjectPerTest('mcp-stdio', (p) => (project = p), { noViolations: true, server: { onFrame: (request, frame) => onFrame?.(request, frame.event) } });
 
 const use = (id: string, name: string, input: Record<string, unknown>) => ({ type: 'tool_use' as const, id, name, input });
 const results = (request: number) => lastToolResults(project.server.requests[request]?.body as RequestBody);
@@ -87,5 +90,36 @@ describe('a stdio MCP server', () => {
     expect(seen(both)).toEqual(['toolu_2', false, '{"temperature":36,"conditions":"Light rain / drizzle","humidity":82}']);
     const userLine = jsonLines(run.stdout).find((line) => line.type === 'user');
     expect(userLine?.message?.content).toMatchObject([{ tool_use_id: 'toolu_1', content: '{"city":"Oslo","celsius":21.5}', is_error: false }, { tool_use_id: 'toolu_2' }]);
+  }, 120_000);
+
+  it("starts a readOnlyHint tool's call while the reply still streams, and another tool's only once the reply is whole", async () => {
+    const readOnly = join(project.dir, 'read-only.txt');
+    const writing = join(project.dir, 'writing.txt');
+    const atStop: boolean[][] = [];
+    onFrame = (request, event) => {
+      if (request === 0 && event === 'message_stop') atStop.push([existsSync(readOnly), existsSync(writing)]);
+    };
+    try {
+      project.server.enqueue(
+        {
+          content: [
+            use('toolu_1', 'mcp__probe__note', { path: readOnly }),
+            use('toolu_2', 'mcp__probe__write_file', { path: writing, text: 'x' }),
+            { type: 'text', text: 'This text still streams, slowly, after both calls are in.' },
+          ],
+          stop_reason: 'tool_use',
+          delayMs: 250, // between frames: the reply streams some seconds after the first tool_use is whole
+        },
+        answerFromResults,
+      );
+      const config = JSON.stringify({ mcpServers: { probe: probe(`stream-${process.pid}`) } });
+      const run = await runCli(['-p', '--mcp-config', config, '--allowedTools', 'mcp__probe', 'note'], { cwd: project.dir, env: project.env });
+      expect(run.code, run.stderr).toBe(0);
+      // At the reply's message_stop the read-only call had reached the server; the writing one had not.
+      expect(atStop).toEqual([[true, false]]);
+      expect(run.stdout).toBe(`Results: noted | wrote ${writing}\n`);
+    } finally {
+      onFrame = undefined;
+    }
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 /**
  * A small MCP server made with the official SDK's own server classes, for what server-everything cannot show: a tool
  * that writes a file (is the server sandboxed?), one that appends a line and waits (killed mid-call), one that says
- * where it runs and one whose result is structured content with no text. Stdio (`stdio`), or streamable HTTP on
+ * where it runs, one whose result is structured content with no text, and a read-only one that leaves a file. Stdio (`stdio`), or streamable HTTP on
  * 127.0.0.1 (`startProbeHttp`, in the test's process).
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +28,13 @@ export function probeServer(): Server {
       },
       { name: 'whoami', description: 'Say which server this is.', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } },
       {
+        // Annotated read-only though it writes: the file says when the call reached the server (does it start mid-stream?).
+        name: 'note',
+        description: 'Write a file saying the call arrived.',
+        inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+        annotations: { readOnlyHint: true },
+      },
+      {
         name: 'weather',
         description: "A city's weather as structured content only (no text block).",
         inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
@@ -38,6 +45,10 @@ export function probeServer(): Server {
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = (request.params.arguments ?? {}) as { path?: string; text?: string; seconds?: number; city?: string };
+    if (request.params.name === 'note') {
+      writeFileSync(String(args.path), 'arrived');
+      return { content: [{ type: 'text', text: 'noted' }] };
+    }
     if (request.params.name === 'weather') return { content: [], structuredContent: { city: String(args.city), celsius: 21.5 } };
     if (request.params.name === 'slow_write') {
       appendFileSync(String(args.path), 'started\n');
