@@ -24,7 +24,7 @@ const RUN_VALUES = [
   'allowEnv', 'resume', 'continue', 'sessionId', 'forkSession', 'inspect', 'view', 'port', 'mistake',
   'includeLoopEvents', 'permissionPromptTool', 'mcpConfig', 'strictMcpConfig', 'allowWrite', 'waitForSession', 'step',
   'addDir', 'noSessionPersistence', 'settingSources', 'jsonSchema', 'allowDangerouslySkipPermissions', 'thinking',
-  'thinkingDisplay', 'maxThinkingTokens', 'tools',
+  'thinkingDisplay', 'maxThinkingTokens', 'tools', 'awaitInitialize',
 ] as const satisfies readonly (keyof Flags)[];
 
 export interface CliOptions extends Partial<Pick<Flags, (typeof RUN_VALUES)[number]>> {

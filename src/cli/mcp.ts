@@ -26,22 +26,33 @@ export type McpScopes = 'none' | 'print' | 'interactive';
  * line through `warn` and is left out.
  */
 export async function startCliMcp(
-  options: Pick<CliOptions, 'mcpConfig' | 'sandbox'> & Partial<Pick<CliOptions, 'strictMcpConfig' | 'settingSources'>>,
+  options: McpOptions,
   cwd: string,
   env: NodeJS.ProcessEnv,
   version: string,
   scopes: { read: McpScopes; warn: (line: string) => void } = { read: 'none', warn: () => {} },
 ): Promise<McpServers | undefined> {
+  return startConfigs(await cliMcpConfigs(options, cwd, env, scopes), options, cwd, env, version);
+}
+
+type McpOptions = Pick<CliOptions, 'mcpConfig' | 'sandbox'> & Partial<Pick<CliOptions, 'strictMcpConfig' | 'settingSources'>>;
+
+/** The configurations startCliMcp starts, not started yet (the same throws and lines). */
+export async function cliMcpConfigs(options: McpOptions, cwd: string, env: NodeJS.ProcessEnv, scopes: { read: McpScopes; warn: (line: string) => void }): Promise<Record<string, McpServerConfig>> {
   const read = options.strictMcpConfig ? 'none' : scopes.read;
-  if (!options.mcpConfig?.length && read === 'none') return undefined;
+  const configs: Record<string, McpServerConfig> = {};
+  if (!options.mcpConfig?.length && read === 'none') return configs;
   // The config and the scopes are plain files read; the MCP SDK (and ajv, zod) loads only once a server is to start.
   const [{ loadMcpConfigs }, { scopedMcpServers }] = await Promise.all([import('../tools/mcp/config.js'), import('../tools/mcp/scopes.js')]);
-  const configs: Record<string, McpServerConfig> = {};
   if (read !== 'none') {
     const scoped = scopedMcpServers({ cwd, env, interactive: read === 'interactive', warn: scopes.warn, ...(options.settingSources !== undefined ? { sources: options.settingSources } : {}) });
     for (const [name, { scope: _scope, ...config }] of Object.entries(scoped)) configs[name] = config;
   }
-  Object.assign(configs, loadMcpConfigs(options.mcpConfig ?? [], env, cwd));
+  return Object.assign(configs, loadMcpConfigs(options.mcpConfig ?? [], env, cwd));
+}
+
+/** Starts `configs` as the command line's servers are started (the sandbox with --sandbox); undefined when empty. */
+export async function startConfigs(configs: Record<string, McpServerConfig>, options: McpOptions, cwd: string, env: NodeJS.ProcessEnv, version: string): Promise<McpServers | undefined> {
   if (Object.keys(configs).length === 0) return undefined;
   const { startMcpServers } = await import('../tools/mcp/servers.js');
   return startMcpServers(configs, { cwd, env, version, ...(options.sandbox ? { sandbox: {} } : {}) });

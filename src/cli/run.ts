@@ -20,7 +20,8 @@ import { ask, conversationOf } from './ask.js';
 import { type PermissionGate, ROOT_BYPASS_REFUSAL, RuleError, permissionGate, refusesBypass, sayDenied } from './permissions.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { startTelemetry } from './telemetry.js';
-import { startCliMcp, withMcpTools } from './mcp.js';
+import { cliMcpConfigs, type McpScopes, settleMcp, startConfigs, startCliMcp, withMcpTools } from './mcp.js';
+import type { SessionMcp } from './sessionMcp.js';
 import { missingTools } from './toolSet.js';
 import { apiErrorLine, apiErrorOf } from './claudeLines.js';
 import { selfCommand } from './self.js';
@@ -167,12 +168,30 @@ async function gateAndServers(options: CliOptions, cwd: string, version: () => s
   }
   try {
     const read = options.demo ? 'none' : options.print || options.inputFormat === 'stream-json' ? 'print' : 'interactive';
+    if (options.inputFormat === 'stream-json') return { gate, session: await sessionMcp(options, cwd, version(), read) };
     return { gate, servers: await startCliMcp(options, cwd, env, version(), { read, warn }) };
   } catch (error) {
     if (!(error instanceof Error && (error.name === 'McpConfigError' || error.name === 'SandboxUnavailableError'))) throw error;
     stderr.write(`agentloop: ${shown(error.message)}\n`);
     return 2;
   }
+}
+
+/**
+ * A stream-json session's servers (./sessionMcp.ts): the configurations read and checked now; started now, or with
+ * `--await-initialize` when the Agent SDK's initialize brings its own.
+ */
+async function sessionMcp(options: CliOptions, cwd: string, version: string, read: McpScopes): Promise<SessionMcp> {
+  const configs = await cliMcpConfigs(options, cwd, env, { read, warn });
+  const launch = async (all: typeof configs) => {
+    const servers = await startConfigs(all, options, cwd, env, version);
+    if (servers) await settleMcp(servers, warn);
+    return servers;
+  };
+  const { SessionMcp } = await import('./sessionMcp.js');
+  const session = new SessionMcp(configs, launch, options.awaitInitialize === true, env);
+  if (!session.awaitsInitialize) await session.start();
+  return session;
 }
 
 /**
@@ -212,7 +231,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   options = asking;
   const started = await gateAndServers(options, cwd, version);
   if (typeof started === 'number') return started;
-  const { gate, servers } = started;
+  const { gate, servers, session: mcp } = { servers: undefined, session: undefined, ...started };
   let choice: ModelChoice = { ...model, ...(gate ? { hooks: gate.hooks } : {}) };
   if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);
   const missing = missingTools(options.tools);
@@ -226,7 +245,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
     choice = await withMcpTools(choice, servers, warn);
     if (options.inputFormat === 'stream-json') {
       const { streamInput } = await import('./streamInput.js');
-      return await streamInput(options, cwd, choice, version(), { stdin: process.stdin, stdout, stderr, env }, gate);
+      return await streamInput(options, cwd, choice, version(), { stdin: process.stdin, stdout, stderr, env }, gate, mcp);
     }
     return await (oneShot ? runOnce(options, cwd, choice, version(), gate) : (await import('./repl.js')).repl(options, cwd, choice, version(), gate));
   } catch (error) {
@@ -234,7 +253,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
     stderr.write(`agentloop: ${shown(error.message)}\n`);
     return 2;
   } finally {
-    await Promise.all([telemetry?.shutdown(), servers?.close()]);
+    await Promise.all([telemetry?.shutdown(), servers?.close(), mcp?.close()]);
   }
 }
 

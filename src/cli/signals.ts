@@ -47,3 +47,20 @@ function ignoreOutputErrors(): void {
   process.stdout.on('error', () => {});
   process.stderr.on('error', () => {});
 }
+
+/**
+ * Calls `onGone` once the process that started this one is gone (this one was re-parented): for a stream-json
+ * session, the Agent SDK program driving it was killed, and nothing will read its output or answer its questions.
+ * Output errors are ignored from then on, as after SIGHUP. Looked at every `everyMs`; the timer keeps no process alive.
+ */
+export function onParentGone(onGone: () => void, everyMs = 250): { stop(): void } {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    ignoreOutputErrors();
+    onGone();
+  }, everyMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

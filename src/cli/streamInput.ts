@@ -17,7 +17,7 @@ import { exitCodeOf, palette, toJsonResult } from './output.js';
 import type { PermissionGate } from './permissions.js';
 import { openSession, refusalWarner, type ModelChoice } from './start.js';
 import { ask, conversationOf, type Conversation } from './ask.js';
-import { onEndSignals, type EndSignals } from './signals.js';
+import { onEndSignals, onParentGone, type EndSignals } from './signals.js';
 import type { PreparedSession } from './sessions.js';
 import { readInput, type InputReader, type StreamInputIo } from './streamInputLines.js';
 import { jsonLine, shown } from './terminal.js';
@@ -27,6 +27,7 @@ import { apiErrorLine } from './claudeLines.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { promptHooks, stopHooks } from './control/hooks.js';
 import { ControlSession } from './control/session.js';
+import type { SessionMcp } from './sessionMcp.js';
 import { selfCommand } from './self.js';
 import { maxAttempts, reminderLine, structuredResult, StructuredTurn, type StructuredOutcome } from './structuredOutput.js';
 
@@ -92,10 +93,11 @@ function refusalOf(options: CliOptions): string | undefined {
   return undefined;
 }
 
-/** The turn under way (what an interrupt or a signal aborts), and whether the host interrupted it. */
+/** The turn under way (what an interrupt or a signal aborts), whether the host interrupted it, whether the host is gone. */
 interface Turn {
   running?: AbortController;
   interrupted: boolean;
+  hostGone?: boolean;
 }
 
 /** What every turn of a stream-json session shares. */
@@ -122,6 +124,7 @@ export async function streamInput(
   version: string,
   io: StreamInputIo,
   gate?: PermissionGate,
+  mcp?: SessionMcp,
 ): Promise<number> {
   const refusal = refusalOf(options);
   if (refusal !== undefined) {
@@ -131,9 +134,17 @@ export async function streamInput(
   const session = await openSession(options, cwd, choice.model, null);
   const write = (line: string) => io.stdout.write(line);
   const turn: Turn = { interrupted: false };
-  const control = controlOf(io, session, cwd, choice, gate, options.permissionPromptTool === 'stdio', turn);
+  const control = controlOf(io, session, cwd, choice, gate, options.permissionPromptTool === 'stdio', turn, mcp);
   const input = readInput(io, control, inputErrorReporter(io, write, session.id));
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => {
+    turn.running?.abort();
+    input.close();
+  });
+  // A host of the control protocol (an Agent SDK program) that dies takes the session with it: the turn under way is
+  // aborted (its tools and MCP calls stopped), the servers stop, the process ends. A plain pipe's writer may go first.
+  const host = onParentGone(() => {
+    if (!control.used) return;
+    turn.hostGone = true;
     turn.running?.abort();
     input.close();
   });
@@ -146,6 +157,7 @@ export async function streamInput(
     input.close();
     control.channel.close();
     signals.stop();
+    host.stop();
     session.recorder?.close();
   }
   // No turn ran: an empty stdin is no error; only bad lines are.
@@ -153,7 +165,7 @@ export async function streamInput(
 }
 
 /** The control session of the Claude Agent SDK's protocol: its interrupt aborts the turn under way. */
-function controlOf(io: StreamInputIo, session: PreparedSession, cwd: string, choice: ModelChoice, gate: PermissionGate | undefined, askHost: boolean, turn: Turn) {
+function controlOf(io: StreamInputIo, session: PreparedSession, cwd: string, choice: ModelChoice, gate: PermissionGate | undefined, askHost: boolean, turn: Turn, mcp?: SessionMcp) {
   const colors = palette(io.stderr, io.env);
   return new ControlSession({
     write: (line) => io.stdout.write(line),
@@ -164,6 +176,7 @@ function controlOf(io: StreamInputIo, session: PreparedSession, cwd: string, cho
     model: choice.model,
     gate,
     askHost,
+    ...(mcp ? { mcp } : {}),
     interrupt: () => {
       turn.interrupted = turn.running !== undefined;
       turn.running?.abort();
@@ -186,8 +199,8 @@ async function answerAll(stream: Stream): Promise<number | undefined> {
   let messages = stream.session.messages;
   let resumeAt = stream.session.turnCount; // only the first turn goes on counting from a resumed session
   let exitCode: number | undefined;
-  for (let next = await input.next(); next !== undefined; next = await input.next()) {
-    await control.ready;
+  for (let next = await input.next(); next !== undefined && !stream.turn.hostGone; next = await input.next()) {
+    await control.beforeTurn();
     const problems = historyProblems(withQuestion(messages, next.question));
     if (problems.length > 0) {
       input.reject(next.number, `the message would make the conversation invalid: ${problems.join('; ')}`);

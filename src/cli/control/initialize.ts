@@ -1,6 +1,7 @@
 /**
  * The `initialize` request the Claude Agent SDK sends first (DESIGN.md section 8): what of it agentloop applies (the
- * system prompt, an appended prompt, hook callbacks, in-process MCP servers), and the answer Claude Code gives
+ * system prompt, an appended prompt, hook callbacks, in-process MCP servers, the MCP servers to run or connect to
+ * under `--await-initialize`: ../sessionMcp.ts), and the answer Claude Code gives
  * (`commands`, `agents`, `output_style`, `available_output_styles`, `models`, `account`, `pid`). Anything else the host
  * asks for in it is refused with an error answer naming it: never ignored in silence.
  */
@@ -31,12 +32,14 @@ export interface SdkSetup {
   appendSystemPrompt?: string;
   hooks: Partial<Record<HookEvent, HookMatcher[]>>;
   servers: SdkServer[];
+  /** `mcpServers`: the servers Claude Code runs or connects to (stdio, http, sse), as the program gave them. */
+  mcpServers?: Record<string, unknown>;
   /** `outputFormat`'s JSON Schema (also given as --json-schema): structured output (../structuredOutput.ts). */
   jsonSchema?: JsonSchema;
 }
 
 // `sdkMcpServerManifests` and `sdkMcpServerConfigs` are taken and not read: each server's tools come from its tools/list.
-const KNOWN = new Set(['subtype', 'jsonSchema', 'systemPrompt', 'appendSystemPrompt', 'hooks', 'sdkMcpServers', 'sdkMcpServerManifests', 'sdkMcpServerConfigs']);
+const KNOWN = new Set(['subtype', 'jsonSchema', 'systemPrompt', 'appendSystemPrompt', 'hooks', 'sdkMcpServers', 'sdkMcpServerManifests', 'sdkMcpServerConfigs', 'mcpServers']);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -62,6 +65,10 @@ export function readInitialize(request: Record<string, unknown>): SdkSetup | { e
     } catch (error) {
       return { error: (error as Error).message };
     }
+  }
+  if (!isEmpty(request.mcpServers)) {
+    if (!isObject(request.mcpServers)) return { error: 'initialize: mcpServers must be an object of servers by name' };
+    setup.mcpServers = request.mcpServers;
   }
   const hooks = readHooks(request.hooks);
   if ('error' in hooks) return hooks;

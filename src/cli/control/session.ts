@@ -17,6 +17,7 @@ import { type SdkSetup, initializeAnswer, readInitialize } from './initialize.js
 import { sdkServers } from './mcpTools.js';
 import type { McpServers } from '../../tools/mcp/servers.js';
 import { jsonLine } from '../terminal.js';
+import type { SessionMcp } from '../sessionMcp.js';
 import { mcpToolName } from '../../tools/mcp/tools.js';
 
 export interface ControlSessionOptions {
@@ -33,6 +34,8 @@ export interface ControlSessionOptions {
   askHost: boolean;
   /** Aborts the turn under way, if one is. */
   interrupt: () => void;
+  /** The session's servers of --mcp-config and the scopes; with --await-initialize started with initialize's own. */
+  mcp?: SessionMcp;
 }
 
 export class ControlSession {
@@ -96,7 +99,7 @@ export class ControlSession {
       }
       case 'mcp_status':
         // After initialize's servers are listed.
-        void this.ready.then(() => channel.answer(id, { mcpServers: (this.servers?.states() ?? []).map((s) => ({ ...s, tools: this.toolsOf(s.name) })) }));
+        void this.ready.then(() => channel.answer(id, { mcpServers: this.mcpStates().map((s) => ({ ...s, tools: this.toolsOf(s.name) })) }));
         return;
       default:
         return channel.refuse(id, `agentloop does not support the control request ${JSON.stringify(request.subtype)}`);
@@ -116,9 +119,14 @@ export class ControlSession {
     this.userLine([{ type: 'text', text: duringTools ? '[Request interrupted by user for tool use]' : '[Request interrupted by user]' }]);
   }
 
+  /** Every server of the session, as the init line lists them: those of the command line, the scopes and initialize first. */
+  private mcpStates() {
+    return [...(this.options.mcp?.states() ?? []), ...(this.servers?.states() ?? [])];
+  }
+
   private toolsOf(server: string) {
     const prefix = mcpToolName(server, '');
-    return this.tools.filter((t) => t.name.startsWith(prefix)).map((t) => ({ name: t.name.slice(prefix.length), description: t.description }));
+    return [...(this.options.mcp?.tools() ?? []), ...this.tools].filter((t) => t.name.startsWith(prefix)).map((t) => ({ name: t.name.slice(prefix.length), description: t.description }));
   }
 
   private setMode(id: string, mode: unknown): void {
@@ -135,14 +143,50 @@ export class ControlSession {
     if (this.initialized) return this.channel.refuse(id, 'already initialized');
     const setup = readInitialize(request);
     if ('error' in setup) return this.channel.refuse(id, setup.error);
+    const started = this.startMcp(setup);
+    if ('error' in started) return this.channel.refuse(id, started.error);
     this.initialized = true;
     this.setup = setup;
     const servers = (this.servers = sdkServers(this.channel, setup.servers, this.options.cwd));
+    const applied = started.applied === undefined ? {} : { mcp_servers_applied: started.applied };
     // A server that fails is left out (its state says why), as a --mcp-config one is: initialize is answered anyway.
-    this.ready = servers.ready().then(() => {
-      this.tools = servers.tools();
-      this.channel.answer(id, initializeAnswer(this.model));
-    });
+    this.ready = Promise.all([started.cli, servers.ready()]).then(
+      () => {
+        this.tools = servers.tools();
+        this.channel.answer(id, { ...initializeAnswer(this.model), ...applied });
+      },
+      async (error: unknown) => {
+        // The servers could not be started at all (--sandbox without bubblewrap): a later initialize may try again.
+        this.initialized = false;
+        await servers.close();
+        this.channel.refuse(id, error instanceof Error ? error.message : String(error));
+      },
+    );
+  }
+
+  /**
+   * The session's servers started for an initialize, with its `mcpServers` under --await-initialize (`applied`: the
+   * initialize's `mcp_servers_applied`, as Claude Code answers it); the error of a bad configuration.
+   */
+  private startMcp(setup: SdkSetup): { cli: Promise<unknown>; applied?: boolean } | { error: string } {
+    const { mcp } = this.options;
+    const applied = setup.mcpServers === undefined ? undefined : mcp?.takesInitialize() === true;
+    if (applied === false) {
+      const names = Object.keys(setup.mcpServers ?? {}).join(', ');
+      this.options.warn(`agentloop: the MCP servers of initialize (${names}) are not started: agentloop reads them only with --await-initialize, as Claude Code does`);
+    }
+    try {
+      return { cli: (applied ? mcp?.start(setup.mcpServers) : mcp?.start()) ?? Promise.resolve(), ...(applied === undefined ? {} : { applied }) };
+    } catch (error) {
+      return { error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /** Waits until a turn may start: initialize answered; with none (yet), the session's MCP servers started without it. */
+  async beforeTurn(): Promise<void> {
+    const { mcp } = this.options;
+    if (!this.initialized && mcp && !mcp.starting) this.ready = this.ready.then(() => mcp.start()).then(() => undefined);
+    await this.ready;
   }
 
   /** The hook context of the session's hooks (./hooks.ts). */
@@ -166,17 +210,16 @@ export class ControlSession {
 
   /**
    * The model choice of the next turn: the model set_model chose, the host's hooks around the gate, the in-process
-   * servers' tools after those of --mcp-config (the init line lists both).
+   * servers' tools after those of --mcp-config, the scopes and initialize's mcpServers (the init line lists them all).
    */
   choiceOf(choice: ModelChoice): ModelChoice {
     const hooks = this.runHooks();
-    const servers = this.servers?.states() ?? [];
     return {
       ...choice,
       model: this.model,
       ...(hooks ? { hooks } : {}),
-      addTools: [...(choice.addTools ?? []), ...this.tools],
-      mcpStates: [...(choice.mcpStates ?? []), ...servers],
+      addTools: [...(choice.addTools ?? []), ...(this.options.mcp?.tools() ?? []), ...this.tools],
+      mcpStates: [...(choice.mcpStates ?? []), ...this.mcpStates()],
     };
   }
 
