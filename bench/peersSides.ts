@@ -60,12 +60,15 @@ export function prepareBench(dir: string): Bench {
   return { dir, workspace: join(dir, 'workspace'), shims, stamps, homes };
 }
 
-function commandOf(side: SideName, prompt: string, nodeArgs: string[] = [], main = join(root, 'dist', 'cli', 'main.js')): string[] {
+/** Where `npm ci --prefix bench/peers` puts Claude Code's native binary; the benchmarks that run it skip when it is missing. */
+export const CLAUDE_EXE = CLAUDE;
+
+function commandOf(side: SideName, prompt: string, nodeArgs: string[] = [], main = join(root, 'dist', 'cli', 'main.js'), allowed = 'Bash'): string[] {
   switch (side) {
     case 'agentloop':
       return [process.execPath, ...nodeArgs, main, '-p', prompt, '--output-format', 'json', '--model', MODEL];
     case 'claude':
-      return [CLAUDE, '-p', prompt, '--output-format', 'json', '--model', MODEL, '--allowedTools', 'Bash'];
+      return [CLAUDE, '-p', prompt, '--output-format', 'json', '--model', MODEL, '--allowedTools', allowed];
     default:
       return [process.execPath, ...nodeArgs, join(PEERS_DIR, 'sides', `${side}.mjs`), prompt];
   }
@@ -125,20 +128,21 @@ function readStamps(path: string): Stamp[] {
 
 /**
  * Runs one side once under `/usr/bin/time`, with `env` added to its environment and `nodeArgs` given to Node (for the
- * sides that run on it), agentloop from `main` (default: dist/cli/main.js); resolves when it has exited.
+ * sides that run on it), agentloop from `main` (default: dist/cli/main.js), `args` after its own arguments, and
+ * Claude Code's `--allowedTools` `allowed` (default `Bash`); resolves when it has exited.
  */
 export function runSide(
   side: SideName,
   prompt: string,
   bench: Bench,
   url: string,
-  options: { timeoutMs?: number; env?: Record<string, string>; nodeArgs?: string[]; main?: string } = {},
+  options: { timeoutMs?: number; env?: Record<string, string>; nodeArgs?: string[]; main?: string; args?: string[]; allowed?: string } = {},
 ): Promise<ProcessRun> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   rmSync(bench.stamps, { force: true });
   const timeFile = join(bench.dir, 'time.txt');
   rmSync(timeFile, { force: true });
-  const argv = ['-f', '%e %U %S %M', '-o', timeFile, ...commandOf(side, prompt, options.nodeArgs, options.main)];
+  const argv = ['-f', '%e %U %S %M', '-o', timeFile, ...commandOf(side, prompt, options.nodeArgs, options.main, options.allowed), ...(options.args ?? [])];
   return new Promise((resolve) => {
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
