@@ -6,6 +6,7 @@
 import { createSdkMcpServer, query, tool, type Options, type Query, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import { z } from 'zod';
 import type { RequestBody, Step } from '../support/messagesServer.js';
+import { EVERYTHING } from '../support/mcp.js';
 
 /** Where a program runs: the engine's executable, its environment (the mock's URL, a key), the working directory. */
 export interface Engine {
@@ -112,6 +113,13 @@ const calc = () =>
     tools: [tool('add', 'Adds two numbers', { a: z.number(), b: z.number() }, async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }))],
   });
 
+/**
+ * How a program hands its stdio MCP server over: to agentloop as SDK 0.3.335 does by default (in initialize, with
+ * --await-initialize); to Claude Code 2.1.197, which predates that (2.1.326 reads it; 2.1.197 exits with "unknown
+ * option '--await-initialize'"), as --mcp-config ('argv'). The messages the program receives do not depend on it.
+ */
+const delivery = (engine: Engine): Options['mcpServersDelivery'] => (engine.executable.endsWith('.js') ? 'initialize' : 'argv');
+
 /** The schema of the structured-output scenarios: an object with a number `n`. */
 export const NUMBER_SCHEMA = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
 
@@ -153,6 +161,11 @@ export const SCENARIOS: Scenario[] = [
       }),
   },
   { name: 'in-process MCP tool', replies: [callOf('m1', 'mcp__calc__add', { a: 2, b: 3 }), text('It is 5.')], program: (e) => collect(e, 'add', { mcpServers: { calc: calc() } }) },
+  {
+    name: 'stdio MCP server (mcpServers)',
+    replies: [callOf('m1', 'mcp__every__echo', { message: 'hi' }), text('Echoed.')],
+    program: (e) => collect(e, 'echo', { mcpServers: { every: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, allowedTools: ['mcp__every'], mcpServersDelivery: delivery(e) }),
+  },
   { name: 'disallowedTools', replies: [shell('t1', 'ls'), text('Refused.')], program: (e) => collect(e, 'list', { disallowedTools: ['Bash'] }) },
   { name: 'allowedTools', replies: [shell('t1', 'touch allowed.txt'), text('Made.')], program: (e) => collect(e, 'make', { allowedTools: ['Bash'] }) },
   { name: 'permissionMode plan', replies: [shell('t1', 'touch planned.txt'), text('Planned.')], program: (e) => collect(e, 'plan', { permissionMode: 'plan' }) },
