@@ -60,7 +60,13 @@ describe('MCP config', () => {
     expect(bad({ mcpServers: { a: { type: 'stdio' } } })).toThrow('MCP config: server a: "command" must be a non-empty string');
     expect(bad({ mcpServers: { a: { command: 'x', args: 'y' } } })).toThrow('MCP config: server a: "args" must be an array of strings');
     expect(bad({ mcpServers: { a: { command: 'x', env: { A: 1 } } } })).toThrow('MCP config: server a: "env" must be an object of strings');
+    expect(bad({ mcpServers: { a: { command: 'x', sandbox: 'no' } } })).toThrow('MCP config: server a: "sandbox" must be true or false');
     for (const thrower of [bad('{nope'), bad({ mcpServers: 1 })]) expect(thrower).toThrow(McpConfigError);
+  });
+
+  it('keeps agentloop\'s "sandbox": false on a stdio server, and nothing for true (the default)', () => {
+    const servers = parseMcpConfig(JSON.stringify({ mcpServers: { out: { command: 'a', sandbox: false }, in: { command: 'b', sandbox: true } } }), {});
+    expect(servers).toEqual({ out: { type: 'stdio', command: 'a', args: [], env: {}, sandbox: false }, in: { type: 'stdio', command: 'b', args: [], env: {} } });
   });
 
   it('merges files and JSON texts in order, a later server replacing one of the same name', () => {

@@ -113,4 +113,12 @@ describe("Claude Code's MCP scopes", () => {
     expect(warned[0]).toMatch(/\.claude\.json is not valid JSON .*left out/);
     expect(warned.slice(1).join('\n')).toMatch(/"unset" left out: .*missing environment variables: NOPE[\s\S]*"bad" left out: .*unknown "type"/);
   });
+
+  it('leaves out, with one line, a .mcp.json server that says "sandbox": false; takes it from ~/.claude.json', () => {
+    write(join(home, '.claude.json'), { mcpServers: { mine: { ...server('mine'), sandbox: false } } });
+    write(join(repo, '.mcp.json'), { mcpServers: { theirs: { ...server('theirs'), sandbox: false }, plain: server('plain') } });
+    const { commands, warned } = read();
+    expect(commands).toEqual({ mine: 'user /bin/mine', plain: 'project /bin/plain' });
+    expect(warned).toEqual(['agentloop: MCP server "theirs" of .mcp.json left out: "sandbox": false is taken only from --mcp-config and ~/.claude.json']);
+  });
 });

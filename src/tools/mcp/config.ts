@@ -8,6 +8,9 @@
  * `args`, `env`, `url` and `headers` from the agent's environment, as Claude Code does; a variable that is not set and
  * has no default makes the configuration invalid (its message names the server and the variables). Several
  * configurations merge in order, a later server of the same name replacing an earlier one.
+ *
+ * agentloop's one extension: `"sandbox": false` on a stdio server starts it outside `--sandbox`'s sandbox (still
+ * contained, tied to the agent); Claude Code has no such key. A project's `.mcp.json` may not say it (./scopes.ts).
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -18,6 +21,8 @@ export interface McpStdioConfig {
   args: string[];
   /** The server's environment besides the MCP SDK's few safe variables (HOME, LOGNAME, PATH, SHELL, TERM, USER). */
   env: Record<string, string>;
+  /** `false`: started outside `--sandbox`'s sandbox (agentloop's extension; absent: in it, as commands are). */
+  sandbox?: false;
 }
 
 export interface McpHttpConfig {
@@ -31,7 +36,7 @@ export type McpServerConfig = McpStdioConfig | McpHttpConfig;
 
 /** A configuration as a program may write it (mcpServerConfig completes it): Claude Code's and the Agent SDK's shapes. */
 export type McpServerConfigInput =
-  | { type?: 'stdio'; command: string; args?: string[]; env?: Record<string, string> }
+  | { type?: 'stdio'; command: string; args?: string[]; env?: Record<string, string>; sandbox?: boolean }
   | { type: 'http' | 'sse'; url: string; headers?: Record<string, string> };
 
 /** A configuration's or a flag's problem, in one line. */
@@ -95,7 +100,9 @@ function serverConfig(raw: unknown, bad: (why: string) => McpConfigError): McpSe
   const type = raw.type ?? (raw.command !== undefined ? 'stdio' : raw.url !== undefined ? 'http' : undefined);
   if (type === 'stdio') {
     if (typeof raw.command !== 'string' || raw.command === '') throw bad('"command" must be a non-empty string');
-    return { type, command: raw.command, args: strings(raw.args, 'args', bad), env: stringRecord(raw.env, 'env', bad) };
+    if (raw.sandbox !== undefined && typeof raw.sandbox !== 'boolean') throw bad('"sandbox" must be true or false');
+    const outside = raw.sandbox === false ? { sandbox: false as const } : {};
+    return { type, command: raw.command, args: strings(raw.args, 'args', bad), env: stringRecord(raw.env, 'env', bad), ...outside };
   }
   if (type === 'http' || type === 'sse') {
     if (typeof raw.url !== 'string' || raw.url === '') throw bad('"url" must be a non-empty string');

@@ -15,6 +15,8 @@
  * `hasTrustDialogAccepted`), `.claude/settings.local.json`) and from the project's entry in `~/.claude.json`, where
  * older versions kept them; `--setting-sources` (user, project, local) chooses which scopes and files are read.
  * A file that is not JSON, or a server that is not valid, is left out with one line through `warn`; nothing throws.
+ * So is a `.mcp.json` server saying `"sandbox": false` (agentloop's extension, ./config.ts): a repository does not take
+ * its own server out of the sandbox.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, parse, resolve } from 'node:path';
@@ -72,6 +74,12 @@ function projectServers(options: McpScopeOptions): Record<string, McpServerConfi
   for (const folder of folders) {
     const path = join(folder, '.mcp.json');
     if (existsSync(path)) Object.assign(servers, serversOf(readJson(path, options.warn).mcpServers, path, options));
+  }
+  for (const [name, server] of Object.entries(servers)) {
+    if (server.type !== 'stdio' || server.sandbox !== false) continue;
+    // agentloop's extension: a repository does not take its own server out of the sandbox the user asked for.
+    delete servers[name];
+    options.warn(`agentloop: MCP server ${JSON.stringify(name)} of .mcp.json left out: "sandbox": false is taken only from --mcp-config and ~/.claude.json`);
   }
   return servers;
 }

@@ -64,7 +64,8 @@ export interface McpServersOptions {
   contain?: boolean;
   /**
    * Start stdio servers in the bash tool's sandbox (`--sandbox`: read-only system but `cwd`, no network, secrets and
-   * `hide` hidden). Throws SandboxUnavailableError at once when bubblewrap is missing.
+   * `hide` hidden), but those whose config says `sandbox: false` (contained all the same). Throws
+   * SandboxUnavailableError at once when bubblewrap is missing.
    */
   sandbox?: { hide?: readonly string[] };
   /** The client's version in `initialize`. */
@@ -95,12 +96,11 @@ export function startMcpServers(servers: Readonly<Record<string, McpServerSpec>>
     signal: stopping.signal,
     ...(options.version ? { version: options.version } : {}),
   };
-  const wanted = runnerWanted(options, env);
-  let runner: Promise<CommandRunner> | undefined;
-  const runnerOnce = () => (runner ??= chooseRunner(wanted));
+  const runners = runnersOf(options, env);
   const entries = Object.entries(servers).map(([name, spec]) => {
     const entry: { name: string; connection?: McpConnection; started: Promise<McpConnection> } = { name, started: undefined as never };
-    entry.started = connect(name, spec, options.cwd, runnerOnce, connectOptions).then((connection) => {
+    const runner = spec.type === 'stdio' && spec.sandbox === false ? runners.outside : runners.asked;
+    entry.started = connect(name, spec, options.cwd, runner, connectOptions).then((connection) => {
       entry.connection = connection;
       return connection;
     });
@@ -152,12 +152,20 @@ async function inProcess(spec: McpSdkServer): Promise<Transport> {
   return client;
 }
 
-/** How stdio servers are started: as the bash tool's commands are, in its sandbox when asked. */
-function runnerWanted(options: McpServersOptions, env: Readonly<Record<string, string | undefined>>): RunnerWanted {
-  const wanted: RunnerWanted = { contain: options.contain !== false, pathVar: env.PATH };
-  if (options.sandbox === undefined) return wanted;
-  const { hide } = options.sandbox;
-  return { ...wanted, sandbox: { bwrap: requireBwrap(env.PATH), env: () => env, reveal: () => [], ...(hide ? { hide } : {}) } };
+/**
+ * How stdio servers are started, each way chosen once when first needed: as the bash tool's commands are, in its
+ * sandbox when asked (`asked`); contained but outside the sandbox (`outside`: a config's `sandbox: false`).
+ */
+function runnersOf(options: McpServersOptions, env: Readonly<Record<string, string | undefined>>): Record<'asked' | 'outside', () => Promise<CommandRunner>> {
+  const plain: RunnerWanted = { contain: options.contain !== false, pathVar: env.PATH };
+  const hide = options.sandbox?.hide;
+  const sandbox = options.sandbox && { bwrap: requireBwrap(env.PATH), env: () => env, reveal: () => [], ...(hide ? { hide } : {}) };
+  const once = (wanted: RunnerWanted) => {
+    let runner: Promise<CommandRunner> | undefined;
+    return () => (runner ??= chooseRunner(wanted));
+  };
+  const outside = once(plain);
+  return { asked: sandbox ? once({ ...plain, sandbox }) : outside, outside };
 }
 
 function stateOf(name: string, connection: McpConnection | undefined): McpServerState {
