@@ -1,0 +1,73 @@
+/**
+ * `--await-initialize` and the `mcpServers` of an `initialize` request, on the stream-json protocol itself (the CLI as
+ * a process, its stdin written line by line): the servers start with the initialize, a name given there replaces the
+ * command line's; without any initialize, the first user message starts the command line's servers; without
+ * `--await-initialize`, initialize's servers are not started and the answer says so (`mcp_servers_applied: false`,
+ * as Claude Code answers), with a line on stderr.
+ */
+import { describe, expect, it } from 'vitest';
+import { answerFromResults, lastToolResults, resultText } from '../support/agentServer.js';
+import { startCli } from '../support/cli.js';
+import { everything, processesMarked, waitFor } from '../support/mcp.js';
+import type { RequestBody } from '../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../support/project.js';
+
+let project: CliProject;
+cliProjectPerTest('await-init', (p) => (project = p), { noViolations: true });
+
+const marker = () => `await-init-${process.pid}-${Math.random().toString(36).slice(2)}`;
+const BASE = ['--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--allowedTools', 'mcp__every'];
+const user = (text: string) => `${JSON.stringify({ type: 'user', message: { role: 'user', content: text } })}\n`;
+const request = (id: string, body: Record<string, unknown>) => `${JSON.stringify({ type: 'control_request', request_id: id, request: body })}\n`;
+const lines = (stdout: string) => stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, any>);
+const answerTo = (stdout: string, id: string) => lines(stdout).find((l) => l.type === 'control_response' && l.response?.request_id === id)?.response;
+
+/** The CLI with its stdin open; `ask` writes a control request and resolves with its answer. */
+function session(args: string[]) {
+  const cli = startCli([...BASE, ...args], { cwd: project.dir, env: project.env, openStdin: true });
+  const ask = async (id: string, body: Record<string, unknown>) => {
+    cli.child.stdin!.write(request(id, body));
+    await waitFor(() => answerTo(cli.output().stdout, id) !== undefined, 60_000);
+    return answerTo(cli.output().stdout, id);
+  };
+  return { cli, ask };
+}
+
+describe('--await-initialize and the mcpServers of initialize', () => {
+  it("starts initialize's servers with it, a name given there replacing --mcp-config's", async () => {
+    const [flag, given] = [marker(), marker()];
+    const { cli, ask } = session(['--await-initialize', '--mcp-config', JSON.stringify({ mcpServers: { every: everything(flag) } })]);
+    const answer = await ask('r1', { subtype: 'initialize', mcpServers: { every: everything(given) } });
+    expect(answer).toMatchObject({ subtype: 'success', response: { mcp_servers_applied: true } });
+    expect(processesMarked(given).length).toBeGreaterThan(0);
+    expect(processesMarked(flag)).toEqual([]);
+    const status = await ask('r2', { subtype: 'mcp_status' });
+    expect(status.response.mcpServers.map((s: { name: string; status: string }) => [s.name, s.status])).toEqual([['every', 'connected']]);
+    cli.child.stdin!.end();
+    expect((await cli.done).code).toBe(0);
+    await waitFor(() => processesMarked(given).length === 0, 20_000);
+  }, 120_000);
+
+  it("with no initialize, the first user message starts --mcp-config's servers", async () => {
+    const flag = marker();
+    project.server.enqueue({ content: [{ type: 'tool_use', id: 'toolu_1', name: 'mcp__every__echo', input: { message: 'no initialize' } }], stop_reason: 'tool_use' }, answerFromResults);
+    const { cli } = session(['--await-initialize', '--mcp-config', JSON.stringify({ mcpServers: { every: everything(flag) } })]);
+    cli.child.stdin!.end(user('echo it'));
+    const run = await cli.done;
+    expect(run.code, run.stderr).toBe(0);
+    expect(lines(run.stdout)[0]).toMatchObject({ type: 'system', subtype: 'init', mcp_servers: [{ name: 'every', status: 'connected' }] });
+    expect(resultText(lastToolResults(project.server.requests[1]?.body as RequestBody)[0]!)).toBe('Echo: no initialize');
+  }, 120_000);
+
+  it("without --await-initialize, answers mcp_servers_applied: false and starts none of initialize's servers", async () => {
+    const given = marker();
+    const { cli, ask } = session([]);
+    const answer = await ask('r1', { subtype: 'initialize', mcpServers: { every: everything(given) } });
+    expect(answer).toMatchObject({ subtype: 'success', response: { mcp_servers_applied: false } });
+    expect((await ask('r2', { subtype: 'mcp_status' })).response.mcpServers).toEqual([]);
+    cli.child.stdin!.end();
+    const run = await cli.done;
+    expect(run.stderr).toContain('agentloop: the MCP servers of initialize (every) are not started: agentloop reads them only with --await-initialize');
+    expect(processesMarked(given)).toEqual([]);
+  }, 120_000);
+});
