@@ -131,7 +131,7 @@ type CallInput = Parameters<ModelCall>[0];
 async function readReply(
   stream: AsyncIterable<Parameters<ReplyBuilder['add']>[0]>,
   reply: ReplyBuilder,
-  input: Pick<CallInput, 'onToolUse' | 'onText' | 'onStreamEvent'>,
+  input: Pick<CallInput, 'onToolUse' | 'onText' | 'onThinking' | 'onStreamEvent'>,
   idle: { note(): void },
   signal: AbortSignal,
   requestId: string | undefined,
@@ -140,6 +140,7 @@ async function readReply(
     idle.note();
     input.onStreamEvent?.(event, requestId);
     const out = reply.add(event);
+    if (input.onThinking) thinkingPiece(event, input.onThinking);
     if (out === undefined) continue;
     if (typeof out === 'string') input.onText?.(out);
     else input.onToolUse(out);
@@ -158,6 +159,16 @@ async function readReply(
     ...(reply.model ? { model: reply.model } : {}),
     ...(requestId ? { requestId } : {}),
   } satisfies ModelReply;
+}
+
+/** A thinking block's start, thinking_delta or signature_delta (the reply builder has checked the event). */
+function thinkingPiece(raw: unknown, onThinking: NonNullable<CallInput['onThinking']>): void {
+  const event = raw as { type: string; content_block?: unknown; delta?: unknown };
+  if (event.type === 'content_block_start' && (event.content_block as { type?: string }).type === 'thinking') return onThinking({ start: true });
+  if (event.type !== 'content_block_delta') return;
+  const delta = event.delta as { type: string; thinking?: string; signature?: string };
+  if (delta.type === 'thinking_delta') onThinking({ thinking: delta.thinking ?? '' });
+  else if (delta.type === 'signature_delta') onThinking({ signature: delta.signature ?? '' });
 }
 
 /** What a failed call throws: a stall as a timeout, the caller's abort as it came, a broken protocol as a bad reply. */

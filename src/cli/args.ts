@@ -119,7 +119,6 @@ function runOptions({ flags, positionals, trailing }: ParsedLine): CliOptions {
   if (mode !== undefined) options.permissionMode = mode;
   // Stepping is done in the page: --step brings the viewer up.
   if (options.step) options.view = true;
-  if (flags.includeHookEvents) throw new UsageError("--include-hook-events is not supported: agentloop writes no hook event lines yet (the Agent SDK's includeHookEvents)");
   checkCombinations(options);
   return options;
 }

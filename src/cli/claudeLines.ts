@@ -3,10 +3,11 @@
  * 2.1.197 in test/sdk/claudeCode.json): the tool's name (`Bash`), a retry's `system/api_retry` line, a tool result's
  * `user` line keys, an API error reported as Claude Code reports it (an `assistant` line with the text
  * `API Error: STATUS MESSAGE`, and a result with `is_error: true` and `api_error_status`), and the result's
- * `terminal_reason`.
+ * `terminal_reason`, the `thinking_tokens` lines of a streaming thinking block.
  */
 import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '../core/events.js';
+import type { ThinkingPiece } from '../core/model.js';
 import type { ExitReason, RunError } from '../core/outcome.js';
 import type { RunResult } from '../run/runAgent.js';
 
@@ -105,4 +106,26 @@ export function terminalReasonOf(run: RunResult, duringTool: boolean): string {
   const reason = run.context.exitReason;
   if (reason === 'aborted') return duringTool ? 'aborted_tools' : 'aborted_streaming';
   return (reason && TERMINAL_REASONS[reason]) ?? 'completed';
+}
+
+/**
+ * Claude Code's `system`/`thinking_tokens` lines while a thinking block streams (read from its 2.1.197 bundle): each
+ * thinking_delta adds ceil(length / 4) tokens to the block's estimate; its signature_delta raises the estimate to
+ * ceil(round(0.75 x the signature's length) / 4) when that is more. One line per change, none for an empty delta.
+ */
+export function thinkingTokensLines(sessionId: string): (piece: ThinkingPiece) => object | undefined {
+  let estimated = 0;
+  const line = (delta: number) => {
+    estimated += delta;
+    return { type: 'system', subtype: 'thinking_tokens', estimated_tokens: estimated, estimated_tokens_delta: delta, uuid: randomUUID(), session_id: sessionId };
+  };
+  return (piece) => {
+    if ('start' in piece) estimated = 0;
+    else if ('thinking' in piece) return piece.thinking === '' ? undefined : line(Math.ceil(piece.thinking.length / 4));
+    else if (estimated > 0) {
+      const bySignature = Math.ceil(Math.round(piece.signature.length * 0.75) / 4);
+      if (bySignature > estimated) return line(bySignature - estimated);
+    }
+    return undefined;
+  };
 }

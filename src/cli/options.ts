@@ -207,7 +207,10 @@ export const OPTIONS: OptionTable<Flags> = {
   noSessionPersistence: { flag: 'no-session-persistence', commands: ['run'], description: 'save no transcript of this run (it cannot be resumed)' },
   thinking: { flag: 'thinking', argument: 'MODE', commands: ['run'], parse: thinkingMode, description: 'extended thinking: adaptive (or enabled: the same) or disabled (the default); goes before --max-thinking-tokens' },
   thinkingDisplay: { flag: 'thinking-display', argument: 'DISPLAY', commands: ['run'], parse: oneOf(['summarized', 'omitted']), description: "with thinking: summarized, or omitted (the blocks come with their signature and no text)" },
-  includeHookEvents: { flag: 'include-hook-events', commands: ['run'], description: 'refused (exit 2): no hook event lines yet' },
+  includeHookEvents: {
+    flag: 'include-hook-events', commands: ['run'],
+    description: "taken: Claude Code writes hook_started/hook_response lines for its settings' command hooks, none for the Agent SDK's callback hooks, the only hooks agentloop runs",
+  },
   jsonSchema: { flag: 'json-schema', argument: 'SCHEMA', commands: ['run'], parse: jsonSchema, description: 'structured output: the model answers through a StructuredOutput tool checked against this JSON Schema (the result\'s structured_output)' },
   maxThinkingTokens: {
     flag: 'max-thinking-tokens', argument: 'N', commands: ['run'], parse: thinkingBudget,

@@ -17,7 +17,7 @@ import type { ModelUsage, RunFacts } from './output.js';
 import { permissionModeOf } from './permissions.js';
 import { jsonLine } from './terminal.js';
 import { assistantLines } from './assistantLines.js';
-import { apiRetryLine, claudeBlock, claudeToolName, modelFallbackLine, userLine } from './claudeLines.js';
+import { apiRetryLine, claudeBlock, claudeToolName, modelFallbackLine, thinkingTokensLines, userLine } from './claudeLines.js';
 import { CLI_MAX_RETRIES } from './sdkFlags.js';
 import { builtInTools } from './toolSet.js';
 
@@ -105,6 +105,7 @@ export function streamJsonPrinter(
     } else out({ ...event, session_id });
   };
   out(initLine(facts));
+  const thinkingTokens = thinkingTokensLines(session_id);
   let reply: { index: number; message: MessageParam } | undefined; // the model's message, until its metadata comes
   const assistant = assistantLines((head, block, requestId) => {
     const message = { ...head, type: 'message', role: 'assistant', content: [claudeBlock(block)], stop_sequence: null };
@@ -114,6 +115,11 @@ export function streamJsonPrinter(
     switch (event.type) {
       case 'text':
         return; // the text is in the assistant lines (and in stream_event lines when asked for)
+      case 'thinking': {
+        const line = thinkingTokens(event.piece);
+        if (line) out(line);
+        return;
+      }
       case 'message':
         if (event.origin === 'model') reply = { index: event.index, message: event.message };
         // Claude Code does not repeat the prompt; tool results (and agentloop's continuation requests) are user lines.

@@ -4,7 +4,7 @@
  * hands them to `onEvent`; the transcript recorder, the CLI's printers and the viewer consume them.
  */
 import type { MessageParam, StopReason, ToolResultBlockParam, ToolUseBlock } from './messages.js';
-import type { ModelRequest } from './model.js';
+import type { ModelRequest, ThinkingPiece } from './model.js';
 import type { ExitReason, RunError, TransitionReason } from './outcome.js';
 import type { Usage } from './usage.js';
 
@@ -100,6 +100,8 @@ export type CallEvent =
   | { type: 'request'; turnCount: number; body: ModelRequest; messageCount: number }
   /** A piece of the model's text, as it streams. */
   | { type: 'text'; delta: string }
+  /** A thinking block as it streams: its start, a piece of its thinking, its signature. */
+  | { type: 'thinking'; piece: ThinkingPiece }
   /** A raw event of the API stream (only when asked for: `includeStreamEvents`). */
   | { type: 'stream_event'; turnCount: number; event: unknown; requestId?: string };
 

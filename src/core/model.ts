@@ -37,6 +37,9 @@ export interface ModelReply {
   requestId?: string;
 }
 
+/** A thinking block as it streams (its text is the reply's; this is for progress, e.g. Claude Code's thinking_tokens). */
+export type ThinkingPiece = { start: true } | { thinking: string } | { signature: string };
+
 /** What the machine hands the model actor for one call. */
 export interface ModelCallInput {
   request: ModelRequest;
@@ -46,6 +49,8 @@ export interface ModelCallInput {
   onToolUse: (block: ToolUseBlock) => void;
   /** Called with each piece of text as it arrives; set by the session to show it live. */
   onText?: (delta: string) => void;
+  /** Called as a thinking block streams: its start, each piece of its thinking, its signature. */
+  onThinking?: (piece: ThinkingPiece) => void;
   /** Called with the body exactly as it is sent (after the adapter's own additions). Must not throw. */
   onRequest?: (body: ModelRequest) => void;
   /** Called with each raw event of the API stream (and the request id of the answer, when it has one), when set. Must not throw. */

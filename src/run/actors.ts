@@ -109,6 +109,7 @@ export function modelActor(
         ...call,
         onRequest: (body) => report({ type: 'request', turnCount, body, messageCount: body.messages.length }),
         onText: (delta) => report({ type: 'text', delta }),
+        onThinking: (piece) => report({ type: 'thinking', piece }),
         ...(includeStreamEvents
           ? { onStreamEvent: (event: unknown, requestId?: string) => report({ type: 'stream_event', turnCount, event, ...(requestId ? { requestId } : {}) }) }
           : {}),

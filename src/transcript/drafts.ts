@@ -123,6 +123,7 @@ export function draftOf(event: RunEvent): Draft | undefined {
       return { type: 'reply_refused', turnCount: event.turnCount, error: event.error.message, startedToolIds: event.startedToolIds };
     case 'tool_use': // the block arrives whole in the assistant message
     case 'text':
+    case 'thinking':
     case 'stream_event':
       return undefined;
   }

@@ -163,7 +163,8 @@ describe('the stream reader, fed random replies and random mutations of them', (
     await fc.assert(
       fc.asyncProperty(steps, (list) =>
         check(list, true, async (streams, home, events, toolset) => {
-          const server = await startMessagesServer();
+          // The replies are raw frames (their thinking blocks never went through the server's ledger): the stream is the subject here.
+          const server = await startMessagesServer({ thinkingRules: false });
           try {
             for (const frames of [...streams, FINAL]) server.enqueue({ content: [], stop_reason: 'end_turn', rewrite: () => frames.map((data) => ({ event: data.type, data })) });
             const model = createAnthropicModel({ apiKey: 'sk-test', baseURL: server.url, promptCaching: false });

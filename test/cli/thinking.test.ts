@@ -25,7 +25,7 @@ const answerTurn = { content: [thought2, { type: 'text' as const, text: 'There i
 const lines = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
 
 describe('--max-thinking-tokens N on a model that takes a budget', () => {
-  it('asks for thinking with that budget, carries the blocks back in the tool loop, prints them on stream-json', async () => {
+  it('asks for thinking with that budget, carries the blocks back in the tool loop, prints them on stream-json (and thinking_tokens)', async () => {
     server.enqueue(toolTurn, answerTurn);
     const cli = await run('-p', 'list the files', '--model', 'claude-sonnet-4-5', '--max-thinking-tokens', '2048', '--output-format', 'stream-json', '--verbose');
     expect(cli.code, cli.stderr).toBe(0);
@@ -37,6 +37,9 @@ describe('--max-thinking-tokens N on a model that takes a budget', () => {
     // The tool is named as Claude Code names it on its lines (Bash); the history keeps the tool's own name.
     expect(assistant).toEqual([[thought], [redacted], [{ ...bashUse('t1', 'ls'), name: 'Bash' }], [thought2], [{ type: 'text', text: 'There is a.txt.' }]]);
     expect(lines(cli.stdout).at(-1)).toMatchObject({ type: 'result', is_error: false, result: 'There is a.txt.' });
+    // Claude Code's thinking_tokens while a block streams: ceil(length / 4) a delta (the server sends 3 deltas a block).
+    const tokens = lines(cli.stdout).filter((l) => l.subtype === 'thinking_tokens').map((l) => [l.estimated_tokens, l.estimated_tokens_delta]);
+    expect(tokens).toEqual([[3, 3], [6, 3], [9, 3], [2, 2], [4, 2], [5, 1]]);
   });
 
   it('text output shows the answer, not the thinking', async () => {

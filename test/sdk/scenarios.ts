@@ -5,7 +5,7 @@
  */
 import { createSdkMcpServer, query, tool, type Options, type Query, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import { z } from 'zod';
-import type { RequestBody, Step } from '../support/messagesServer.js';
+import type { RequestBody, ScriptedBlock, Step } from '../support/messagesServer.js';
 import { EVERYTHING } from '../support/mcp.js';
 
 /** Where a program runs: the engine's executable, its environment (the mock's URL, a key), the working directory. */
@@ -28,15 +28,18 @@ export const MODEL = 'claude-test';
 
 const text = (words: string): Step => ({ content: [{ type: 'text', text: words }], stop_reason: 'end_turn' });
 
-/** A call of the shell tool, named as the engine offers it (`Bash` in Claude Code). */
-function shell(id: string, command: string, before?: string): Step {
+/** A call of the shell tool, named as the engine offers it (`Bash` in Claude Code), after `before` (a text, or blocks). */
+function shell(id: string, command: string, before?: string | ScriptedBlock[]): Step {
   return (body: RequestBody) => {
     const names = (body.tools ?? []).map((t) => ('name' in t ? t.name : ''));
     const name = names.find((n) => n === 'Bash') ?? names.find((n) => n === 'bash') ?? 'Bash';
     const call = { type: 'tool_use' as const, id, name, input: { command } };
-    return { content: before ? [{ type: 'text' as const, text: before }, call] : [call], stop_reason: 'tool_use' };
+    const first: ScriptedBlock[] = typeof before === 'string' ? [{ type: 'text', text: before }] : (before ?? []);
+    return { content: [...first, call], stop_reason: 'tool_use' };
   };
 }
+
+const thought = (thinking: string, signature: string): ScriptedBlock => ({ type: 'thinking', thinking, signature });
 
 const callOf = (id: string, name: string, input: Record<string, unknown>): Step => ({ content: [{ type: 'tool_use', id, name, input }], stop_reason: 'tool_use' });
 
@@ -151,6 +154,28 @@ export const SCENARIOS: Scenario[] = [
           PostToolUse: [{ hooks: [async () => ({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'Checked by the host.' } })] }],
         },
       }),
+  },
+  {
+    name: 'hooks, includeHookEvents',
+    replies: [shell('t1', 'ls'), text('Done.')],
+    program: (e) =>
+      collect(e, 'list', {
+        includeHookEvents: true,
+        hooks: {
+          UserPromptSubmit: [{ hooks: [async () => ({ continue: true })] }],
+          PreToolUse: [{ matcher: 'Bash', hooks: [async () => ({ continue: true })] }],
+          PostToolUse: [{ hooks: [async () => ({ continue: true })] }],
+          Stop: [{ hooks: [async () => ({ continue: true })] }],
+        },
+      }),
+  },
+  {
+    name: 'thinking and a tool (maxThinkingTokens)',
+    replies: [
+      shell('t1', 'ls', [thought('ls will do.', 'EqQBCkYIBxgCKkD+rec/1=='), { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/rec' }]),
+      { content: [thought('Listed.', 'EqQBCkYIBxgCKkD+rec/2=='), { type: 'text', text: 'Listed.' }], stop_reason: 'end_turn' },
+    ],
+    program: (e) => collect(e, 'list the files', { maxThinkingTokens: 2048 }),
   },
   {
     name: 'canUseTool allow and deny',

@@ -1,8 +1,9 @@
 /**
  * The flags the Claude Agent SDK passes for its options, with the real SDK driving the built CLI against the local
  * Messages API: what agentloop honours (settingSources, additionalDirectories with acceptEdits, persistSession: false,
- * thinking and maxThinkingTokens, allowDangerouslySkipPermissions, tools) and what it refuses with one line naming the
- * option (effort, includeHookEvents): the program's error says it, nothing is silently ignored.
+ * thinking and maxThinkingTokens, allowDangerouslySkipPermissions, tools; includeHookEvents in
+ * test/sdk/sequences.test.ts) and what it refuses with one line naming the option (effort): the program's error says
+ * it, nothing is silently ignored.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -123,7 +124,6 @@ describe('the Agent SDK option tools (--tools)', () => {
 describe('the Agent SDK options agentloop refuses, each with one line the program sees', () => {
   it.each([
     ['effort', { effort: 'high' }, '--effort is not supported'],
-    ['includeHookEvents', { includeHookEvents: true }, '--include-hook-events is not supported'],
   ] as [string, Options, string][])('%s', async (_name, extra, line) => {
     const { messages, thrown } = await collect('hi', { model: 'claude-test', ...extra });
     expect(messages).toEqual([]);

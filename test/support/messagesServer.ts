@@ -164,6 +164,11 @@ export interface ServerOptions {
    * non-streamed reply, every frame of the same reply is reported at the moment its JSON is written.
    */
   onFrame?: (request: number, frame: SseFrame, at: number) => void;
+  /**
+   * Hold every request to extended thinking's rules (./thinkingContract.ts; default true). Off only for a server whose
+   * replies are raw frames (`rewrite`) with thinking blocks the ledger never saw given, where the stream is the subject.
+   */
+  thinkingRules?: boolean;
   /** Text and tool-input deltas of at most this many characters (default: a text in 3 pieces, a tool input in 4). */
   deltaChars?: number;
 }
@@ -220,13 +225,13 @@ export async function startMessagesServer(options: ServerOptions = {}): Promise<
     const rejection = rejectionOf(req, recorded.body, options.validate, violations);
     if (rejection) return sendApiError(res, rejection.status, rejection.type, rejection.message);
     const body = recorded.body as RequestBody; // rejectionOf refuses a missing body
-    const broken = thinking.problem(body);
+    const broken = options.thinkingRules === false ? undefined : thinking.problem(body);
     if (broken !== undefined) return refuse(res, broken);
 
     const next = queue.shift();
     if (next === undefined) return sendApiError(res, 500, 'api_error', 'no scripted reply');
     const step = await resolveStep(next, body, index, recorded);
-    const unasked = isErrorStep(step) ? undefined : thinking.issue(body, step.content ?? []);
+    const unasked = isErrorStep(step) || options.thinkingRules === false ? undefined : thinking.issue(body, step.content ?? []);
     if (unasked !== undefined) return refuse(res, unasked);
     return answerStep(res, step, body, options, index);
   }
