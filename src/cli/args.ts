@@ -24,7 +24,8 @@ const RUN_VALUES = [
   'allowEnv', 'resume', 'continue', 'sessionId', 'forkSession', 'inspect', 'view', 'port', 'mistake',
   'includeLoopEvents', 'permissionPromptTool', 'mcpConfig', 'strictMcpConfig', 'allowWrite', 'waitForSession', 'step',
   'addDir', 'noSessionPersistence', 'settingSources', 'jsonSchema', 'allowDangerouslySkipPermissions', 'thinking',
-  'thinkingDisplay', 'maxThinkingTokens', 'tools', 'awaitInitialize',
+  'thinkingDisplay', 'maxThinkingTokens', 'tools', 'awaitInitialize', 'systemPromptFile',
+  'appendSystemPromptFile',
 ] as const satisfies readonly (keyof Flags)[];
 
 export interface CliOptions extends Partial<Pick<Flags, (typeof RUN_VALUES)[number]>> {
@@ -135,6 +136,9 @@ function modeOfFlags(given: PermissionMode | undefined, skip: boolean): Permissi
 function checkCombinations(options: CliOptions): void {
   const resuming = options.resume !== undefined || options.continue === true;
   if (options.resume !== undefined && options.continue) throw new UsageError('--resume and --continue exclude each other');
+  for (const [text, file, flag] of [[options.systemPrompt, options.systemPromptFile, 'system-prompt'], [options.appendSystemPrompt, options.appendSystemPromptFile, 'append-system-prompt']] as const) {
+    if (text !== undefined && file !== undefined) throw new UsageError(`--${flag} and --${flag}-file exclude each other: use one (as Claude Code)`);
+  }
   if (options.demo && resuming) throw new UsageError('--demo always starts a new session: it cannot be combined with --resume or --continue');
   if (options.mistake !== undefined) checkMistake(options, options.mistake);
   if (options.step) checkStep(options);

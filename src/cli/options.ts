@@ -32,6 +32,8 @@ export interface Flags {
   fallbackModel: string;
   systemPrompt: string;
   appendSystemPrompt: string;
+  systemPromptFile: string;
+  appendSystemPromptFile: string;
   allowedTools: string[];
   disallowedTools: string[];
   tools: string[];
@@ -133,6 +135,8 @@ export const OPTIONS: OptionTable<Flags> = {
   fallbackModel: { flag: 'fallback-model', argument: 'ID', commands: ['run'], parse: model, description: 'model to switch to after 3 overloaded answers in a row (as Claude Code)' },
   systemPrompt: { flag: 'system-prompt', argument: 'TEXT', commands: ['run'], description: 'replace the system prompt' },
   appendSystemPrompt: { flag: 'append-system-prompt', argument: 'TEXT', commands: ['run', 'submit'], description: 'add TEXT to the end of the system prompt' },
+  systemPromptFile: { flag: 'system-prompt-file', argument: 'FILE', commands: ['run'], description: "--system-prompt with FILE's text" },
+  appendSystemPromptFile: { flag: 'append-system-prompt-file', argument: 'FILE', commands: ['run'], description: "--append-system-prompt with FILE's text" },
   allowedTools: {
     flag: 'allowedTools', aliases: ['allowed-tools'], argument: 'RULES', list: 'variadic', commands: ['run'], parse: (texts) => splitRules('--allowedTools', texts),
     description: 'allow only these bash commands, e.g. "Bash(git log:*) Bash(npm test)" (by commas or spaces; the words after the flag up to the next flag)',

@@ -23,6 +23,7 @@ import { startTelemetry } from './telemetry.js';
 import { cliMcpConfigs, type McpScopes, settleMcp, startConfigs, startCliMcp, withMcpTools } from './mcp.js';
 import type { SessionMcp } from './sessionMcp.js';
 import { missingTools } from './toolSet.js';
+import { withPromptFiles } from './promptFiles.js';
 import { apiErrorLine, apiErrorOf } from './claudeLines.js';
 import { selfCommand } from './self.js';
 import { maxAttempts, reminderLine, structuredFailure, structuredResult, StructuredTurn } from './structuredOutput.js';
@@ -132,10 +133,16 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
 }
 
 /**
- * The options with the prompt piped on stdin (./stdin.ts: the prompt, or context after it); the exit code when a -p
- * run has none.
+ * The options with the prompt piped on stdin (./stdin.ts: the prompt, or context after it) and the prompt files' texts
+ * (./promptFiles.ts); the exit code when a -p run has no prompt, or a file cannot be read.
  */
-async function withPipedPrompt(options: CliOptions): Promise<CliOptions | number> {
+async function withPipedPrompt(given: CliOptions): Promise<CliOptions | number> {
+  // --system-prompt-file, --append-system-prompt-file: read first, a bad file is the run's end (exit 1, as Claude Code).
+  const options = withPromptFiles(given);
+  if ('error' in options) {
+    stderr.write(`agentloop: ${shown(options.error)}\nsee ${selfCommand()} --help\n`);
+    return 1;
+  }
   const piped = await (await import('./stdin.js')).runPrompt(options, env);
   if (piped.note) stderr.write(`${colors.dim(piped.note)}\n`);
   if (piped.text !== undefined) return { ...options, prompt: piped.text };

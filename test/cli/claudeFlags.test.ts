@@ -1,13 +1,14 @@
 /**
  * Claude Code's flags that agentloop took late, with the CLI as a process against the local Messages API server, each
  * held to what Claude Code 2.1.197 does with the same command line (run against the same kind of server):
- * --tools (the Agent SDK's `tools`), which decides the built-in tools the request offers.
+ * --tools (the Agent SDK's `tools`), which decides the built-in tools the request offers; --system-prompt-file and
+ * --append-system-prompt-file, whose file's text is the request's system prompt.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answerFromResults, bashUse } from '../support/agentServer.js';
-import { runCli } from '../support/cli.js';
+import { runCli, SELF, type CliRun } from '../support/cli.js';
 import { everything } from '../support/mcp.js';
 import type { RequestBody } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
@@ -65,5 +66,65 @@ describe('--tools: the built-in tools offered, as Claude Code chooses them', () 
     const init = JSON.parse(run.stdout.split('\n')[0]!) as { subtype: string; tools: string[] };
     expect(init.subtype).toBe('init');
     expect(init.tools).toEqual(offered());
+  });
+});
+
+describe('--system-prompt-file, --append-system-prompt-file: the file\'s text, as it is', () => {
+  /** A request's system prompt as one text (agentloop sends it as text blocks, with a cache breakpoint). */
+  const textOf = (system: RequestBody['system']) => (typeof system === 'string' || system === undefined ? system : system.map((block) => block.text).join(''));
+  const system = () => textOf((project.server.requests[0]?.body as RequestBody).system);
+  const file = (name: string, text: string) => {
+    writeFileSync(join(project.dir, name), text);
+    return join(project.dir, name);
+  };
+  /** One line and the pointer to --help, nothing on stdout, no model call. */
+  const refused = (run: CliRun, code: number, line: string) => {
+    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code, stdout: '', stderr: `agentloop: ${line}\nsee ${SELF} --help\n` });
+    expect(project.server.requests).toEqual([]);
+  };
+
+  it('--system-prompt-file: the system prompt is the file\'s text, not trimmed (a path relative to the current directory)', async () => {
+    answer();
+    file('pirate.txt', 'You are a pirate.\n\n');
+    const run = await cli(['-p', '--system-prompt-file', 'pirate.txt', 'hi']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(system()).toBe('You are a pirate.\n\n');
+  });
+
+  it('--append-system-prompt-file: the file\'s text after the default prompt', async () => {
+    answer();
+    const run = await cli(['-p', '--append-system-prompt-file', file('french.txt', 'Answer in French.\n'), 'hi']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(system()).toMatch(/^You are a coding agent working in /);
+    expect(system()).toMatch(/\n\nAnswer in French\.\n$/);
+  });
+
+  it('--system-prompt with --append-system-prompt-file, and both files: the prompt, then the addition', async () => {
+    answer();
+    answer();
+    expect((await cli(['-p', '--system-prompt', 'Base.', '--append-system-prompt-file', file('more.txt', 'More.'), 'hi'])).code).toBe(0);
+    expect((await cli(['-p', '--system-prompt-file', file('base.txt', 'Base.'), '--append-system-prompt-file', file('more.txt', 'More.'), 'hi'])).code).toBe(0);
+    expect(project.server.requests.map((r) => textOf((r.body as RequestBody).system))).toEqual(['Base.\n\nMore.', 'Base.\n\nMore.']);
+  });
+
+  it('an empty file: no system prompt in the request (as Claude Code sends none)', async () => {
+    answer();
+    const run = await cli(['-p', '--system-prompt-file', file('empty.txt', ''), 'hi']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(system()).toBeUndefined();
+  });
+
+  it.each([['system-prompt-file'], ['append-system-prompt-file']])('--%s with no such file: one line, exit 1 (as Claude Code), no model call', async (flag) => {
+    const run = await cli(['-p', `--${flag}`, 'missing.txt', 'hi']);
+    refused(run, 1, `--${flag} ${join(project.dir, 'missing.txt')}: no such file`);
+  });
+
+  it('a directory in place of the file: one line, exit 1, no model call', async () => {
+    mkdirSync(join(project.dir, 'prompts'));
+    refused(await cli(['-p', '--system-prompt-file', 'prompts', 'hi']), 1, `--system-prompt-file ${join(project.dir, 'prompts')}: cannot read it (EISDIR)`);
+  });
+
+  it.each([['system-prompt'], ['append-system-prompt']])('--%s and its -file together are refused (as Claude Code refuses them), exit 2', async (flag) => {
+    refused(await cli(['-p', `--${flag}`, 'Inline.', `--${flag}-file`, file('f.txt', 'File.'), 'hi']), 2, `--${flag} and --${flag}-file exclude each other: use one (as Claude Code)`);
   });
 });

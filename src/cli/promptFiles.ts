@@ -1,0 +1,32 @@
+/**
+ * `--system-prompt-file FILE` and `--append-system-prompt-file FILE`, as Claude Code 2.1.197 takes them: the file's
+ * text, as it is (not trimmed), is the `--system-prompt` / `--append-system-prompt`. The path is the shell's (relative
+ * to the current directory, not --cwd). A file that is not there or cannot be read ends the run before anything starts:
+ * one line and the pointer to --help, exit 1, as Claude Code exits ("System prompt file not found: PATH").
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { CliOptions } from './args.js';
+
+const FILES = [
+  ['systemPromptFile', 'systemPrompt', 'system-prompt-file'],
+  ['appendSystemPromptFile', 'appendSystemPrompt', 'append-system-prompt-file'],
+] as const;
+
+/** The options with each file's text in its prompt; or the line that says why a file could not be read. */
+export function withPromptFiles(options: CliOptions): CliOptions | { error: string } {
+  let out = options;
+  for (const [fileKey, textKey, flag] of FILES) {
+    const file = options[fileKey];
+    if (file === undefined) continue;
+    const path = resolve(file);
+    try {
+      out = { ...out, [textKey]: readFileSync(path, 'utf8') };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? (error as Error).message})`;
+      return { error: `--${flag} ${path}: ${why}` };
+    }
+  }
+  return out;
+}
