@@ -134,7 +134,7 @@ export async function streamInput(
   const session = await openSession(options, cwd, choice.model, null);
   const write = (line: string) => io.stdout.write(line);
   const turn: Turn = { interrupted: false };
-  const control = controlOf(io, session, cwd, choice, gate, options.permissionPromptTool === 'stdio', turn, mcp);
+  const control = controlOf(io, session, cwd, choice, gate, options.permissionPromptTool === 'stdio', turn, mcp, options.awaitInitialize === true);
   const input = readInput(io, control, inputErrorReporter(io, write, session.id));
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => {
     turn.running?.abort();
@@ -165,7 +165,7 @@ export async function streamInput(
 }
 
 /** The control session of the Claude Agent SDK's protocol: its interrupt aborts the turn under way. */
-function controlOf(io: StreamInputIo, session: PreparedSession, cwd: string, choice: ModelChoice, gate: PermissionGate | undefined, askHost: boolean, turn: Turn, mcp?: SessionMcp) {
+function controlOf(io: StreamInputIo, session: PreparedSession, cwd: string, choice: ModelChoice, gate: PermissionGate | undefined, askHost: boolean, turn: Turn, mcp?: SessionMcp, awaitInitialize = false) {
   const colors = palette(io.stderr, io.env);
   return new ControlSession({
     write: (line) => io.stdout.write(line),
@@ -177,6 +177,7 @@ function controlOf(io: StreamInputIo, session: PreparedSession, cwd: string, cho
     gate,
     askHost,
     ...(mcp ? { mcp } : {}),
+    awaitInitialize,
     interrupt: () => {
       turn.interrupted = turn.running !== undefined;
       turn.running?.abort();
@@ -201,6 +202,7 @@ async function answerAll(stream: Stream): Promise<number | undefined> {
   let exitCode: number | undefined;
   for (let next = await input.next(); next !== undefined && !stream.turn.hostGone; next = await input.next()) {
     await control.beforeTurn();
+    if (control.missingInitialize) return noInitialize(stream);
     const problems = historyProblems(withQuestion(messages, next.question));
     if (problems.length > 0) {
       input.reject(next.number, `the message would make the conversation invalid: ${problems.join('; ')}`);
@@ -213,6 +215,12 @@ async function answerAll(stream: Stream): Promise<number | undefined> {
     if (signals.exitCode) break;
   }
   return exitCode;
+}
+
+/** --await-initialize, and stdin ended before the initialize request came: no turn runs. */
+function noInitialize(stream: Stream): number {
+  stream.control.warn('agentloop: stdin ended before the initialize request that --await-initialize waits for: no turn ran');
+  return 1;
 }
 
 /** One user message answered: its stream-json lines and result line written; the history after it and its exit code. */

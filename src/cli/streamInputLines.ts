@@ -82,7 +82,7 @@ export function readInput(io: StreamInputIo, control: ControlSession, report: (n
   });
   lines.on('close', () => {
     ended = true;
-    control.channel.close(); // no answer to a question of ours can come any more
+    control.inputEnded(); // no answer to a question of ours can come any more, nor an initialize request
     wake?.();
   });
   return {

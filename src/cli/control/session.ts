@@ -36,6 +36,8 @@ export interface ControlSessionOptions {
   interrupt: () => void;
   /** The session's servers of --mcp-config and the scopes; with --await-initialize started with initialize's own. */
   mcp?: SessionMcp;
+  /** `--await-initialize`: no turn runs before the host's initialize request came (and was answered). */
+  awaitInitialize?: boolean;
 }
 
 export class ControlSession {
@@ -48,12 +50,18 @@ export class ControlSession {
   /** Settles once the initialize request (if any came) is answered: a turn waits for it. */
   ready: Promise<void> = Promise.resolve();
   private initialized = false;
+  /** With --await-initialize: settles when an initialize request comes, or stdin ends without one. */
+  private arrived: Promise<void> = Promise.resolve();
+  private arrive?: () => void;
+  /** --await-initialize, and stdin ended before an initialize request came: no turn may run. */
+  missingInitialize = false;
   /** Whether any control request came: the session is driven by a host that speaks the protocol. */
   used = false;
 
   constructor(private readonly options: ControlSessionOptions) {
     this.channel = new ControlChannel(options.write);
     this.model = options.model;
+    if (options.awaitInitialize) this.arrived = new Promise((resolve) => (this.arrive = resolve));
     const gate = options.gate;
     if (gate && options.askHost) {
       gate.ask = async (block, why, signal) => {
@@ -140,6 +148,8 @@ export class ControlSession {
   }
 
   private initialize(id: string, request: Record<string, unknown>): void {
+    this.arrive?.(); // a turn waiting for it goes on once it is answered (refused: without its setup)
+    this.arrive = undefined;
     if (this.initialized) return this.channel.refuse(id, 'already initialized');
     const setup = readInitialize(request);
     if ('error' in setup) return this.channel.refuse(id, setup.error);
@@ -184,9 +194,25 @@ export class ControlSession {
 
   /** Waits until a turn may start: initialize answered; with none (yet), the session's MCP servers started without it. */
   async beforeTurn(): Promise<void> {
+    await this.arrived;
+    if (this.missingInitialize) return;
     const { mcp } = this.options;
     if (!this.initialized && mcp && !mcp.starting) this.ready = this.ready.then(() => mcp.start()).then(() => undefined);
     await this.ready;
+  }
+
+  /** One line on stderr. */
+  warn(line: string): void {
+    this.options.warn(line);
+  }
+
+  /** stdin ended: no answer can come any more, and no initialize request either. */
+  inputEnded(): void {
+    this.channel.close();
+    if (this.arrive) {
+      this.missingInitialize = true;
+      this.arrive();
+    }
   }
 
   /** The hook context of the session's hooks (./hooks.ts). */
