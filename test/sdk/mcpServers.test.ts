@@ -118,6 +118,21 @@ describe("the Agent SDK's mcpServers (stdio, http) with agentloop as the engine"
     expect(project.server.requests).toHaveLength(0);
   }, 120_000);
 
+  it("bounds a call by the server's own timeout (the SDK's per-server option, over MCP_TOOL_TIMEOUT): is_error, the run goes on", async () => {
+    project.server.enqueue(use('toolu_1', 'mcp__every__trigger-long-running-operation', { duration: 30, steps: 1 }), answerFromResults);
+    const started = Date.now();
+    const run = program({ every: { ...everything(marker()), timeout: 1500 } as McpServerConfig }, { allowedTools: ['mcp__every'] });
+    expect((await run.messages).at(-1)).toMatchObject({ type: 'result', subtype: 'success' });
+    const result = firstResult(1);
+    expect([result?.tool_use_id, result?.is_error]).toEqual(['toolu_1', true]);
+    expect(resultText(result!)).toMatch(/MCP server every: tool trigger-long-running-operation failed: .*timed out/i);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const bad = program({ every: { ...everything(marker()), timeout: 'soon' } as unknown as McpServerConfig });
+    await expect(bad.q.initializationResult()).rejects.toThrow('server every: "timeout" must be a number of milliseconds');
+    bad.finish();
+    await bad.messages.catch(() => undefined);
+  }, 120_000);
+
   it('lists a server that fails to start as failed, with why, and the run goes on', async () => {
     project.server.enqueue({ content: [{ type: 'text', text: 'fine without it' }], stop_reason: 'end_turn' });
     const run = program({ broken: { command: join(project.dir, 'no-such-server') } });

@@ -23,6 +23,8 @@ export interface McpStdioConfig {
   env: Record<string, string>;
   /** `false`: started outside `--sandbox`'s sandbox (agentloop's extension; absent: in it, as commands are). */
   sandbox?: false;
+  /** Milliseconds a call of this server's tools may take, over `MCP_TOOL_TIMEOUT` (Claude Code's; below 1000: ignored). */
+  timeout?: number;
 }
 
 export interface McpHttpConfig {
@@ -30,14 +32,15 @@ export interface McpHttpConfig {
   type: 'http' | 'sse';
   url: string;
   headers: Record<string, string>;
+  timeout?: number;
 }
 
 export type McpServerConfig = McpStdioConfig | McpHttpConfig;
 
 /** A configuration as a program may write it (mcpServerConfig completes it): Claude Code's and the Agent SDK's shapes. */
 export type McpServerConfigInput =
-  | { type?: 'stdio'; command: string; args?: string[]; env?: Record<string, string>; sandbox?: boolean }
-  | { type: 'http' | 'sse'; url: string; headers?: Record<string, string> };
+  | { type?: 'stdio'; command: string; args?: string[]; env?: Record<string, string>; sandbox?: boolean; timeout?: number }
+  | { type: 'http' | 'sse'; url: string; headers?: Record<string, string>; timeout?: number };
 
 /** A configuration's or a flag's problem, in one line. */
 export class McpConfigError extends Error {
@@ -98,15 +101,18 @@ export function mcpServerConfig(name: string, raw: unknown): McpServerConfig {
 function serverConfig(raw: unknown, bad: (why: string) => McpConfigError): McpServerConfig {
   if (!isRecord(raw)) throw bad('expected an object');
   const type = raw.type ?? (raw.command !== undefined ? 'stdio' : raw.url !== undefined ? 'http' : undefined);
+  if (raw.timeout !== undefined && (typeof raw.timeout !== 'number' || !Number.isFinite(raw.timeout))) throw bad('"timeout" must be a number of milliseconds');
+  // Claude Code's per-server bound of a call; below 1000 ms it is ignored (MCP_TOOL_TIMEOUT or the default holds).
+  const timeout = typeof raw.timeout === 'number' && raw.timeout >= 1000 ? { timeout: raw.timeout } : {};
   if (type === 'stdio') {
     if (typeof raw.command !== 'string' || raw.command === '') throw bad('"command" must be a non-empty string');
     if (raw.sandbox !== undefined && typeof raw.sandbox !== 'boolean') throw bad('"sandbox" must be true or false');
     const outside = raw.sandbox === false ? { sandbox: false as const } : {};
-    return { type, command: raw.command, args: strings(raw.args, 'args', bad), env: stringRecord(raw.env, 'env', bad), ...outside };
+    return { type, command: raw.command, args: strings(raw.args, 'args', bad), env: stringRecord(raw.env, 'env', bad), ...outside, ...timeout };
   }
   if (type === 'http' || type === 'sse') {
     if (typeof raw.url !== 'string' || raw.url === '') throw bad('"url" must be a non-empty string');
-    return { type, url: raw.url, headers: stringRecord(raw.headers, 'headers', bad) };
+    return { type, url: raw.url, headers: stringRecord(raw.headers, 'headers', bad), ...timeout };
   }
   throw bad(`unknown "type" ${JSON.stringify(type)} (stdio, http or sse)`);
 }

@@ -127,6 +127,8 @@ async function connect(
   runner: () => Promise<CommandRunner>,
   options: McpConnectOptions,
 ): Promise<McpConnection> {
+  // A configuration's own bound of a call (`timeout`) over MCP_TOOL_TIMEOUT's.
+  if ('timeout' in spec && typeof spec.timeout === 'number') options = { ...options, toolTimeoutMs: spec.timeout };
   try {
     // The MCP SDK is loaded when a server is started, not when agentloop is imported.
     const { connectMcpServer } = await import('./connect.js');
