@@ -30,6 +30,7 @@ import { ControlSession } from './control/session.js';
 import type { SessionMcp } from './sessionMcp.js';
 import { selfCommand } from './self.js';
 import { maxAttempts, reminderLine, structuredResult, StructuredTurn, type StructuredOutcome } from './structuredOutput.js';
+import { thinkingOfTurn } from './control/thinking.js';
 
 /** The history with `question` as its next user message. */
 function withQuestion(messages: readonly MessageParam[], question: Question): MessageParam[] {
@@ -135,6 +136,7 @@ export async function streamInput(
   const write = (line: string) => io.stdout.write(line);
   const turn: Turn = { interrupted: false };
   const control = controlOf(io, session, cwd, choice, gate, options.permissionPromptTool === 'stdio', turn, mcp, options.awaitInitialize === true);
+  control.thinkingFlags = options;
   const input = readInput(io, control, inputErrorReporter(io, write, session.id));
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => {
     turn.running?.abort();
@@ -236,7 +238,7 @@ async function answer(stream: Stream, question: Question, messages: MessageParam
   const signal = structured ? structured.signal(running.signal) : running.signal;
   const output = turnOutput(stream.options, stream.cwd, choice, session.id, stream.version, stream.write, stream.gate);
   const once = (q: Question | null, history: MessageParam[], turnCount: number | undefined) =>
-    ask(stream.conversation, q, history, { choice, signal, onEvent: output.onEvent, turnCount, extra: systemOf(control) });
+    ask(stream.conversation, q, history, { choice, signal, onEvent: output.onEvent, turnCount, extra: { ...systemOf(control), ...thinkingOfTurn(stream.options, control.thinking) } });
   const run = structured ? structured.around(once, (text) => stream.write(jsonLine(reminderLine(text, session.id)))) : once;
   const result = await runTurn(control, question, messages, resumeAt, run, (q) => session.recorder?.prompt(q));
   turn.running = undefined;

@@ -2,7 +2,7 @@
  * The real Claude Agent SDK (`@anthropic-ai/claude-agent-sdk`, pinned in devDependencies without its native Claude
  * Code) drives the built CLI as its engine (`pathToClaudeCodeExecutable`), against the local Messages API server: the
  * control protocol (initialize with a system prompt, hooks, in-process MCP servers; interrupt, set_permission_mode,
- * set_model, mcp_status, an error answer to what is not supported; can_use_tool, hook_callback, mcp_message) and the
+ * set_model, set_max_thinking_tokens, mcp_status, an error answer to what is not supported; can_use_tool, hook_callback, mcp_message) and the
  * messages each program receives.
  */
 import { existsSync } from 'node:fs';
@@ -195,7 +195,36 @@ describe('the Claude Agent SDK with agentloop as its engine', () => {
     expect(second).toMatchObject({ is_error: false, result: 'Next.' });
   });
 
-  it('setModel() and setPermissionMode() change the next turn; an unsupported request is refused with an error', async () => {
+  it('setMaxThinkingTokens() changes the next turns: a budget, 0 (off), null (back to the flags); a display; what the API would refuse is refused', async () => {
+    server.enqueue(answer('One.'), answer('Two.'), answer('Three.'), answer('Four.'));
+    const stream = promptStream();
+    const q = query({ prompt: stream, options: options({ model: 'claude-sonnet-4-5', maxThinkingTokens: 3000 }) });
+    const changes = [
+      () => q.setMaxThinkingTokens(2048, 'omitted'),
+      () => q.setMaxThinkingTokens(0),
+      () => q.setMaxThinkingTokens(null, null),
+    ];
+    stream.push('one');
+    let results = 0;
+    for await (const message of q) {
+      if (message.type !== 'result') continue;
+      results += 1;
+      if (results === 4) break;
+      if (results === 1) await expect(q.setMaxThinkingTokens(500)).rejects.toThrow(/max_thinking_tokens 500 is below 1024/);
+      if (results === 1) await expect(q.setMaxThinkingTokens(2048, 'highlights')).rejects.toThrow(/highlights/);
+      await changes[results - 1]!();
+      stream.push(`turn ${results + 1}`);
+    }
+    stream.end();
+    expect(server.requests.map((r) => [r.body?.thinking, r.body?.max_tokens])).toEqual([
+      [{ type: 'enabled', budget_tokens: 3000 }, 11000],
+      [{ type: 'enabled', budget_tokens: 2048, display: 'omitted' }, 10048],
+      [undefined, 8000],
+      [{ type: 'enabled', budget_tokens: 3000 }, 11000],
+    ]);
+  });
+
+  it('setModel() and setPermissionMode() change the next turn; a request agentloop cannot honour is refused with an error', async () => {
     server.enqueue(answer('First.'), callTool(bashUse('t1', 'touch planned.txt')), answer('Not allowed.'));
     const stream = promptStream();
     const q = query({ prompt: stream, options: options() });
@@ -207,7 +236,7 @@ describe('the Claude Agent SDK with agentloop as its engine', () => {
       if (results === 1) {
         await q.setModel('opus');
         await q.setPermissionMode('plan');
-        await expect(q.setMaxThinkingTokens(1000)).rejects.toThrow(/does not support the control request "set_max_thinking_tokens"/);
+        await expect(q.setMaxThinkingTokens(1000)).rejects.toThrow(/max_thinking_tokens 1000 is below 1024/);
         stream.push('two');
       } else break;
     }

@@ -15,6 +15,8 @@ import { ControlChannel, type ControlLine } from './channel.js';
 import { type HookContext, askHost, controlHooks } from './hooks.js';
 import { type SdkSetup, initializeAnswer, readInitialize } from './initialize.js';
 import { sdkServers } from './mcpTools.js';
+import { overrideOf, type ThinkingOverride } from './thinking.js';
+import type { ThinkingFlags } from '../sdkFlags.js';
 import type { McpServers } from '../../tools/mcp/servers.js';
 import { jsonLine } from '../terminal.js';
 import type { SessionMcp } from '../sessionMcp.js';
@@ -57,6 +59,9 @@ export class ControlSession {
   missingInitialize = false;
   /** Whether any control request came: the session is driven by a host that speaks the protocol. */
   used = false;
+  /** What set_max_thinking_tokens changed of the thinking flags (`thinkingFlags`), if it came. */
+  thinking: ThinkingOverride | undefined;
+  thinkingFlags: ThinkingFlags = {};
 
   constructor(private readonly options: ControlSessionOptions) {
     this.channel = new ControlChannel(options.write);
@@ -103,6 +108,12 @@ export class ControlSession {
         this.model = model;
         // Claude Code replays its /model command's output as a user line.
         this.userLine(`<local-command-stdout>Set model to ${model}</local-command-stdout>`, { isReplay: true });
+        return channel.answer(id);
+      }
+      case 'set_max_thinking_tokens': {
+        const next = overrideOf(request, this.thinking ?? {}, this.thinkingFlags);
+        if ('error' in next) return channel.refuse(id, next.error);
+        this.thinking = next;
         return channel.answer(id);
       }
       case 'mcp_status':
