@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { ConfigError, loadModelSettings, requireModelSettings } from '../anthropic/settings.js';
 import type { RunEvent } from '../core/events.js';
 import type { MessageParam } from '../core/messages.js';
+import { defaultRunConfig } from '../core/config.js';
 import { DEFAULT_MODEL } from '../core/models.js';
 import type { RunResult } from '../run/runAgent.js';
 import type { CliOptions } from './args.js';
@@ -115,13 +116,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
   }
 
   if (format === 'text') {
-    // The answer as a terminal may show it, also into a pipe (--output-format json has it exact).
-    // An API error is the answer's place as in Claude Code's text output (`API Error: 400 ...`).
-    const answer = apiErrorOf(result)?.text ?? result.text;
-    if (answer) stdout.write(`${shown(answer)}\n`);
-    const failed = structuredFailure(structured?.outcome());
-    if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(shown(failed ?? describeError(result)))}\n`);
-    if (verbose) stderr.write(`${colors.dim(shown((await loadSessions()).usageSummary(result)))}\n`);
+    await printText(result, options, structuredFailure(structured?.outcome()), verbose);
   } else {
     const failed = format === 'stream-json' ? apiErrorLine(result, session.id) : undefined;
     if (failed) stdout.write(jsonLine(failed));
@@ -130,6 +125,22 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
   if (!signals.exitCode) await keepServing(pages);
   else await pages.close();
   return signals.exitCode || exitCodeOf(result);
+}
+
+/**
+ * A text run's output: the answer as a terminal may show it, also into a pipe (--output-format json has it exact), an
+ * API error in its place as in Claude Code's (`API Error: 400 ...`); why the run did not complete on stderr. A run
+ * --max-turns stopped prints what Claude Code 2.1.197 prints, `Error: Reached max turns (N)` on stdout with no newline
+ * and nothing on stderr (exit 1); --verbose, whose progress is on stderr, also says there how it stopped.
+ */
+async function printText(result: RunResult, options: CliOptions, failed: string | undefined, verbose: boolean): Promise<void> {
+  const stopped = result.context.exitReason !== 'completed';
+  const maxTurns = result.context.exitReason === 'max_turns' && failed === undefined;
+  const answer = maxTurns ? undefined : (apiErrorOf(result)?.text ?? result.text);
+  if (maxTurns) stdout.write(`Error: Reached max turns (${options.maxTurns ?? defaultRunConfig.maxTurns})`);
+  if (answer) stdout.write(`${shown(answer)}\n`);
+  if (stopped && (!maxTurns || verbose)) stderr.write(`${colors.red(shown(failed ?? describeError(result)))}\n`);
+  if (verbose) stderr.write(`${colors.dim(shown((await loadSessions()).usageSummary(result)))}\n`);
 }
 
 /**

@@ -2,7 +2,8 @@
  * Claude Code's flags that agentloop took late, with the CLI as a process against the local Messages API server, each
  * held to what Claude Code 2.1.197 does with the same command line (run against the same kind of server):
  * --tools (the Agent SDK's `tools`), which decides the built-in tools the request offers; --system-prompt-file and
- * --append-system-prompt-file, whose file's text is the request's system prompt.
+ * --append-system-prompt-file, whose file's text is the request's system prompt; what a text run --max-turns stopped
+ * prints.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -126,5 +127,18 @@ describe('--system-prompt-file, --append-system-prompt-file: the file\'s text, a
 
   it.each([['system-prompt'], ['append-system-prompt']])('--%s and its -file together are refused (as Claude Code refuses them), exit 2', async (flag) => {
     refused(await cli(['-p', `--${flag}`, 'Inline.', `--${flag}-file`, file('f.txt', 'File.'), 'hi']), 2, `--${flag} and --${flag}-file exclude each other: use one (as Claude Code)`);
+  });
+});
+
+describe('--max-turns in text mode: what Claude Code prints', () => {
+  const toolTurn = (id: string) => ({ content: [{ type: 'text' as const, text: 'Let me look.' }, bashUse(id, 'ls')], stop_reason: 'tool_use' as const });
+
+  // Claude Code 2.1.197, -p --max-turns N with replies that keep asking for a tool: stdout "Error: Reached max turns (N)"
+  // with no newline, stderr empty, exit 1 (its json: subtype error_max_turns, errors ["Reached maximum number of turns (N)"]).
+  it.each([[1], [2]])('--max-turns %i: stdout "Error: Reached max turns (N)" with no newline, nothing on stderr, exit 1', async (turns) => {
+    project.server.enqueue(toolTurn('t1'), toolTurn('t2'), toolTurn('t3'));
+    const run = await cli(['-p', '--max-turns', String(turns), 'list the files']);
+    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 1, stdout: `Error: Reached max turns (${turns})`, stderr: '' });
+    expect(project.server.requests).toHaveLength(turns);
   });
 });
