@@ -1,7 +1,7 @@
 /**
  * `--await-initialize` and the `mcpServers` of an `initialize` request, on the stream-json protocol itself (the CLI as
  * a process, its stdin written line by line): the servers start with the initialize, a name given there replaces the
- * command line's; without any initialize, the first user message starts the command line's servers; without
+ * command line's; a user message written before the initialize waits for it and has its servers; without
  * `--await-initialize`, initialize's servers are not started and the answer says so (`mcp_servers_applied: false`,
  * as Claude Code answers), with a line on stderr.
  */
@@ -48,15 +48,20 @@ describe('--await-initialize and the mcpServers of initialize', () => {
     await waitFor(() => processesMarked(given).length === 0, 20_000);
   }, 120_000);
 
-  it("with no initialize, the first user message starts --mcp-config's servers", async () => {
-    const flag = marker();
-    project.server.enqueue({ content: [{ type: 'tool_use', id: 'toolu_1', name: 'mcp__every__echo', input: { message: 'no initialize' } }], stop_reason: 'tool_use' }, answerFromResults);
-    const { cli } = session(['--await-initialize', '--mcp-config', JSON.stringify({ mcpServers: { every: everything(flag) } })]);
-    cli.child.stdin!.end(user('echo it'));
+  it("a user message written before initialize waits for it, and its turn has initialize's servers", async () => {
+    const given = marker();
+    project.server.enqueue({ content: [{ type: 'tool_use', id: 'toolu_1', name: 'mcp__every__echo', input: { message: 'after initialize' } }], stop_reason: 'tool_use' }, answerFromResults);
+    const { cli, ask } = session(['--await-initialize']);
+    cli.child.stdin!.write(user('echo it'));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(project.server.requests).toHaveLength(0);
+    expect((await ask('r1', { subtype: 'initialize', mcpServers: { every: everything(given) } })).subtype).toBe('success');
+    await waitFor(() => lines(cli.output().stdout).some((l) => l.type === 'result'), 60_000);
+    cli.child.stdin!.end();
     const run = await cli.done;
     expect(run.code, run.stderr).toBe(0);
-    expect(lines(run.stdout)[0]).toMatchObject({ type: 'system', subtype: 'init', mcp_servers: [{ name: 'every', status: 'connected' }] });
-    expect(resultText(lastToolResults(project.server.requests[1]?.body as RequestBody)[0]!)).toBe('Echo: no initialize');
+    expect(lines(run.stdout).find((l) => l.type === 'system' && l.subtype === 'init')).toMatchObject({ mcp_servers: [{ name: 'every', status: 'connected' }] });
+    expect(resultText(lastToolResults(project.server.requests[1]?.body as RequestBody)[0]!)).toBe('Echo: after initialize');
   }, 120_000);
 
   it("without --await-initialize, answers mcp_servers_applied: false and starts none of initialize's servers", async () => {

