@@ -19,6 +19,8 @@ export interface Recorded {
   keys: Record<string, string[]>;
   /** The model of each Messages API request, in order. */
   models: string[];
+  /** The scenario's facts (scenarios.ts), if it has any. */
+  facts?: unknown;
 }
 
 export const FIXTURE = new URL('./claudeCode.json', import.meta.url);
@@ -38,8 +40,10 @@ async function record(scenario: Scenario, executable: string): Promise<Recorded>
   };
   try {
     const messages = await scenario.program({ executable, env, cwd });
-    const models = server.requests.filter((r) => r.path.startsWith('/v1/messages')).map((r) => String(r.body?.model));
-    return { sequence: sequenceOf(messages), keys: keysOf(messages), models };
+    const requests = server.requests.filter((r) => r.path.startsWith('/v1/messages'));
+    const models = requests.map((r) => String(r.body?.model));
+    const facts = scenario.facts?.({ requests: requests.map((r) => r.body!), cwd, messages });
+    return { sequence: sequenceOf(messages), keys: keysOf(messages), models, ...(facts === undefined ? {} : { facts }) };
   } finally {
     await server.close();
     rmSync(cwd, { recursive: true, force: true });

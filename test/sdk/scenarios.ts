@@ -3,6 +3,8 @@
  * the fixtures are recorded: test/sdk/record.ts) and the same scripted Messages API: the message sequence each program
  * receives is what test/sdk/sequences.test.ts compares with Claude Code's recorded one.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { createSdkMcpServer, query, tool, type Options, type Query, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import { z } from 'zod';
 import type { RequestBody, ScriptedBlock, Step } from '../support/messagesServer.js';
@@ -21,6 +23,27 @@ export interface Scenario {
   replies: Step[];
   /** The program: what it sends and when; it returns every message it received. */
   program: (engine: Engine) => Promise<SDKMessage[]>;
+  /**
+   * What the scenario's feature did, as plain data (recorded from Claude Code beside the sequence, compared as it is):
+   * for a feature the sequence alone would not show missing (resume, plan mode).
+   */
+  facts?: (run: Run) => unknown;
+}
+
+/** One program's run: the requests the Messages API got, the working directory, the messages received. */
+export interface Run {
+  requests: RequestBody[];
+  cwd: string;
+  messages: SDKMessage[];
+}
+
+/** The texts of a request's messages, role first (`user:one`); blocks other than text and reminders left out. */
+function textsOf(body: RequestBody | undefined): string[] {
+  return (body?.messages ?? []).flatMap((m) =>
+    typeof m.content === 'string'
+      ? [`${m.role}:${m.content}`]
+      : m.content.flatMap((b) => (b.type === 'text' && !b.text.startsWith('<system-reminder>') ? [`${m.role}:${b.text}`] : [])),
+  );
 }
 
 /** The model every scenario asks for (but `defaults`, which asks for none). */
@@ -193,7 +216,18 @@ export const SCENARIOS: Scenario[] = [
   },
   { name: 'disallowedTools', replies: [shell('t1', 'ls'), text('Refused.')], program: (e) => collect(e, 'list', { disallowedTools: ['Bash'] }) },
   { name: 'allowedTools', replies: [shell('t1', 'touch allowed.txt'), text('Made.')], program: (e) => collect(e, 'make', { allowedTools: ['Bash'] }) },
-  { name: 'permissionMode plan', replies: [shell('t1', 'touch planned.txt'), text('Planned.')], program: (e) => collect(e, 'plan', { permissionMode: 'plan' }) },
+  {
+    // The touch is denied in default mode too, and Claude Code 2.1.197's plan mode runs it when an allow rule says so
+    // (agentloop's does not): what shows the mode taken is the init line's, beside the denial.
+    name: 'permissionMode plan',
+    replies: [shell('t1', 'touch planned.txt'), text('Planned.')],
+    program: (e) => collect(e, 'plan', { permissionMode: 'plan' }),
+    facts: ({ cwd, messages }) => ({
+      mode: (messages.find((m) => m.type === 'system') as { permissionMode?: string } | undefined)?.permissionMode,
+      made: existsSync(join(cwd, 'planned.txt')),
+      denied: (messages.find((m) => m.type === 'result') as { permission_denials?: { tool_name: string }[] } | undefined)?.permission_denials?.map((d) => d.tool_name),
+    }),
+  },
   { name: 'maxTurns', replies: [shell('t1', 'ls'), text('Never asked.')], program: (e) => collect(e, 'list', { maxTurns: 1 }) },
   { name: 'partial messages', replies: [text('Streamed words.')], program: (e) => collect(e, 'stream', { includePartialMessages: true }) },
   { name: 'streaming input', replies: [text('First.'), text('Second.')], program: (e) => turns(e, ['one', 'two']) },
@@ -237,6 +271,25 @@ export const SCENARIOS: Scenario[] = [
       const first = await collect(e, 'one');
       const id = first.find((m) => m.type === 'result')?.session_id;
       return [...first, ...(await collect(e, 'two', { resume: id }))];
+    },
+    // The resumed request holds the first turn: the sequence is the same when --resume is ignored.
+    facts: ({ requests }) => textsOf(requests[1]).filter((t) => ['user:one', 'assistant:First.', 'user:two'].includes(t)),
+  },
+  {
+    name: 'initializationResult',
+    replies: [text('Ready.')],
+    program: async (e) => {
+      const stream = promptStream();
+      const q = query({ prompt: stream, options: sdkOptions(e) });
+      // The answer to initialize, as one more message: its keys are compared as a line's are.
+      const messages = [{ type: 'initializationResult', ...(await q.initializationResult()) } as unknown as SDKMessage];
+      stream.push('hi');
+      for await (const message of q) {
+        messages.push(message);
+        if (message.type === 'result') break;
+      }
+      stream.end();
+      return messages;
     },
   },
 ];

@@ -48,6 +48,10 @@ describe("an Agent SDK program receives Claude Code's message sequence from agen
       expect(sequenceOf(messages)).toEqual(reference!.sequence);
       expect(missingKeys(keysOf(messages), reference!.keys)).toEqual({});
       expect(server.requests.map((r) => String(r.body?.model))).toEqual(reference!.models);
+      if (scenario.facts) {
+        expect(reference!.facts, 'facts recorded').toBeDefined();
+        expect(scenario.facts({ requests: server.requests.map((r) => r.body!), cwd: project.dir, messages })).toEqual(reference!.facts);
+      }
     });
   }
 });
