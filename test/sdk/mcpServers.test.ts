@@ -16,6 +16,7 @@ import { answerFromResults, lastToolResults, resultText } from '../support/agent
 import { everything, processesMarked, waitFor } from '../support/mcp.js';
 import { startEverythingHttp } from '../support/mcpHttpServer.js';
 import { processes } from '../support/processes.js';
+import { startEverythingSse } from '../support/mcpSseServer.js';
 import type { RequestBody } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 
@@ -61,7 +62,7 @@ const environOf = (pid: number) => {
 };
 const firstResult = (request: number) => lastToolResults(project.server.requests[request]?.body as RequestBody)[0];
 
-describe("the Agent SDK's mcpServers (stdio, http) with agentloop as the engine", () => {
+describe("the Agent SDK's mcpServers (stdio, http, sse) with agentloop as the engine", () => {
   it('starts a stdio server given in initialize: initializationResult settles, mcp_status lists it connected, the model calls its tool', async () => {
     const mark = marker();
     project.server.enqueue(use('toolu_1', 'mcp__every__echo', { message: 'over stdin' }), answerFromResults);
@@ -102,6 +103,20 @@ describe("the Agent SDK's mcpServers (stdio, http) with agentloop as the engine"
       expect(resultText(firstResult(1)!)).toBe('Echo: over http');
     } finally {
       await web.kill();
+    }
+  }, 120_000);
+
+  it('connects to an sse server given in initialize and calls its tool', async () => {
+    const old = await startEverythingSse();
+    try {
+      project.server.enqueue(use('toolu_1', 'mcp__old__echo', { message: 'over sse' }), answerFromResults);
+      const run = program({ old: { type: 'sse', url: old.url } }, { allowedTools: ['mcp__old'] });
+      expect((await run.q.initializationResult()).mcp_servers_applied).toBe(true);
+      expect((await run.q.mcpServerStatus()).map((s) => [s.name, s.status])).toEqual([['old', 'connected']]);
+      expect((await run.messages).at(-1)).toMatchObject({ type: 'result', subtype: 'success' });
+      expect(resultText(firstResult(1)!)).toBe('Echo: over sse');
+    } finally {
+      await old.kill();
     }
   }, 120_000);
 
