@@ -229,7 +229,13 @@ export const SCENARIOS: Scenario[] = [
     }),
   },
   { name: 'maxTurns', replies: [shell('t1', 'ls'), text('Never asked.')], program: (e) => collect(e, 'list', { maxTurns: 1 }) },
-  { name: 'partial messages', replies: [text('Streamed words.')], program: (e) => collect(e, 'stream', { includePartialMessages: true }) },
+  {
+    name: 'partial messages',
+    replies: [text('Streamed words.')],
+    program: (e) => collect(e, 'stream', { includePartialMessages: true }),
+    // What the issue's `jq '.event.delta.text'` prints for each message, line for line (test/cli/jqPartial.test.ts).
+    facts: ({ messages }) => shownOf(messages).map(deltaText),
+  },
   { name: 'streaming input', replies: [text('First.'), text('Second.')], program: (e) => turns(e, ['one', 'two']) },
   {
     name: 'interrupt',
@@ -315,7 +321,18 @@ export function kindOf(message: SDKMessage): string {
 }
 
 export function sequenceOf(messages: SDKMessage[]): string[] {
-  return messages.map(kindOf).filter((kind) => !IGNORED.has(kind.replace(/:.*/, '')));
+  return shownOf(messages).map(kindOf);
+}
+
+/** The messages the sequences show (Claude Code's bookkeeping lines left out). */
+export function shownOf(messages: SDKMessage[]): SDKMessage[] {
+  return messages.filter((m) => !IGNORED.has(kindOf(m).replace(/:.*/, '')));
+}
+
+/** What `jq '.event.delta.text'` gives for a message: a streamed text delta, else null. */
+export function deltaText(message: unknown): string | null {
+  const text = (message as { event?: { delta?: { text?: unknown } } }).event?.delta?.text;
+  return typeof text === 'string' ? text : null;
 }
 
 /** The top-level keys of each kind of line, as a sorted list: the shape a script reads. */
