@@ -1,17 +1,10 @@
 /** The figures of bench/engine.ts and its section of BENCHMARKS.md (between `<!-- engine:begin` and `<!-- engine:end -->`). */
 import type { MachineInfo } from './machine.js';
 import { fmt } from './stats.js';
-import { COMMAND, MAX_TURNS, MODEL, type EngineName } from './engineSides.js';
+import { COMMAND, MAX_TURNS, MODEL, type EngineName, type EngineRun } from './engineSides.js';
 
-export interface EngineSummary {
-  engine: EngineName;
-  wallMs: number;
-  endMs: number;
-  firstRequestMs: number;
-  cpuMs: number;
-  peakRssMb: number;
-  otherRequests: number;
-}
+/** An engine's medians: the figures of its runs (engineSides.ts's EngineRun). */
+export type EngineSummary = Pick<EngineRun, 'engine' | 'wallMs' | 'endMs' | 'firstRequestMs' | 'cpuMs' | 'peakRssMb' | 'otherRequests'>;
 
 export interface EngineFigures {
   machine: MachineInfo;
