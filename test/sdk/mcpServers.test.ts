@@ -91,32 +91,20 @@ describe("the Agent SDK's mcpServers (stdio, http, sse) with agentloop as the en
     expect((await run.messages).at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'Results: Echo: over argv' });
   }, 120_000);
 
-  it('connects to an http server given in initialize and calls its tool', async () => {
-    const web = await startEverythingHttp();
+  it.each([
+    { type: 'http' as const, name: 'web', start: startEverythingHttp },
+    { type: 'sse' as const, name: 'old', start: startEverythingSse },
+  ])('connects to an $type server given in initialize and calls its tool', async ({ type, name, start }) => {
+    const server = await start();
     try {
-      project.server.enqueue(use('toolu_1', 'mcp__web__echo', { message: 'over http' }), answerFromResults);
-      const run = program({ web: { type: 'http', url: web.url } }, { allowedTools: ['mcp__web'] });
+      project.server.enqueue(use('toolu_1', `mcp__${name}__echo`, { message: `over ${type}` }), answerFromResults);
+      const run = program({ [name]: { type, url: server.url } }, { allowedTools: [`mcp__${name}`] });
       expect((await run.q.initializationResult()).mcp_servers_applied).toBe(true);
-      expect((await run.q.mcpServerStatus()).map((s) => [s.name, s.status])).toEqual([['web', 'connected']]);
-      const messages = await run.messages;
-      expect(messages.at(-1)).toMatchObject({ type: 'result', subtype: 'success' });
-      expect(resultText(firstResult(1)!)).toBe('Echo: over http');
-    } finally {
-      await web.kill();
-    }
-  }, 120_000);
-
-  it('connects to an sse server given in initialize and calls its tool', async () => {
-    const old = await startEverythingSse();
-    try {
-      project.server.enqueue(use('toolu_1', 'mcp__old__echo', { message: 'over sse' }), answerFromResults);
-      const run = program({ old: { type: 'sse', url: old.url } }, { allowedTools: ['mcp__old'] });
-      expect((await run.q.initializationResult()).mcp_servers_applied).toBe(true);
-      expect((await run.q.mcpServerStatus()).map((s) => [s.name, s.status])).toEqual([['old', 'connected']]);
+      expect((await run.q.mcpServerStatus()).map((s) => [s.name, s.status])).toEqual([[name, 'connected']]);
       expect((await run.messages).at(-1)).toMatchObject({ type: 'result', subtype: 'success' });
-      expect(resultText(firstResult(1)!)).toBe('Echo: over sse');
+      expect(resultText(firstResult(1)!)).toBe(`Echo: over ${type}`);
     } finally {
-      await old.kill();
+      await server.kill();
     }
   }, 120_000);
 
