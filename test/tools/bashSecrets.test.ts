@@ -160,6 +160,18 @@ describe('credentials by name', () => {
   });
 });
 
+describe('secretValues: each variable judged once per value', () => {
+  it('judges a variable again when its value changes, and forgets a credential that became harmless', () => {
+    const name = `BENCH_SETTING_${r(6)}`;
+    const token = `ghp_${r(36)}`;
+    expect(secretValues({ [name]: 'plain value' })).toEqual([]);
+    expect(secretValues({ [name]: token })).toEqual([{ name, value: token }]);
+    expect(secretValues({ [name]: token })).toEqual([{ name, value: token }]);
+    expect(secretValues({ [name]: 'plain again' })).toEqual([]);
+    expect(secretValues({ [name]: undefined })).toEqual([]);
+  });
+});
+
 describe('CommandEnvironment: the base environment read again at each command', () => {
   it('sees variables added, changed and removed since the last command, as commandEnv and secretValues would', () => {
     const environment = new CommandEnvironment(['ALLOWED_TOKEN']);

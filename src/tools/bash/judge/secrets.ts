@@ -78,9 +78,25 @@ export function secretValues(base: Readonly<Record<string, string | undefined>>,
   const out: SecretValue[] = [];
   for (const name of Object.keys(base)) {
     const value = base[name];
-    if (value !== undefined && isSecretVariable(name, value)) out.push({ name, value });
+    if (value !== undefined && judgedSecret(name, value)) out.push({ name, value });
   }
   return redactionOrder(extra, out);
+}
+
+/**
+ * The last verdict of `isSecretVariable` on each variable name, with the value it judged. Every run judges the whole
+ * environment again (runAgent's default redactor): some 30 patterns on each of ~60 values took ~0.3 ms a run, the
+ * largest part of a short run's set-up (BENCHMARKS.md, section 1). A value judged before is not tried again; a
+ * changed value is. One entry per name, so it holds no more than the environment does.
+ */
+const verdicts = new Map<string, { value: string; secret: boolean }>();
+
+function judgedSecret(name: string, value: string): boolean {
+  const known = verdicts.get(name);
+  if (known?.value === value) return known.secret;
+  const secret = isSecretVariable(name, value);
+  verdicts.set(name, { value, secret });
+  return secret;
 }
 
 /** The API key and the auth token, as values never shown. */
