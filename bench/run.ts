@@ -30,6 +30,7 @@ import { benchPersistence, persistenceSection, type PersistenceFigures } from '.
 import { benchDurable, durableSection, type DurableFigures } from './durable.js';
 import { benchSessions, sessionsSection, type SessionsFigures } from './sessions.js';
 import { fmt } from './stats.js';
+import { floorsText } from './overheadFloors.js';
 import { benchTracing, tracingSection, type TracingFigures } from './tracing.js';
 
 /** In the order they run: start-up first, on a machine nothing else has warmed. */
@@ -362,6 +363,8 @@ agentloop ÷ plain: **${fmt(r.ratio)}** with one write per reply (median of the 
 ${fmt(r.ratioPaired)}), **${fmt(e.ratio)}** with one write per event (${fmt(e.ratioPaired)}). agentloop ÷
 plain streamed: **${fmt(r.ratioStreamed)}** and **${fmt(e.ratioStreamed)}**
 (${fmt(r.ratioStreamedPaired)} and ${fmt(e.ratioStreamedPaired)}).
+
+${floorsText(o)}
 
 What the figures say:
 - The floor for any loop that streams is the hand-assembled event loop: ${fmt(r.floorRatio)} × the
