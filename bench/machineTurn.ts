@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { InspectionEvent } from 'xstate';
 import type { ModelCall } from '../src/core/model.js';
 import { runAgent } from '../src/run/runAgent.js';
 import { TURNS, conversationStep, echoTool } from './conversation.js';
@@ -22,6 +23,11 @@ export interface MachineTurnFigures {
   agentloopUs: number;
   minimalUs: number;
   ratio: number;
+  /**
+   * The events each machine takes in a tool turn (each one an XState macrostep: a snapshot, its observers), counted
+   * with XState's inspection over one run and divided by its turns; `agentloopTurn` names those of one turn.
+   */
+  eventsPerTurn: { agentloop: number; minimal: number; agentloopTurn: string[] };
   /** A CPU profile of agentloop's side: share of the main thread's busy time by where the code lives. */
   profile: { turns: number; shares: Array<{ place: string; percent: number }> };
 }
@@ -49,6 +55,27 @@ const minimalStep = {
   },
 };
 
+/** Counts the events the root actor of a run takes (`@xstate.event` to it), by turn of the conversation. */
+function eventCounter() {
+  const byTurn: string[][] = [[]];
+  const inspect = (e: InspectionEvent) => {
+    if (e.type !== '@xstate.event' || e.actorRef.sessionId !== e.rootId) return;
+    byTurn.at(-1)?.push(e.event.type);
+    // agentloop's turn ends once its results are in (the minimal loop's events are only counted).
+    if (e.event.type === 'RESULTS_APPENDED') byTurn.push([]);
+  };
+  return { byTurn, inspect };
+}
+
+async function eventsPerTurn(): Promise<MachineTurnFigures['eventsPerTurn']> {
+  const a = eventCounter();
+  await runAgent('go', { model: 'claude-bench', modelCall: inProcessModel, tools: [echoTool], cwd: '/', maxTurns: TURNS + 10, inspect: a.inspect });
+  const m = eventCounter();
+  await xstateLoopWith('go', minimalStep, m.inspect);
+  const count = (turns: string[][]) => turns.flat().filter((type) => type !== 'xstate.init').length / TURNS;
+  return { agentloop: count(a.byTurn), minimal: count(m.byTurn), agentloopTurn: a.byTurn[2] ?? [] };
+}
+
 const sides = {
   agentloop: async () => {
     const result = await runAgent('go', { model: 'claude-bench', modelCall: inProcessModel, tools: [echoTool], cwd: '/', maxTurns: TURNS + 10 });
@@ -73,7 +100,14 @@ export async function benchMachineTurn(rounds: number, log: (line: string) => vo
   }
   const agentloopUs = median(cpu.agentloop);
   const minimalUs = median(cpu.minimal);
-  const figures = { rounds, agentloopUs, minimalUs, ratio: agentloopUs / minimalUs, profile: await profileAgentloop(Math.max(20, rounds / 2)) };
+  const figures = {
+    rounds,
+    agentloopUs,
+    minimalUs,
+    ratio: agentloopUs / minimalUs,
+    eventsPerTurn: await eventsPerTurn(),
+    profile: await profileAgentloop(Math.max(20, rounds / 2)),
+  };
   log(`machine alone: agentloop ${figures.agentloopUs.toFixed(0)} µs, minimal machine ${figures.minimalUs.toFixed(0)} µs CPU a turn`);
   return figures;
 }

@@ -387,10 +387,13 @@ What the figures say:
 ${m ? `- The machines alone, with an in-process model that answers at once (no HTTP, no serialising; the same
   conversation and tool; [bench/machineTurn.ts](bench/machineTurn.ts), CPU of the process, ${m.rounds} interleaved rounds):
   agentloop's turn takes **${fmt(m.agentloopUs, 0)} µs**, the smallest XState loop's ${fmt(m.minimalUs, 0)} µs
-  (${fmt(m.ratio)} ×). agentloop's machine does more in a turn (a tool starts while the reply streams, so
-  \`TOOL_USE_READY\` and \`TOOL_STARTED\` are events of their own; every step is announced; the reply is checked before
-  it joins the history), and XState's own work (macrosteps, snapshots, actor start and stop) is most of a profile of
-  it. A profile found the context in V8's dictionary mode: XState copies it with \`Object.assign\` at every
+  (${fmt(m.ratio)} ×). agentloop's machine takes ${fmt(m.eventsPerTurn.agentloop, 1)} events a turn, the smallest loop
+  ${fmt(m.eventsPerTurn.minimal, 1)} (its two actors' done events), each an XState macrostep with a snapshot of its own
+  (counted with XState's inspection; a tool turn: ${m.eventsPerTurn.agentloopTurn.map((t) => `\`${t}\``).join(', ')}):
+  a tool starts while the reply streams, so a complete tool_use and a tool's start are events of their own, and the
+  results rest in \`appendingResults\` as the loop's picture draws it. Every step is announced and the reply is
+  checked before it joins the history. XState's own work (macrosteps, snapshots, actor start and stop) is most of a
+  profile of it. A profile found the context in V8's dictionary mode: XState copies it with \`Object.assign\` at every
   \`assign\`, and with 22 fields V8 kept the copies as hash tables (about 8 µs a copy); grouped into 16 fields the
   machine's turn took half the time (test/machine/fastContext.test.ts keeps it so). A CPU profile of agentloop's side
   here (${m.profile.turns.toLocaleString('en')} turns, node:inspector), share of the main thread's busy time:

@@ -5,7 +5,7 @@
  * floor for any loop built as an XState machine with invoked actors. For the benchmark only.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { assign, createActor, fromPromise, setup, toPromise } from 'xstate';
+import { assign, createActor, fromPromise, setup, toPromise, type InspectionEvent } from 'xstate';
 import { plainLoopStep, type PlainLoopOptions, type PlainLoopResult } from './plainLoop.js';
 
 interface Context {
@@ -19,7 +19,11 @@ export async function xstateLoop(prompt: string, options: PlainLoopOptions): Pro
 }
 
 /** The same machine around any model call and tool runner (bench/machineTurn.ts gives it in-process ones). */
-export async function xstateLoopWith(prompt: string, step: Pick<ReturnType<typeof plainLoopStep>, 'call' | 'runTools'>): Promise<PlainLoopResult> {
+export async function xstateLoopWith(
+  prompt: string,
+  step: Pick<ReturnType<typeof plainLoopStep>, 'call' | 'runTools'>,
+  inspect?: (event: InspectionEvent) => void,
+): Promise<PlainLoopResult> {
   const machine = setup({
     types: { context: {} as Context },
     actors: {
@@ -61,7 +65,7 @@ export async function xstateLoopWith(prompt: string, step: Pick<ReturnType<typeo
       done: { type: 'final' },
     },
   });
-  const actor = createActor(machine).start();
+  const actor = createActor(machine, inspect ? { inspect } : {}).start();
   await toPromise(actor);
   const { messages, turns, reply } = actor.getSnapshot().context;
   return { messages, turns, text: reply.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('') };
