@@ -11,7 +11,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAnthropicModel, createClient } from '../src/anthropic/call.js';
+import { createAnthropicModel } from '../src/anthropic/call.js';
+import { createClient } from '../src/anthropic/client.js';
 import { startSession } from '../src/transcript/recorder.js';
 import type { ModelCall } from '../src/core/model.js';
 import { defaultSystemPrompt } from '../src/core/prompts.js';

@@ -10,7 +10,7 @@
  *   an `echo` through the bash tool (an upper bound on its process start), while the reply is
  *   still streaming.
  */
-import { createClient } from '../src/anthropic/call.js';
+import { createClient } from '../src/anthropic/client.js';
 import { createAnthropicModel } from '../src/anthropic/call.js';
 import type { ModelCall } from '../src/core/model.js';
 import { runAgent } from '../src/run/runAgent.js';

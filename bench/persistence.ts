@@ -15,7 +15,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createClient } from '../src/anthropic/call.js';
+import { createClient } from '../src/anthropic/client.js';
 import { createRedactor, noRedaction } from '../src/core/redact.js';
 import { startSession } from '../src/transcript/recorder.js';
 import { runAgent } from '../src/run/runAgent.js';

@@ -32,7 +32,8 @@ export { resumeSession, SessionNotResumableError, type LockOptions, type Resumed
 export { describeHolder, SessionBusyError, type LockHolder } from './transcript/lock.js';
 export { UnsafeSessionFileError } from './transcript/sessionFile.js';
 export { agentloopHome, findSession, newestSessionFor, SessionExistsError } from './transcript/store.js';
-export { createAnthropicModel, createClient, type AnthropicModelOptions } from './anthropic/call.js';
+export { createAnthropicModel, type AnthropicModelOptions } from './anthropic/call.js';
+export { createClient, MessagesClient, type MessagesApi } from './anthropic/client.js';
 export { toModelError } from './anthropic/errors.js';
 export { reply, scriptedModel, type ScriptedModel, type ScriptedReply, type ScriptStep } from './scripted/model.js';
 export { ConfigError, loadModelSettings, requireModelSettings, type ModelSettings } from './anthropic/settings.js';

@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import { clientOptions, MessagesClient, type ClientSettings, type MessagesApi } from './client.js';
 import { assertValidHistory, InvalidHistoryError } from '../history/validate.js';
 import { withCacheBreakpoints } from './cache.js';
 import { toModelError } from './errors.js';
@@ -7,34 +7,13 @@ import type { ModelCall, ModelReply, ModelRequest } from '../core/model.js';
 import { ModelError } from '../core/model.js';
 import { thinkingProblem } from '../core/thinking.js';
 
-export interface AnthropicModelOptions {
-  /** A ready client; otherwise one is built from `apiKey` / `authToken` / `baseURL`. */
-  client?: Anthropic;
-  apiKey?: string;
-  /** Sent as `Authorization: Bearer`, for gateways that want a token rather than a key. */
-  authToken?: string;
-  baseURL?: string;
-  /** Time allowed for the response headers to arrive (default 10 minutes, as the SDK). */
-  timeoutMs?: number;
+export interface AnthropicModelOptions extends ClientSettings {
+  /** A ready client (an `Anthropic`, or anything with its `messages.create`); otherwise one is built from `apiKey` / `authToken` / `baseURL`. */
+  client?: MessagesApi;
   /** A stream that sends nothing for this long is given up as broken (default 90 s). */
   idleTimeoutMs?: number;
   /** Mark the stable prefix and the conversation so far for prompt caching (default true). */
   promptCaching?: boolean;
-}
-
-/**
- * Builds an SDK client for the loop. The SDK's own retries are off: the machine's retry state is
- * the one retry policy, so attempts never multiply.
- */
-export function createClient(options: AnthropicModelOptions): Anthropic {
-  return new Anthropic({
-    apiKey: options.apiKey ?? null,
-    authToken: options.authToken ?? null,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-    ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
-    maxRetries: 0,
-    logLevel: 'off',
-  });
 }
 
 /**
@@ -44,7 +23,7 @@ export function createClient(options: AnthropicModelOptions): Anthropic {
  * input may be incomplete, so it must never run.
  */
 export function createAnthropicModel(options: AnthropicModelOptions): ModelCall {
-  const client = options.client ?? createClient(options);
+  const client = options.client ?? new MessagesClient(clientOptions(options));
   const idleTimeoutMs = options.idleTimeoutMs ?? 90_000;
   const prepare = options.promptCaching === false ? (r: ModelRequest) => r : withCacheBreakpoints;
 

@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import { AnthropicError, APIConnectionError, APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk/core/error';
 import { ModelError, type ModelErrorKind } from '../core/model.js';
 
 const kindByApiType: Record<string, ModelErrorKind> = {
@@ -43,13 +43,13 @@ export function retryAfterMs(headers: Headers | undefined, now = Date.now()): nu
  */
 export function toModelError(error: unknown, midStream: boolean, reading = false): ModelError {
   if (error instanceof ModelError) return error;
-  if (error instanceof Anthropic.APIConnectionTimeoutError) {
+  if (error instanceof APIConnectionTimeoutError) {
     return new ModelError('timeout', 'the request to the API timed out', { midStream });
   }
-  if (error instanceof Anthropic.APIConnectionError) {
+  if (error instanceof APIConnectionError) {
     return new ModelError('connection', `could not reach the API: ${causeOf(error)}`, { midStream });
   }
-  if (error instanceof Anthropic.APIError) {
+  if (error instanceof APIError) {
     const apiType = error.type ?? undefined;
     const message = error.apiMessage ?? error.message;
     let kind: ModelErrorKind =
@@ -66,7 +66,7 @@ export function toModelError(error: unknown, midStream: boolean, reading = false
   }
   // A stream cut off ("terminated"), garbled (a JSON SyntaxError) or out of protocol is a broken
   // connection; while the response is read, anything but an API error is.
-  if (reading || error instanceof Anthropic.AnthropicError || error instanceof SyntaxError) {
+  if (reading || error instanceof AnthropicError || error instanceof SyntaxError) {
     const message = error instanceof Error ? causeOf(error) : String(error);
     return new ModelError('connection', `the API stream broke off: ${message}`, { midStream });
   }

@@ -15,9 +15,9 @@
  * it has no build for), the file's pid and start time are the lock: a live holder refuses, a dead one
  * is replaced (two runs started in the same instant could then both go on; the README says so).
  */
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { holderAlive, holderOf, parseHolder, procStartOf, type LockHolder } from './holder.js';
 import { openSessionFile, UnsafeSessionFileError } from './sessionFile.js';
 
@@ -50,13 +50,43 @@ let native: NativeLocks | null | undefined;
 /** The kernel's locks, or `null` where the addon does not load. */
 function nativeLocks(): NativeLocks | null {
   if (native === undefined) {
+    const require = createRequire(import.meta.url);
     try {
-      native = createRequire(import.meta.url)('fs-native-extensions') as NativeLocks;
+      native = prebuiltLocks(require) ?? (require('fs-native-extensions') as NativeLocks);
     } catch {
       native = null;
     }
   }
   return native;
+}
+
+interface LockBinding {
+  tryLock(fd: number, offset: number, length: number, exclusive: boolean): void;
+}
+
+/**
+ * The addon's prebuilt binary for this platform, loaded by its path, with the package's `tryLock` over it (EAGAIN:
+ * held). The package's own loader (require-addon) finds the same file through three packages of resolver code, about
+ * 10 ms of a fresh process's CPU before its first request (bench/engine.ts). Where there is no such file (musl, a
+ * platform without a prebuilt), undefined: the package loads as it would.
+ */
+function prebuiltLocks(require: NodeJS.Require): NativeLocks | undefined {
+  if (process.platform === 'linux' && existsSync('/etc/alpine-release')) return undefined;
+  const dir = dirname(require.resolve('fs-native-extensions/package.json'));
+  const file = join(dir, 'prebuilds', `${process.platform}-${process.arch}`, 'fs-native-extensions.node');
+  if (!existsSync(file)) return undefined;
+  const binding = require(file) as LockBinding;
+  return {
+    tryLock(fd) {
+      try {
+        binding.tryLock(fd, 0, 0, true);
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return false;
+        throw error;
+      }
+    },
+  };
 }
 
 /** The lock file of the session whose transcript is `transcript`. */

@@ -1,0 +1,96 @@
+/**
+ * What a `-p` run loads before its first request that it never calls (issue 27's 9a: bench/engine.ts). The CLI as a
+ * process against the local Messages API server, as test/cli/mcpLoads.test.ts runs it:
+ * - of the Anthropic SDK, the base client and the Messages resource only (src/anthropic/client.ts), not the SDK's
+ *   other resources (beta, organization, files...: over a megabyte of the bundle). Which files of dist/ it loaded come
+ *   from a module hook (test/support/moduleLog.ts); a file holds a module's code when esbuild's `// node_modules/...`
+ *   comment is in it.
+ * - the session lock's addon by its prebuilt binary (src/transcript/lock.ts), without the package's resolver packages
+ *   (require-addon and bare-*): the lock is still the kernel's (/proc/locks lists it while the run holds it).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { CLI } from '../support/cli.js';
+import { writeModuleLogHook } from '../support/moduleLog.js';
+import { cliProjectPerTest, type CliProject } from '../support/project.js';
+
+let project: CliProject;
+cliProjectPerTest('startup-loads', (p) => (project = p), { noViolations: true });
+
+/** The code of the files of dist/ a `-p hi` run loaded. */
+async function codeLoaded(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentloop-startup-modules-'));
+  try {
+    writeModuleLogHook(dir);
+    const log = join(dir, 'modules.log');
+    writeFileSync(log, '');
+    // Not spawnSync: the Messages API server runs in this process.
+    const child = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, CLI, '-p', 'hi'], {
+      cwd: project.dir,
+      env: { ...project.env, MODULE_LOG: log },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    expect(await new Promise<number | null>((resolve) => child.on('close', resolve))).toBe(0);
+    const files = [...new Set(readFileSync(log, 'utf8').split('\n'))].filter((url) => url.startsWith('file:') && url.includes('/dist/'));
+    expect(files.length).toBeGreaterThan(1);
+    return files.map((url) => readFileSync(new URL(url), 'utf8')).join('\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const answer = () => project.server.enqueue({ content: [{ type: 'text', text: 'hello' }], stop_reason: 'end_turn' });
+
+describe('a -p run loads of the Anthropic SDK only what it calls', () => {
+  it('the Messages resource (and its batches) and the base client, none of the other resources', async () => {
+    answer();
+    const code = await codeLoaded();
+    expect(code).toContain('node_modules/@anthropic-ai/sdk/client.mjs');
+    expect(code).toContain('node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs');
+    // Each resource of the SDK is a class over APIResource (142 of them in the whole client, beta's and models' among them).
+    const resources = [...code.matchAll(/(?:class (\w+)|var (\w+) = class) extends APIResource\b/g)].map((m) => (m[1] ?? m[2] ?? '').replace(/\d+$/, ''));
+    expect(resources.sort()).toEqual(['Batches', 'Messages']);
+  });
+});
+
+/** A node process that locks a session through dist/transcript/lock.js, prints what it sees, and releases it. */
+function lockingProcess(transcript: string): Promise<{ modules: string[]; locksBefore: string; lockedInode: number }> {
+  const lockModule = pathToFileURL(createRequire(import.meta.url).resolve('../../dist/transcript/lock.js')).href;
+  const script = `
+import { createRequire } from 'node:module';
+import { readFileSync, statSync } from 'node:fs';
+const { lockSession, lockPathOf } = await import(${JSON.stringify(lockModule)});
+const lock = lockSession(${JSON.stringify(transcript)});
+const out = { modules: Object.keys(createRequire(import.meta.url).cache), locksBefore: readFileSync('/proc/locks', 'utf8'), lockedInode: statSync(lockPathOf(${JSON.stringify(transcript)})).ino };
+lock.release();
+process.stdout.write(JSON.stringify(out));`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  return new Promise((resolve, reject) =>
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(stdout) as Awaited<ReturnType<typeof lockingProcess>>) : reject(new Error(`exit ${code}`)))),
+  );
+}
+
+describe("the session lock's addon", () => {
+  it("loads by its prebuilt binary, without the package's resolvers, and the lock is the kernel's", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'agentloop-startup-lock-'));
+    try {
+      const seen = await lockingProcess(join(home, 'sessions', 's1.jsonl'));
+      const packages = seen.modules.filter((m) => m.includes('/node_modules/')).map((m) => /node_modules\/((@[^/]+\/)?[^/]+)/.exec(m)?.[1]);
+      expect(packages).toContain('fs-native-extensions');
+      expect(packages.filter((name) => /^(require-addon|bare-)/.test(name ?? ''))).toEqual([]);
+      // An OFD lock ("OFDLCK") on the lock file's inode while the process held it.
+      const line = seen.locksBefore.split('\n').find((l) => l.split(/\s+/).some((field) => field.endsWith(`:${seen.lockedInode}`)));
+      expect(line).toMatch(/OFDLCK/);
+      expect(statSync(home).isDirectory()).toBe(true);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
