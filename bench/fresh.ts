@@ -126,8 +126,8 @@ processes:
 | **first tool of the process** | **${fmt(f.tool.firstToolMs, 1)}** |
 | second tool (the next reply, same process) | ${fmt(f.tool.laterFirstToolMs, 1)} |
 
-What the first tool of a process waits for, and a later one does not: the process runner's import (execa, 25-40 ms
-of main-thread time in a fresh process), a batch of FIFOs (one \`mkfifo\`), the bwrap probe and execa's first call,
+What the first tool of a process waits for, and a later one does not: the process runner's import (small since it
+spawns with child_process itself; with execa it was 25-40 ms of main-thread time), a batch of FIFOs (one \`mkfifo\`), the bwrap probe and the first spawn,
 all started in the bash tool's \`prepare\` when the first reply begins; a command of plain words is judged without
 the shell parser (src/tools/bash/judge/shell/plain.ts), whose first parse of a process compiles its WebAssembly. Here the
 reply streams on after its tool_use, so they are ready in time; in the peers two-turn task, whose tool_use comes a few

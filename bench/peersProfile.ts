@@ -39,7 +39,7 @@ export interface FirstToolProfile {
   functions: Array<{ frame: string; kind: string; ms: number }>;
   /** Chunks of the bundle whose top-level code ran in the window (they were imported then), by file name. */
   evaluated: string[];
-  /** The packages and files those chunks hold (`execa`, `agentloop src/tools/bash/run/process.ts`, ...). */
+  /** The packages and files those chunks hold (`agentloop src/tools/bash/run/process.ts`, ...). */
   evaluatedHold: string[];
   /** The window's length (block end → the command's spawn returns, mean ms a run) and how much of it was busy. */
   windowMs: number;
@@ -118,14 +118,14 @@ function classifier(profile: CpuProfile) {
     }
     return of(line);
   };
-  /** Whether a sample is inside execa's spawn of a command (the one call that ends in `ChildProcess.spawn`). */
+  /** Whether a sample is inside the process runner's spawn of a command (process.ts's spawnDetached, which ends in `ChildProcess.spawn`). */
   const spawning = new Map<number, boolean>();
   const inSpawn = (id: number): boolean => {
     let known = spawning.get(id);
     if (known === undefined) {
       const node = byId.get(id);
       const up = parent.get(id);
-      known = node?.callFrame.functionName === 'spawnSubprocessAsync' || (up !== undefined && inSpawn(up));
+      known = node?.callFrame.functionName === 'spawnDetached' || (up !== undefined && inSpawn(up));
       spawning.set(id, known);
     }
     return known;

@@ -130,7 +130,7 @@ Chunks of the bundle imported in that window: ${chunks}, holding ${p.evaluatedHo
     .slice(0, 6)
     .join(', ')}, …).
 
-Grouped: **${fmt(runnerMs, 1)} ms importing the process runner and running execa's code for the first
+Grouped: **${fmt(runnerMs, 1)} ms importing the process runner and running its code for the first
 time** (Node's module loader, the chunk's evaluation, the packages it holds), ${fmt(spawnMs, 1)} ms starting processes (each a fork
 and exec on the main thread: the FIFO batch, the bwrap probe, the command), ${fmt(restMs, 1)} ms the first run of
 everything else on the path (undici's response, the SDK's stream, the machine, the tool's checks, the transcript), and

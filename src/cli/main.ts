@@ -2,7 +2,7 @@
 /**
  * The entry point. It loads only what the command line needs: `--version` is answered by this module alone, `--help`
  * loads the help (./help.js, with the option table), a bad command line only the parser (./args.js: one line and a
- * pointer to the command's --help), and ./run.js (with the loop, the SDK, XState and execa behind it) or ./durable.js
+ * pointer to the command's --help), and ./run.js (with the loop, the SDK and XState behind it) or ./durable.js
  * load only for a command that does something.
  */
 import { readFileSync, writeSync } from 'node:fs';

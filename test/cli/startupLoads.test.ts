@@ -1,6 +1,8 @@
 /**
  * What a `-p` run loads before its first request that it never calls (issue 27's 9a: bench/engine.ts). The CLI as a
  * process against the local Messages API server, as test/cli/mcpLoads.test.ts runs it:
+ * - a command through the bash tool, without execa (src/tools/bash/run/process.ts spawns with child_process: execa's
+ *   import was 25 ms of CPU between the first reply and the first command);
  * - of the Anthropic SDK, the base client and the Messages resource only (src/anthropic/client.ts), not the SDK's
  *   other resources (beta, organization, files...: over a megabyte of the bundle). Which files of dist/ it loaded come
  *   from a module hook (test/support/moduleLog.ts); a file holds a module's code when esbuild's `// node_modules/...`
@@ -45,6 +47,23 @@ async function codeLoaded(): Promise<string> {
 }
 
 const answer = () => project.server.enqueue({ content: [{ type: 'text', text: 'hello' }], stop_reason: 'end_turn' });
+
+describe('a -p run that runs a command loads no execa', () => {
+  it('the bash tool spawns with child_process itself', async () => {
+    // The tool by the name the run gives it.
+    project.server.enqueue((body) => ({
+      content: [{ type: 'tool_use', id: 'toolu_loads_1', name: (body.tools?.[0] as { name: string }).name, input: { command: 'ls' } }],
+      stop_reason: 'tool_use',
+    }));
+    answer();
+    const code = await codeLoaded();
+    expect(project.server.requests).toHaveLength(2);
+    expect(JSON.stringify(project.server.requests[1]?.body?.messages.at(-1))).toContain('tool_result');
+    expect(JSON.stringify(project.server.requests[1]?.body?.messages.at(-1))).not.toContain('"is_error":true');
+    expect(code).toContain('runInProcessGroup');
+    expect(code).not.toContain('node_modules/execa/');
+  });
+});
 
 describe('a -p run loads of the Anthropic SDK only what it calls', () => {
   it('the Messages resource (and its batches) and the base client, none of the other resources', async () => {

@@ -162,7 +162,7 @@ function checkedSettings(options: BashToolOptions): typeof DEFAULTS {
 
 /**
  * While the first model call is under way: what waits on other processes and files first (the FIFOs, not waiting for
- * execa, whose import is the longest of these, 25-40 ms in a fresh process), the process runner, the choice of a runner
+ * the process runner's import), the process runner, the choice of a runner
  * (a bwrap probe); then one check through each reader, so that later checks run compiled code. The parser's first parse
  * compiles its WebAssembly (~10 ms): after the runner, and after the spawn of any command on its way (plain words need
  * no parser). A command on its way to its spawn is the warm-up: another run before it would only delay it.

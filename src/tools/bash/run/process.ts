@@ -8,8 +8,7 @@
  *   (background children included) is killed, the pipe drained, and the result returned;
  * - on timeout or abort the whole group gets SIGKILL at once.
  */
-import type { ChildProcess } from 'node:child_process';
-import { execa } from 'execa';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { openOutputPipe, pipeReader, prepareFifos, type OutputPipe } from './pipe.js';
@@ -18,7 +17,7 @@ let warmedUp = false;
 
 /**
  * What the first command would otherwise wait for: a batch of FIFOs, and once per process a `true` run the way a
- * command runs (a FIFO, execa, the exit, the drain), so that the first real command runs code V8 has compiled
+ * command runs (a FIFO, the spawn, the exit, the drain), so that the first real command runs code V8 has compiled
  * already (cold, that path cost the first command of a process ~15 ms more than the next: `npm run bench -- --only=startup`).
  * No warm-up when a command is already waiting for this module: it warms the path itself, and a run before it would
  * only delay it.
@@ -97,7 +96,7 @@ function run(options: RunOptions, pipe: OutputPipe): Promise<RunEnding> {
     shell = spawnDetached(file, args, options.cwd, options.env, writeFd);
     options.onSpawned?.();
   } catch (err) {
-    closeSync(readFd); // execa refused the options; a failed spawn itself is in its result
+    closeSync(readFd); // Node refused the options; a failed spawn itself comes as an 'error'
     return Promise.resolve({ kind: 'spawn-error', message: (err as Error).message });
   } finally {
     // Only the child holds the write end now: the pipe ends when it and its descendants close it.
@@ -105,8 +104,7 @@ function run(options: RunOptions, pipe: OutputPipe): Promise<RunEnding> {
   }
   const { child, result } = shell;
   if (child.pid === undefined) {
-    // Not started (no bash on the PATH, a bad cwd). Some spawn failures come as an 'error'
-    // event, others make execa return a stand-in that emits nothing: its result says why.
+    // Not started (no bash on the PATH, a bad cwd): the 'error' event says why.
     closeSync(readFd);
     return result.then(
       (r): RunEnding => ({ kind: 'spawn-error', message: startError(r) }),
@@ -148,7 +146,7 @@ class Watch {
       this.pipeClosed = true;
       this.settle();
     });
-    // Before execa's own listeners: the result is not kept waiting for execa's bookkeeping.
+    // First: the result is not kept waiting for any other listener.
     child.prependOnceListener('exit', (code, signal) => this.exit(code, signal));
     child.on('error', () => undefined); // after a successful spawn (a failed kill): nothing to do
     trackGroup(pid);
@@ -220,45 +218,35 @@ class Watch {
   }
 }
 
-/** What is read of execa's result: only why a spawn failed. */
+/** Why a spawn failed, when it did. */
 interface ShellResult {
   cause?: unknown;
-  shortMessage?: string;
 }
 
-/** The started shell (execa's subprocess is both), and execa's promise of its result. */
+/** The started shell, and the promise of why its spawn failed (it settles at the spawn's 'error', or at the exit). */
 interface Shell {
   child: ChildProcess;
   result: Promise<ShellResult>;
 }
 
 function startError(result: ShellResult): string {
-  return result.cause instanceof Error ? result.cause.message : (result.shortMessage ?? 'unknown error');
+  return result.cause instanceof Error ? result.cause.message : 'unknown error';
 }
 
 /**
- * Starts the shell with execa, detached, stdout and stderr both on the pipe's write end. Nothing
- * is buffered (`buffer: false`): the caller reads the pipe with a bound, and watches the 'exit'
- * event of the subprocess (a ChildProcess) rather than its promise, which settles later.
+ * Starts the shell, detached, stdout and stderr both on the pipe's write end, stdin /dev/null, the environment exactly
+ * `env`. child_process.spawn itself, not execa: the runner needs none of what execa adds (its output, its promise, its
+ * cleanup, which a detached child skips anyway), and execa's import was 25 ms of a fresh process's CPU between the
+ * first reply and its first command (bench/engine.ts). A spawn that fails (no such program, a bad cwd) leaves
+ * `child.pid` undefined and emits 'error'; options Node refuses throw here.
  */
 function spawnDetached(file: string, args: string[], cwd: string, env: Record<string, string>, outFd: number): Shell {
-  // execa's types accept only descriptors 1-9 here, but it hands any descriptor to
-  // child_process.spawn as it is: the pipe's write end is a descriptor above 9.
-  const pipeFd = outFd as unknown as 1;
-  const subprocess = execa(file, args, {
-    cwd,
-    env,
-    extendEnv: false,
-    stdin: 'ignore',
-    stdout: pipeFd,
-    stderr: pipeFd,
-    detached: true,
-    buffer: false,
-    reject: false, // failures are in the result, never a rejection
+  const child = spawn(file, args, { cwd, env, stdio: ['ignore', outFd, outFd], detached: true });
+  const result = new Promise<ShellResult>((resolve) => {
+    child.once('error', (cause) => resolve({ cause }));
+    child.once('exit', () => resolve({}));
   });
-  const result: Promise<ShellResult> = subprocess;
-  result.catch(() => undefined); // not expected with `reject: false`; never an unhandled rejection
-  return { child: subprocess, result };
+  return { child, result };
 }
 
 /** SIGKILL to every process of the group; a group that is already gone is fine. */

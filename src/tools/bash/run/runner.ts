@@ -9,7 +9,7 @@
  * - sandbox.ts: bubblewrap with a read-only system, no network, what is not the task's hidden (`--sandbox`).
  *
  * Each builds the argv of its command and starts it with the process runner (process.ts), loaded on first use: a run
- * that never calls the tool never loads execa.
+ * that never calls the tool never loads it.
  */
 import type { RunEnding, RunOptions } from './process.js';
 
@@ -34,7 +34,7 @@ export interface CommandRunner {
 
 let processes: Promise<typeof import('./process.js')> | undefined;
 
-/** The process runner (and execa behind it), loaded once. */
+/** The process runner, loaded once. */
 export function loadProcesses(): Promise<typeof import('./process.js')> {
   processes ??= import('./process.js');
   return processes;
