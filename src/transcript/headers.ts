@@ -21,10 +21,11 @@ export const TAIL_BYTES = 16 * 1024;
 /** The longest header line looked for (a header is a few hundred bytes; a longer first line is no header). */
 const MAX_HEADER_BYTES = 256 * 1024;
 
-/** A transcript of the sessions folder, its modification time, and whether a lock file is beside it (lock.ts). */
+/** A transcript of the sessions folder, its stat, and whether a lock file is beside it (lock.ts). */
 export interface TranscriptFile {
   path: string;
-  mtimeMs: number;
+  name: string;
+  stat: Stats;
   locked: boolean;
 }
 
@@ -43,9 +44,9 @@ export function transcriptsByNewest(home: string): TranscriptFile[] {
     if (!name.endsWith('.jsonl')) continue;
     const path = join(dir, name);
     const stat = statSync(path, { throwIfNoEntry: false });
-    if (stat?.isFile()) files.push({ path, mtimeMs: stat.mtimeMs, locked: locks.has(`${name.slice(0, -'.jsonl'.length)}.lock`) });
+    if (stat?.isFile()) files.push({ path, name, stat, locked: locks.has(`${name.slice(0, -'.jsonl'.length)}.lock`) });
   }
-  return files.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? 1 : -1));
+  return files.sort((a, b) => b.stat.mtimeMs - a.stat.mtimeMs || (a.path < b.path ? 1 : -1));
 }
 
 /** The header of the transcript at `path`, from its first line alone; `undefined` if it has none. */

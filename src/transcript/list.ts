@@ -4,6 +4,7 @@
  */
 import type { ExitReason } from '../core/outcome.js';
 import { readEnds, readHeader, transcriptsByNewest } from './headers.js';
+import { cachedSummary, openCache, remember, saveCache, type ReadSummary, type SummaryCache } from './listCache.js';
 import { runningHolder, type LockHolder } from './lock.js';
 import type { SessionHeader, SessionRecord } from './records.js';
 import type { Transcript } from './store.js';
@@ -83,31 +84,63 @@ export interface ListOptions {
   read?: 'summary' | 'headers';
 }
 
-/** Every session under `home`, the most recently updated first. */
+/**
+ * Every session under `home`, the most recently updated first. The summaries of transcripts unchanged since the last
+ * listing come from the cache beside them (listCache.ts), the others from their ends.
+ */
 export function listSessions(home: string, options: ListOptions = {}): SessionSummary[] {
+  const tail = options.read !== 'headers';
+  // The headers alone are cheap enough to read each time (and differ from the cache's: no tail).
+  const cache = tail ? openCache(home) : undefined;
   const summaries: SessionSummary[] = [];
-  for (const { path, locked } of transcriptsByNewest(home)) {
+  for (const { path, name, stat, locked } of transcriptsByNewest(home)) {
     try {
-      const summary = summaryOf(path, options.read !== 'headers', locked);
-      if (summary) summaries.push(summary);
+      const known = cache && cachedSummary(cache, name, stat);
+      const { read, mtime } = known === undefined ? readSummary(path, tail, cache, name) : { read: known, mtime: stat.mtime };
+      if (read) summaries.push(withItsRun(read, path, mtime, locked));
     } catch {
       // unreadable file (removed meanwhile, permissions): not a session we can list
     }
   }
+  if (cache) saveCache(cache);
   return summaries;
 }
 
-function summaryOf(path: string, tail: boolean, locked: boolean): SessionSummary | undefined {
+/** What the ends of the transcript at `path` say of its session (kept in `cache` when given), and when it was written last. */
+function readSummary(path: string, tail: boolean, cache: SummaryCache | undefined, name: string): { read: ReadSummary | null; mtime: Date } {
+  const readAt = Date.now();
   const ends = readEnds(path, tail);
   const summary = summarize({ path, header: ends.header, records: ends.records, problems: ends.problems, damaged: [] }, ends.stat.mtime);
-  if (!summary) return undefined;
-  if (!summary.firstPrompt && ends.promptStart) summary.firstPrompt = ends.promptStart;
-  if (!tail) Object.assign(summary, { turns: 0, exitReason: null });
-  // A last line too long to read is no `result`: the last run did not end.
-  else if (ends.longLastLine) summary.exitReason = 'interrupted';
-  summary.running = (locked && runningHolder(path)) || null;
-  if (summary.running) summary.exitReason = 'running';
-  return summary;
+  let read: ReadSummary | null = null;
+  if (summary) {
+    const { path: _path, updatedAt: _updatedAt, running: _running, ...rest } = summary;
+    read = rest;
+    if (!read.firstPrompt && ends.promptStart) read.firstPrompt = ends.promptStart;
+    if (!tail) Object.assign(read, { turns: 0, exitReason: null });
+    // A last line too long to read is no `result`: the last run did not end.
+    else if (ends.longLastLine) read.exitReason = 'interrupted';
+  }
+  if (cache) remember(cache, name, ends.stat, read, readAt);
+  return { read, mtime: ends.stat.mtime };
+}
+
+/** The summary of a session from what its transcript says, its last write, and the run that holds it now, if one does. */
+function withItsRun(read: ReadSummary, path: string, mtime: Date, locked: boolean): SessionSummary {
+  const running = (locked && runningHolder(path)) || null;
+  return {
+    id: read.id,
+    path,
+    cwd: read.cwd,
+    model: read.model,
+    createdAt: read.createdAt,
+    updatedAt: mtime.toISOString(),
+    firstPrompt: read.firstPrompt,
+    ...(read.label ? { label: read.label } : {}),
+    turns: read.turns,
+    exitReason: running ? 'running' : (read.exitReason as SessionSummary['exitReason']),
+    running,
+    problems: read.problems,
+  };
 }
 
 /**

@@ -3,14 +3,16 @@
  * until one is of the directory; the viewer's list and `agentloop sessions` read each session's head and tail (the
  * viewer's first pick, the headers only).
  * Counted in bytes read from the disk (every `fs` read of the process is counted while the call runs), with
- * transcripts of 64 KiB each, so that reading any of them whole shows.
+ * transcripts of 64 KiB each, so that reading any of them whole shows; a second listing reads the cache beside the
+ * transcripts (listCache.ts) and only the transcripts changed since.
  */
-import fs, { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import fs, { appendFileSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HEAD_BYTES, readHeader, TAIL_BYTES } from '../../src/transcript/headers.js';
+import { CACHE_NAME, SETTLED_MS } from '../../src/transcript/listCache.js';
 import { listSessions, newestSessionFor } from '../../src/transcript/store.js';
 import { TRANSCRIPT_VERSION } from '../../src/transcript/records.js';
 
@@ -124,5 +126,20 @@ describe('listSessions', () => {
     } finally {
       rmSync(join(dir, 'zz-prompt.jsonl'));
     }
+  });
+
+  it('lists a home unchanged since its last listing from the cache beside it, reading no transcript; one appended since is read again, alone', async () => {
+    await new Promise((resolve) => setTimeout(resolve, SETTLED_MS + 150)); // the transcripts settle (listCache.ts)
+    const first = listSessions(home);
+    const cache = statSync(join(home, 'sessions', CACHE_NAME)).size;
+    let again: ReturnType<typeof listSessions> = [];
+    expect(bytesRead(() => (again = listSessions(home)))).toBe(cache);
+    expect(again).toEqual(first);
+    appendFileSync(join(home, 'sessions', 's010.jsonl'), `${JSON.stringify({ type: 'prompt', at: '2026-01-01T00:00:00.000Z', text: 'again' })}\n`);
+    const bytes = bytesRead(() => (again = listSessions(home)));
+    expect(bytes).toBeGreaterThan(cache);
+    expect(bytes).toBeLessThanOrEqual(cache + HEAD_BYTES + TAIL_BYTES);
+    expect(again[0]).toMatchObject({ id: 's010', exitReason: 'interrupted', turns: 3 });
+    expect(again.slice(1)).toEqual(first.filter((s) => s.id !== 's010'));
   });
 });
