@@ -5,8 +5,11 @@
  * - `--continue`'s lookup of the newest session of a directory: the transcripts by modification time, headers read
  *   until one is of the directory (`newestSessionFor`), against the old way (every transcript parsed and summarised,
  *   then the newest of the directory taken), and against reading one header (the floor);
- * - the viewer's session list and `agentloop sessions` (each session's first and last 16 KiB: its header, first
- *   question, turns and how its last run ended), against the old way; and the headers alone (the viewer's first pick);
+ * - the viewer's session list and `agentloop sessions` (each session's header, first question, turns and how its last
+ *   run ended): with the cache beside the transcripts (listCache.ts) warm, as every listing after the first finds it
+ *   when nothing changed (a `stat` of each transcript and one file read), and with no cache (the first listing, or
+ *   every transcript changed since: the first and last 16 KiB of each read and parsed, then the cache written),
+ *   against the old way; and the headers alone (the viewer's first pick);
  * - opening the session with the 100 MB record in the viewer: the timeline over HTTP from `agentloop view ID` (a fresh
  *   process, as a user starts it), and the page
  *   in Chromium until it shows the first step, against what the old server did before it sent anything (read and
@@ -19,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { agentMachine } from '../src/machine/agentMachine.js';
 import { readHeader } from '../src/transcript/headers.js';
+import { CACHE_NAME, SETTLED_MS } from '../src/transcript/listCache.js';
 import { listSessions, newestSessionFor, readTranscript, summarize, type SessionSummary } from '../src/transcript/store.js';
 import { TRANSCRIPT_VERSION, type SessionRecord } from '../src/transcript/records.js';
 import { graphOf } from '../src/view/assets.js';
@@ -41,7 +45,9 @@ export interface SessionsFigures {
   continueOld: number;
   oneHeader: number;
   listHeadersNew: number;
+  /** The list with its cache warm (nothing changed since the last listing), and with none (every transcript read). */
   listSummaryNew: number;
+  listSummaryCold: number;
   listOld: number;
   /** Opening the 100 MB-record session: the timeline over HTTP (ms, KB sent), the page until its first step (ms; NaN without Chromium). */
   openApiMs: number;
@@ -152,20 +158,27 @@ async function pageOpenMs(url: string): Promise<number> {
 export async function benchSessions(rounds: number, log: (line: string) => void): Promise<SessionsFigures> {
   log(`sessions: writing a home of ${SESSIONS.toLocaleString('en-US')} sessions and one with a ${BIG_MB} MB record ...`);
   const { home, cwd, bigId, bytes } = makeHome();
+  const written = now();
   try {
-    const sides = { continueNew: [] as number[], continueOld: [] as number[], oneHeader: [] as number[], listHeadersNew: [] as number[], listSummaryNew: [] as number[], listOld: [] as number[] };
+    const sides = { continueNew: [] as number[], continueOld: [] as number[], oneHeader: [] as number[], listHeadersNew: [] as number[], listSummaryNew: [] as number[], listSummaryCold: [] as number[], listOld: [] as number[] };
+    const cache = join(home, 'sessions', CACHE_NAME);
     const one = join(home, 'sessions', 's00000-bench.jsonl');
     const expected = oldList(home).find((s) => s.cwd === cwd)?.id;
     if (newestSessionFor(home, cwd)?.id !== expected) throw new Error('newestSessionFor and the old way disagree');
+    // What the list reads of a transcript is kept once the transcript has been left alone for SETTLED_MS (as a home's are).
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, written + SETTLED_MS + 100 - now())));
+    if (JSON.stringify(listSessions(home).map(({ running: _, ...s }) => s)) !== JSON.stringify(oldList(home).map(({ running: _, ...s }) => s))) throw new Error('listSessions and the old way disagree');
     for (let round = 0; round < rounds; round++) {
       sides.continueNew.push(timeMs(() => newestSessionFor(home, cwd)));
       sides.oneHeader.push(timeMs(() => readHeader(one)));
       sides.listHeadersNew.push(timeMs(() => listSessions(home, { read: 'headers' })));
+      rmSync(cache, { force: true });
+      sides.listSummaryCold.push(timeMs(() => listSessions(home)));
       sides.listSummaryNew.push(timeMs(() => listSessions(home)));
       const old = timeMs(() => oldList(home));
       sides.listOld.push(old);
       sides.continueOld.push(timeMs(() => oldList(home).find((s) => s.cwd === cwd)));
-      log(`sessions: round ${round + 1}/${rounds}: --continue ${fmt(sides.continueNew.at(-1) as number, 1)} vs ${fmt(sides.continueOld.at(-1) as number, 0)} ms, list ${fmt(sides.listHeadersNew.at(-1) as number, 0)} vs ${fmt(old, 0)} ms`);
+      log(`sessions: round ${round + 1}/${rounds}: --continue ${fmt(sides.continueNew.at(-1) as number, 1)} vs ${fmt(sides.continueOld.at(-1) as number, 0)} ms, list ${fmt(sides.listSummaryNew.at(-1) as number, 0)} (no cache ${fmt(sides.listSummaryCold.at(-1) as number, 0)}) vs ${fmt(old, 0)} ms`);
     }
     const loadBefore = loadavg();
     const open = await openFigures(home, bigId);
@@ -179,6 +192,7 @@ export async function benchSessions(rounds: number, log: (line: string) => void)
       oneHeader: median(sides.oneHeader),
       listHeadersNew: median(sides.listHeadersNew),
       listSummaryNew: median(sides.listSummaryNew),
+      listSummaryCold: median(sides.listSummaryCold),
       listOld: median(sides.listOld),
       ...open,
       openLoad,
@@ -251,8 +265,13 @@ measured is reading and parsing, not the disk).
 | What | Now | The old way (every transcript parsed whole) | Now ÷ old |
 |---|---|---|---|
 | \`--continue\`: the newest session of a directory (the 8th newest of the home) | ${fmt(s.continueNew, 2)} ms | ${fmt(s.continueOld, 0)} ms | ${fmt(s.continueNew / s.continueOld, 4)} |
-| The viewer's session list and \`agentloop sessions\` (turns and how each last run ended too: the first and last 16 KiB of each) | ${fmt(s.listSummaryNew, 1)} ms | ${fmt(s.listOld, 0)} ms | ${fmt(s.listSummaryNew / s.listOld, 4)} |
+| The viewer's session list and \`agentloop sessions\` (turns and how each last run ended too), nothing changed since the last listing: a \`stat\` of each transcript and the cache beside them | ${fmt(s.listSummaryNew, 1)} ms | ${fmt(s.listOld, 0)} ms | ${fmt(s.listSummaryNew / s.listOld, 4)} |
+| The same with no cache (the first listing, or every transcript changed since): the first and last 16 KiB of each, then the cache written | ${fmt(s.listSummaryCold, 1)} ms | ${fmt(s.listOld, 0)} ms | ${fmt(s.listSummaryCold / s.listOld, 4)} |
 | The headers alone (the viewer's first pick when no session is named) | ${fmt(s.listHeadersNew, 1)} ms | ${fmt(s.listOld, 0)} ms | ${fmt(s.listHeadersNew / s.listOld, 4)} |
+
+The list's cache (\`sessions/.list-cache.json\`, src/transcript/listCache.ts) holds what was read of each transcript,
+used again only while the transcript's size, modification and change times, inode and device are those it was read
+with: a transcript appended, cut or replaced since is read again, alone ([docs/sessions.md](docs/sessions.md)).
 
 Reading one header alone takes ${fmt(s.oneHeader, 3)} ms: \`--continue\` costs ${fmt(s.continueNew / s.oneHeader, 0)} of those (a \`stat\` of
 each transcript, then the headers of the newest until one is of the directory).
