@@ -94,8 +94,9 @@ export type MachineEvent =
 export type CallEvent =
   /**
    * A request is about to be sent: exactly the body the model gets. `body.messages` may be the
-   * run's live history, which grows after this: the request holds its first `messageCount`
-   * messages (copy them in the handler to keep them).
+   * run's live history, or the array the model service sends for it, which grow after this (and
+   * whose cache breakpoints the next request moves, anthropic/cache.ts): the request holds its
+   * first `messageCount` messages as they are now (copy them in the handler to keep them).
    */
   | { type: 'request'; turnCount: number; body: ModelRequest; messageCount: number }
   /** A piece of the model's text, as it streams. */
