@@ -1,10 +1,11 @@
 /**
- * Benchmark 2: growth, as the CLI runs: runAgent with the transcript recorder on (durable, fsync included) and a model
- * call that serialises each request as the SDK does (`JSON.stringify` of the whole body, every turn), answering a
- * tool_use at once, with a no-op tool, for 10,000 turns in one run. The cost of a turn is the time from one model call
- * to the next; "at 1,000 turns" is the median over turns 901–1,000, "at 10,000" over turns 9,901–10,000. The
- * serialisation grows with the history for any harness that sends it (the plain loop too); agentloop's own share is
- * the turn less the time inside the model call.
+ * Benchmark 2: growth, as the CLI runs: runAgent with the transcript recorder on (durable, fsync included) and
+ * agentloop's model service (`createAnthropicModel`: the history check, the cache breakpoints, the request record, the
+ * stream reader) with the SDK's client taken in process: it serialises each request as the SDK does (`JSON.stringify`
+ * of the whole body, every turn) and streams back a tool_use at once, for a no-op tool, for 10,000 turns in one run.
+ * The cost of a turn is the time from one model call to the next; "at 1,000 turns" is the median over turns
+ * 901–1,000, "at 10,000" over turns 9,901–10,000. The serialisation grows with the history for any harness that sends
+ * it (the plain loop too); agentloop's own share is the turn less the time inside the client's call.
  *
  * Serialising a large body also costs the turn after it: the caches hold the body's bytes instead of the loop's code
  * and data, and the string's garbage brings collections forward. A control run shows how much of the growth that is:
@@ -17,9 +18,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import type { ModelCall, ModelReply } from '../src/core/model.js';
+import type Anthropic from '@anthropic-ai/sdk';
+import { createAnthropicModel } from '../src/anthropic/call.js';
+import type { ModelCall } from '../src/core/model.js';
 import type { ToolUseBlock } from '../src/core/messages.js';
-import { zeroUsage } from '../src/core/usage.js';
 import { startSession } from '../src/transcript/recorder.js';
 import { runAgent } from '../src/run/runAgent.js';
 import type { Tool } from '../src/core/tool.js';
@@ -55,28 +57,52 @@ export interface GrowthFigures {
 
 const MARKS = [1_000, 10_000];
 
+/** The stream of a reply of one block, as the API sends it (message_start … message_stop). */
+function streamOf(block: ToolUseBlock | { type: 'text'; text: string }): unknown[] {
+  const usage = { input_tokens: 0, output_tokens: 0 };
+  const delta = block.type === 'text' ? { type: 'text_delta', text: block.text } : { type: 'input_json_delta', partial_json: '{}' };
+  return [
+    { type: 'message_start', message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'bench', content: [], stop_reason: null, usage } },
+    { type: 'content_block_start', index: 0, content_block: block.type === 'text' ? { type: 'text', text: '' } : { ...block, input: {} } },
+    { type: 'content_block_delta', index: 0, delta },
+    { type: 'content_block_stop', index: 0 },
+    { type: 'message_delta', delta: { stop_reason: block.type === 'text' ? 'end_turn' : 'tool_use', stop_sequence: null }, usage },
+    { type: 'message_stop' },
+  ];
+}
+
 /**
- * Answers a tool_use at once on every call before `turns`, then text; serialises each request first, as the SDK does
- * (and `ballast` after it, for the control run).
+ * The SDK's client taken in process: `create` serialises the body it is given, as the SDK does (`serialise`, timed by
+ * the caller), then streams a tool_use on every call before `turns`, then a text.
  */
-function serialisingModel(turns: number, calls: number[], inCall: number[], bodies: number[], heaps: Map<number, number>, ballast?: unknown): ModelCall {
-  return async ({ request, turnCount, onToolUse }) => {
-    const start = now();
-    calls.push(start);
-    bodies.push(JSON.stringify({ ...request, stream: true }).length);
-    if (ballast !== undefined) JSON.stringify(ballast);
-    inCall.push(now() - start);
-    if (MARKS.includes(calls.length)) {
-      collect();
-      heaps.set(calls.length, v8.getHeapStatistics().used_heap_size);
-    }
-    if (turnCount < turns) {
-      const block: ToolUseBlock = { type: 'tool_use', id: `toolu_${turnCount}`, name: 'noop', input: {} };
-      onToolUse(block);
-      return { content: [block], stopReason: 'tool_use', usage: zeroUsage(), droppedIncompleteBlock: false } satisfies ModelReply;
-    }
-    return { content: [{ type: 'text', text: 'done' }], stopReason: 'end_turn', usage: zeroUsage(), droppedIncompleteBlock: false };
+export function inProcessClient(turns: number, serialise: (body: object) => void): Anthropic {
+  let call = 0;
+  const create = async (body: object) => {
+    serialise(body);
+    call += 1;
+    const events = streamOf(call < turns ? { type: 'tool_use', id: `toolu_${call}`, name: 'noop', input: {} } : { type: 'text', text: 'done' });
+    return (async function* () {
+      yield* events;
+    })();
   };
+  return { messages: { create } } as unknown as Anthropic;
+}
+
+/** agentloop's model service over `inProcessClient`: the time inside `create` is the serialisation (and `ballast`'s). */
+function serialisingModel(turns: number, calls: number[], inCall: number[], bodies: number[], heaps: Map<number, number>, ballast?: unknown): ModelCall {
+  return createAnthropicModel({
+    client: inProcessClient(turns, (body) => {
+      const start = now();
+      calls.push(start);
+      bodies.push(JSON.stringify(body).length);
+      if (ballast !== undefined) JSON.stringify(ballast);
+      inCall.push(now() - start);
+      if (MARKS.includes(calls.length)) {
+        collect();
+        heaps.set(calls.length, v8.getHeapStatistics().used_heap_size);
+      }
+    }),
+  });
 }
 
 interface GrowthRun {
@@ -165,12 +191,13 @@ export function growthSection(g: GrowthFigures): string {
     .join('\n');
   return `## 2. Growth
 
-As the CLI runs: \`runAgent\` with the transcript recorder on (durable: fsync included) and an in-process model call
-that serialises each request as the SDK does (\`JSON.stringify\` of the whole body, every turn) and answers a tool_use
-at once, with a no-op tool: ${g.turns.toLocaleString('en')} turns in one run (${fmt(g.seconds, 0)} s). A turn is the time
-from one model call to the next; each figure is the median over the 100 turns before the mark. The serialisation is
-what any loop that sends the history pays (it grows with it); agentloop's own share is the rest: the machine, the
-history check, the tool runner, the copies of the request for the observers, the recorder.
+As the CLI runs: \`runAgent\` with the transcript recorder on (durable: fsync included) and agentloop's model service
+(\`createAnthropicModel\`) with the SDK's client taken in process: it serialises each request as the SDK does
+(\`JSON.stringify\` of the whole body, every turn) and streams back a tool_use at once, for a no-op tool:
+${g.turns.toLocaleString('en')} turns in one run (${fmt(g.seconds, 0)} s). A turn is the time from one model call to the next;
+each figure is the median over the 100 turns before the mark. The serialisation is what any loop that sends the
+history pays (it grows with it); agentloop's own share is the rest: the machine, the history check, the cache
+breakpoints, the stream reader, the tool runner, the events for the observers, the recorder.
 
 | Turns | µs per turn | of which serialising | agentloop's own | body sent, KB | heap after a full GC, MB |
 |---|---|---|---|---|---|

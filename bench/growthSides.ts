@@ -1,7 +1,8 @@
 /**
  * Growth, side by side (a diagnostic beside benchmark 2): 100 turns from a history of 1,000 turns and from one of
- * 10,000 (built up front, passed as `messages`), interleaved over rounds, with the same in-process model call as
- * bench/growth.ts (it serialises each request, then answers a tool_use at once). Sides: `recorder` (runAgent with the
+ * 10,000 (built up front, passed as `messages`), interleaved over rounds, with the same model service as
+ * bench/growth.ts (agentloop's, over an in-process client that serialises each request, then streams a tool_use).
+ * Sides: `recorder` (runAgent with the
  * durable transcript recorder), `none` (runAgent, no recorder), `plain` (a bare loop: serialise, push the reply, run
  * the tool, push its result); a `+ballast` side also serialises a 10,000-turn history in each call at 1,000 turns
  * (inside the timed call), so both lengths pay the same serialisation aftermath (caches, garbage). agentloop's own
@@ -13,11 +14,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MessageParam } from '../src/core/messages.js';
-import type { ModelCall } from '../src/core/model.js';
-import { zeroUsage } from '../src/core/usage.js';
+import { createAnthropicModel } from '../src/anthropic/call.js';
 import { startSession } from '../src/transcript/recorder.js';
 import { runAgent } from '../src/run/runAgent.js';
-import { noopTool } from './growth.js';
+import { inProcessClient, noopTool } from './growth.js';
 import { fmt, median, now } from './stats.js';
 
 const TURNS = 100;
@@ -61,16 +61,7 @@ async function once(home: string, sideName: string, length: number, ballast: unk
       messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: block.id, content: String(output.content) }] });
     }
   } else {
-    let n = 0;
-    const modelCall: ModelCall = async ({ request, onToolUse }) => {
-      serialise(request);
-      if (n++ < TURNS) {
-        const block = { type: 'tool_use' as const, id: `toolu_${n}`, name: 'noop', input: {} };
-        onToolUse(block);
-        return { content: [block], stopReason: 'tool_use', usage: zeroUsage(), droppedIncompleteBlock: false };
-      }
-      return { content: [{ type: 'text', text: 'done' }], stopReason: 'end_turn', usage: zeroUsage(), droppedIncompleteBlock: false };
-    };
+    const modelCall = createAnthropicModel({ client: inProcessClient(TURNS + 1, serialise) });
     const recorder = side === 'recorder' ? startSession(home, { cwd: process.cwd(), model: 'bench' }) : undefined;
     const result = await runAgent('go on', { model: 'bench', modelCall, tools: [noopTool], messages, maxTurns: TURNS + 5, cwd: process.cwd(), onEvent: recorder?.onEvent ?? (() => {}) });
     recorder?.finish(result);
