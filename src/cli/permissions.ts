@@ -82,7 +82,7 @@ export class RuleError extends Error {
 export async function permissionGate(options: PermissionOptions, cwd: string, always = false): Promise<PermissionGate | undefined> {
   const mode = permissionModeOf(options);
   if (!always && mode === 'bypassPermissions' && !options.disallowedTools?.length) return undefined;
-  const { decideInModeSoon, parseRules } = await import('../permissions/rules.js');
+  const { decideInModeSoon, parseRules, preparePermissions } = await import('../permissions/rules.js');
   const parse = (flag: string, texts: string[] | undefined) => {
     try {
       return parseRules(texts ?? []);
@@ -91,11 +91,10 @@ export async function permissionGate(options: PermissionOptions, cwd: string, al
     }
   };
   const rules = { allow: parse('--allowedTools', options.allowedTools), deny: parse('--disallowedTools', options.disallowedTools) };
-  // The parser the rules split commands with is not loaded here: the bash tool's prepare() loads it when the first reply
-  // begins (loading it at start-up cost every run ~15 ms of CPU before its first request: bench/engine.ts). A call of
-  // another tool or a command of plain words is judged at once (the same rules, read without the parser:
-  // tools/bash/judge/shell/reader.ts); any other command waits for the parser (a parser that cannot load makes the hook
-  // throw, which denies the call).
+  // The parser the rules split commands with loads beside the first request, not before it. A call of another tool or a
+  // command of plain words is judged at once (the same rules, read without the parser: tools/bash/judge/shell/reader.ts);
+  // any other command waits for the parser (a parser that cannot load makes the hook throw, which denies the call).
+  preparePermissions().catch(() => undefined);
   const denials: PermissionDenial[] = [];
   const dirs: [string, ...string[]] = [cwd, ...(options.addDir ?? []).map((dir) => resolve(cwd, dir))]; // where acceptEdits' file commands run
   const gate: PermissionGate = {

@@ -232,6 +232,10 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   if (options.command === 'mcp') return (await import('./mcpList.js')).mcpCommand(options, { env, cwd, stdout, stderr, version: version() });
   if (options.command === 'view') return (await loadPages()).viewCommand(options, { env, cwd, stdout, stderr });
   if (options.mistake !== undefined) return (await import('./mistake.js')).mistakeCommand(options.mistake, { env, cwd, stdout, stderr });
+  // The bash tool's shell parser loads while the loop and the SDK do: a reply that opens with a read-only command can
+  // start it mid-stream only once the parser is ready (about 0.1 s after it starts loading; the tool's own prepare()
+  // starts it only when the first reply begins).
+  import('../tools/bash/judge/shell/load.js').then((m) => m.loadShellParser()).catch(() => undefined);
   let model: ModelChoice;
   try {
     model = { ...chooseModel(options, cwd), redactor: outputRedactor() };

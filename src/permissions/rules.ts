@@ -28,6 +28,7 @@ import { isSafeAlongside } from '../tools/bash/judge/checks.js';
 import type { PermissionMode } from './modes.js';
 import { isReadOnlyScript } from '../tools/bash/judge/readOnly.js';
 import { unwrap, type Value } from '../tools/bash/judge/shell/commandWords.js';
+import { loadShellParser } from '../tools/bash/judge/shell/load.js';
 import { checkSoon, type ReadScript } from '../tools/bash/judge/shell/reader.js';
 import type { Script, SimpleCommand } from '../tools/bash/judge/shell/types.js';
 
@@ -92,6 +93,11 @@ function wildcard(spec: string): RegExp {
   const body = optionalTail ? spec.slice(0, -2) : spec;
   const source = body.split('*').map(escapeRegExp).join('.*');
   return new RegExp(`^${source}${optionalTail ? '( .*)?' : ''}$`, 's');
+}
+
+/** Starts loading the bash parser commands that are not plain words are split with (see decideInModeSoon). */
+export function preparePermissions(): Promise<void> {
+  return loadShellParser().then(() => undefined);
 }
 
 /**

@@ -7,8 +7,6 @@
  *   other resources (beta, organization, files...: over a megabyte of the bundle). Which files of dist/ it loaded come
  *   from a module hook (test/support/moduleLog.ts); a file holds a module's code when esbuild's `// node_modules/...`
  *   comment is in it.
- * - the bash tool's shell parser (tree-sitter's WebAssembly) not before the first request: its load starts with the
- *   tool's prepare(), when the first reply begins (src/tools/bash/bashTool.ts);
  * - the session lock's addon by its prebuilt binary (src/transcript/lock.ts), without the package's resolver packages
  *   (require-addon and bare-*): the lock is still the kernel's (/proc/locks lists it while the run holds it).
  */
@@ -26,14 +24,13 @@ import { cliProjectPerTest, type CliProject } from '../support/project.js';
 let project: CliProject;
 cliProjectPerTest('startup-loads', (p) => (project = p), { noViolations: true });
 
-/** The code of the files of dist/ a `-p hi` run loaded; `onLog` gets the module log's path before the run starts. */
-async function codeLoaded(onLog?: (log: string) => void): Promise<string> {
+/** The code of the files of dist/ a `-p hi` run loaded. */
+async function codeLoaded(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'agentloop-startup-modules-'));
   try {
     writeModuleLogHook(dir);
     const log = join(dir, 'modules.log');
     writeFileSync(log, '');
-    onLog?.(log);
     // Not spawnSync: the Messages API server runs in this process.
     const child = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, CLI, '-p', 'hi'], {
       cwd: project.dir,
@@ -65,20 +62,6 @@ describe('a -p run that runs a command loads no execa', () => {
     expect(JSON.stringify(project.server.requests[1]?.body?.messages.at(-1))).not.toContain('"is_error":true');
     expect(code).toContain('runInProcessGroup');
     expect(code).not.toContain('node_modules/execa/');
-  });
-});
-
-describe("the bash tool's shell parser", () => {
-  it('is not loaded before the first request (its load starts when the first reply begins)', async () => {
-    let log = '';
-    let loadedAtRequest: string[] | undefined;
-    project.server.enqueue(() => {
-      loadedAtRequest = readFileSync(log, 'utf8').split('\n');
-      return { content: [{ type: 'text', text: 'hello' }], stop_reason: 'end_turn' };
-    });
-    await codeLoaded((path) => (log = path));
-    expect(loadedAtRequest?.some((url) => url.includes('/dist/cli/'))).toBe(true);
-    expect(loadedAtRequest?.filter((url) => url.includes('tree-sitter'))).toEqual([]);
   });
 });
 

@@ -166,10 +166,6 @@ function checkedSettings(options: BashToolOptions): typeof DEFAULTS {
  * (a bwrap probe); then one check through each reader, so that later checks run compiled code. The parser's first parse
  * compiles its WebAssembly (~10 ms): after the runner, and after the spawn of any command on its way (plain words need
  * no parser). A command on its way to its spawn is the warm-up: another run before it would only delay it.
- * The parser's load starts here, not at the CLI's start (as it did until issue 27's 9a): there it cost ~15 ms of CPU
- * before the first request, which every run pays; here it is work done while the model thinks. What it costs: a first
- * reply whose read-only command needs the parser (not plain words) and comes within ~0.1 s of the reply's start is
- * judged at the reply's end instead of mid-stream.
  */
 function prepare(tool: BashState): void {
   prepareFifos();
