@@ -17,7 +17,7 @@
  * do not, so losing it costs one slower listing and nothing else, and there is nothing a user could do about it. A
  * home the list cannot write (another user's, a read-only disk) is listed all the same, from the transcripts.
  */
-import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { sessionsDir } from './paths.js';
 import { arrayOf, count, nullable, number, object, optional, string } from './shapes.js';
@@ -26,6 +26,8 @@ export const CACHE_NAME = '.list-cache.json';
 const VERSION = 1;
 /** How long a transcript must have been left alone before what was read of it is kept. */
 export const SETTLED_MS = 2_000;
+/** A cache larger than this is no cache (2,000 sessions take 600 KB). */
+const MAX_CACHE_BYTES = 64 * 2 ** 20;
 /** A temporary file older than this was left by a writer that was killed. */
 const LEFT_BEHIND_MS = 60_000;
 
@@ -72,13 +74,24 @@ export function openCache(home: string): SummaryCache {
   const dir = sessionsDir(home);
   const old = new Map<string, Entry>();
   try {
-    const file = JSON.parse(readFileSync(join(dir, CACHE_NAME), 'utf8')) as { version?: unknown; entries?: unknown };
+    const file = JSON.parse(readCacheFile(join(dir, CACHE_NAME))) as { version?: unknown; entries?: unknown };
     const entries = file.version === VERSION && typeof file.entries === 'object' && file.entries !== null ? file.entries : {};
     for (const [name, entry] of Object.entries(entries)) if (isEntry(entry, 0) === undefined && (entry as Entry).key.length === 5) old.set(name, entry as Entry);
   } catch {
     // none yet, unreadable or damaged: every transcript is read again
   }
   return { dir, old, next: new Map() };
+}
+
+/** The cache's text; nothing when it is not a file of a cache's size (a pipe put there would block the list, `/dev/zero` fill it). */
+function readCacheFile(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFile() && stat.size <= MAX_CACHE_BYTES ? readFileSync(fd, 'utf8') : '';
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** What was read of transcript `name` when its stat was `stat`, or `undefined` when that is not known. */

@@ -7,8 +7,8 @@
  * SIGKILL at random moments and two at once, while the transcripts change, never leave half a cache; and a home its
  * reader cannot write is listed all the same, as root and as nobody.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, chmodSync, chownSync, closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, chmodSync, chownSync, closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -195,6 +195,14 @@ describe('each change since the cache was written', () => {
     for (const how of [0, 1, 2, 3, 4]) {
       apply(home, { kind: 'cache', how });
       expect(listSessions(home)).toEqual(now);
+    }
+    // a pipe or a link to an endless file in the cache's place: neither blocks the list nor fills it
+    for (const make of [() => execFileSync('mkfifo', [join(dir, CACHE_NAME)]), () => symlinkSync('/dev/zero', join(dir, CACHE_NAME))]) {
+      rmSync(join(dir, CACHE_NAME), { force: true });
+      make();
+      apply(home, { kind: 'torn', file: 6, text: '', at: 0 });
+      expect(listSessions(home)).toEqual(wholeList(home));
+      expect(statSync(join(dir, CACHE_NAME)).isFile()).toBe(true); // written over
     }
   }, 30_000);
 });
