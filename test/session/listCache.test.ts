@@ -8,7 +8,7 @@
  * reader cannot write is listed all the same, as root and as nobody.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, chmodSync, chownSync, closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,7 +82,7 @@ function apply(home: string, c: Change): void {
   const cache = join(dir, CACHE_NAME);
   if (c.kind === 'cache') {
     if (c.how === 0) writeFileSync(cache, 'not json at all');
-    else if (c.how === 1) writeFileSync(cache, readFileSync(cache).subarray(0, 100));
+    else if (c.how === 1) writeFileSync(cache, existsSync(cache) ? readFileSync(cache).subarray(0, 100) : '{"version":1,"entries":{"s0.js');
     else if (c.how === 2) writeFileSync(cache, j({ version: 1, entries: { 's0.jsonl': { key: 'x', summary: 3 }, 's1.jsonl': [] } }));
     else if (c.how === 3) writeFileSync(cache, j({ version: 99, entries: {} }));
     else rmSync(cache, { force: true });
