@@ -12,9 +12,16 @@
  * - a /proc of its own shows only its processes; root keeps only Docker's default capabilities (kernel.ts), so it
  *   cannot unmount that /proc to see the host's under it (the agent's environment, command line, open files);
  * - /proc/sys, /sys and the like are read-only (kernel.ts);
- * - a new session (`--new-session`) with no controlling terminal, a /dev of its own with its own pseudo-terminals, the
- *   host's devices brought back except the terminals and input devices (devices.ts), and no CAP_SYS_ADMIN, without
- *   which TIOCSTI into a terminal that is not the caller's fails: nothing reaches the user's terminal.
+ * - a session with no controlling terminal, a /dev of its own with its own pseudo-terminals, the host's devices brought
+ *   back except the terminals and input devices (devices.ts), and no CAP_SYS_ADMIN, without which TIOCSTI into a
+ *   terminal that is not the caller's fails: nothing reaches the user's terminal;
+ * - the namespace's first process stays in the process group of the bwrap the agent started, from its spawn to its
+ *   end, so an abort's kill of that group (process.ts) takes the namespace at any moment. The session is the one the
+ *   process runner made for that bwrap (it starts commands detached: setsid). bubblewrap's own `--new-session` would
+ *   move the namespace's first process to a session of its own, and bubblewrap sets that process's parent-death signal
+ *   only after the whole setup: a Ctrl-C in between killed bwrap and left the namespace running, its command with it
+ *   (test/tools/bashAbort.test.ts). A long-lived program (`wrap`: an MCP server) is started by its caller in the agent's
+ *   session, so it does get `--new-session`.
  *
  * A process group (the plain way) is escaped by `setsid`, and a dead agent kills nothing; `PR_SET_PDEATHSIG` alone
  * (`setpriv --pdeathsig`) covers only the direct child; a cgroup is not removed when the agent dies and needs a
@@ -27,11 +34,14 @@ import { launch, type CommandRunner } from './runner.js';
 
 /** The argv of `command` contained, working in `cwd` (`timeoutBin`: coreutils' timeout, for the backstop). */
 export function containedArgv(bwrap: string, timeoutBin: string | undefined, cwd: string, command: string, timeoutMs: number): [string, ...string[]] {
-  return [...containedPrefix(bwrap, cwd), ...backstop(timeoutBin, timeoutMs), 'bash', '-c', command];
+  return [...containedPrefix(bwrap, cwd, false), ...backstop(timeoutBin, timeoutMs), 'bash', '-c', command];
 }
 
-/** bubblewrap's part of the argv, up to the program it runs contained. */
-function containedPrefix(bwrap: string, cwd: string): [string, ...string[]] {
+/**
+ * bubblewrap's part of the argv, up to the program it runs contained; `newSession` for a program whose caller does not
+ * start it in a session of its own (the process runner does: see the header).
+ */
+function containedPrefix(bwrap: string, cwd: string, newSession: boolean): [string, ...string[]] {
   return [
     bwrap,
     '--dev-bind', '/', '/',
@@ -42,7 +52,7 @@ function containedPrefix(bwrap: string, cwd: string): [string, ...string[]] {
     '--ro-bind', '/sys', '/sys',
     '--unshare-pid',
     '--die-with-parent',
-    '--new-session',
+    ...(newSession ? ['--new-session'] : []),
     ...rootCapabilityArgs(isRoot()),
     '--chdir', cwd,
     '--',
@@ -53,6 +63,6 @@ export function containedRunner(bwrap: string, timeoutBin: string | undefined): 
   return {
     kind: 'contained',
     run: (run) => launch(containedArgv(bwrap, timeoutBin, run.cwd, run.command, run.timeoutMs), run),
-    wrap: (argv, cwd) => [...containedPrefix(bwrap, cwd), ...argv],
+    wrap: (argv, cwd) => [...containedPrefix(bwrap, cwd, true), ...argv],
   };
 }

@@ -139,7 +139,9 @@ class Watch {
     private readonly resolve: (ending: RunEnding) => void,
   ) {
     this.timer = setTimeout(() => this.kill('timeout'), Math.min(options.timeoutMs, MAX_TIMER_MS));
-    options.signal.addEventListener('abort', this.onAbort, { once: true });
+    // An abort that came since the spawn (in `onSpawned`) fires no listener added now.
+    if (options.signal.aborted) this.kill('aborted');
+    else options.signal.addEventListener('abort', this.onAbort, { once: true });
     reader.on('data', (chunk: Buffer) => this.data(chunk));
     reader.on('error', () => undefined);
     reader.once('close', () => {

@@ -1,9 +1,11 @@
 /**
  * The sandboxed way (`--sandbox`): a command runs under bubblewrap with the whole file system read-only except the
  * working directory, private /tmp, /var/tmp and /run, no network (not even the host's loopback), a private PID namespace
- * killed with the agent, no capabilities (as root too), the kernel's settings read-only (kernel.ts), a new session and a
+ * killed with the agent, no capabilities (as root too), the kernel's settings read-only (kernel.ts), a session and a
  * /dev of its own (no terminal of the user's), and what is not the task's hidden (hidden.ts: secrets of the account, the
- * agent's home, .env files, unix sockets).
+ * agent's home, .env files, unix sockets). A command's session is the one the process runner made for its bwrap, not
+ * bubblewrap's `--new-session`, so that an abort's kill of that bwrap's process group takes the namespace at any
+ * moment of its setup (contained.ts says why); a long-lived program (`wrap`) gets `--new-session`.
  */
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
@@ -59,11 +61,11 @@ export function sandboxArgv(
   before: string[] = [],
   view: SandboxView = { env: process.env },
 ): [string, ...string[]] {
-  return [...sandboxPrefix(bwrap, cwd, view), ...before, 'bash', '-c', command];
+  return [...sandboxPrefix(bwrap, cwd, view, false), ...before, 'bash', '-c', command];
 }
 
-/** bubblewrap's part of the argv, up to the program it runs sandboxed. */
-function sandboxPrefix(bwrap: string, cwd: string, view: SandboxView): [string, ...string[]] {
+/** bubblewrap's part of the argv, up to the program it runs sandboxed; `newSession` as in contained.ts. */
+function sandboxPrefix(bwrap: string, cwd: string, view: SandboxView, newSession: boolean): [string, ...string[]] {
   return [
     bwrap,
     '--ro-bind', '/', '/',
@@ -74,7 +76,7 @@ function sandboxPrefix(bwrap: string, cwd: string, view: SandboxView): [string, 
     '--unshare-net',
     '--unshare-pid',
     '--die-with-parent',
-    '--new-session',
+    ...(newSession ? ['--new-session'] : []),
     // As root, bwrap keeps every capability unless told: a command could remount / read-write.
     '--cap-drop', 'ALL',
     '--chdir', cwd,
@@ -122,7 +124,7 @@ export function sandboxRunner(settings: SandboxSettings): CommandRunner {
       const real = realpathSync(cwd);
       const protect = existingProtection(protectedPaths(real, homeFolders(env), settings.allowWrite ?? []), real);
       const view: SandboxView = { env, reveal: settings.reveal(), protect, program: argv, ...(settings.hide ? { hide: settings.hide } : {}) };
-      return [...sandboxPrefix(settings.bwrap, real, view), ...argv];
+      return [...sandboxPrefix(settings.bwrap, real, view, true), ...argv];
     },
   };
 }
