@@ -11,40 +11,17 @@
  *   (require-addon and bare-*): the lock is still the kernel's (/proc/locks lists it while the run holds it).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../support/cli.js';
-import { writeModuleLogHook } from '../support/moduleLog.js';
+import { distCodeLoaded } from '../support/moduleLog.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 
 let project: CliProject;
 cliProjectPerTest('startup-loads', (p) => (project = p), { noViolations: true });
-
-/** The code of the files of dist/ a `-p hi` run loaded. */
-async function codeLoaded(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'agentloop-startup-modules-'));
-  try {
-    writeModuleLogHook(dir);
-    const log = join(dir, 'modules.log');
-    writeFileSync(log, '');
-    // Not spawnSync: the Messages API server runs in this process.
-    const child = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, CLI, '-p', 'hi'], {
-      cwd: project.dir,
-      env: { ...project.env, MODULE_LOG: log },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    expect(await new Promise<number | null>((resolve) => child.on('close', resolve))).toBe(0);
-    const files = [...new Set(readFileSync(log, 'utf8').split('\n'))].filter((url) => url.startsWith('file:') && url.includes('/dist/'));
-    expect(files.length).toBeGreaterThan(1);
-    return files.map((url) => readFileSync(new URL(url), 'utf8')).join('\n');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 const answer = () => project.server.enqueue({ content: [{ type: 'text', text: 'hello' }], stop_reason: 'end_turn' });
 
@@ -56,7 +33,7 @@ describe('a -p run that runs a command loads no execa', () => {
       stop_reason: 'tool_use',
     }));
     answer();
-    const code = await codeLoaded();
+    const code = await distCodeLoaded({ cwd: project.dir, env: project.env, args: ['-p', 'hi'] });
     expect(project.server.requests).toHaveLength(2);
     expect(JSON.stringify(project.server.requests[1]?.body?.messages.at(-1))).toContain('tool_result');
     expect(JSON.stringify(project.server.requests[1]?.body?.messages.at(-1))).not.toContain('"is_error":true');
@@ -68,7 +45,7 @@ describe('a -p run that runs a command loads no execa', () => {
 describe('a -p run loads of the Anthropic SDK only what it calls', () => {
   it('the Messages resource (and its batches) and the base client, none of the other resources', async () => {
     answer();
-    const code = await codeLoaded();
+    const code = await distCodeLoaded({ cwd: project.dir, env: project.env, args: ['-p', 'hi'] });
     expect(code).toContain('node_modules/@anthropic-ai/sdk/client.mjs');
     expect(code).toContain('node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs');
     // Each resource of the SDK is a class over APIResource (142 of them in the whole client, beta's and models' among them).

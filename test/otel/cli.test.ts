@@ -4,17 +4,13 @@
  */
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bashUse } from '../support/agentServer.js';
 import { FLUSH_MS } from '../../src/cli/telemetry.js';
-import { CLI, runCli, startCli } from '../support/cli.js';
+import { runCli, startCli } from '../support/cli.js';
 import { probe } from '../support/mcp.js';
-import { writeModuleLogHook } from '../support/moduleLog.js';
+import { distFilesLoaded } from '../support/moduleLog.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 
@@ -264,24 +260,8 @@ describe('--input-format stream-json', () => {
 
 /** The files of dist/ a CLI run loaded that hold the OpenTelemetry SDK's own code (a variable it reads). */
 async function sdkFilesLoaded(env: NodeJS.ProcessEnv): Promise<string[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'agentloop-otel-modules-'));
-  try {
-    writeModuleLogHook(dir);
-    const log = join(dir, 'modules.log');
-    writeFileSync(log, '');
-    // Not spawnSync: the Messages API server runs in this process.
-    const child = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, CLI, '-p', 'list the files'], {
-      cwd: project.dir,
-      env: { ...env, MODULE_LOG: log },
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
-    expect(await new Promise<number | null>((resolve) => child.on('close', resolve))).toBe(0);
-    const files = [...new Set(readFileSync(log, 'utf8').split('\n'))].filter((url) => url.startsWith('file:') && url.includes('/dist/'));
-    expect(files.length).toBeGreaterThan(1);
-    return files.filter((url) => readFileSync(new URL(url), 'utf8').includes('OTEL_BSP_MAX_QUEUE_SIZE'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const files = await distFilesLoaded({ cwd: project.dir, env, args: ['-p', 'list the files'] });
+  return files.filter((url) => readFileSync(new URL(url), 'utf8').includes('OTEL_BSP_MAX_QUEUE_SIZE'));
 }
 
 describe('the OpenTelemetry SDK loads only for a traced run', () => {
