@@ -2,7 +2,7 @@
  * Benchmark 2: growth, as the CLI runs: runAgent with the transcript recorder on (durable, fsync included) and
  * agentloop's model service (`createAnthropicModel`: the history check, the cache breakpoints, the request record, the
  * stream reader) with the SDK's client taken in process: it serialises each request as the SDK does (`JSON.stringify`
- * of the whole body, every turn) and streams back a tool_use at once, for a no-op tool, for 10,000 turns in one run.
+ * of the whole body, every turn) and streams back a tool_use at once, for a no-op tool, for 10,000 turns in one run (after 1,000 turns that warm the code up, discarded).
  * The cost of a turn is the time from one model call to the next; "at 1,000 turns" is the median over turns
  * 901–1,000, "at 10,000" over turns 9,901–10,000. The serialisation grows with the history for any harness that sends
  * it (the plain loop too); agentloop's own share is the turn less the time inside the client's call.
@@ -56,6 +56,8 @@ export interface GrowthFigures {
 }
 
 const MARKS = [1_000, 10_000];
+/** Turns run first and discarded (see benchGrowth). */
+const WARM_UP = 1_000;
 
 /** The stream of a reply of one block, as the API sends it (message_start … message_stop). */
 function streamOf(block: ToolUseBlock | { type: 'text'; text: string }): unknown[] {
@@ -155,6 +157,9 @@ export async function benchGrowth(turns = 10_000, log: (line: string) => void = 
   const home = mkdtempSync(join(tmpdir(), 'agentloop-growth-'));
   const started = now();
   try {
+    // Warm-up, discarded: the JIT is still at work around turn 1,000 of a fresh process, so without it the figure at
+    // 1,000 turns was of colder code than the one at 10,000 (and the control's, which runs after the long run).
+    await growthRun(home, WARM_UP, []);
     const long = await growthRun(home, turns, MARKS);
     const { at } = long;
     for (const [mark, x] of Object.entries(at)) {
@@ -194,8 +199,9 @@ export function growthSection(g: GrowthFigures): string {
 As the CLI runs: \`runAgent\` with the transcript recorder on (durable: fsync included) and agentloop's model service
 (\`createAnthropicModel\`) with the SDK's client taken in process: it serialises each request as the SDK does
 (\`JSON.stringify\` of the whole body, every turn) and streams back a tool_use at once, for a no-op tool:
-${g.turns.toLocaleString('en')} turns in one run (${fmt(g.seconds, 0)} s). A turn is the time from one model call to the next;
-each figure is the median over the 100 turns before the mark. The serialisation is what any loop that sends the
+${g.turns.toLocaleString('en')} turns in one run (${fmt(g.seconds, 0)} s, after a run of ${WARM_UP.toLocaleString('en')} turns that warms the code up, discarded:
+without it the JIT was still at work around turn 1,000, and the figure there was of colder code than the others). A
+turn is the time from one model call to the next; each figure is the median over the 100 turns before the mark. The serialisation is what any loop that sends the
 history pays (it grows with it); agentloop's own share is the rest: the machine, the history check, the cache
 breakpoints, the stream reader, the tool runner, the events for the observers, the recorder.
 
