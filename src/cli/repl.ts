@@ -164,28 +164,35 @@ class Repl {
 
   /** One run of the loop: on a question, or on the history alone (`null`) to finish a cut-off turn. */
   async askNext(question: string | null): Promise<void> {
-    const { spinner, pages, ended } = this.parts;
-    const session = (this.session ??= await openSession(this.sessionOptions, this.cwd, this.choice.model, question));
-    if (this.conversation?.session !== session) this.conversation = await conversationOf(this.options, this.cwd, this.choice, session);
-    if (question !== null) session.recorder?.prompt(question); // durable now (runAgent's own call is then a no-op)
+    const { spinner, ended } = this.parts;
+    // From the question on, a Ctrl-C aborts this run (not "press again to quit"), also while its session opens.
     const running = (this.running = new AbortController());
     if (ended()) running.abort();
-    const show = shower(spinner);
-    const resumeAt = session.turnCount;
-    session.turnCount = undefined; // only the first run after a resume goes on counting
     try {
-      const extra = pages?.inspect ? { extra: { inspect: pages.inspect } } : {};
-      const asking = { choice: this.choice, signal: running.signal, onEvent: show.onEvent, turnCount: resumeAt, ...extra };
-      const result = await ask(this.conversation, question, this.messages, asking);
-      spinner.stop();
-      show.end();
-      this.answered(result);
-      if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(shown(describeError(result)))}\n`);
-      stderr.write(`${colors.dim(shown((await loadSessions()).usageSummary(result)))}\n`);
+      const session = (this.session ??= await openSession(this.sessionOptions, this.cwd, this.choice.model, question));
+      if (this.conversation?.session !== session) this.conversation = await conversationOf(this.options, this.cwd, this.choice, session);
+      if (question !== null) session.recorder?.prompt(question); // durable now (runAgent's own call is then a no-op)
+      await this.runOn(session, this.conversation, question, running.signal);
     } finally {
       spinner.stop();
       this.running = undefined;
     }
+  }
+
+  /** The run of askNext, once its session and tools are there: shown as it goes, its result kept and summed up. */
+  async runOn(session: PreparedSession, conversation: Conversation, question: string | null, signal: AbortSignal): Promise<void> {
+    const { spinner, pages } = this.parts;
+    const show = shower(spinner);
+    const resumeAt = session.turnCount;
+    session.turnCount = undefined; // only the first run after a resume goes on counting
+    const extra = pages?.inspect ? { extra: { inspect: pages.inspect } } : {};
+    const asking = { choice: this.choice, signal, onEvent: show.onEvent, turnCount: resumeAt, ...extra };
+    const result = await ask(conversation, question, this.messages, asking);
+    spinner.stop();
+    show.end();
+    this.answered(result);
+    if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(shown(describeError(result)))}\n`);
+    stderr.write(`${colors.dim(shown((await loadSessions()).usageSummary(result)))}\n`);
   }
 
   /** A run's result kept: the history, the last run (for /state) and the cost (for /cost). */
