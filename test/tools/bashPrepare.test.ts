@@ -1,6 +1,7 @@
 /**
- * The bash tool's warm-ups (`prepare`: a `true` run through the runner, a first parse) give way to a command on its way
- * to the runner: in a fresh process they would otherwise sit on the path of the first command.
+ * The bash tool's warm-ups (`prepare`: a `true` run through the runner, the parser's load) give way to a command on its
+ * way to the runner: in a fresh process they would otherwise sit on the path of the first command. prepare() loads the
+ * parser but parses nothing: a first parse compiles its WebAssembly, CPU that a run of plain-words commands never needs.
  */
 import { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -50,5 +51,24 @@ describe('bash tool: prepare', () => {
     expect(await first).toEqual({ content: 'first', isError: false });
     expect(spawned).toContain('bash -c echo "first"');
     expect(spawned).not.toContain('true');
+  });
+
+  it('loads the parser but parses nothing', async () => {
+    const tool = await freshTool();
+    const { Parser } = await import('web-tree-sitter');
+    const parse = vi.spyOn(Parser.prototype, 'parse');
+    try {
+      tool.prepare?.();
+      await vi.waitFor(() => expect(spawned).toContain('true'), { timeout: 10_000 });
+      await parserLoad?.();
+      // prepare's last steps run a turn of the event loop after the runner's warm-up.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(parse).not.toHaveBeenCalled();
+      // A command that needs the parser still gets it (its check parses).
+      expect(await tool.run({ command: 'echo "quoted"' }, context)).toEqual({ content: 'quoted', isError: false });
+      expect(parse).toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
   });
 });

@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { isSafeAlongside, refusal } from './judge/checks.js';
 import { redact, type SecretValue } from './judge/secrets.js';
 import { loadShellParser } from './judge/shell/load.js';
-import { checkNow, checkSoon, parserReader, plainReader } from './judge/shell/reader.js';
+import { checkNow, checkSoon, plainReader } from './judge/shell/reader.js';
 import { chooseRunner } from './run/choose.js';
 import { CommandEnvironment } from './run/env.js';
 import { OutputCollector } from './run/output.js';
@@ -163,16 +163,19 @@ function checkedSettings(options: BashToolOptions): typeof DEFAULTS {
 /**
  * While the first model call is under way: what waits on other processes and files first (the FIFOs, not waiting for
  * the process runner's import), the process runner, the choice of a runner
- * (a bwrap probe); then one check through each reader, so that later checks run compiled code. The parser's first parse
- * compiles its WebAssembly (~10 ms): after the runner, and after the spawn of any command on its way (plain words need
- * no parser). A command on its way to its spawn is the warm-up: another run before it would only delay it.
+ * (a bwrap probe); then one check through the plain reader, so that later checks run compiled code, and the parser's
+ * load (the CLI starts it earlier: run.ts), after the runner and after the spawn of any command on its way (plain words
+ * need no parser). A command on its way to its spawn is the warm-up: another run before it would only delay it.
+ * No warm-up parse: the parser's first parse compiles its WebAssembly, ~20 ms of CPU (V8's tiers) that a process whose
+ * commands are all plain words never needs (bench/engine.ts: 9a), and that the first command needing the parser pays
+ * instead (its first check, ~8 ms later).
  */
 function prepare(tool: BashState): void {
   prepareFifos();
   const runnerReady = loadProcesses().then((processes) => processes.prepareProcesses({ warmUp: commandsStarting === 0 }));
   tool.runner().catch(() => undefined);
   isSafeAlongside(plainReader, 'ls -A');
-  const warmParser = () => void loadShellParser().then((parser) => isSafeAlongside(parserReader(parser), 'ls -A'), () => undefined);
+  const warmParser = () => void loadShellParser().catch(() => undefined);
   runnerReady.then(() => setImmediate(() => whenNoCommandStarting(warmParser)), warmParser);
 }
 
