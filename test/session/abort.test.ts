@@ -9,6 +9,8 @@ import { answerFromResults, bashUse, lastToolResults } from '../support/agentSer
 import { startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { cliProjectPerTest } from '../support/project.js';
+import { liveWithMarker } from '../support/processes.js';
+import { waitUntilEmpty } from '../tools/bashHelpers.js';
 
 let server: MessagesServer;
 let dir: string;
@@ -100,6 +102,37 @@ describe('abort', () => {
     expect(historyProblems(run.context.messages)).toEqual([]);
     expect(processesMatching(sleep)).toBe('');
     expect(processesMatching(other)).toBe('');
+  });
+
+  // The reply streams on (frames 150 ms apart, a text after the tool_use) while its read-only command has started:
+  // an abort as the command starts (its runner still making the namespace) or once it runs leaves none of its processes.
+  it.each([
+    ['plain', 'tool_start', { contain: false }],
+    ['plain', 'running', { contain: false }],
+    ['contained', 'tool_start', {}],
+    ['contained', 'running', {}],
+    ['sandboxed', 'tool_start', { sandbox: true }],
+    ['sandboxed', 'running', { sandbox: true }],
+  ] as const)('%s: an abort at %s while the reply still streams leaves no process of the tool', async (_runner, at, tool) => {
+    const sleep = uniqueSleep();
+    const text = { type: 'text' as const, text: 'and while it sleeps, a long answer streams on '.repeat(8) };
+    server.enqueue({ content: [bashUse('s', sleep), text], stop_reason: 'tool_use', delayMs: 150 });
+    const controller = new AbortController();
+    let streamEnded = false;
+    const onEvent = (e: RunEvent) => {
+      if (e.type === 'message' && e.origin === 'model') streamEnded = true;
+      if (e.type === 'tool_start' && at === 'tool_start') controller.abort();
+    };
+    const running = runAgent('sleep', options({ signal: controller.signal, onEvent, tools: [createBashTool({ cwd: dir, ...tool })] }));
+    if (at === 'running') {
+      for (let i = 0; i < 400 && !liveWithMarker(sleep).some((p) => p.cmdline.startsWith('sleep ')); i++) await new Promise((r) => setTimeout(r, 10));
+      controller.abort();
+    }
+    const run = await running;
+    expect(streamEnded).toBe(false); // the abort came while the reply streamed
+    expect(run.context.exitReason).toBe('aborted');
+    expect(historyProblems(run.context.messages)).toEqual([]);
+    expect(await waitUntilEmpty(() => liveWithMarker(sleep))).toEqual([]);
   });
 
   it('a run aborted before it starts never calls the model', async () => {
