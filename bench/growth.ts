@@ -7,11 +7,12 @@
  * 901–1,000, "at 10,000" over turns 9,901–10,000. The serialisation grows with the history for any harness that sends
  * it (the plain loop too); agentloop's own share is the turn less the time inside the client's call.
  *
- * Serialising a large body also costs the turn after it: the caches hold the body's bytes instead of the loop's code
- * and data, and the string's garbage brings collections forward. A control run shows how much of the growth that is:
+ * Serialising a large body also costs the turn after it: no collection falls there, but the loop's code runs slower
+ * after it (see the section's prose). A control run shows how much of the growth that is:
  * 1,000 turns in which each model call serialises, besides its own request, the history of the long run at its last
  * mark (as large a body as it sent there), inside the timed call; agentloop's own share at 10,000 turns ÷ the control's
- * at 1,000 is what grows with the history itself.
+ * at 1,000 is what grows with the history itself. The same two ratios are then measured side by side, interleaved
+ * (bench/growthSides.ts), where the load of a shared machine weighs on both lengths alike.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +26,7 @@ import type { ToolUseBlock } from '../src/core/messages.js';
 import { startSession } from '../src/transcript/recorder.js';
 import { runAgent } from '../src/run/runAgent.js';
 import type { Tool } from '../src/core/tool.js';
+import { growthSides } from './growthSides.js';
 import { fmt, median, now } from './stats.js';
 
 export const noopTool: Tool = {
@@ -51,6 +53,8 @@ export interface GrowthFigures {
   control: { ownUs: number; ballastKb: number };
   /** agentloop's own µs per turn at 10,000 (or the last mark) ÷ the control's: the growth with the history itself. */
   controlledRatio: number;
+  /** The same two ratios measured side by side (bench/growthSides.ts): 100-turn runs from 1,000 and from 10,000 turns, interleaved. */
+  interleaved: { ownRatio: number; controlledRatio: number };
   transcriptMb: number;
   seconds: number;
 }
@@ -58,6 +62,8 @@ export interface GrowthFigures {
 const MARKS = [1_000, 10_000];
 /** Turns run first and discarded (see benchGrowth). */
 const WARM_UP = 1_000;
+/** Rounds of the interleaved check (bench/growthSides.ts), after one that warms up. */
+const INTERLEAVED_ROUNDS = 3;
 
 /** The stream of a reply of one block, as the API sends it (message_start … message_stop). */
 function streamOf(block: ToolUseBlock | { type: 'text'; text: string }): unknown[] {
@@ -172,6 +178,10 @@ export async function benchGrowth(turns = 10_000, log: (line: string) => void = 
     const control = (await growthRun(home, 1_000, [1_000], ballast)).at[1_000];
     const controlOwn = control?.ownUs ?? NaN;
     log(`growth control (1,000 turns, each call also serialising the history at ${lastMark} turns): agentloop's own ${fmt(controlOwn, 0)} µs a turn`);
+    const sides = await growthSides(['recorder', 'recorder+ballast'], INTERLEAVED_ROUNDS);
+    const ratioOf = (side: string) => (sides.get(side)?.from10k ?? NaN) / (sides.get(side)?.from1k ?? NaN);
+    const interleaved = { ownRatio: ratioOf('recorder'), controlledRatio: ratioOf('recorder+ballast') };
+    log(`growth interleaved (${INTERLEAVED_ROUNDS} rounds): own ÷ ${fmt(interleaved.ownRatio)}, with the same serialisation at both lengths ÷ ${fmt(interleaved.controlledRatio)}`);
     const a = at[1_000];
     const b = at[10_000];
     const last = at[lastMark];
@@ -182,6 +192,7 @@ export async function benchGrowth(turns = 10_000, log: (line: string) => void = 
       totalRatio: a && b ? b.totalUs / a.totalUs : NaN,
       control: { ownUs: controlOwn, ballastKb: JSON.stringify(ballast).length / 1024 },
       controlledRatio: last ? last.ownUs / controlOwn : NaN,
+      interleaved,
       transcriptMb: long.transcriptBytes / 2 ** 20,
       seconds: (now() - started) / 1000,
     };
@@ -212,11 +223,21 @@ ${rows}
 agentloop's own µs per turn at 10,000 ÷ at 1,000: **${fmt(g.ownRatio)}** (target ≤ 1.2); the whole turn:
 ${fmt(g.totalRatio)}. The transcript of the run: ${fmt(g.transcriptMb, 1)} MB.
 
-Serialising a large body also costs the turn after it (the caches hold the body's bytes instead of the loop's code and
-data; the string's garbage brings collections forward), and that lands in agentloop's share. Control: a run of 1,000
+Serialising a large body also costs the turn after it, and that lands in agentloop's share: not as collections (V8's
+\`gc\` entries all fell inside the calls, none in agentloop's share), but as slower code after it (runAgent without
+serialising its requests, a 20,000-message ballast serialised in each call instead: 146 → 260-640 µs a turn from run to
+run at load 3-7; copying 8 MB of bytes in each call instead: 233; making a 1.8 MB string: no change). Control: a run of 1,000
 turns in which each model call also serialises the long run's history at its last mark (${fmt(g.control.ballastKb, 0)} KB,
 as large as the body it sent there), inside the timed call: agentloop's own ${fmt(g.control.ownUs, 0)} µs per turn. agentloop's own
-at ${Math.max(...Object.keys(g.at).map(Number)).toLocaleString('en')} turns ÷ the control's: **${fmt(g.controlledRatio)}**, what grows with the history itself.`;
+at ${Math.max(...Object.keys(g.at).map(Number)).toLocaleString('en')} turns ÷ the control's: **${fmt(g.controlledRatio)}**, what grows with the history itself.
+
+The medians above come from one run: the figure at 1,000 turns is taken a second in, the one at 10,000 a minute and
+a half later, and on a shared machine the load between them moves either (successive 100-turn medians near one mark
+differed by up to 65% at load 5-7). Measured side by side instead (bench/growthSides.ts: runs of 100 turns from a
+history of 1,000 turns and from one of 10,000, given as \`messages\`, interleaved over ${INTERLEAVED_ROUNDS} rounds after one that warms
+up, so that both lengths see the same load): agentloop's own µs per turn from 10,000 ÷ from 1,000
+${fmt(g.interleaved.ownRatio)}; with the same serialisation at both lengths (the 1,000-turn runs' calls also serialise a
+10,000-turn history): ${fmt(g.interleaved.controlledRatio)}.`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

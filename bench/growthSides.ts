@@ -72,24 +72,30 @@ async function once(home: string, sideName: string, length: number, ballast: unk
   return median(own);
 }
 
-const sides = (process.argv[2] ?? 'recorder,none,plain,recorder+ballast,none+ballast').split(',');
-const rounds = Number(process.argv[3] ?? 3);
-const home = mkdtempSync(join(tmpdir(), 'agentloop-growth-sides-'));
-try {
-  const ballast = { messages: history(LENGTHS[1]) };
-  const got = new Map<string, number[]>();
-  for (let round = 0; round <= rounds; round++) {
-    for (const length of LENGTHS) {
-      for (const side of sides) {
-        const us = await once(home, side, length, ballast);
-        if (round > 0) got.set(`${side}@${length}`, [...(got.get(`${side}@${length}`) ?? []), us]); // round 0 warms up
+/** Each side's own µs per turn from 1,000 and from 10,000 turns: median of each run's turns, median over `rounds`. */
+export async function growthSides(sides: readonly string[], rounds: number): Promise<Map<string, { from1k: number; from10k: number }>> {
+  const home = mkdtempSync(join(tmpdir(), 'agentloop-growth-sides-'));
+  try {
+    const ballast = { messages: history(LENGTHS[1]) };
+    const got = new Map<string, number[]>();
+    for (let round = 0; round <= rounds; round++) {
+      for (const length of LENGTHS) {
+        for (const side of sides) {
+          const us = await once(home, side, length, ballast);
+          if (round > 0) got.set(`${side}@${length}`, [...(got.get(`${side}@${length}`) ?? []), us]); // round 0 warms up
+        }
       }
     }
+    const [from1k, from10k] = LENGTHS.map((length) => (side: string) => median(got.get(`${side}@${length}`) ?? []));
+    return new Map(sides.map((side) => [side, { from1k: from1k?.(side) ?? NaN, from10k: from10k?.(side) ?? NaN }]));
+  } finally {
+    rmSync(home, { recursive: true, force: true });
   }
-  for (const side of sides) {
-    const [a, b] = LENGTHS.map((length) => median(got.get(`${side}@${length}`) ?? []));
-    console.log(`${side.padEnd(18)} own µs per turn: from 1,000 turns ${fmt(a ?? NaN, 0)}, from 10,000 ${fmt(b ?? NaN, 0)}, ÷ ${fmt((b ?? NaN) / (a ?? NaN))}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const sides = (process.argv[2] ?? 'recorder,none,plain,recorder+ballast,none+ballast').split(',');
+  for (const [side, { from1k, from10k }] of await growthSides(sides, Number(process.argv[3] ?? 3))) {
+    console.log(`${side.padEnd(18)} own µs per turn: from 1,000 turns ${fmt(from1k, 0)}, from 10,000 ${fmt(from10k, 0)}, ÷ ${fmt(from10k / from1k)}`);
   }
-} finally {
-  rmSync(home, { recursive: true, force: true });
 }
