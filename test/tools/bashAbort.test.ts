@@ -53,8 +53,9 @@ describe.each(testUsers())('as $name', { timeout: 120_000 }, (user) => {
       const n = marked();
       const streaming = `while :; do echo ${n}; done & setsid sleep ${n} & wait`;
       expect((await agent.run({ command: streaming, cwd: dir, at: 'output' })).kind).toBe('aborted');
-      const escaped = runner === 'plain' ? liveWithMarker(n).filter((p) => p.cmdline === `sleep ${n}`) : [];
-      expect(await waitUntilEmpty(() => liveWithMarker(n).filter((p) => !escaped.includes(p)))).toEqual([]);
+      // The plain way cannot hold a setsid child that had left its group before the abort (plain.ts says so).
+      const escaped = runner === 'plain' ? liveWithMarker(n).filter((p) => p.cmdline === `sleep ${n}` && p.pgrp === p.pid).map((p) => p.pid) : [];
+      expect(await waitUntilEmpty(() => liveWithMarker(n).filter((p) => !escaped.includes(p.pid)))).toEqual([]);
     });
 
     it.runIf(runner === 'contained' || runner === 'sandboxed')(
