@@ -4,8 +4,8 @@
  * bench/growth.ts (agentloop's, over an in-process client that serialises each request, then streams a tool_use).
  * Sides: `recorder` (runAgent with the
  * durable transcript recorder), `none` (runAgent, no recorder), `plain` (a bare loop: serialise, push the reply, run
- * the tool, push its result); a `+ballast` side also serialises a 10,000-turn history in each call at 1,000 turns
- * (inside the timed call), so both lengths pay the same serialisation aftermath (caches, garbage). agentloop's own
+ * the tool, push its result); a `+ballast` side also serialises a 9,000-turn history in each call at 1,000 turns
+ * (inside the timed call), so that it serialises as much as at 10,000 turns and both lengths pay the same aftermath. agentloop's own
  * µs per turn = the turn less the time inside the call; median of each run's turns, median over rounds.
  *
  *   npx tsx bench/growthSides.ts [sides=recorder,none,plain,recorder+ballast,none+ballast] [rounds=3]
@@ -76,7 +76,7 @@ async function once(home: string, sideName: string, length: number, ballast: unk
 export async function growthSides(sides: readonly string[], rounds: number): Promise<Map<string, { from1k: number; from10k: number }>> {
   const home = mkdtempSync(join(tmpdir(), 'agentloop-growth-sides-'));
   try {
-    const ballast = { messages: history(LENGTHS[1]) };
+    const ballast = { messages: history(LENGTHS[1] - LENGTHS[0]) };
     const got = new Map<string, number[]>();
     for (let round = 0; round <= rounds; round++) {
       for (const length of LENGTHS) {

@@ -181,22 +181,23 @@ function render(r: Results): string {
   }
   if (r.growth) {
     const g = r.growth;
-    if (Number.isFinite(g.ownRatio)) {
+    const { ownRatio, controlledRatio } = g.interleaved;
+    if (Number.isFinite(ownRatio)) {
       row(
         '2',
-        `Growth, recorder on, request serialised each turn: agentloop's own µs per turn at 10,000 turns ÷ at 1,000 (heap at 10,000 turns: ${fmt(g.at[10_000]?.heapMb ?? NaN, 0)} MB; whole turn incl. serialising: ${fmt(g.totalRatio)})`,
-        fmt(g.ownRatio),
+        `Growth, recorder on, request serialised each turn: agentloop's own µs per turn from 10,000 turns ÷ from 1,000, side by side (heap at 10,000 turns: ${fmt(g.at[10_000]?.heapMb ?? NaN, 0)} MB; the long run: ${fmt(g.ownRatio)}, its whole turn incl. serialising: ${fmt(g.totalRatio)})`,
+        fmt(ownRatio),
         '≤ 1.2',
-        g.ownRatio <= 1.2,
+        ownRatio <= 1.2,
       );
     }
-    if (Number.isFinite(g.controlledRatio)) {
+    if (Number.isFinite(controlledRatio)) {
       row(
         '2c',
-        `Growth with the history itself: agentloop's own µs per turn at 10,000 turns ÷ a 1,000-turn control run whose calls serialise as large a body (what row 2 measures, less the aftermath of serialising ${fmt(g.control.ballastKb / 1024, 1)} MB a turn: caches, collections; section 2)`,
-        fmt(g.controlledRatio),
+        `Growth with the history itself: agentloop's own µs per turn from 10,000 turns ÷ from 1,000 with each call also serialising 9,000 turns more (as large a body: what row 2 measures, less the aftermath of serialising it; section 2; the long run: ${fmt(g.controlledRatio)})`,
+        fmt(controlledRatio),
         '≤ 1.2',
-        g.controlledRatio <= 1.2,
+        controlledRatio <= 1.2,
       );
     }
   }
