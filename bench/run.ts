@@ -391,8 +391,9 @@ ${m ? `- The machines alone, with an in-process model that answers at once (no H
   (${fmt(m.ratio)} ×). agentloop's machine takes ${fmt(m.eventsPerTurn.agentloop, 1)} events a turn, the smallest loop
   ${fmt(m.eventsPerTurn.minimal, 1)} (its two actors' done events), each an XState macrostep with a snapshot of its own
   (counted with XState's inspection; a tool turn: ${m.eventsPerTurn.agentloopTurn.map((t) => `\`${t}\``).join(', ')}):
-  a tool starts while the reply streams, so a complete tool_use and a tool's start are events of their own, and the
-  results rest in \`appendingResults\` as the loop's picture draws it. Every step is announced and the reply is
+  a concurrency-safe tool starts while the reply streams, so a complete tool_use is an event of its own, as is such a
+  tool's start (a tool that starts only once the reply is in, as this one, is announced in the step that takes the
+  reply, with no event back), and the results rest in \`appendingResults\` as the loop's picture draws it. Every step is announced and the reply is
   checked before it joins the history. XState's own work (macrosteps, snapshots, actor start and stop) is most of a
   profile of it. A profile found the context in V8's dictionary mode: XState copies it with \`Object.assign\` at every
   \`assign\`, and with 22 fields V8 kept the copies as hash tables (about 8 µs a copy); grouped into 16 fields the

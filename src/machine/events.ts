@@ -6,7 +6,7 @@ export type AgentEvent =
   | { type: 'ABORT' }
   /** A tool_use block is complete in the stream (sent by the model actor). */
   | { type: 'TOOL_USE_READY'; block: ToolUseBlock }
-  /** A tool began to run (sent by the tool runner). */
+  /** A tool began to run (sent by the tool runner; not for the one FINISH named `announced`). */
   | { type: 'TOOL_STARTED'; block: ToolUseBlock }
   /** A tool finished (sent by the tool runner). */
   | { type: 'TOOL_RESULT'; block: ToolUseBlock; result: ToolResultBlockParam }
@@ -22,7 +22,10 @@ export type AgentEvent =
 export type ToolRunnerCommand =
   /** A complete tool_use from the stream: start it now if it is concurrency-safe. */
   | { type: 'SUBMIT'; block: ToolUseBlock }
-  /** The stream ended: these are all the complete tool_use blocks, in order. */
-  | { type: 'FINISH'; blocks: ToolUseBlock[] }
+  /**
+   * The stream ended: these are all the complete tool_use blocks, in order. `announced`: the machine has announced
+   * this block's start itself (machine/updates.ts, `startedAtFinish`): start it now, with no TOOL_STARTED for it.
+   */
+  | { type: 'FINISH'; blocks: ToolUseBlock[]; announced?: string }
   /** The turn is over (done, retried or aborted): stop whatever still runs; the next SUBMIT starts afresh. */
   | { type: 'CANCEL' };

@@ -12,7 +12,8 @@ import { costOf } from '../core/pricing.js';
 import { CONTINUE_AFTER_MAX_TOKENS } from '../core/prompts.js';
 import { isModelError, toRunError } from '../core/outcome.js';
 import { addUsage, usageProblems } from '../core/usage.js';
-import type { AgentContext } from './context.js';
+import type { ToolUseBlock } from '../core/messages.js';
+import type { AgentContext, TurnState } from './context.js';
 import { canRetryAfter, continuationAfter, fallbackAfter, retryDelayMs, seededRandom } from './rules.js';
 
 export type ContextUpdate = Partial<AgentContext>;
@@ -97,4 +98,15 @@ export function openToolUsesUpdate(context: AgentContext, reason: string): Conte
   const { toolUses, toolResults } = context.turn;
   if (toolUses.length === 0 || context.messages.at(-1)?.role !== 'assistant') return {};
   return { messages: appendTo(context.messages, 'user', completeResults(toolUses, toolResults, reason)) };
+}
+
+/**
+ * The tool a runner starts at once when FINISH gives it the reply's tool_uses, if the machine can tell which: the
+ * first tool_use of the reply not started yet, when none of the turn's started tools still runs. Such a tool starts
+ * whatever it is (a concurrency-safe one has room, an unsafe one runs alone: tools/executor.ts). When a started tool
+ * still runs, what starts next depends on which tools are concurrency-safe, which only the runner knows.
+ */
+export function startedAtFinish(turn: TurnState): ToolUseBlock | undefined {
+  if (turn.startedToolIds.some((id) => turn.toolResults[id] === undefined)) return undefined;
+  return turn.toolUses.find((use) => !turn.startedToolIds.includes(use.id));
 }

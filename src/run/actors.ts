@@ -165,7 +165,7 @@ export function toolRunnerActor(
     const current = () => (executor ??= new ToolExecutor(byName, settings, listener));
     receive((command) => {
       if (command.type === 'SUBMIT') current().submit(command.block);
-      else if (command.type === 'FINISH') current().finish(command.blocks);
+      else if (command.type === 'FINISH') current().finish(command.blocks, command.announced);
       else {
         executor?.cancel();
         executor = undefined;
@@ -191,10 +191,12 @@ function prepareAll(tools: readonly Tool[]): () => void {
 /** The agent machine with a model and tools plugged in; the tools prepare while the model first thinks. */
 export function createAgentMachine(options: AgentActorsOptions) {
   const onFirstResponse = options.onFirstResponse ?? prepareAll(options.tools);
-  return (options.machine ?? agentMachine).provide({
-    actors: {
-      callModel: modelActor(options.model, { ...options, onFirstResponse }),
-      runTools: options.gate ? steppedToolRunner(options.tools, runnerSettings(options), options.gate, options.redactor) : toolRunnerActor(options.tools, options.cwd, options),
-    },
+  const callModel = modelActor(options.model, { ...options, onFirstResponse });
+  const machine = options.machine ?? agentMachine;
+  if (!options.gate) return machine.provide({ actors: { callModel, runTools: toolRunnerActor(options.tools, options.cwd, options) } });
+  // Stepping: each tool waits at the gate before it starts, so the machine announces none at FINISH (agentMachine.ts).
+  return machine.provide({
+    actors: { callModel, runTools: steppedToolRunner(options.tools, runnerSettings(options), options.gate, options.redactor) },
+    guards: { runnerStartsAtFinish: () => false },
   });
 }

@@ -2,8 +2,9 @@
  * Write-ahead, made explicit: a tool is called only once its `tool_start` record is on disk, so that a kill at any
  * moment leaves a transcript that knows every tool that may have run (resume.ts never runs it again).
  *
- * The order, step by step: the executor (tools/executor.ts) announces a start (TOOL_STARTED to the machine), then
- * awaits `started(block)` before it calls the tool. That promise settles once the machine's `tool_start` event has
+ * The order, step by step: a start is announced (by the machine, for the tool the runner starts as soon as the reply
+ * is in; else by the executor, tools/executor.ts, with TOOL_STARTED), then the executor awaits `started(block)`
+ * before it calls the tool. That promise settles once the machine's `tool_start` event has
  * gone through every listener of the run before this one (the recorder wrote the record, the spans opened the call's
  * span, so `toolEnv` can name it) and the recorder says the record is on disk (`SessionRecorder.recorded`, for a
  * recorder that writes later). Nothing rests on how many microtasks pass in between (docs/sessions.md).

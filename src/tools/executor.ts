@@ -50,6 +50,8 @@ export class ToolExecutor {
   private controller: AbortController | undefined;
   private finished = false;
   private cancelled = false;
+  /** The block whose start the caller has announced already (`finish`): no `onStart` for it. */
+  private announced: string | undefined;
   private readonly maxConcurrency: number;
 
   constructor(
@@ -66,8 +68,13 @@ export class ToolExecutor {
     this.schedule();
   }
 
-  finish(blocks: readonly ToolUseBlock[]): void {
+  /**
+   * `announced`: the caller has announced this block's start itself, because it starts at once here (it is the first
+   * block not started, and none runs): `onStart` is not called for it.
+   */
+  finish(blocks: readonly ToolUseBlock[], announced?: string): void {
     if (this.cancelled || this.finished) return;
+    this.announced = announced;
     for (const block of blocks) {
       if (!this.has(block.id)) this.entries.push({ block, safe: this.isSafe(block), status: 'queued' });
     }
@@ -135,9 +142,10 @@ export class ToolExecutor {
 
   private start(entry: Entry): void {
     entry.status = 'running';
-    this.listener.onStart(entry.block);
+    if (entry.block.id === this.announced) this.announced = undefined;
+    else this.listener.onStart(entry.block);
     const signal = (this.controller ??= new AbortController()).signal;
-    // Write-ahead: the tool is called once its start is on record (the machine took TOOL_STARTED, the transcript
+    // Write-ahead: the tool is called once its start is on record (the machine announced it, the transcript
     // holds the tool_start record, the run's observers saw it so `envOf` can name the call's trace), even a tool
     // that acts at once when called (test/session/writeAheadGate.test.ts). A turn cancelled meanwhile never calls it.
     const recorded = this.options.writeAhead?.(entry.block) ?? Promise.resolve();
