@@ -73,6 +73,8 @@ class Messages implements ReplInput {
   private answering: { resolve: (answer: string | null) => void; keys: boolean } | undefined; // a question asked
   private isEnded = false;
   private closing = false;
+  // Lines read in the same chunk as a question's key ("3" and Enter typed at once): the ask's next question takes them.
+  private afterKey: string[] | undefined;
 
   constructor(
     readonly rl: Interface,
@@ -122,6 +124,11 @@ class Messages implements ReplInput {
 
   ask(prompt: string, signal: AbortSignal, keys = false): Promise<string | null> {
     if (this.isEnded || signal.aborted) return Promise.resolve(null);
+    const typedAhead = this.afterKey?.shift();
+    if (typedAhead !== undefined) {
+      this.output.write(`${prompt}${typedAhead}\n`);
+      return Promise.resolve(typedAhead);
+    }
     const aside = this.terminal ? this.rl.line : '';
     if (aside !== '') this.clearLine();
     return new Promise((resolve) => {
@@ -151,11 +158,19 @@ class Messages implements ReplInput {
     this.clearLine();
     this.output.write(`${key === '\x1b' ? 'Esc' : key}\n`);
     answering.resolve(key);
+    // What readline reads after the key in this chunk is typed ahead for the next question (the reason after a "3"):
+    // kept until the chunk is done, then, if no question took it, read as any line.
+    const after: string[] = (this.afterKey = []);
+    setImmediate(() => {
+      if (this.afterKey === after) this.afterKey = undefined;
+      for (const line of after) this.line(line);
+    });
   }
 
   /** A line readline read: part of a paste, a typed line, or (in a terminal) a line of the chunk being read. */
   line(line: string): void {
     if (this.isEnded) return;
+    if (this.afterKey !== undefined && !this.answering) return void this.afterKey.push(line);
     if (this.answering && !this.pasting) return this.answering.resolve(line);
     if (this.pasting) {
       this.held.push(line);

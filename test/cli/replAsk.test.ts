@@ -117,8 +117,7 @@ describe('the REPL asks before a call Claude Code would ask about', () => {
     expect(screen).toContain('Allow Bash: touch x.txt # ^[]0;PWNED^G^[[2J ?');
     expect(screen).toContain('  2  yes, and allow Bash(touch x.txt # ^[]0;PWNED^G^[[2J) for this session');
     expect(await p.show('#{pane_title}')).toBe(title);
-    await p.keys(['3'], { literal: true });
-    await p.line('');
+    await p.keys(['3\r'], { literal: true }); // "3" and Enter in one write, as a quick typist sends them: no reason
     await settled(p, 'Results:');
     expect(file('x.txt')).toBe(false);
     expect(resultText(results(3)[0]!)).toBe('Not run: the user denied this call in the terminal');
