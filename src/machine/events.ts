@@ -24,7 +24,10 @@ export type ToolRunnerCommand =
   | { type: 'SUBMIT'; block: ToolUseBlock }
   /**
    * The stream ended: these are all the complete tool_use blocks, in order. `announced`: the machine has announced
-   * this block's start itself (machine/updates.ts, `startedAtFinish`): start it now, with no TOOL_STARTED for it.
+   * this block's start itself (machine/updates.ts, `startedAtFinish`): start it now, with no TOOL_STARTED for it
+   * (one sent anyway is ignored). A runner that does not start that tool at once (one that waits first, as the
+   * stepped runner does at its gate) provides the machine's guard `runnerStartsAtFinish` as false: then no FINISH
+   * names one, and every start is the runner's to announce.
    */
   | { type: 'FINISH'; blocks: ToolUseBlock[]; announced?: string }
   /** The turn is over (done, retried or aborted): stop whatever still runs; the next SUBMIT starts afresh. */
