@@ -4,10 +4,9 @@
  * it at the point the line names; each ending comes back as a line of JSON once the runner has answered. The runner
  * is the built one (dist/, which vitest's global setup builds from src/ first), as test/support/bashAs.ts runs the tool.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { RunEnding } from '../../src/tools/bash/run/runner.js';
+import { startLineAgent, type LineAgent } from './lineAgent.js';
 
 export type RunnerName = 'plain' | 'contained' | 'unshare' | 'sandboxed';
 
@@ -25,12 +24,8 @@ export interface AbortCase {
   at: AbortPoint;
 }
 
-export interface AbortAgent {
-  /** The agent's pid: its runner's processes are its children. */
-  readonly pid: number;
-  run(c: AbortCase): Promise<RunEnding>;
-  close(): void;
-}
+/** The agent: its runner's processes are its children. */
+export type AbortAgent = LineAgent<AbortCase, RunEnding>;
 
 const run = (name: string) => JSON.stringify(fileURLToPath(new URL(`../../dist/tools/bash/run/${name}.js`, import.meta.url)));
 
@@ -78,27 +73,5 @@ for await (const line of createInterface({ input: process.stdin })) {
 
 /** Starts the agent of `runner` as the user `prefix` names (test/support/users.ts). */
 export function startAbortAgent(prefix: string[], runner: RunnerName): AbortAgent {
-  const argv = [...prefix, process.execPath, '--input-type=module', '-e', AGENT, runner];
-  const child: ChildProcessWithoutNullStreams = spawn(argv[0] as string, argv.slice(1), {
-    cwd: '/',
-    env: { PATH: process.env.PATH, HOME: prefix.length === 0 ? process.env.HOME : '/nonexistent' },
-  });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const waiting: { resolve: (e: RunEnding) => void; reject: (e: Error) => void }[] = [];
-  createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.resolve(JSON.parse(line) as RunEnding));
-  child.on('close', (code, signal) => {
-    for (const w of waiting.splice(0)) w.reject(new Error(`the agent ended (${code ?? signal}) before answering: ${stderr}`));
-  });
-  return {
-    get pid() {
-      return child.pid as number;
-    },
-    run: (c) =>
-      new Promise((resolve, reject) => {
-        waiting.push({ resolve, reject });
-        child.stdin.write(`${JSON.stringify(c)}\n`);
-      }),
-    close: () => child.stdin.end(),
-  };
+  return startLineAgent(prefix, AGENT, runner, prefix.length === 0 ? process.env.HOME : '/nonexistent');
 }

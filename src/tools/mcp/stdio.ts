@@ -4,18 +4,32 @@
  * the agent, kill -9 included; where nothing can contain, as a plain child (then it ends when its stdin closes, as
  * servers do, but a kill -9 of the agent leaves it running until it reads that end).
  *
+ * It is spawned detached, as the bash tool's commands are (process.ts): a session of its own with no controlling
+ * terminal, so it can neither reach the user's terminal nor get its signals, and a process group whose id is the
+ * spawned process's pid. bubblewrap's first process in the namespace stays in that group from its spawn to its end
+ * (contained.ts: no `--new-session`), so the stop's SIGKILL to the group takes the namespace at any moment of its
+ * setup. The MCP SDK's own StdioClientTransport spawns in the agent's session and kills only the pid it spawned:
+ * that needed `--new-session`, and a stop during bubblewrap's setup left the namespace and the server running.
+ *
  * Its environment is only what its config names, besides the MCP SDK's safe variables (HOME, LOGNAME, PATH, SHELL,
  * TERM, USER: `getDefaultEnvironment`): the agent's credentials are not passed on unless the config names them.
  * What it writes to stderr is kept (its last 2 KB) to say why it failed, never printed.
  */
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { killGroup, trackGroup, untrackGroup } from '../bash/run/process.js';
 import type { CommandRunner } from '../bash/run/runner.js';
 import type { McpStdioConfig } from './config.js';
 
 const STDERR_KEPT = 2048;
+/** How long a server has to end by itself once its stdin is closed, as the MCP SDK's transport gives it. */
+const GRACE_MS = 2000;
 
 export interface StdioServer {
-  transport: StdioClientTransport;
+  transport: Transport;
   /** The end of what it wrote to stderr. */
   stderrTail(): string;
 }
@@ -23,12 +37,95 @@ export interface StdioServer {
 /** The transport of `config`'s server (not started: the client starts it), working in `cwd`, contained by `runner`. */
 export function stdioServer(config: McpStdioConfig, cwd: string, runner: CommandRunner): StdioServer {
   const program: [string, ...string[]] = [config.command, ...config.args];
-  const [command, ...args] = runner.wrap ? runner.wrap(program, cwd) : program;
-  const transport = new StdioClientTransport({ command, args, env: config.env, cwd, stderr: 'pipe' });
+  const argv = runner.wrap ? runner.wrap(program, cwd) : program;
   let tail = '';
-  // Read it always: a full pipe would block the server.
-  transport.stderr?.on('data', (chunk: Buffer) => {
+  const transport = new GroupTransport(argv, { ...getDefaultEnvironment(), ...config.env }, cwd, (chunk) => {
     tail = (tail + chunk.toString('utf8')).slice(-STDERR_KEPT);
   });
   return { transport, stderrTail: () => tail };
+}
+
+/** The MCP stdio transport over a process group of its own, killed whole when the transport closes or the process exits. */
+class GroupTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private child: ChildProcess | undefined;
+  private closing = false;
+  /** The spawned process was reaped: its pid, the group's id, may be another's by now. */
+  private gone = false;
+  private readonly buffer = new ReadBuffer();
+  private exited: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly argv: [string, ...string[]],
+    private readonly env: Record<string, string>,
+    private readonly cwd: string,
+    private readonly onStderr: (chunk: Buffer) => void,
+  ) {}
+
+  start(): Promise<void> {
+    if (this.closing) return Promise.reject(new Error('closed before it started'));
+    const [file, ...args] = this.argv;
+    const child = spawn(file, args, { cwd: this.cwd, env: this.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    this.child = child;
+    const pid = child.pid;
+    if (pid !== undefined) trackGroup(pid);
+    this.exited = new Promise((resolve) => child.once('close', () => resolve()));
+    // Whatever is left in the group once the spawned process is gone (a namespace still in its setup) goes too.
+    child.once('exit', () => this.killAll());
+    child.once('close', () => this.onclose?.());
+    // Read it always: a full pipe would block the server.
+    child.stderr?.on('data', this.onStderr);
+    child.stdout?.on('data', (chunk: Buffer) => this.read(chunk));
+    for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.on('error', (error) => this.onerror?.(error));
+    return new Promise((resolve, reject) => {
+      child.once('spawn', () => resolve());
+      child.once('error', (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.closing) return Promise.reject(new Error('Not connected'));
+    return new Promise((resolve) => (stdin.write(serializeMessage(message)) ? resolve() : stdin.once('drain', resolve)));
+  }
+
+  /** Closes its stdin (a server ends then), waits for it at most GRACE_MS, then kills its whole group. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    this.child?.stdin?.end();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.exited, new Promise((resolve) => (timer = setTimeout(resolve, GRACE_MS)))]);
+    clearTimeout(timer);
+    this.killAll();
+    this.buffer.clear();
+  }
+
+  private killAll(): void {
+    const pid = this.child?.pid;
+    if (pid === undefined || this.gone) return;
+    killGroup(pid);
+    untrackGroup(pid);
+    this.gone = this.child?.exitCode !== null || this.child?.signalCode !== null;
+  }
+
+  private read(chunk: Buffer): void {
+    this.buffer.append(chunk);
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.buffer.readMessage();
+      } catch (error) {
+        this.onerror?.(error as Error);
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
 }

@@ -20,8 +20,8 @@
  *   process runner made for that bwrap (it starts commands detached: setsid). bubblewrap's own `--new-session` would
  *   move the namespace's first process to a session of its own, and bubblewrap sets that process's parent-death signal
  *   only after the whole setup: a Ctrl-C in between killed bwrap and left the namespace running, its command with it
- *   (test/tools/bashAbort.test.ts). A long-lived program (`wrap`: an MCP server) is started by its caller in the agent's
- *   session, so it does get `--new-session`.
+ *   (test/tools/bashAbort.test.ts). A long-lived program (`wrap`: an MCP server) is spawned detached too, and its stop
+ *   kills its group (tools/mcp/stdio.ts, test/tools/mcpStop.test.ts).
  *
  * A process group (the plain way) is escaped by `setsid`, and a dead agent kills nothing; `PR_SET_PDEATHSIG` alone
  * (`setpriv --pdeathsig`) covers only the direct child; a cgroup is not removed when the agent dies and needs a
@@ -34,14 +34,11 @@ import { launch, type CommandRunner } from './runner.js';
 
 /** The argv of `command` contained, working in `cwd` (`timeoutBin`: coreutils' timeout, for the backstop). */
 export function containedArgv(bwrap: string, timeoutBin: string | undefined, cwd: string, command: string, timeoutMs: number): [string, ...string[]] {
-  return [...containedPrefix(bwrap, cwd, false), ...backstop(timeoutBin, timeoutMs), 'bash', '-c', command];
+  return [...containedPrefix(bwrap, cwd), ...backstop(timeoutBin, timeoutMs), 'bash', '-c', command];
 }
 
-/**
- * bubblewrap's part of the argv, up to the program it runs contained; `newSession` for a program whose caller does not
- * start it in a session of its own (the process runner does: see the header).
- */
-function containedPrefix(bwrap: string, cwd: string, newSession: boolean): [string, ...string[]] {
+/** bubblewrap's part of the argv, up to the program it runs contained; its caller starts it detached (see the header). */
+function containedPrefix(bwrap: string, cwd: string): [string, ...string[]] {
   return [
     bwrap,
     '--dev-bind', '/', '/',
@@ -52,7 +49,6 @@ function containedPrefix(bwrap: string, cwd: string, newSession: boolean): [stri
     '--ro-bind', '/sys', '/sys',
     '--unshare-pid',
     '--die-with-parent',
-    ...(newSession ? ['--new-session'] : []),
     ...rootCapabilityArgs(isRoot()),
     '--chdir', cwd,
     '--',
@@ -63,6 +59,6 @@ export function containedRunner(bwrap: string, timeoutBin: string | undefined): 
   return {
     kind: 'contained',
     run: (run) => launch(containedArgv(bwrap, timeoutBin, run.cwd, run.command, run.timeoutMs), run),
-    wrap: (argv, cwd) => [...containedPrefix(bwrap, cwd, true), ...argv],
+    wrap: (argv, cwd) => [...containedPrefix(bwrap, cwd), ...argv],
   };
 }

@@ -264,9 +264,13 @@ export function killGroup(pgid: number): void {
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
-function trackGroup(pgid: number): void {
+export function trackGroup(pgid: number): void {
   liveGroups.add(pgid);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => liveGroups.forEach(killGroup));
+}
+
+export function untrackGroup(pgid: number): void {
+  liveGroups.delete(pgid);
 }

@@ -5,7 +5,7 @@
  * /dev of its own (no terminal of the user's), and what is not the task's hidden (hidden.ts: secrets of the account, the
  * agent's home, .env files, unix sockets). A command's session is the one the process runner made for its bwrap, not
  * bubblewrap's `--new-session`, so that an abort's kill of that bwrap's process group takes the namespace at any
- * moment of its setup (contained.ts says why); a long-lived program (`wrap`) gets `--new-session`.
+ * moment of its setup (contained.ts says why); a long-lived program (`wrap`: an MCP server) is spawned detached too.
  */
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
@@ -61,11 +61,11 @@ export function sandboxArgv(
   before: string[] = [],
   view: SandboxView = { env: process.env },
 ): [string, ...string[]] {
-  return [...sandboxPrefix(bwrap, cwd, view, false), ...before, 'bash', '-c', command];
+  return [...sandboxPrefix(bwrap, cwd, view), ...before, 'bash', '-c', command];
 }
 
-/** bubblewrap's part of the argv, up to the program it runs sandboxed; `newSession` as in contained.ts. */
-function sandboxPrefix(bwrap: string, cwd: string, view: SandboxView, newSession: boolean): [string, ...string[]] {
+/** bubblewrap's part of the argv, up to the program it runs sandboxed; its caller starts it detached (contained.ts). */
+function sandboxPrefix(bwrap: string, cwd: string, view: SandboxView): [string, ...string[]] {
   return [
     bwrap,
     '--ro-bind', '/', '/',
@@ -76,7 +76,6 @@ function sandboxPrefix(bwrap: string, cwd: string, view: SandboxView, newSession
     '--unshare-net',
     '--unshare-pid',
     '--die-with-parent',
-    ...(newSession ? ['--new-session'] : []),
     // As root, bwrap keeps every capability unless told: a command could remount / read-write.
     '--cap-drop', 'ALL',
     '--chdir', cwd,
@@ -124,7 +123,7 @@ export function sandboxRunner(settings: SandboxSettings): CommandRunner {
       const real = realpathSync(cwd);
       const protect = existingProtection(protectedPaths(real, homeFolders(env), settings.allowWrite ?? []), real);
       const view: SandboxView = { env, reveal: settings.reveal(), protect, program: argv, ...(settings.hide ? { hide: settings.hide } : {}) };
-      return [...sandboxPrefix(settings.bwrap, real, view, true), ...argv];
+      return [...sandboxPrefix(settings.bwrap, real, view), ...argv];
     },
   };
 }
