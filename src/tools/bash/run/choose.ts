@@ -3,7 +3,7 @@
  * needs the kernel's help once per process before trusting it (a namespace may be refused, e.g. in a container without
  * user namespaces): bubblewrap first, then util-linux's unshare, then, with a warning, bash alone.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { containedArgv, containedRunner } from './contained.js';
 import { plainRunner } from './plain.js';
 import { findExecutable } from './programs.js';
@@ -62,12 +62,18 @@ async function probeContainment(pathVar: string | undefined): Promise<CommandRun
   return plainRunner(timeout);
 }
 
-/** Runs `argv` (a `true` command); null when it worked, else what it said. */
+/**
+ * Runs `argv` (a `true` command); null when it worked, else what it said. Its stdin is /dev/null, as a command's is:
+ * on a socket (Node's 'pipe'), Debian's bash takes itself for a remote shell and, when SHLVL is unset (env -i, a
+ * service), reads ~/.bashrc, whose time (or hang) then decided the probe.
+ */
 function refusal(argv: [string, ...string[]]): Promise<string | null> {
   return new Promise((resolve) => {
-    execFile(argv[0], argv.slice(1), { timeout: 10_000, cwd: '/' }, (err, _out, stderr) =>
-      resolve(err === null ? null : (stderr.trim() || err.message)),
-    );
+    const child = spawn(argv[0], argv.slice(1), { cwd: '/', stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.once('error', (error) => resolve(error.message));
+    child.once('close', (code, signal) => resolve(code === 0 ? null : stderr.trim() || `exited with ${code ?? signal}`));
   });
 }
 
