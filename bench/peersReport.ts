@@ -126,9 +126,7 @@ run, by where the code lives (in the bundle, by esbuild's module comments):
 |---|---|
 ${rows.join('\n')}
 
-Chunks of the bundle imported in that window: ${chunks}, holding ${p.evaluatedHold.length} packages and files (${p.evaluatedHold
-    .slice(0, 6)
-    .join(', ')}, …).
+${p.evaluatedHold.length === 0 ? 'No chunk of the bundle was imported in that window.' : `Chunks of the bundle imported in that window: ${chunks}, holding ${p.evaluatedHold.length} packages and files (${p.evaluatedHold.slice(0, 6).join(', ')}, …).`}
 
 Grouped: **${fmt(runnerMs, 1)} ms importing the process runner and running its code for the first
 time** (Node's module loader, the chunk's evaluation, the packages it holds), ${fmt(spawnMs, 1)} ms starting processes (each a fork
