@@ -24,6 +24,7 @@ export default defineConfig({
       'test/tools/bashReadOnly.test.ts',
       'test/tools/bashInteractive.test.ts',
       'test/tools/bashHidden.test.ts',
+      'test/tools/protectWrite.test.ts',
       'test/session/hooks.test.ts',
       'test/view/timeline.test.ts',
       'test/diagram/**/*.test.ts',

@@ -13,8 +13,12 @@
  * What a project holds for itself (package.json scripts, a Makefile, `.npmrc` of the project) is the task's to edit,
  * as the code it runs is: it is not listed. `.envrc` runs only once `direnv allow` is given for that very content.
  * A name that does not exist yet must not be creatable either: a placeholder stands in for it (placeholders.ts).
+ *
+ * The tools that write in the agent's own process (Write, Edit) ask protectedWriteReason, which applies the same list to
+ * one path (it reads the disk: links).
  */
-import { join, sep } from 'node:path';
+import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 
 export interface ProtectedName {
   /** The path under its folder: `.bashrc`, `.git/hooks`. */
@@ -104,4 +108,81 @@ export function protectedPaths(cwd: string, homes: readonly string[], allow: rea
     for (const entry of entries) if (!allowed(entry.name)) out.push({ path: join(folder, entry.name), folder, entry });
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The same rule for one path, for the tools that write in the agent's own process (Write, Edit).
+
+export interface WriteContext {
+  /** The working directory (as given or real). */
+  cwd: string;
+  /** The user's home folder. */
+  home: string;
+  /** Names of the list the user allows after all (`--allow-write`; `.git` allows all of `.git/...`). */
+  allow?: readonly string[];
+}
+
+/**
+ * Why writing `path` (relative to `cwd`, or absolute) must not happen: it is one of the protected names (or lies in
+ * one, or would replace a folder that holds one) of the working directory (IN_WORKING_DIRECTORY) or of the home
+ * (IN_WORKING_DIRECTORY and IN_HOME), checked as given, as its real path (links on the way followed, a link at the end
+ * too, even one to a missing file) and against the real paths of the protected names (a `~/.bashrc` that links into
+ * a dotfiles repository protects its target there). null: nothing of the list; the write may go on.
+ */
+export function protectedWriteReason(path: string, context: WriteContext): string | null {
+  const given = resolve(context.cwd, path);
+  const written = [...new Set([given, realPathOf(given)])];
+  const folders = [...new Set([context.cwd, realPathOf(resolve(context.cwd))])];
+  const homes = [...new Set([resolve(context.home), realPathOf(resolve(context.home))])];
+  const paths = [...folders.flatMap((f) => protectedPaths(f, [], context.allow ?? [])), ...homes.flatMap((h) => protectedPaths(h, [h], context.allow ?? []))];
+  for (const p of paths) {
+    for (const target of [...new Set([p.path, realPathOf(p.path)])]) {
+      const hit = written.find((w) => w === target || isInside(w, target) || (isInside(target, w) && isInside(w, p.folder)));
+      if (hit === undefined) continue;
+      const where = p.path === target ? '' : ` (where ${p.path} leads)`;
+      return `${given} is protected${where}: ${p.entry.name} in ${p.folder} runs later, outside the agent (src/tools/bash/run/protect.ts; --allow-write ${p.entry.name} allows it)`;
+    }
+  }
+  return null;
+}
+
+function isInside(path: string, folder: string): boolean {
+  return path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
+}
+
+/**
+ * The real path of `path`, also when it does not exist (yet): the real path of its deepest existing folder with the
+ * rest joined on, a link at any step followed (a dangling one to where it points), at most 40 links deep.
+ */
+export function realPathOf(path: string): string {
+  let rest: string[] = [];
+  let at = path;
+  for (let hops = 0; hops < 40; ) {
+    const stats = lstatOrUndefined(at);
+    if (stats?.isSymbolicLink()) {
+      hops++;
+      at = resolve(dirname(at), readlinkSync(at));
+      continue;
+    }
+    if (stats !== undefined) {
+      try {
+        return join(realpathSync.native(at), ...rest);
+      } catch {
+        return join(at, ...rest);
+      }
+    }
+    const parent = dirname(at);
+    if (parent === at) break;
+    rest = [basename(at), ...rest];
+    at = parent;
+  }
+  return join(at, ...rest);
+}
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
 }
