@@ -29,6 +29,39 @@ export interface ToolOutput {
    * PDF), each block as the API takes it; `content` then says the same in text, naming what is not text.
    */
   blocks?: ToolResultContent[];
+  /**
+   * Claude Code's structured result of the call: stream-json's `tool_use_result` and the `tool_response` an Agent SDK
+   * PostToolUse hook gets (Read's `{type: 'text', file: {filePath, content, numLines, startLine, totalLines}}`, Bash's
+   * `{stdout, stderr, interrupted, isImage, noOutputExpected}`). Absent: `content` is used.
+   */
+  data?: unknown;
+}
+
+/** How permission rules with a specifier (`Bash(npm test:*)`, `Edit(src/**)`) apply to a tool's calls. */
+export interface ToolPermission {
+  /**
+   * Whether the specifier (the text inside the parentheses) covers this call. A deny rule reads broadly (any part of
+   * the call matches: `effect` 'deny'), an allow rule strictly (every part covered: 'allow'). `dirs`: the working
+   * directory first, then those of `--add-dir`.
+   */
+  matches(specifier: string, input: unknown, effect: 'allow' | 'deny', dirs: readonly string[]): boolean | Promise<boolean>;
+  /**
+   * Whether the allow rules' specifiers together cover the call, each part by one of them (a bash line
+   * `git log && npm test` under `Bash(git log:*)` and `Bash(npm test:*)`). Absent: one specifier must match alone.
+   */
+  allowedBy?(specifiers: readonly string[], input: unknown, dirs: readonly string[]): boolean | Promise<boolean>;
+  /** Throws an Error with a one-line message when the specifier cannot be a rule of this tool. */
+  checkSpecifier?(specifier: string): void;
+  /** acceptEdits: whether this call only edits files inside `dirs` (then it runs unasked in that mode). */
+  isEditWithin?(input: unknown, dirs: readonly string[]): boolean | Promise<boolean>;
+  /** The rule that would allow this very call, as Claude Code writes it: `Bash(npm test:*)`, `Edit(src/app.ts)`. */
+  suggestRule?(input: unknown): string;
+}
+
+/** How a tool's call is shown: the terminal, the viewer, permission questions. */
+export interface ToolDisplay {
+  /** One line: `$ ls -A`, `Read src/a.ts`. */
+  call(input: unknown): string;
 }
 
 /**
@@ -37,7 +70,13 @@ export interface ToolOutput {
  * `defineTool` (tools/define.ts) builds one from a declared input schema and does that check.
  */
 export interface Tool {
+  /** The name the model sees: `bash` (the chapter's tool), `Read`, `mcp__server__tool`. */
   name: string;
+  /**
+   * Claude Code's name of the tool: what hooks, permission rules, stream-json, the Agent SDK and the terminal use
+   * (default: `name`). The bash tool's is `Bash`.
+   */
+  publicName?: string;
   description: string;
   inputSchema: ToolInputSchema;
   /**
@@ -45,6 +84,15 @@ export interface Tool {
    * Decide conservatively: when unsure, answer false. Absent means never safe.
    */
   isConcurrencySafe?(input: unknown): boolean;
+  /**
+   * Whether this call only reads: it runs unasked in the default and plan modes. Absent means false. May be async (the
+   * bash tool may need its shell parser); must not throw.
+   */
+  isReadOnly?(input: unknown): boolean | Promise<boolean>;
+  /** How rules with a specifier match this tool's calls. Absent: such a rule denies every call and allows none. */
+  permission?: ToolPermission;
+  /** How a call is shown. Absent: `name` and the input as JSON (toolCallLine). */
+  display?: ToolDisplay;
   run(input: unknown, context: ToolContext): Promise<ToolOutput>;
   /**
    * Called once a run while its first model call is under way (the request is sent and the model
@@ -57,6 +105,23 @@ export interface Tool {
    * method and its server's own names (tools/mcp/tools.ts).
    */
   spanAttributes?: Readonly<Record<string, string>>;
+}
+
+/** Claude Code's name of `tool` (hooks, rules, stream-json, the terminal). */
+export function publicToolName(tool: Pick<Tool, 'name' | 'publicName'>): string {
+  return tool.publicName ?? tool.name;
+}
+
+/** One line that shows a call of `tool` (of the name `name` when no tool has it): its display, else `name {json}`. */
+export function toolCallLine(tool: Tool | undefined, name: string, input: unknown): string {
+  if (tool?.display) {
+    try {
+      return tool.display.call(input);
+    } catch {
+      // A display that fails on a bad input shows the input as it is.
+    }
+  }
+  return `${tool ? publicToolName(tool) : name} ${JSON.stringify(input) ?? ''}`.trimEnd();
 }
 
 /** The part of a tool that goes into the request body. */

@@ -15,7 +15,7 @@
  * });
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { Tool, ToolContext, ToolInputSchema, ToolOutput } from '../core/tool.js';
+import type { Tool, ToolContext, ToolDisplay, ToolInputSchema, ToolOutput, ToolPermission } from '../core/tool.js';
 import { inputProblem, type Infer, type Schema } from './schema.js';
 import { checkStandard, isStandardSchema, standardJsonSchema, validNow, type Checked } from './standardSchema.js';
 
@@ -26,11 +26,22 @@ export type ToolInput = StandardSchemaV1<unknown, object> | Schema<object>;
 export type InputOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : Infer<S>;
 
 export interface ToolDeclaration<S extends ToolInput> {
+  /** The name the model sees. */
   name: string;
+  /** As `Tool.publicName`: Claude Code's name of the tool, when it is one of Claude Code's (default: `name`). */
+  publicName?: string;
   description: string;
   input: S;
   /** As `Tool.isConcurrencySafe`, on a valid input (an invalid one is never safe). */
   isConcurrencySafe?(input: InputOf<S>): boolean;
+  /** As `Tool.isReadOnly`, on a valid input (an invalid one is never read-only). */
+  isReadOnly?(input: InputOf<S>): boolean | Promise<boolean>;
+  /** As `Tool.permission` (its functions get the raw input: check it). */
+  permission?: ToolPermission;
+  /** As `Tool.display` (`call` gets the raw input; when it throws, the input is shown as JSON). */
+  display?: ToolDisplay;
+  /** As `Tool.spanAttributes`. */
+  spanAttributes?: Readonly<Record<string, string>>;
   /** Runs on a valid input only. May throw: the executor turns a throw into an `is_error` result. */
   run(input: InputOf<S>, context: ToolContext): Promise<ToolOutput>;
   /** As `Tool.prepare`. */
@@ -38,13 +49,18 @@ export interface ToolDeclaration<S extends ToolInput> {
 }
 
 export function defineTool<S extends ToolInput>(declaration: ToolDeclaration<S>): Tool {
-  const { name, description, input: schema } = declaration;
+  const { name, description, input: schema, isReadOnly } = declaration;
   const { inputSchema, check, validNow: valid } = inputOf(name, schema);
   return {
     name,
+    ...(declaration.publicName !== undefined ? { publicName: declaration.publicName } : {}),
     description,
     inputSchema,
     isConcurrencySafe: (input) => valid(input) === true && (declaration.isConcurrencySafe?.(input as InputOf<S>) ?? false),
+    ...(isReadOnly ? { isReadOnly: (input: unknown) => readOnlyWhenValid(check, input, isReadOnly as (value: unknown) => boolean | Promise<boolean>) } : {}),
+    ...(declaration.permission ? { permission: declaration.permission } : {}),
+    ...(declaration.display ? { display: declaration.display } : {}),
+    ...(declaration.spanAttributes ? { spanAttributes: declaration.spanAttributes } : {}),
     run: async (input, context) => {
       const checked = await check(input);
       if ('problem' in checked) return { isError: true, content: `Invalid input for ${name}: ${checked.problem}.` };
@@ -52,6 +68,16 @@ export function defineTool<S extends ToolInput>(declaration: ToolDeclaration<S>)
     },
     ...(declaration.prepare ? { prepare: declaration.prepare } : {}),
   };
+}
+
+/** Whether a call only reads: its input valid and the declaration's check true; false when either fails. */
+async function readOnlyWhenValid(check: (input: unknown) => Promise<Checked>, input: unknown, isReadOnly: (value: unknown) => boolean | Promise<boolean>): Promise<boolean> {
+  try {
+    const checked = await check(input);
+    return 'value' in checked && (await isReadOnly(checked.value)) === true;
+  } catch {
+    return false;
+  }
 }
 
 /** The JSON Schema and the checks of a declared input, whichever way it was declared. */

@@ -19,6 +19,7 @@ import { requireBwrap, type SandboxSettings } from './run/sandbox.js';
 import { SpillSpace } from './run/spill.js';
 import type { Tool, ToolContext, ToolOutput } from '../../core/tool.js';
 import { defineTool } from '../define.js';
+import { BASH_PUBLIC_NAME, bashDisplay, bashPermission, isReadOnlyCommand } from './permission.js';
 import { s } from '../schema.js';
 
 export { SandboxUnavailableError } from './run/sandbox.js';
@@ -105,6 +106,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
   };
   return defineTool({
     name: 'bash',
+    publicName: BASH_PUBLIC_NAME,
     description: describe(options.cwd, settings, bwrap !== null),
     input: s.object({
       command: s.string({ description: 'The bash command to run, e.g. "ls -la src" or "npm test 2>&1 | tail -50".' }),
@@ -118,6 +120,9 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
     // Until the shell parser has loaded (in `prepare`, or at the first command) only a line of plain words
     // (`sleep 1; ls -la`) can be judged; it is judged by the same rules (shell/reader.ts).
     isConcurrencySafe: ({ command }) => checkNow((read) => isSafeAlongside(read, command))?.value ?? false,
+    isReadOnly: isReadOnlyCommand,
+    permission: bashPermission,
+    display: bashDisplay,
     prepare: () => prepare(tool),
     async run(parsed, context) {
       if (parsed.command.trim() === '') return { isError: true, content: 'Invalid input for bash: "command" is empty.' };
@@ -207,8 +212,14 @@ async function runCommand(tool: BashState, parsed: { command: string; timeout?: 
   // The working directory is checked only when the spawn fails: a stat before each command would cost a round trip to
   // the thread pool.
   if (ending.kind === 'spawn-error' && !(await isDirectory(context.cwd))) return noDirectory(context.cwd);
-  const result = formatResult(output.finish(), ending, timeoutMs);
-  return { ...result, content: redact(result.content, secrets) };
+  const collected = output.finish();
+  const result = formatResult(collected, ending, timeoutMs);
+  const content = redact(result.content, secrets);
+  if (result.isError) return { ...result, content };
+  // Claude Code's structured result (stream-json's tool_use_result, a PostToolUse hook's tool_response): the output
+  // in stdout (stderr is in it: one stream), '' for none.
+  const stdout = collected.text.replace(/\n+$/, '') === '' ? '' : content;
+  return { ...result, content, data: { stdout, stderr: '', interrupted: false, isImage: false, noOutputExpected: false } };
 }
 
 /**
