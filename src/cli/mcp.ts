@@ -11,7 +11,8 @@ import type { CliOptions } from './args.js';
 import type { ModelChoice } from './start.js';
 import type { McpServers } from '../tools/mcp/servers.js';
 import type { McpServerConfig } from '../tools/mcp/config.js';
-import { shown } from './terminal.js';
+import { learnSecrets, shown } from './terminal.js';
+import { mcpSecrets } from '../core/credentials.js';
 
 /**
  * Which MCP servers a command reads besides `--mcp-config`: none (the worker, the demo), or Claude Code's three scopes
@@ -54,6 +55,8 @@ export async function cliMcpConfigs(options: McpOptions, cwd: string, env: NodeJ
 /** Starts `configs` as the command line's servers are started (the sandbox with --sandbox); undefined when empty. */
 export async function startConfigs(configs: Record<string, McpServerConfig>, options: McpOptions, cwd: string, env: NodeJS.ProcessEnv, version: string): Promise<McpServers | undefined> {
   if (Object.keys(configs).length === 0) return undefined;
+  // Their env values, headers and URL credentials are never shown from here on (core/credentials.ts).
+  learnSecrets(mcpSecrets(configs, env));
   const { startMcpServers } = await import('../tools/mcp/servers.js');
   return startMcpServers(configs, { cwd, env, version, ...(options.sandbox ? { sandbox: {} } : {}) });
 }

@@ -9,7 +9,8 @@
 import type { CliOptions } from './args.js';
 import type { McpScope } from '../tools/mcp/scopes.js';
 import type { McpServerConfig } from '../tools/mcp/config.js';
-import { jsonLine, shown } from './terminal.js';
+import { jsonLine, learnSecrets, shown } from './terminal.js';
+import { mcpSecrets } from '../core/credentials.js';
 
 export interface McpListEntry {
   name: string;
@@ -61,6 +62,8 @@ async function checkedServers(io: Io, only: string | undefined, sources: readonl
     scopedMcpServers({ cwd: io.cwd, env: io.env, interactive, warn, ...(sources !== undefined ? { sources } : {}) });
   const all = read(false, (line) => io.stderr.write(`${shown(line)}\n`));
   const approved = read(true, () => {});
+  // What is printed of them never shows their env values, headers or a URL's credentials (core/credentials.ts).
+  learnSecrets(mcpSecrets(all, io.env));
   const chosen = Object.entries(all).filter(([name]) => only === undefined || name === only);
   const pending = (name: string) => all[name]?.scope === 'project' && approved[name]?.scope !== 'project';
   const toStart = chosen.filter(([name]) => !pending(name));

@@ -16,6 +16,8 @@ import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { RunTracing } from '../otel/runSpans.js';
 import { load, parentOf } from '../otel/traceContext.js';
+import { createRedactor } from '../core/redact.js';
+import { secretValues } from '../tools/bash/judge/secrets.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -43,7 +45,7 @@ export function exporterWanted(env: Env): ExporterChoice {
   return { kind: 'unsupported', why: `the OTLP protocol ${protocol} is not supported (http/protobuf or http/json)` };
 }
 
-/** Where spans go, for a warning: the endpoint without its user and password. */
+/** Where spans go, for a warning: the endpoint without its user, password and query (an `?api_key=`). */
 function destinationOf(env: Env, choice: ExporterChoice): string {
   if (choice.kind !== 'otlp') return 'stderr';
   const raw = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT || 'http://localhost:4318';
@@ -51,6 +53,7 @@ function destinationOf(env: Env, choice: ExporterChoice): string {
     const url = new URL(raw);
     url.username = '';
     url.password = '';
+    url.search = '';
     return url.toString();
   } catch {
     return 'the OTLP endpoint';
@@ -118,7 +121,10 @@ async function parentFrom(env: Env, warn: (line: string) => void): Promise<Conte
 }
 
 /** Starts tracing when the variables ask for it; `undefined` when they do not (nothing of OpenTelemetry loaded). */
-export async function startTelemetry(env: Env, version: string, warn: (line: string) => void): Promise<Telemetry | undefined> {
+export async function startTelemetry(env: Env, version: string, warnLine: (line: string) => void): Promise<Telemetry | undefined> {
+  // A warning never holds the exporters' credentials (a header's token, an endpoint's `?api_key=`), whoever prints it.
+  const redactor = createRedactor(secretValues(env));
+  const warn = (line: string) => warnLine(redactor.text(line));
   const choice = exporterWanted(env);
   if (choice.kind === 'none') return undefined;
   if (choice.kind === 'unsupported') {

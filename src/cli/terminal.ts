@@ -7,7 +7,7 @@
  * One process, one configuration: the redactor is set once, by run.ts, when the key and the environment are known,
  * and handed from here to what writes elsewhere (the transcript, the viewer, the inspector relay).
  */
-import { noRedaction, type Redactor } from '../core/redact.js';
+import { noRedaction, type LearningRedactor, type Redactor, type SecretValue } from '../core/redact.js';
 import { jsonEscaped, visible } from '../core/visible.js';
 
 let redactor: Redactor = noRedaction;
@@ -15,6 +15,14 @@ let redactor: Redactor = noRedaction;
 /** Sets the process's redactor (run.ts, once the key and the environment are read). */
 export function useRedactor(next: Redactor): void {
   redactor = next;
+}
+
+/**
+ * Tells the process's redactor more secrets (an MCP server's env values and headers, read after it was set): the
+ * object everyone holds learns them, so what is written from then on has them cut too.
+ */
+export function learnSecrets(secrets: readonly SecretValue[]): void {
+  if (secrets.length > 0) (redactor as Partial<LearningRedactor>).learn?.(secrets);
 }
 
 /** The process's redactor, for the transcript, the pages and runAgent. */

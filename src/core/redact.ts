@@ -134,3 +134,30 @@ export const noRedaction: Redactor = {
   json: (value) => JSON.stringify(value),
   jsonText: (text) => text,
 };
+
+/** A redactor that may be told more secrets as a run is set up (an MCP server's configuration read after start). */
+export interface LearningRedactor extends Redactor {
+  /** Every text given from now on has `secrets` cut out too (the redactor is the same object: who holds it sees them). */
+  learn(secrets: readonly SecretValue[]): void;
+}
+
+/** A redactor of `secrets` and of whatever it learns later. */
+export function learningRedactor(secrets: readonly SecretValue[] = []): LearningRedactor {
+  let known = redactionOrder(secrets);
+  let current = createRedactor(known);
+  return {
+    get active() {
+      return current.active;
+    },
+    text: (text) => current.text(text),
+    value: (value) => current.value(value),
+    json: (value) => current.json(value),
+    jsonText: (text) => current.jsonText(text),
+    learn(more) {
+      const next = redactionOrder([...known, ...more]);
+      if (next.length === known.length) return;
+      known = next;
+      current = createRedactor(known);
+    },
+  };
+}

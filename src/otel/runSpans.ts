@@ -207,7 +207,7 @@ export class RunSpans {
     this.call = undefined;
     this.retryAttempt = event.attempt;
     span.setAttributes({ 'agentloop.retry.delay_ms': event.delayMs, 'agentloop.retry.next_model': event.model });
-    fail(span, errorTypeOf(event.error), event.error.message);
+    fail(span, errorTypeOf(event.error), this.facts.redactor.text(event.error.message));
     span.end();
   }
 
@@ -265,7 +265,7 @@ export class RunSpans {
   end(end: RunEnd): void {
     const type = end.error ? errorTypeOf(end.error) : end.state === 'aborted' ? 'aborted' : undefined;
     if (this.call) {
-      if (type) fail(this.call.span, type, end.error?.message ?? 'the run was aborted');
+      if (type) fail(this.call.span, type, this.facts.redactor.text(end.error?.message ?? 'the run was aborted'));
       this.call.span.end();
       this.call = undefined;
     }
@@ -281,7 +281,7 @@ export class RunSpans {
       'agentloop.cost_usd': end.costUsd,
       ...(end.exitReason ? { 'agentloop.exit_reason': end.exitReason } : {}),
     });
-    if (type) fail(this.run, type, end.error?.message ?? `the run ended: ${end.exitReason ?? end.state}`);
+    if (type) fail(this.run, type, this.facts.redactor.text(end.error?.message ?? `the run ended: ${end.exitReason ?? end.state}`));
     this.run.end();
   }
 }

@@ -7,7 +7,10 @@
  *
  * The MCP SDK is loaded only by a run that has servers.
  */
+import { mcpSecrets, type McpCredentialSource } from '../core/credentials.js';
+import type { LearningRedactor, Redactor } from '../core/redact.js';
 import type { Tool } from '../core/tool.js';
+import { clientSecrets, credentialRedactor } from '../tools/bash/judge/secrets.js';
 import type { McpServerConfigInput } from '../tools/mcp/config.js';
 import type { McpSdkServer, McpServerSpec, McpServerState } from '../tools/mcp/servers.js';
 
@@ -37,6 +40,17 @@ export async function withMcpServers<R>(options: McpRunOptions, run: (tools: Too
   } finally {
     await servers.close();
   }
+}
+
+/**
+ * The run's redactor, knowing the servers' credentials (their `env` values, headers, a URL's user, password and query:
+ * core/credentials.ts): the one given, told them when it learns (core/redact.ts), else the default one of process.env.
+ */
+export function mcpRedactor(servers: McpRunOptions['mcpServers'], given: Redactor | undefined, client?: Parameters<typeof clientSecrets>[0]): Redactor {
+  const secrets = mcpSecrets(servers as Record<string, McpCredentialSource>, process.env);
+  if (given === undefined) return credentialRedactor(process.env, client, secrets);
+  (given as Partial<LearningRedactor>).learn?.(secrets);
+  return given;
 }
 
 /** `ready`, or at once when `signal` aborts (the run then ends as aborted without waiting for slow servers). */

@@ -22,7 +22,7 @@ import { credentialRedactor } from '../tools/bash/judge/secrets.js';
 import type { RunSpans, RunTracing } from '../otel/runSpans.js';
 import type { McpServerState } from '../tools/mcp/servers.js';
 import { createAgentMachine } from './actors.js';
-import { withMcpServers, type McpServerOption } from './mcpRun.js';
+import { mcpRedactor, withMcpServers, type McpServerOption } from './mcpRun.js';
 import type { StepGate } from './gate.js';
 import type { Question } from '../transcript/records.js';
 import { startSession, type SessionRecorder } from '../transcript/recorder.js';
@@ -232,7 +232,8 @@ function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit,
 /** The run with its MCP servers' tools after the others, the servers started for it and stopped after it. */
 function runWithMcp(question: Question | null, { mcpServers = {}, ...options }: RunAgentOptions): Promise<RunResult> {
   const settings = { mcpServers, cwd: options.cwd ?? process.cwd(), ...pick(options, 'sandbox', 'signal') };
-  return withMcpServers(settings, (tools) => runAgent(question, { ...options, addTools: [...(options.addTools ?? []), ...tools] }));
+  const redactor = mcpRedactor(mcpServers, options.redactor, options.client);
+  return withMcpServers(settings, (tools) => runAgent(question, { ...options, redactor, addTools: [...(options.addTools ?? []), ...tools] }));
 }
 
 function openRecorder(options: RunAgentOptions, cwd: string, prompt: Question | null, redactor: Redactor): SessionRecorder | undefined {

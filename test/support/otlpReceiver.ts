@@ -30,6 +30,8 @@ export interface OtlpReceiver {
   readonly contentTypes: string[];
   /** The bodies of the requests received, as they came (what went over the wire). */
   readonly bodies: Buffer[];
+  /** The path (with its query) and headers of each request, in order. */
+  readonly requests: Array<{ url: string; headers: Record<string, string | string[] | undefined> }>;
   close(): Promise<void>;
 }
 
@@ -96,12 +98,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
   const bodies: Buffer[] = [];
+  const requests: OtlpReceiver['requests'] = [];
   const server = createServer((request, response) => {
     void bodyOf(request).then((body) => {
       const type = String(request.headers['content-type'] ?? '');
       contentTypes.push(type);
       bodies.push(body);
-      if (request.method !== 'POST' || request.url !== '/v1/traces') {
+      requests.push({ url: request.url ?? '', headers: request.headers });
+      if (request.method !== 'POST' || (request.url ?? '').split('?')[0] !== '/v1/traces') {
         response.writeHead(404).end();
         return;
       }
@@ -120,6 +124,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     spans,
     contentTypes,
     bodies,
+    requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -32,6 +32,32 @@ function results(messages: readonly MessageParam[]): Record<string, string> {
 }
 
 describe('runAgent({ mcpServers })', () => {
+  it("knows the servers' env values and the OTLP headers as secrets: the model and the transcript hold them redacted", async () => {
+    const value = `mcpEnvValue-${process.pid}-run`;
+    const header = `otlpHdrValue-${process.pid}-run`;
+    const home = join(dir, `home-${Date.now()}`);
+    process.env.OTEL_EXPORTER_OTLP_HEADERS = `x-api-key=${header}`;
+    try {
+      const echo = { name: 'say', description: 'Says', inputSchema: { type: 'object' as const, properties: {} }, run: async () => ({ content: `the header: ${header}`, isError: false }) };
+      const model = scriptedModel([
+        reply.toolUse([{ id: 'e', name: 'mcp__every__get-env', input: {} }, { id: 's', name: 'say', input: {} }]),
+        reply.text(`echo ${value} ${header}`),
+      ]);
+      const servers = { every: everything(`run-secret-${process.pid}`, { SERVICE_CONFIG: value }) };
+      const result = await runAgent('go', { model: 'claude-test', modelCall: model.call, tools: [echo], mcpServers: servers, cwd: dir, session: { home } });
+      expect(results(result.context.messages).e).toContain('[redacted mcp server every]');
+      expect(results(result.context.messages).s).toContain('[redacted OTEL_EXPORTER_OTLP_HEADERS]');
+      const { readdirSync, readFileSync } = await import('node:fs');
+      const transcript = readdirSync(home, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => readFileSync(join(e.parentPath, e.name), 'utf8')).join('\n');
+      for (const [where, text] of [['the model', JSON.stringify(model.requests)], ['the transcript', transcript]]) {
+        expect(text, where).not.toContain(value);
+        expect(text, where).not.toContain(header);
+      }
+    } finally {
+      delete process.env.OTEL_EXPORTER_OTLP_HEADERS;
+    }
+  }, 60_000);
+
   it('starts a stdio server from npm for the run, gives the model its tools and stops it when the run ends', async () => {
     const marker = `run-${process.pid}-${Date.now()}`;
     let during: number[] = [];

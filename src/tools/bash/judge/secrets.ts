@@ -4,7 +4,8 @@
  * shapes, JWTs, private key blocks). Commands do not get them unless allowed by name, and their
  * values are cut out of what a command prints (and of everything else agentloop writes: core/redact.ts).
  */
-import { createRedactor, redactionOrder as orderForRedaction, type Redactor, type SecretValue } from '../../../core/redact.js';
+import { OTLP_HEADERS, otlpSecrets } from '../../../core/credentials.js';
+import { createRedactor, learningRedactor, redactionOrder as orderForRedaction, type LearningRedactor, type Redactor, type SecretValue } from '../../../core/redact.js';
 
 export type { SecretValue };
 
@@ -20,6 +21,8 @@ const NOT_SECRET = new Set(['PWD', 'OLDPWD', 'SSH_AUTH_SOCK', 'GIT_ASKPASS', 'SS
 export function isSecretName(name: string): boolean {
   const upper = name.toUpperCase();
   if (NOT_SECRET.has(upper)) return false;
+  // The OTLP exporters' headers (`OTEL_EXPORTER_OTLP_HEADERS`, `..._TRACES_HEADERS`): a collector's credential.
+  if (OTLP_HEADERS.test(upper)) return true;
   const words = upper.split('_').filter((w) => w !== '');
   const last = words.at(-1) ?? '';
   // `*_KEY`, `*_KEY_ID` (AWS_ACCESS_KEY_ID), `*_PWD` (MYSQL_PWD): the last word of a longer name.
@@ -32,6 +35,7 @@ export function isSecretName(name: string): boolean {
 const SHAPES: [what: string, pattern: RegExp][] = [
   ['URL with a password', /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:[^\s/@]+@[^\s/@]/i],
   ['URL with a token as user', /\bhttps?:\/\/[A-Za-z0-9_-]{20,}@[^\s/@]/],
+  ['URL with a credential in its query', /\b[a-z][a-z0-9+.-]*:\/\/[^\s?#]*\?(?:[^\s#]*&)?[^\s=&#]*(?:key|token|secret|passw|pwd|auth|sig|credential)[^\s=&#]*=[^\s&#]/i],
   ['Anthropic key', /\bsk-ant-[a-z]+\d*-[A-Za-z0-9_-]{20,}/],
   ['OpenAI-style key', /\bsk-(proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/],
   ['GitHub token', /\bgh[pousr]_[A-Za-z0-9]{30,}/],
@@ -80,7 +84,8 @@ export function secretValues(base: Readonly<Record<string, string | undefined>>,
     const value = base[name];
     if (value !== undefined && judgedSecret(name, value)) out.push({ name, value });
   }
-  return redactionOrder(extra, out);
+  // The parts of an OTLP exporter's headers and endpoint too: a header's token, a query's api_key, on their own.
+  return redactionOrder([...extra, ...otlpSecrets(base)], out);
 }
 
 /**
@@ -111,8 +116,12 @@ export function clientSecrets(client: { apiKey?: string | undefined; authToken?:
  * The redactor of a run (core/redact.ts): the client's key and token, also when they came from a `.env` file, and the
  * value of every credential variable of `env` (by name or shape, as commands are denied them), each `[redacted NAME]`.
  */
-export function credentialRedactor(env: Readonly<Record<string, string | undefined>>, client?: Parameters<typeof clientSecrets>[0]): Redactor {
-  return createRedactor(secretValues(env, clientSecrets(client)));
+export function credentialRedactor(
+  env: Readonly<Record<string, string | undefined>>,
+  client?: Parameters<typeof clientSecrets>[0],
+  extra: readonly SecretValue[] = [],
+): LearningRedactor {
+  return learningRedactor(secretValues(env, [...clientSecrets(client), ...extra]));
 }
 
 /** A credential, by its name or its value (the variables commands do not get unless allowed). */
