@@ -14,9 +14,9 @@ export type RunnerName = 'plain' | 'contained' | 'unshare' | 'sandboxed';
  * When the abort comes: `before` the run is asked for (the signal already aborted); `spawned`, in the call that says
  * the process was started; `{ afterMs }` that long after it (bubblewrap and unshare still setting up the namespace);
  * `running`, once a process whose command line starts with `running` is seen (the command itself runs); `output`,
- * at the first output of the command.
+ * at the first output of the command; `never`: the command runs to its end.
  */
-export type AbortPoint = 'before' | 'spawned' | { afterMs: number } | { running: string } | 'output';
+export type AbortPoint = 'before' | 'spawned' | { afterMs: number } | { running: string } | 'output' | 'never';
 
 export interface AbortCase {
   command: string;
@@ -24,8 +24,8 @@ export interface AbortCase {
   at: AbortPoint;
 }
 
-/** The agent: its runner's processes are its children. */
-export type AbortAgent = LineAgent<AbortCase, RunEnding>;
+/** The agent: its runner's processes are its children; each ending comes with what the command wrote. */
+export type AbortAgent = LineAgent<AbortCase, RunEnding & { output: string }>;
 
 const run = (name: string) => JSON.stringify(fileURLToPath(new URL(`../../dist/tools/bash/run/${name}.js`, import.meta.url)));
 
@@ -41,7 +41,7 @@ import { findExecutable } from ${run('programs')};
 const path = process.env.PATH;
 const [bwrap, timeout, unshare, setpriv] = ['bwrap', 'timeout', 'unshare', 'setpriv'].map((p) => findExecutable(p, path));
 const runners = {
-  plain: () => plainRunner(timeout),
+  plain: () => plainRunner(timeout, setpriv),
   contained: () => containedRunner(bwrap, timeout),
   unshare: () => unshareRunner({ unshare, setpriv, timeout }),
   sandboxed: () => sandboxRunner({ bwrap, timeout, env: () => process.env, reveal: () => [] }),
@@ -58,17 +58,18 @@ for await (const line of createInterface({ input: process.stdin })) {
   const { command, cwd, at } = JSON.parse(line);
   const controller = new AbortController();
   const abort = () => controller.abort();
+  const chunks = [];
   if (at === 'before') abort();
   const ending = await runner.run({
     command, cwd, env: { PATH: path }, timeoutMs: 60_000, signal: controller.signal,
-    onData: () => at === 'output' && abort(),
+    onData: (chunk) => { chunks.push(chunk); if (at === 'output') abort(); },
     onSpawned: () => {
       if (at === 'spawned') abort();
       else if (at.afterMs !== undefined) setTimeout(abort, at.afterMs);
       else if (at.running !== undefined) whenRunning(at.running, abort);
     },
   });
-  process.stdout.write(JSON.stringify(ending) + '\\n');
+  process.stdout.write(JSON.stringify({ ...ending, output: Buffer.concat(chunks).toString('utf8') }) + '\\n');
 }`;
 
 /** Starts the agent of `runner` as the user `prefix` names (test/support/users.ts). */

@@ -23,7 +23,7 @@ export interface RunnerWanted {
 export function chooseRunner(wanted: RunnerWanted): Promise<CommandRunner> {
   const timeout = findExecutable('timeout', wanted.pathVar);
   if (wanted.sandbox !== undefined) return Promise.resolve(sandboxRunner({ ...wanted.sandbox, timeout }));
-  if (!wanted.contain) return Promise.resolve(plainRunner());
+  if (!wanted.contain) return Promise.resolve(plainRunner(undefined, findExecutable('setpriv', wanted.pathVar)));
   return containment(wanted.pathVar);
 }
 
@@ -59,7 +59,7 @@ async function probeContainment(pathVar: string | undefined): Promise<CommandRun
     why.push(`unshare cannot make a PID namespace here: ${refused}`);
   }
   warnUncontained(why.join('; '));
-  return plainRunner(timeout);
+  return plainRunner(timeout, setpriv);
 }
 
 /**

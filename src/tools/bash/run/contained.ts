@@ -9,12 +9,13 @@
  * - `--die-with-parent` ties the namespace to the agent (PR_SET_PDEATHSIG): when the agent dies by any signal, SIGKILL
  *   included, the namespace goes with it;
  * - `timeout -s KILL` inside the namespace enforces the timeout even when the agent cannot (programs.ts);
- * - a /proc of its own shows only its processes; root keeps only Docker's default capabilities (kernel.ts), so it
- *   cannot unmount that /proc to see the host's under it (the agent's environment, command line, open files);
+ * - a /proc of its own shows only its processes; root keeps only the capabilities of ordinary root work (kernel.ts:
+ *   no CAP_SYS_ADMIN, so it cannot unmount that /proc to see the host's under it, the agent's environment, command line
+ *   and open files; no CAP_NET_RAW, so it cannot capture the host's loopback traffic);
  * - /proc/sys, /sys and the like are read-only (kernel.ts);
- * - a session with no controlling terminal, a /dev of its own with its own pseudo-terminals, the host's devices brought
- *   back except the terminals and input devices (devices.ts), and no CAP_SYS_ADMIN, without which TIOCSTI into a
- *   terminal that is not the caller's fails: nothing reaches the user's terminal;
+ * - a session with no controlling terminal, a /dev of its own with its own pseudo-terminals and only the host's devices
+ *   a command needs (devices.ts: no terminal, kmsg, disk, loop or fuse device), and no CAP_SYS_ADMIN, without which
+ *   TIOCSTI into a terminal that is not the caller's fails: nothing reaches the user's terminal;
  * - the namespace's first process stays in the process group of the bwrap the agent started, from its spawn to its
  *   end, so an abort's kill of that group (process.ts) takes the namespace at any moment. The session is the one the
  *   process runner made for that bwrap (it starts commands detached: setsid). bubblewrap's own `--new-session` would

@@ -5,19 +5,20 @@
  *
  * - a PID namespace and a /proc of its own; `setpriv --pdeathsig KILL` before unshare and `--kill-child` kill the
  *   namespace with the agent; `timeout -s KILL` inside it is the backstop;
- * - before the command, one `mount -a` of a table written here (its own devpts over /dev/pts, /dev/null over every
- *   other terminal and input device it could open, /proc/sys, /proc/fs and, as root, /sys read-only), then `setpriv`
- *   leaves root the capabilities of the contained way (kernel.ts) and sets no_new_privs.
+ * - before the command, one `mount -a` of a table written here (a /dev of its own as bubblewrap makes it, devices.ts:
+ *   the kept devices bound from the host's into a folder of this process, its own devpts, that folder read-only over
+ *   /dev; /proc/sys, /proc/fs and, as root, /sys read-only), then `setpriv` leaves root the capabilities of the
+ *   contained way (kernel.ts) and sets no_new_privs.
  *
  * The differences that remain: under `-r` the command sees itself as root (uid 0 of its user namespace, the user's own
  * id outside: its files are the user's); as root /sys/fs/cgroup and the other file systems mounted under /sys are not
- * shown (a bind of /sys's folders, read-only, covers them); the host's /dev is kept as it is otherwise.
+ * shown (a bind of /sys's folders, read-only, covers them); /dev is read-only (bubblewrap's is a writable tmpfs).
  */
-import { accessSync, constants, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { removeAtExit } from './atExit.js';
-import { hostDevices } from './devices.js';
+import { hostDevices, MADE_DEVICES, MADE_LINKS } from './devices.js';
 import { PROC_READ_ONLY, rootBoundingSet } from './kernel.js';
 import { backstop, isRoot } from './programs.js';
 import { launch, type CommandRunner } from './runner.js';
@@ -56,17 +57,17 @@ export function unshareRunner(p: UnsharePrograms): CommandRunner {
   };
 }
 
-/** The table's lines: `source target type options 0 0`. */
-export function mountLines(root: boolean): string[] {
+/** The table's lines: `source target type options 0 0`; `dev`, the folder that becomes the command's /dev (devFolder). */
+export function mountLines(root: boolean, dev: string): string[] {
   const lines = PROC_READ_ONLY.filter(exists).map((path) => `${path} ${path} none bind,ro 0 0`);
   // As root only: an unprivileged user cannot write /sys, and in its user namespace a bind of a folder with file systems
   // mounted under it (/sys/fs/cgroup) is refused.
   if (root) for (const dir of sysFolders()) lines.push(`${dir} ${dir} none bind,ro 0 0`);
-  lines.push('agentloop-devpts /dev/pts devpts newinstance,ptmxmode=0666,mode=0620 0 0');
-  for (const { path, dir } of hostDevices().covered) {
-    if (!root && !writable(path)) continue;
-    lines.push(dir ? `agentloop-empty ${path} tmpfs ro,mode=0555 0 0` : `/dev/null ${path} none bind 0 0`);
-  }
+  // A /dev of its own, as bubblewrap's --dev makes it (devices.ts): the harmless nodes and the kept devices bound from
+  // the host's, its own devpts; then that folder over /dev, read-only (nothing can be made in it).
+  for (const name of [...MADE_DEVICES, ...hostDevices().kept.map((d) => d.name)]) lines.push(`/dev/${name} ${join(dev, name)} none bind 0 0`);
+  lines.push(`agentloop-devpts ${join(dev, 'pts')} devpts newinstance,ptmxmode=0666,mode=0620 0 0`);
+  lines.push(`${dev} /dev none rbind,ro 0 0`);
   return lines;
 }
 
@@ -74,16 +75,36 @@ let table: { dir: string; text: string; path: string } | undefined;
 
 /** The path of the table for this process, written again when what it holds changed (the host's devices). */
 function mountTable(root: boolean): string {
-  const text = `${mountLines(root).join('\n')}\n`;
-  if (table?.text === text) return table.path;
   if (table === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'agentloop-unshare-'));
     removeAtExit(dir);
     table = { dir, text: '', path: join(dir, 'fstab') };
   }
+  const dev = join(table.dir, 'dev');
+  const text = `${mountLines(root, dev).join('\n')}\n`;
+  if (table.text === text) return table.path;
+  devFolder(dev);
   writeFileSync(table.path, text, { mode: 0o600 });
   table.text = text;
   return table.path;
+}
+
+/** The places the table mounts on: an empty file for each device, a folder for each kept folder, bubblewrap's links. */
+function devFolder(dev: string): void {
+  mkdirSync(join(dev, 'pts'), { recursive: true });
+  chmodSync(dev, 0o755); // /dev as commands see it: its own files are not the user's to change anyway (read-only)
+  for (const name of MADE_DEVICES) writeFileSync(join(dev, name), '', { mode: 0o644 });
+  for (const { name, dir } of hostDevices().kept) {
+    if (dir) mkdirSync(join(dev, name), { recursive: true });
+    else writeFileSync(join(dev, name), '', { mode: 0o644 });
+  }
+  for (const [name, target] of MADE_LINKS) {
+    try {
+      symlinkSync(target, join(dev, name));
+    } catch {
+      // made already
+    }
+  }
 }
 
 function sysFolders(): string[] {
@@ -97,15 +118,6 @@ function sysFolders(): string[] {
 function exists(path: string): boolean {
   try {
     accessSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function writable(path: string): boolean {
-  try {
-    accessSync(path, constants.W_OK);
     return true;
   } catch {
     return false;
