@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSession, type PendingRun, type SessionView } from '../durable/admin.js';
 import { RestateCallError } from '../durable/http.js';
-import { attachRun, submitRun } from '../durable/ingress.js';
+import { submitRun } from '../durable/ingress.js';
 import { fromDurableResult, SERVICE_NAME, type DurableRunResult } from '../durable/protocol.js';
 import type { DurableOptions } from './durableOptions.js';
 import { costOf } from '../core/pricing.js';
@@ -111,10 +111,10 @@ async function submitCommand(options: Extract<DurableOptions, { command: 'submit
   const { prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt } = options;
   // Restate journals the request as it arrives: a key or credential pasted into the prompt is cut before it leaves.
   const request = outputRedactor().value({ prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt });
-  let invocationId: string;
+  let submitted: { invocationId: string; again: boolean };
   try {
     // Restate starts one run per key, even if the request reaches it twice.
-    ({ invocationId } = await submitRun(options.restate, sessionId, request, options.idempotencyKey ?? randomUUID(), traceHeaders(io.env)));
+    submitted = await submitRun(options.restate, sessionId, request, options.idempotencyKey ?? randomUUID(), traceHeaders(io.env));
   } catch (error) {
     if (error instanceof RestateCallError && error.maybeDelivered) {
       const again = options.idempotencyKey ? 'submit again with the same --idempotency-key' : 'give a submit an --idempotency-key';
@@ -122,16 +122,30 @@ async function submitCommand(options: Extract<DurableOptions, { command: 'submit
     }
     throw error;
   }
+  const { invocationId } = submitted;
+  const { awaitRun, reusedKeyProblem } = await import('./durableSubmit.js');
+  // A key Restate knows answers with its run, whatever the request: one that is not this one is refused.
+  const reused = submitted.again && options.idempotencyKey ? await reusedKeyProblem(options.admin, invocationId, options.idempotencyKey, request) : undefined;
+  if (reused) {
+    io.stderr.write(`agentloop: ${shown(reused)}\n`);
+    return 2;
+  }
+  // The reading command as it must be typed: --admin too when it is not the one --restate implies.
+  const admin = options.admin === adminUrlOf(options.restate) ? '' : ` --admin ${shellWord(options.admin)}`;
+  const see = `${selfCommand()} result ${sessionId} --restate ${shellWord(options.restate)}${admin}`;
   if (!options.wait) {
     io.stdout.write(`${sessionId}\n`);
-    // The reading command as it must be typed: --admin too when it is not the one --restate implies.
-    const admin = options.admin === adminUrlOf(options.restate) ? '' : ` --admin ${shellWord(options.admin)}`;
-    io.stderr.write(`submitted (invocation ${invocationId}); see: ${selfCommand()} result ${sessionId} --restate ${shellWord(options.restate)}${admin}\n`);
+    io.stderr.write(`submitted (invocation ${invocationId}); see: ${see}\n`);
     return 0;
   }
-  const result = await attachRun(options.restate, invocationId);
+  const waited = await awaitRun(options, invocationId, sessionId);
+  if ('stuck' in waited) {
+    // As `result` says it (exit 3), and how to read the result once a worker has run it.
+    io.stderr.write(`${shown(`${stillRunning(sessionId, waited.stuck)}; submit stopped waiting: ${see}`)}\n`);
+    return STILL_RUNNING;
+  }
   const view = await readSession({ admin: options.admin }, SERVICE_NAME, sessionId);
-  return printResult(result, 'records' in view ? view.records : [], io);
+  return printResult(waited.result, 'records' in view ? view.records : [], io);
 }
 
 /** What a reading command says of a session that has no result to give. */

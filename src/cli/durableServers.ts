@@ -9,6 +9,7 @@ import type { DurableIo } from './durable.js';
 import { outputRedactor, shown, useRedactor } from './terminal.js';
 import { credentialRedactor } from '../tools/bash/judge/secrets.js';
 import { selfCommand } from './self.js';
+import { DEFAULT_MODEL } from '../core/models.js';
 
 type Serving = Extract<DurableOptions, { command: 'worker' | 'balancer' }>;
 
@@ -48,7 +49,10 @@ async function workerSettings(options: Extract<DurableOptions, { command: 'worke
   const cwd = resolve(io.cwd, options.cwd ?? '.');
   let settings;
   try {
-    settings = requireModelSettings(loadModelSettings(io.env, cwd, { model: options.model }), `${selfCommand()} --demo`);
+    const loaded = loadModelSettings(io.env, cwd, { model: options.model });
+    // Claude Code's default when no model is set (with a key), as a local run takes it (./run.ts).
+    if (!loaded.model && (loaded.apiKey || loaded.authToken)) loaded.model = DEFAULT_MODEL;
+    settings = requireModelSettings(loaded, `${selfCommand()} --demo`);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     return error.message;

@@ -97,3 +97,19 @@ export async function readSession(target: AdminTarget, service: string, sessionI
   if (state.get('status') === 'done' && result) return { state: 'done', result, records };
   return records.length > 0 ? { state: 'ended', records } : { state: 'unknown' };
 }
+
+/**
+ * The request invocation `invocationId` was started with (the body of its `run/send`), from its journal's first entry;
+ * undefined when Restate no longer keeps it (the journal outlives the idempotency key: both are kept a day).
+ */
+export async function submittedRequest(target: AdminTarget, invocationId: string): Promise<unknown> {
+  const rows = await query<{ entry_json: string | null }>(target, `SELECT entry_json FROM sys_journal WHERE id = ${sqlString(invocationId)} AND index = 0`);
+  const entry = rows[0]?.entry_json ? (JSON.parse(rows[0].entry_json) as { Command?: { Input?: { payload?: number[] } } }) : undefined;
+  const payload = entry?.Command?.Input?.payload;
+  if (!Array.isArray(payload)) return undefined;
+  try {
+    return JSON.parse(Buffer.from(payload).toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -42,11 +42,14 @@ export interface WorkerSettings {
 /**
  * How long a run may show no progress before Restate takes it from its worker (a frozen or cut-off
  * worker): it asks the handler to suspend after `inactivityTimeout`, and aborts the attempt
- * `abortTimeout` later; the run is then retried on a worker that answers. A model call or a tool
- * that runs long journals a heartbeat every 10 s (steps.ts), so only a worker that stopped
+ * `abortTimeout` later (and Restate drains the stream 5 s more); the run is then retried. A model call or a tool
+ * that runs long journals a heartbeat every 3 s (steps.ts), so only a worker that stopped
  * answering goes quiet that long. Sent to Restate when the worker registers (service discovery).
+ *
+ * Short, because the retry goes to the same address: a proxy without health checks may hand it to the frozen worker
+ * again, and each such attempt costs these timeouts once more (20 s, not the 45 s of 30 + 10: failover.test.ts).
  */
-export const RUN_TIMEOUTS = { inactivityTimeout: 30_000, abortTimeout: 10_000 };
+export const RUN_TIMEOUTS = { inactivityTimeout: 10_000, abortTimeout: 5_000 };
 
 /**
  * Retries of a run whose attempt failed (its worker died, no worker answers): soon at first, then

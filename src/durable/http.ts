@@ -27,6 +27,8 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Names the server in messages, e.g. "the Restate server" or "the Restate admin API". */
   what?: string;
+  /** Ends the call (it rejects) when aborted: a wait given up. */
+  signal?: AbortSignal;
 }
 
 /** Why a socket error happened, in a word or two (`ECONNREFUSED`, `ENOTFOUND`, ...). */
@@ -51,7 +53,7 @@ export function restateCall<T>(url: URL, options: CallOptions = {}): Promise<T> 
   const headers = { ...(payload ? { 'content-type': 'application/json' } : {}), ...options.headers };
   return new Promise<T>((resolve, reject) => {
     let sent = false;
-    const req = send(url, { method: options.method ?? 'GET', headers }, (res) => {
+    const req = send(url, { method: options.method ?? 'GET', headers, ...(options.signal ? { signal: options.signal } : {}) }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));

@@ -23,7 +23,7 @@ const objectUrl = (ingress: string, sessionId: string, handler: string) =>
 /**
  * Starts a run of session `sessionId` (queued behind a run of it still going). Restate starts one
  * run per `key`: sent again with the same key (a retry after a broken connection), it answers with
- * the same invocation. `headers` go with the invocation: a W3C `traceparent` (and `tracestate`)
+ * the same invocation, `again` (whatever the request: admin.ts `submittedRequest` reads the first one's). `headers` go with the invocation: a W3C `traceparent` (and `tracestate`)
  * there becomes the parent of the run's trace on a worker that traces.
  */
 export async function submitRun(
@@ -32,19 +32,20 @@ export async function submitRun(
   request: RunRequest,
   key: string,
   headers: Record<string, string> = {},
-): Promise<{ invocationId: string }> {
-  const answer = await call<{ invocationId?: string }>(objectUrl(ingress, sessionId, 'run/send'), {
+): Promise<{ invocationId: string; again: boolean }> {
+  const answer = await call<{ invocationId?: string; status?: string }>(objectUrl(ingress, sessionId, 'run/send'), {
     method: 'POST',
     body: request,
     headers: { ...headers, 'idempotency-key': key },
   });
   if (!answer?.invocationId) throw new RestateCallError('Restate accepted the run but gave no invocation id');
-  return { invocationId: answer.invocationId };
+  // PreviouslyAccepted: the key had started this invocation before (its request may have been another).
+  return { invocationId: answer.invocationId, again: answer.status === 'PreviouslyAccepted' };
 }
 
-/** Waits for the invocation to finish and gives its result. */
-export function attachRun(ingress: string, invocationId: string): Promise<DurableRunResult> {
-  return call<DurableRunResult>(new URL(`/restate/invocation/${encodeURIComponent(invocationId)}/attach`, ingress), {});
+/** Waits for the invocation to finish and gives its result (`signal` gives the wait up). */
+export function attachRun(ingress: string, invocationId: string, signal?: AbortSignal): Promise<DurableRunResult> {
+  return call<DurableRunResult>(new URL(`/restate/invocation/${encodeURIComponent(invocationId)}/attach`, ingress), signal ? { signal } : {});
 }
 
 /*

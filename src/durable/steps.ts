@@ -24,8 +24,8 @@ export interface Journal {
   readonly id: string;
 }
 
-/** How often a running action is journalled as still running. */
-export const HEARTBEAT_MS = 10_000;
+/** How often a running action is journalled as still running: well within the inactivity timeout (agentSession.ts RUN_TIMEOUTS). */
+export const HEARTBEAT_MS = 3_000;
 
 /** An action's outcome is kept this long for a later attempt on this worker to take. */
 const KEEP_UNCLAIMED_MS = 15 * 60_000;

@@ -36,8 +36,8 @@ export interface Cluster {
   flags: string[];
   /** What runs a program as the cluster's user (options.user): the workers and `cli` run through it. */
   prefix: string[];
-  /** Starts a worker and puts it behind the balancer. */
-  addWorker(flags?: string[]): Promise<WorkerProcess>;
+  /** Starts a worker and puts it behind the balancer (`env`: its environment, default the cluster's). */
+  addWorker(flags?: string[], env?: NodeJS.ProcessEnv): Promise<WorkerProcess>;
   /** Registers the balancer's address as the deployment (once the workers are up). */
   register(): Promise<void>;
   cli(args: string[]): Promise<CliRun>;
@@ -76,8 +76,8 @@ export async function startCluster(binary: string, options: ClusterOptions = {})
     workers,
     flags: ['--restate', restate.ingress, '--admin', restate.admin],
     prefix,
-    async addWorker(flags: string[] = []) {
-      const proc = startCli(['worker', '--port', '0', '--cwd', dir, ...flags], { cwd: dir, env, prefix });
+    async addWorker(flags: string[] = [], workerEnv = env) {
+      const proc = startCli(['worker', '--port', '0', '--cwd', dir, ...flags], { cwd: dir, env: workerEnv, prefix });
       const url = await new Promise<string>((resolve, reject) => {
         // A worker with MCP servers answers once they have connected or failed (starting one through tsx takes seconds under load).
         const timer = setTimeout(() => reject(new Error(`worker did not start: ${JSON.stringify(proc.output())}`)), 45_000);

@@ -1,8 +1,7 @@
 /**
- * A frozen worker (SIGSTOP) loses its runs to another within a minute, by Restate's own timeouts
- * (inactivity 30 s + abort 10 s, set when the worker registers): behind a plain proxy that keeps the
- * frozen worker's stream open (only new attempts go elsewhere, as a balancer's health check would
- * do), Restate itself ends the attempt and retries it. A tool that runs longer than those timeouts
+ * A frozen worker (SIGSTOP) loses its runs to another by Restate's own timeouts (inactivity 10 s + abort 5 s, set
+ * when the worker registers): behind a plain proxy with no health check, which keeps the frozen worker's streams open
+ * and hands it new attempts in turn with the other, Restate itself ends each attempt there and retries it. A tool that runs longer than those timeouts
  * on a worker that answers is not taken away: its step journals a heartbeat. (`agentloop balancer`
  * notices a frozen worker itself, in seconds: pool.test.ts.) Against the real restate-server.
  */
@@ -47,29 +46,35 @@ describe.skipIf('problem' in binary)('a frozen worker', () => {
     return invocationId;
   }
 
-  it('loses its run to another within a minute (Restate timeouts), while a long tool elsewhere keeps its worker', async () => {
+  it('loses its runs to another, behind a proxy that keeps sending it attempts, while a long tool elsewhere keeps its worker', async () => {
     const [a, b] = [await cluster.addWorker(), await cluster.addWorker()];
     await cluster.register();
-    // The long run on b, the run to freeze on a: the proxy sends new streams only where it is told.
+    // The long run on b, three runs to freeze on a: the proxy sends new streams only where it is told.
     const longMarker = join(cluster.dir, 'long.txt');
-    const frozenMarker = join(cluster.dir, 'frozen.txt');
     cluster.balancer.setBackends([b.url]);
-    const long = await startRun('long-run', 45, longMarker);
+    const long = await startRun('long-run', 30, longMarker);
     cluster.balancer.setBackends([a.url]);
-    const cut = await startRun('frozen-run', 300, frozenMarker);
+    const markers = [0, 1, 2].map((i) => join(cluster.dir, `frozen-${i}.txt`));
+    const cut = [];
+    for (const [i, marker] of markers.entries()) cut.push(await startRun(`frozen-run-${i}`, 300, marker));
 
     frozen = a;
     process.kill(a.pid, 'SIGSTOP');
-    cluster.balancer.setBackends([b.url]);
+    // No health check: the proxy goes on handing attempts to the frozen worker in turn with the other, as a plain
+    // round-robin proxy does. Each attempt there costs Restate's timeouts (10 s + 5 s, and 5 s to drain the stream);
+    // with the old 30 s + 10 s, two of three runs were held past 90 s.
+    cluster.balancer.setBackends([a.url, b.url]);
     const stopped = Date.now();
-    const moved = await attachRun(cluster.restate.ingress, cut);
-    const took = Date.now() - stopped;
-    expect(took, `the run moved after ${took} ms`).toBeLessThan(60_000);
-    expect(moved.context.exitReason).toBe('completed');
-    expect(moved.text).toBe(`Results: ${INTERRUPTED_BY_WORKER}`);
-    expect(readFileSync(frozenMarker, 'utf8')).toBe('started\n');
+    const moved = await Promise.all(cut.map(async (id) => ({ result: await attachRun(cluster.restate.ingress, id), took: Date.now() - stopped })));
+    for (const [i, { result, took }] of moved.entries()) {
+      expect(took, `run ${i} moved after ${took} ms`).toBeLessThan(85_000);
+      expect(result.context.exitReason).toBe('completed');
+      expect(result.text).toBe(`Results: ${INTERRUPTED_BY_WORKER}`);
+      expect(readFileSync(markers[i] as string, 'utf8')).toBe('started\n');
+    }
+    console.info(`failover: runs moved after ${moved.map((m) => m.took).join(', ')} ms`);
 
-    // 45 s of tool on b: longer than the inactivity timeout, yet it ran once, to its end.
+    // 30 s of tool on b: longer than the inactivity timeout, yet it ran once, to its end.
     const finished = await attachRun(cluster.restate.ingress, long);
     expect(finished.text).toBe('Results: slept');
     expect(readFileSync(longMarker, 'utf8')).toBe('started\n');

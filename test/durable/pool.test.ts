@@ -35,15 +35,21 @@ function recipe(page: string): string[] {
 /** A command line's words (double quotes only, as the recipe writes them). */
 const words = (line: string) => [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? (m[2] as string));
 
-/** `slow MARKER` runs a command that appends to MARKER and sleeps; anything else is answered at once. */
+/** The page's failover example: its submit's command line. */
+function failoverExample(page: string): string {
+  const from = page.indexOf('<!-- example: failover -->');
+  return /```sh\n([\s\S]*?)```/.exec(page.slice(from))?.[1]?.trim() ?? '';
+}
+
+/** `run this command: COMMAND` runs COMMAND, as a model would; anything else is answered at once. */
 const agent: StepFn = (body, index): Step => {
   if (lastToolResults(body).length > 0) return answerFromResults;
-  const slow = /^slow (\S+)$/.exec(firstPrompt(body));
-  if (slow) return { content: [bashUse(`toolu_${index}`, `echo started >> ${slow[1]}; sleep 300`)], stop_reason: 'tool_use' };
+  const command = /^run this command: (.+)$/.exec(firstPrompt(body));
+  if (command) return { content: [bashUse(`toolu_${index}`, command[1] as string)], stop_reason: 'tool_use' };
   return { content: [{ type: 'text', text: `answer to ${firstPrompt(body)}` }], stop_reason: 'end_turn' };
 };
 
-/** The pid of the process whose descendant runs `sleep 300`, among `pids`. */
+/** The pid of the process whose descendant runs `sleep 60`, among `pids`. */
 function runningTool(pids: number[]): number | undefined {
   const parent = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1]);
   for (const entry of readdirSync('/proc')) {
@@ -54,7 +60,7 @@ function runningTool(pids: number[]): number | undefined {
     } catch {
       continue;
     }
-    if (cmdline !== 'sleep\u0000300\u0000') continue;
+    if (cmdline !== 'sleep\u000060\u0000') continue;
     for (let pid = Number(entry); pid > 1; ) {
       if (pids.includes(pid)) return pid;
       try {
@@ -127,8 +133,9 @@ describe.skipIf('problem' in binary)('several workers', () => {
     }
   }, 120_000);
 
-  it("runs docs/durable.md's recipe as written, and a frozen worker loses its run within a minute", async () => {
-    const lines = recipe(readFileSync(PAGE, 'utf8'));
+  it("runs docs/durable.md's recipe as written, and its failover example as the page says", async () => {
+    const page = readFileSync(PAGE, 'utf8');
+    const lines = recipe(page);
     expect(lines.map((l) => words(l).slice(0, 2).join(' '))).toEqual([
       'npx restate-server',
       'agentloop worker',
@@ -147,10 +154,11 @@ describe.skipIf('problem' in binary)('several workers', () => {
 
     const workers: Array<ReturnType<typeof startCli>> = [];
     let submitted;
+    let balancerProcess: ReturnType<typeof startCli> | undefined;
     for (const line of lines.slice(1)) {
       const args = local(line);
       if (args[0] === 'worker') workers.push(await serve(args, args.includes('--register') ? /^joined the workers of the balancer/m : /^http:\/\//m));
-      else if (args[0] === 'balancer') await serve(args, /^registered /m);
+      else if (args[0] === 'balancer') balancerProcess = await serve(args, /^registered /m);
       else submitted = await runCli(args, { cwd: dir, env });
     }
     expect(submitted?.code).toBe(0);
@@ -158,10 +166,11 @@ describe.skipIf('problem' in binary)('several workers', () => {
     const balancer = `http://127.0.0.1:${ports.get('9080')}`;
     expect(await balancerBackends(balancer)).toEqual(['9081', '9082', '9083'].map((p) => `http://127.0.0.1:${ports.get(p)}`));
 
-    // A run on one of the three; its worker frozen mid-tool.
-    const marker = join(dir, 'slow.txt');
+    // The failover example on one of the three; its worker frozen mid-command.
+    const example = failoverExample(page);
+    expect(words(example).slice(0, 3)).toEqual(['agentloop', 'submit', '-p']);
     const flags = ['--restate', restate.ingress, '--admin', restate.admin];
-    const id = (await runCli(['submit', '-p', `slow ${marker}`, ...flags], { cwd: dir, env })).stdout.trim();
+    const id = (await runCli(local(example), { cwd: dir, env })).stdout.trim();
     // The tool has started once its `sleep 300` runs under one of the workers.
     const pids = workers.map((w) => w.child.pid as number);
     const deadline = Date.now() + 30_000;
@@ -178,8 +187,10 @@ describe.skipIf('problem' in binary)('several workers', () => {
     const took = Date.now() - stopped;
     expect(result.code, `${result.stdout} ${result.stderr}`).toBe(0);
     expect(took, `the run moved after ${took} ms`).toBeLessThan(60_000);
+    // As the page says: answered "interrupted", not run again (one date), and the balancer said so.
     expect(JSON.parse(result.stdout)).toMatchObject({ result: `Results: ${INTERRUPTED_BY_WORKER}` });
-    expect(readFileSync(marker, 'utf8')).toBe('started\n');
+    expect(readFileSync(join(dir, 'failover.txt'), 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+    expect(balancerProcess?.output().stderr).toMatch(/does not answer: taken out/);
     expect(model.violations).toEqual([]);
   }, 180_000);
 });

@@ -1,0 +1,60 @@
+/**
+ * What `agentloop submit` checks around Restate's answer: a reused `--idempotency-key` must come with the request it
+ * started (Restate answers a key it knows with its earlier run, whatever the request), and `--wait` gives up, as
+ * `result` would say it, when no worker answers the run.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { readSession, submittedRequest, type PendingRun } from '../durable/admin.js';
+import { attachRun } from '../durable/ingress.js';
+import { SERVICE_NAME, type DurableRunResult } from '../durable/protocol.js';
+
+/**
+ * Why the run that `key` started before cannot be the one asked for now: its request was another. Undefined when it
+ * was the same, or when Restate no longer keeps it (nothing to compare: the earlier run is taken as it is).
+ */
+export async function reusedKeyProblem(admin: string, invocationId: string, key: string, request: unknown): Promise<string | undefined> {
+  const earlier = await submittedRequest({ admin }, invocationId).catch(() => undefined);
+  if (earlier === undefined || isDeepStrictEqual(earlier, JSON.parse(JSON.stringify(request)))) return undefined;
+  return `--idempotency-key ${key} already started a run with another request (invocation ${invocationId}): give this one a key of its own, or send the same request again to find that run`;
+}
+
+/** How long `submit --wait` waits for a worker to take a run that none answers (backing-off all along) before it stops waiting. */
+export const NO_WORKER_MS = 10_000;
+
+/** How often the wait reads where the run stands. */
+const POLL_MS = 1000;
+
+/**
+ * Resolves with the run that no worker answers (its session's first pending run, backing off for `noWorkerMs` in a
+ * row, or paused by Restate); never while a worker takes it. Stops when `signal` is aborted.
+ */
+async function noWorker(admin: string, sessionId: string, noWorkerMs: number, signal: AbortSignal): Promise<PendingRun | undefined> {
+  let since: number | undefined;
+  while (!signal.aborted) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    const view = await readSession({ admin, timeoutMs: 5000 }, SERVICE_NAME, sessionId).catch(() => undefined);
+    const run = view?.state === 'running' ? view.run : undefined;
+    if (run?.status === 'paused') return run;
+    if (run?.status !== 'backing-off') since = undefined;
+    else if (Date.now() - (since ??= Date.now()) >= noWorkerMs) return run;
+  }
+  return undefined;
+}
+
+/** The run's result, or the pending run that no worker answers. */
+export async function awaitRun(
+  target: { restate: string; admin: string },
+  invocationId: string,
+  sessionId: string,
+  noWorkerMs = NO_WORKER_MS,
+): Promise<{ result: DurableRunResult } | { stuck: PendingRun }> {
+  const stop = new AbortController();
+  const attached = attachRun(target.restate, invocationId, stop.signal).then((result) => ({ result }));
+  const stuck = noWorker(target.admin, sessionId, noWorkerMs, stop.signal).then((run) => (run ? { stuck: run } : new Promise<never>(() => {})));
+  try {
+    return await Promise.race([attached, stuck]);
+  } finally {
+    stop.abort();
+    attached.catch(() => {}); // the wait given up rejects: nobody reads it
+  }
+}
