@@ -1,0 +1,38 @@
+/**
+ * Claude Code's file tools, built in: Read, Write, Edit, Glob and Grep, made together so that they share one run's
+ * file state (what the model has read: Write and Edit refuse a file not read first) and one containment guard.
+ * docs/tools.md describes each.
+ */
+import { homedir } from 'node:os';
+import { createEditTool } from '../edit/editTool.js';
+import { createGlobTool } from '../glob/globTool.js';
+import { createGrepTool } from '../grep/grepTool.js';
+import { createReadTool } from '../read/readTool.js';
+import { createWriteTool } from '../write/writeTool.js';
+import { FileState } from './fileState.js';
+import { FileGuard, type FileGuardOptions } from './guard.js';
+import type { FileTool } from './toolShape.js';
+
+export interface FileToolsOptions extends FileGuardOptions {
+  /** The working directory the tools are made for (descriptions, suggested rules; runs use `ToolContext.cwd`). */
+  cwd?: string;
+  /** The file state to share (a resumed run's, seeded from its history); default: a new one. */
+  state?: FileState;
+}
+
+export type FileToolName = 'Read' | 'Write' | 'Edit' | 'Glob' | 'Grep';
+
+/** The five tools, sharing one file state and one guard. */
+export function createFileTools(options: FileToolsOptions = {}): Record<FileToolName, FileTool> {
+  const home = options.home ?? homedir();
+  const shared = { state: options.state ?? new FileState(), guard: new FileGuard({ ...options, home }), cwd: options.cwd ?? process.cwd(), home };
+  return {
+    Read: createReadTool(shared),
+    Write: createWriteTool(shared),
+    Edit: createEditTool(shared),
+    Glob: createGlobTool(shared),
+    Grep: createGrepTool(shared),
+  };
+}
+
+export { FileState };

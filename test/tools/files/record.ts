@@ -1,0 +1,76 @@
+/**
+ * Records what Claude Code 2.1.197's file tools answer to the calls of cases.ts, into claudeCode.json: each call's
+ * tool_result (content, is_error) and the `tool_use_result` object stream-json prints beside it, and the five tools'
+ * definitions as sent to the model. Claude Code runs offline against the local Messages API server, which answers each
+ * request with the case's next call. To re-record (bench/peers installs Claude Code):
+ *
+ *   CLAUDE_CODE=bench/peers/node_modules/@anthropic-ai/claude-code/bin/claude.exe npx tsx test/tools/files/record.ts
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMessagesServer, type RequestBody } from '../../support/messagesServer.js';
+import { CASES, setUpCase, withCwd, writeFiles, type FileCase } from './cases.js';
+
+export const CLAUDE = process.env.CLAUDE_CODE ?? '/work/main/bench/peers/node_modules/@anthropic-ai/claude-code/bin/claude.exe';
+export const FIXTURE = new URL('./claudeCode.json', import.meta.url);
+
+export interface RecordedResult {
+  content: unknown;
+  isError: boolean;
+  data: unknown;
+}
+
+async function recordCase(fileCase: FileCase, claude: string): Promise<{ results: RecordedResult[]; tools: unknown[] }> {
+  const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'cc-files-')));
+  const home = mkdtempSync(join(tmpdir(), 'cc-home-'));
+  setUpCase(cwd, fileCase);
+  const server = await startMessagesServer();
+  let next = 0;
+  const step = (body: RequestBody) => {
+    if (!body.tools?.length || next >= fileCase.calls.length) return { content: [{ type: 'text' as const, text: 'done' }], stop_reason: 'end_turn' as const };
+    const call = fileCase.calls[next]!;
+    if (call.before) writeFiles(cwd, call.before);
+    const input = withCwd(call.input, '$CWD', cwd);
+    return { content: [{ type: 'tool_use' as const, id: `toolu_${next++}`, name: call.tool, input }], stop_reason: 'tool_use' as const };
+  };
+  for (let i = 0; i < fileCase.calls.length + 5; i++) server.enqueue(step);
+  const args = ['-p', 'go', '--output-format', 'stream-json', '--verbose', '--tools', 'Bash,Read,Write,Edit,Glob,Grep', '--dangerously-skip-permissions'];
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, IS_SANDBOX: '1', ANTHROPIC_API_KEY: 'sk-ant-test-record', ANTHROPIC_BASE_URL: server.url, DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+  const stdout = await run(claude, args, cwd, env);
+  const tools = (server.requests.find((r) => r.body?.tools?.length)?.body?.tools ?? []) as { name: string }[];
+  await server.close();
+  rmSync(cwd, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
+  const results: RecordedResult[] = [];
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const event = JSON.parse(line) as { type: string; message?: { content?: { type: string; content?: unknown; is_error?: boolean }[] }; tool_use_result?: unknown };
+    const block = event.type === 'user' ? event.message?.content?.find((b) => b.type === 'tool_result') : undefined;
+    if (block) results.push(withCwd({ content: block.content, isError: block.is_error === true, data: event.tool_use_result }, cwd, '$CWD'));
+  }
+  return { results, tools: tools.filter((t) => ['Read', 'Write', 'Edit', 'Glob', 'Grep'].includes(t.name)) };
+}
+
+function run(program: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const child = spawn(program, args, { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve) => child.on('close', () => resolve(out)));
+}
+
+async function main(): Promise<void> {
+  const cases: Record<string, RecordedResult[]> = {};
+  let tools: unknown[] = [];
+  for (const fileCase of CASES) {
+    const recorded = await recordCase(fileCase, CLAUDE);
+    cases[fileCase.name] = recorded.results;
+    if (recorded.tools.length) tools = recorded.tools;
+    process.stdout.write(`${fileCase.name}: ${recorded.results.length} of ${fileCase.calls.length} calls\n`);
+  }
+  const fixture = { recordedWith: { claudeCode: '2.1.197' }, command: 'npx tsx test/tools/files/record.ts', tools, cases };
+  writeFileSync(FIXTURE, `${JSON.stringify(fixture, null, 1)}\n`);
+}
+
+if (process.argv[1]?.endsWith('record.ts')) await main();
