@@ -25,6 +25,7 @@ export default defineConfig({
       'test/tools/bashInteractive.test.ts',
       'test/tools/bashHidden.test.ts',
       'test/tools/protectWrite.test.ts',
+      'test/tools/files/claudeCode.test.ts',
       'test/session/hooks.test.ts',
       'test/view/timeline.test.ts',
       'test/diagram/**/*.test.ts',

@@ -4,13 +4,12 @@
  * empty one). Claude Code 2.1.197's checks, in its order, and its words (recorded in test/tools/files/claudeCode.json).
  * The file keeps its encoding and line endings. The guard refuses what Write refuses.
  */
-import type { ToolContext } from '../../core/tool.js';
+import type { Tool, ToolContext, ToolOutput } from '../../core/tool.js';
 import { checkFields } from '../fileAccess/input.js';
 import { CWD_NOTE, formatSize, resolvePath, toolUseError } from '../fileAccess/paths.js';
 import { pathPermission } from '../fileAccess/permission.js';
 import { pathField, type FileToolsShared } from '../fileAccess/shared.js';
 import { patchOf, readTextFile, writeTextFile, type TextFile } from '../fileAccess/textFile.js';
-import type { FileTool, FileToolOutput } from '../fileAccess/toolShape.js';
 import { similarFile } from '../read/similar.js';
 import { STATE_IS_CURRENT, statOrNull, writeError } from '../write/writeTool.js';
 import { DESCRIPTION, INPUT_SCHEMA } from './schema.js';
@@ -32,7 +31,7 @@ const FIELDS = {
 /** Claude Code's cap on a file to edit: 1 GiB. */
 const MAX_EDIT_BYTES = 1024 ** 3;
 
-export function createEditTool(shared: FileToolsShared): FileTool {
+export function createEditTool(shared: FileToolsShared): Tool {
   return {
     name: 'Edit',
     publicName: 'Edit',
@@ -54,7 +53,7 @@ export function createEditTool(shared: FileToolsShared): FileTool {
   };
 }
 
-async function edit(shared: FileToolsShared, input: EditInput, context: ToolContext): Promise<FileToolOutput> {
+async function edit(shared: FileToolsShared, input: EditInput, context: ToolContext): Promise<ToolOutput> {
   const path = resolvePath(input.file_path, context.cwd, shared.home);
   const refused = shared.guard.writeReason(path, context.cwd);
   if (refused !== null) return toolUseError(refused);
@@ -89,7 +88,7 @@ async function edit(shared: FileToolsShared, input: EditInput, context: ToolCont
   return apply(shared, path, input, file);
 }
 
-async function apply(shared: FileToolsShared, path: string, input: EditInput, file: TextFile | null): Promise<FileToolOutput> {
+async function apply(shared: FileToolsShared, path: string, input: EditInput, file: TextFile | null): Promise<ToolOutput> {
   const before = file?.content ?? '';
   const after = replaced(before, input.old_string, input.new_string, input.replace_all === true);
   const mtime = await writeTextFile(path, after, file ?? undefined);

@@ -11,7 +11,7 @@ import { createReadTool } from '../read/readTool.js';
 import { createWriteTool } from '../write/writeTool.js';
 import { FileState } from './fileState.js';
 import { FileGuard, type FileGuardOptions } from './guard.js';
-import type { FileTool } from './toolShape.js';
+import type { Tool } from '../../core/tool.js';
 
 export interface FileToolsOptions extends FileGuardOptions {
   /** The working directory the tools are made for (descriptions, suggested rules; runs use `ToolContext.cwd`). */
@@ -23,7 +23,7 @@ export interface FileToolsOptions extends FileGuardOptions {
 export type FileToolName = 'Read' | 'Write' | 'Edit' | 'Glob' | 'Grep';
 
 /** The five tools, sharing one file state and one guard. */
-export function createFileTools(options: FileToolsOptions = {}): Record<FileToolName, FileTool> {
+export function createFileTools(options: FileToolsOptions = {}): Record<FileToolName, Tool> {
   const home = options.home ?? homedir();
   const shared = { state: options.state ?? new FileState(), guard: new FileGuard({ ...options, home }), cwd: options.cwd ?? process.cwd(), home };
   return {
@@ -36,3 +36,15 @@ export function createFileTools(options: FileToolsOptions = {}): Record<FileTool
 }
 
 export { FileState };
+
+const sets = new WeakMap<object, Record<FileToolName, Tool>>();
+
+/**
+ * The five tools made once for `key` (the options object of one `defaultTools` call), so that the entries of the list
+ * of defaults, each made on its own, share one file state and one guard.
+ */
+export function sharedFileTools(key: object, options: () => FileToolsOptions): Record<FileToolName, Tool> {
+  let set = sets.get(key);
+  if (set === undefined) sets.set(key, (set = createFileTools(options())));
+  return set;
+}

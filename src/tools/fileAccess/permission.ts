@@ -9,7 +9,7 @@ import { isWithin } from '../bash/run/hidden.js';
 import { forms } from './guard.js';
 import { checkPathSpecifier, patternCovers, rootedPattern } from './pathRules.js';
 import { resolvePath, shownPath } from './paths.js';
-import type { ToolPermission } from './toolShape.js';
+import type { ToolPermission } from '../../core/tool.js';
 
 export interface PathPermissionOptions {
   /** The rule's tool name: `Read`, `Edit`, `Write`. */

@@ -5,13 +5,12 @@
  * without a slash matches at any depth, links are not followed. What the guard hides is never listed.
  */
 import { stat } from 'node:fs/promises';
-import type { ToolContext } from '../../core/tool.js';
+import type { Tool, ToolContext, ToolOutput } from '../../core/tool.js';
 import { globList } from '../fileAccess/globs.js';
 import { checkFields } from '../fileAccess/input.js';
 import { CWD_NOTE, errnoCode, resolvePath, shownPath, toolUseError } from '../fileAccess/paths.js';
 import { pathPermission } from '../fileAccess/permission.js';
 import { pathField, textField, type FileToolsShared } from '../fileAccess/shared.js';
-import type { FileTool, FileToolOutput } from '../fileAccess/toolShape.js';
 import { walkFiles } from '../fileAccess/walk.js';
 import { similarFile } from '../read/similar.js';
 import { DESCRIPTION, INPUT_SCHEMA } from './schema.js';
@@ -26,7 +25,7 @@ export const MAX_FILES = 100;
 
 const FIELDS = { pattern: { kind: 'string', required: true }, path: { kind: 'string' } } as const;
 
-export function createGlobTool(shared: FileToolsShared): FileTool {
+export function createGlobTool(shared: FileToolsShared): Tool {
   return {
     name: 'Glob',
     publicName: 'Glob',
@@ -44,7 +43,7 @@ export function createGlobTool(shared: FileToolsShared): FileTool {
   };
 }
 
-async function glob(shared: FileToolsShared, input: GlobInput, context: ToolContext): Promise<FileToolOutput> {
+async function glob(shared: FileToolsShared, input: GlobInput, context: ToolContext): Promise<ToolOutput> {
   const started = Date.now();
   let base = input.path === undefined ? context.cwd : resolvePath(input.path, context.cwd, shared.home);
   if (input.path !== undefined) {

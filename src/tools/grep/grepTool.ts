@@ -11,13 +11,12 @@
  * against `rg` on node_modules (BENCHMARKS.md).
  */
 import { readFile, stat } from 'node:fs/promises';
-import type { ToolContext } from '../../core/tool.js';
+import type { Tool, ToolContext, ToolOutput } from '../../core/tool.js';
 import { globList, splitGlobField } from '../fileAccess/globs.js';
 import { checkFields } from '../fileAccess/input.js';
 import { callError, CWD_NOTE, errnoCode, resolvePath, shownPath, toolUseError } from '../fileAccess/paths.js';
 import { pathPermission } from '../fileAccess/permission.js';
 import { pathField, textField, type FileToolsShared } from '../fileAccess/shared.js';
-import type { FileTool, FileToolOutput } from '../fileAccess/toolShape.js';
 import { walkFiles } from '../fileAccess/walk.js';
 import { similarFile } from '../read/similar.js';
 import { formatResult, type GrepInput } from './result.js';
@@ -49,7 +48,7 @@ const VCS = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'];
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 const PARALLEL_READS = 32;
 
-export function createGrepTool(shared: FileToolsShared): FileTool {
+export function createGrepTool(shared: FileToolsShared): Tool {
   return {
     name: 'Grep',
     publicName: 'Grep',
@@ -67,7 +66,7 @@ export function createGrepTool(shared: FileToolsShared): FileTool {
   };
 }
 
-async function grep(shared: FileToolsShared, input: GrepInput, context: ToolContext): Promise<FileToolOutput> {
+async function grep(shared: FileToolsShared, input: GrepInput, context: ToolContext): Promise<ToolOutput> {
   if ([input.pattern, input.path, input.glob, input.type].some((v) => v?.includes('\0'))) return toolUseError('Grep pattern cannot contain null bytes (\\0). Remove the null byte and try again.');
   const root = input.path === undefined ? context.cwd : resolvePath(input.path, context.cwd, shared.home);
   let isFile = false;

@@ -4,7 +4,7 @@
  * colon is rewritten, as Claude Code does), the `tool_use_result` object of each mode, and the text the model reads.
  */
 import { stat } from 'node:fs/promises';
-import type { FileToolOutput } from '../fileAccess/toolShape.js';
+import type { ToolOutput } from '../../core/tool.js';
 import type { Found } from './grepTool.js';
 
 export interface GrepInput {
@@ -40,7 +40,7 @@ function pagination(appliedLimit: number | undefined, offset: number): string {
   return [...(appliedLimit !== undefined ? [`limit: ${appliedLimit}`] : []), ...(offset ? [`offset: ${offset}`] : [])].join(', ');
 }
 
-export async function formatResult(input: GrepInput, mode: string, found: Found, shown: (path: string) => string): Promise<FileToolOutput> {
+export async function formatResult(input: GrepInput, mode: string, found: Found, shown: (path: string) => string): Promise<ToolOutput> {
   const offset = Math.floor(input.offset ?? 0);
   const limit = input.head_limit === undefined ? undefined : Math.floor(input.head_limit);
   const paged = (n: number | undefined) => ({ ...(n !== undefined ? { appliedLimit: n } : {}), ...(offset > 0 ? { appliedOffset: offset } : {}) });

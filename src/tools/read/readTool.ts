@@ -7,12 +7,11 @@
  */
 import type { Stats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import type { ToolContext } from '../../core/tool.js';
+import type { Tool, ToolContext, ToolOutput } from '../../core/tool.js';
 import { checkFields } from '../fileAccess/input.js';
 import { callError, CWD_NOTE, errnoCode, formatSize, resolvePath, toolUseError } from '../fileAccess/paths.js';
 import { pathPermission } from '../fileAccess/permission.js';
 import { pathField, type FileToolsShared } from '../fileAccess/shared.js';
-import type { FileTool, FileToolOutput } from '../fileAccess/toolShape.js';
 import { extensionOf, IMAGE_TYPES, imageSize, isBinaryName, isEndlessDevice } from './kinds.js';
 import { numbered, readLineSlice } from './lines.js';
 import { DESCRIPTION, INPUT_SCHEMA } from './schema.js';
@@ -41,7 +40,7 @@ const FIELDS = {
   pages: { kind: 'string' },
 } as const;
 
-export function createReadTool(shared: FileToolsShared): FileTool {
+export function createReadTool(shared: FileToolsShared): Tool {
   return {
     name: 'Read',
     publicName: 'Read',
@@ -59,7 +58,7 @@ export function createReadTool(shared: FileToolsShared): FileTool {
   };
 }
 
-async function read(shared: FileToolsShared, input: ReadInput, context: ToolContext): Promise<FileToolOutput> {
+async function read(shared: FileToolsShared, input: ReadInput, context: ToolContext): Promise<ToolOutput> {
   const path = resolvePath(input.file_path, context.cwd, shared.home);
   const refused = shared.guard.readReason(path, context.cwd);
   if (refused !== null) return toolUseError(refused);
@@ -89,7 +88,7 @@ async function read(shared: FileToolsShared, input: ReadInput, context: ToolCont
   }
 }
 
-async function readText(shared: FileToolsShared, path: string, input: ReadInput, stats: Stats, signal: AbortSignal): Promise<FileToolOutput> {
+async function readText(shared: FileToolsShared, path: string, input: ReadInput, stats: Stats, signal: AbortSignal): Promise<ToolOutput> {
   const offset = input.offset ?? 1;
   if (shared.state.isUnchangedRead(path, offset, input.limit, stats.mtimeMs)) {
     return { content: UNCHANGED, isError: false, data: { type: 'file_unchanged', file: { filePath: input.file_path } } };
@@ -115,7 +114,7 @@ function textResult(file: { content: string; startLine: number; totalLines: numb
   return `<system-reminder>Warning: the file exists but is shorter than the provided offset (${file.startLine}). The file has ${file.totalLines} lines.</system-reminder>`;
 }
 
-async function readImage(path: string, given: string, mediaType: string, size: number): Promise<FileToolOutput> {
+async function readImage(path: string, given: string, mediaType: string, size: number): Promise<ToolOutput> {
   if (size === 0) return callError(`Image file is empty: ${path}`);
   if (size > MAX_IMAGE_BYTES) return callError(`Image file is too large to send (${formatSize(size)}; at most ${formatSize(MAX_IMAGE_BYTES)}): ${given}. Make a smaller copy with a command and read that.`);
   const bytes = await readFile(path);
@@ -130,7 +129,7 @@ async function readImage(path: string, given: string, mediaType: string, size: n
   };
 }
 
-async function statError(error: unknown, path: string, cwd: string): Promise<FileToolOutput> {
+async function statError(error: unknown, path: string, cwd: string): Promise<ToolOutput> {
   const code = errnoCode(error);
   if (code === 'ENOENT' || code === 'ENOTDIR') {
     const similar = await similarFile(path, cwd);

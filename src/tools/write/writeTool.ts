@@ -7,13 +7,12 @@
  */
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import type { ToolContext } from '../../core/tool.js';
+import type { Tool, ToolContext, ToolOutput } from '../../core/tool.js';
 import { checkFields } from '../fileAccess/input.js';
 import { callError, errnoCode, resolvePath, toolUseError } from '../fileAccess/paths.js';
 import { pathPermission } from '../fileAccess/permission.js';
 import { pathField, type FileToolsShared } from '../fileAccess/shared.js';
 import { patchOf, readTextFile, writeTextFile, type TextFile } from '../fileAccess/textFile.js';
-import type { FileTool, FileToolOutput } from '../fileAccess/toolShape.js';
 import { DESCRIPTION, INPUT_SCHEMA } from './schema.js';
 
 /** What Write and Edit add to a success: the model need not read the file back. */
@@ -26,7 +25,7 @@ interface WriteInput {
 
 const FIELDS = { file_path: { kind: 'string', required: true }, content: { kind: 'string', required: true } } as const;
 
-export function createWriteTool(shared: FileToolsShared): FileTool {
+export function createWriteTool(shared: FileToolsShared): Tool {
   return {
     name: 'Write',
     publicName: 'Write',
@@ -44,7 +43,7 @@ export function createWriteTool(shared: FileToolsShared): FileTool {
   };
 }
 
-async function write(shared: FileToolsShared, input: WriteInput, context: ToolContext): Promise<FileToolOutput> {
+async function write(shared: FileToolsShared, input: WriteInput, context: ToolContext): Promise<ToolOutput> {
   const path = resolvePath(input.file_path, context.cwd, shared.home);
   const refused = shared.guard.writeReason(path, context.cwd);
   if (refused !== null) return toolUseError(refused);
@@ -81,7 +80,7 @@ export async function statOrNull(path: string): Promise<Stats | null> {
   }
 }
 
-export function writeError(error: unknown, path: string): FileToolOutput {
+export function writeError(error: unknown, path: string): ToolOutput {
   const code = errnoCode(error);
   if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return callError(`${code}: permission denied, open '${path}'`);
   if (code === 'ENOTDIR') return callError(`ENOTDIR: not a directory, open '${path}'`);
