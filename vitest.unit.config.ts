@@ -26,6 +26,7 @@ export default defineConfig({
       'test/tools/bashHidden.test.ts',
       'test/tools/protectWrite.test.ts',
       'test/tools/files/claudeCode.test.ts',
+      'test/tools/files/edges.test.ts',
       'test/session/hooks.test.ts',
       'test/view/timeline.test.ts',
       'test/diagram/**/*.test.ts',
