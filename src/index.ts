@@ -8,6 +8,7 @@
  * - `defineTool({ name, description, input, run })` declares a tool in a few lines, its input any Standard Schema
  *   (zod 4, ArkType, Valibot, ...) or agentloop's own `s.object({...})`.
  * - `RunHooks` gate or change tool calls and prune the context (`runAgent({ hooks })`).
+ * - `createPermissionGate({ mode, allow, deny, ask, asker })`: Claude Code's permissions (`runAgent({ permissions })`).
  */
 export { agentMachine, CONTINUE_AFTER_MAX_TOKENS, type AgentMachine } from './machine/agentMachine.js';
 export { buildRequest, type AgentContext, type AgentInput } from './machine/context.js';
@@ -19,7 +20,19 @@ export { createAgentMachine, modelActor, toolRunnerActor, type AgentActorsOption
 export { defaultSystemPrompt } from './core/prompts.js';
 export { runAgent, type FinalState, type RunAgentOptions, type RunResult } from './run/runAgent.js';
 export type { Question } from './transcript/records.js';
-export type { CallEvent, ChoiceState, LoopState, MachineEvent, MessageOrigin, RunEvent, RunEventType } from './core/events.js';
+export type { CallEvent, ChoiceState, GateEvent, LoopState, MachineEvent, MessageOrigin, RunEvent, RunEventType } from './core/events.js';
+export {
+  createPermissionGate,
+  PermissionError,
+  type GateDecision,
+  type PermissionAnswer,
+  type PermissionAsker,
+  type PermissionGate,
+  type PermissionQuestion,
+  type PermissionSettings,
+  type SourcedRule,
+} from './permissions/gate.js';
+export { PERMISSION_MODES, type PermissionMode } from './permissions/modes.js';
 export type { RunHooks, ToolCallDecision, ToolCallInfo } from './core/hooks.js';
 export { costOf, priceOf, PRICES, type ModelPrice } from './core/pricing.js';
 export { createRedactor, noRedaction, type Redactor, type SecretValue } from './core/redact.js';

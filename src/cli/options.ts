@@ -207,7 +207,7 @@ export const OPTIONS: OptionTable<Flags> = {
   settingSources: { flag: 'setting-sources', argument: 'LIST', list: 'repeat', commands: ['run', 'mcp'], parse: settingSources, description: "Claude Code's settings sources to read: user, project, local (by commas); agentloop reads only their MCP servers and approvals" },
   addDir: { flag: 'add-dir', argument: 'DIR', list: 'repeat', commands: ['run'], parse: addDirs, description: "another directory the tools work in: acceptEdits' file commands run inside it too (repeat the flag for more)" },
   awaitInitialize: { flag: 'await-initialize', commands: ['run'], description: "stream-json input: the Agent SDK's initialize comes first, with the MCP servers to start (answered before any turn)" },
-  allowDangerouslySkipPermissions: { flag: 'allow-dangerously-skip-permissions', commands: ['run'], description: 'let a control request switch to bypassPermissions (agentloop always lets it; as root only with IS_SANDBOX=1)' },
+  allowDangerouslySkipPermissions: { flag: 'allow-dangerously-skip-permissions', commands: ['run'], description: 'let a control request switch to bypassPermissions, as Claude Code (as root only with IS_SANDBOX=1)' },
   noSessionPersistence: { flag: 'no-session-persistence', commands: ['run'], description: 'save no transcript of this run (it cannot be resumed)' },
   thinking: { flag: 'thinking', argument: 'MODE', commands: ['run'], parse: thinkingMode, description: 'adaptive (enabled: the same) or disabled (default); beats --max-thinking-tokens' },
   thinkingDisplay: { flag: 'thinking-display', argument: 'DISPLAY', commands: ['run'], parse: oneOf(['summarized', 'omitted']), description: 'summarized, or omitted (signature, no text)' },

@@ -19,7 +19,8 @@ import { type LastRun, type SessionCost, type SlashCommand, costText, helpText, 
 import { createSpinner, type Spinner } from './spinner.js';
 import { shown } from './terminal.js';
 import { selfCommand } from './self.js';
-import { type PermissionGate, sayDenied } from './permissions.js';
+import type { PermissionGate } from '../permissions/gate.js';
+import { sayDenied } from './permissions.js';
 import { replAsker } from './replAsk.js';
 
 const { stdout, stderr, env } = process;
@@ -41,18 +42,20 @@ const noCost = (model: string): SessionCost => ({ model, runs: 0, modelCalls: 0,
  * The REPL: one conversation across questions; Ctrl-C aborts a run, twice at the prompt quits. What `gate`'s mode would
  * not run is asked in the terminal (./replAsk.ts), or denied when stdin is not one.
  */
-export async function repl(options: CliOptions, cwd: string, choice: ModelChoice, version: string, gate?: PermissionGate): Promise<number> {
+export async function repl(options: CliOptions, cwd: string, choice: ModelChoice, version: string, gate: PermissionGate): Promise<number> {
   const input = openReplInput(process.stdin, stdout); // buffers messages from now on, also while a run goes
   const spinner = createSpinner({ stream: stderr, env });
   // In a terminal, what the mode would not run is asked; on piped input nobody can answer (the next line is the next
   // question), so it is denied as -p denies it: never run, one line on stderr with the rule that would allow it.
-  if (gate && process.stdin.isTTY) gate.ask = replAsker(input, gate, stdout, () => spinner.stop());
-  else if (gate) gate.onDeny = sayDenied;
+  // A rule allowed for the session holds for every later run: the REPL's gate is the last one made.
+  const asks = process.stdin.isTTY === true;
+  const gates = { gate, asks };
+  if (asks) gates.gate = gate.withAsker(replAsker(input, stdout, () => spinner.stop(), (rule) => (gates.gate = gates.gate.withRules({ allow: [rule] }))));
   // A new session's transcript is created at the first question (or now, for a page to show it).
   const eager = options.resume !== undefined || options.continue === true || options.view === true;
   const session = eager ? await openSession(options, cwd, choice.model, null) : undefined;
   const pages = await livePages(options, cwd, session);
-  const state = new Repl(options, cwd, choice, { input, spinner, pages, ended: () => signals.exitCode }, session);
+  const state = new Repl(options, cwd, choice, { input, spinner, pages, gates, ended: () => signals.exitCode }, session);
   const interrupt = () => state.interrupt();
   input.rl.on('SIGINT', interrupt);
   process.on('SIGINT', interrupt);
@@ -85,6 +88,8 @@ interface ReplParts {
   input: ReplInput;
   spinner: Spinner;
   pages: Pages | undefined;
+  /** The gate of the next run (a rule allowed for the session makes a new one), and whether it asks in the terminal. */
+  gates: { gate: PermissionGate; asks: boolean };
   ended: () => number;
 }
 
@@ -182,11 +187,11 @@ class Repl {
   /** The run of askNext, once its session and tools are there: shown as it goes, its result kept and summed up. */
   async runOn(session: PreparedSession, conversation: Conversation, question: string | null, signal: AbortSignal): Promise<void> {
     const { spinner, pages } = this.parts;
-    const show = shower(spinner);
+    const show = shower(spinner, !this.parts.gates.asks);
     const resumeAt = session.turnCount;
     session.turnCount = undefined; // only the first run after a resume goes on counting
     const extra = pages?.inspect ? { extra: { inspect: pages.inspect } } : {};
-    const asking = { choice: this.choice, signal, onEvent: show.onEvent, turnCount: resumeAt, ...extra };
+    const asking = { choice: { ...this.choice, permissions: this.parts.gates.gate }, signal, onEvent: show.onEvent, turnCount: resumeAt, ...extra };
     const result = await ask(conversation, question, this.messages, asking);
     spinner.stop();
     show.end();
@@ -245,7 +250,7 @@ class Repl {
 }
 
 /** What a run shows as it goes: the model's text (of every turn), tool calls, retries, the thinking line. */
-function shower(spinner: Spinner) {
+function shower(spinner: Spinner, sayDenials: boolean) {
   const printProgress = progressPrinter();
   const warn = refusalWarner();
   let open = false; // a line of streamed text is open
@@ -276,6 +281,7 @@ function shower(spinner: Spinner) {
       turnText = true;
     } else if (event.type !== 'message') {
       endLine();
+      if (event.type === 'permission_denied' && sayDenials) sayDenied(event);
       printProgress(event);
     }
   };

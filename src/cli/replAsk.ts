@@ -7,9 +7,8 @@
  * (./terminal.ts `shown`: no escape sequence of the model's reaches the terminal).
  */
 import type { ToolUseBlock } from '../core/messages.js';
-import { suggestRule } from '../permissions/suggest.js';
+import { isValidRule, type PermissionAsker } from '../permissions/gate.js';
 import { palette } from './output.js';
-import type { PermissionAsker, PermissionGate } from './permissions.js';
 import type { ReplInput } from './replInput.js';
 import { shown } from './terminal.js';
 
@@ -43,16 +42,17 @@ export function questionText(block: ToolUseBlock, why: string, rule: string | nu
 }
 
 /**
- * The asker of the REPL's gate: one question at a time on `input`, the rule of choice 2 added to `gate` for the
- * session. `before` runs first (the thinking line stops); a run aborted while asking is a denial.
+ * The asker of the REPL's gate: one question at a time on `input`; choice 2 allows the rule shown for the rest of the
+ * run (the answer's `rules`) and, through `remember`, of the session. `before` runs first (the thinking line stops);
+ * a run aborted while asking is a denial.
  */
-export function replAsker(input: ReplInput, gate: PermissionGate, out: NodeJS.WriteStream, before: () => void): PermissionAsker {
+export function replAsker(input: ReplInput, out: NodeJS.WriteStream, before: () => void, remember: (rule: string) => void): PermissionAsker {
   const colors = palette(out, process.env);
   let queue: Promise<unknown> = Promise.resolve();
-  const askOne: PermissionAsker = async (block, why, signal) => {
+  const askOne: PermissionAsker = async ({ block, reason, suggestion, signal }) => {
     before();
-    const rule = ruleThatParses(gate, block);
-    out.write(questionText(block, why, rule, colors));
+    const rule = suggestion !== undefined && isValidRule(suggestion) ? suggestion : null;
+    out.write(questionText(block, reason, rule, colors));
     const choices = rule !== null ? '1/2/3' : '1/3';
     for (;;) {
       const answer = await input.ask(`[${choices}] `, signal, true);
@@ -60,9 +60,9 @@ export function replAsker(input: ReplInput, gate: PermissionGate, out: NodeJS.Wr
       const choice = choiceOf(answer);
       if (choice === 'once') return { allow: true };
       if (choice === 'session' && rule !== null) {
-        gate.allowForSession(rule);
+        remember(rule);
         out.write(colors.dim(`${shown(rule)} is allowed until the REPL ends.\n`));
-        return { allow: true };
+        return { allow: true, rules: [rule] };
       }
       if (choice === 'deny') {
         const reason = await input.ask('Why (for the model; Enter for no reason): ', signal);
@@ -71,15 +71,9 @@ export function replAsker(input: ReplInput, gate: PermissionGate, out: NodeJS.Wr
     }
   };
   // Calls asked about in parallel are asked one after the other.
-  return (block, why, signal) => {
-    const next = queue.then(() => askOne(block, why, signal));
+  return (question) => {
+    const next = queue.then(() => askOne(question));
     queue = next.catch(() => undefined);
     return next;
   };
-}
-
-/** The rule choice 2 would add, when the gate can take it. */
-function ruleThatParses(gate: PermissionGate, block: ToolUseBlock): string | null {
-  const rule = suggestRule(block.name, block.input);
-  return gate.canAllow(rule) ? rule : null;
 }

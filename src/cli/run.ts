@@ -18,7 +18,8 @@ import { jsonLine, outputRedactor, shown, useRedactor } from './terminal.js';
 import { credentialRedactor } from '../tools/bash/judge/secrets.js';
 import { type ModelChoice, openSession, progressPrinter, refusalWarner } from './start.js';
 import { ask, conversationOf } from './ask.js';
-import { type PermissionGate, ROOT_BYPASS_REFUSAL, RuleError, permissionGate, refusesBypass, sayDenied } from './permissions.js';
+import type { PermissionGate } from '../permissions/gate.js';
+import { deniedCalls, ROOT_BYPASS_REFUSAL, RuleError, permissionGate, refusesBypass, sayDenied } from './permissions.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { startTelemetry } from './telemetry.js';
 import { cliMcpConfigs, type McpScopes, settleMcp, startConfigs, startCliMcp, withMcpTools } from './mcp.js';
@@ -68,15 +69,19 @@ function onePrinter(options: CliOptions, cwd: string, choice: ModelChoice, sessi
         ? progressPrinter()
         : undefined;
   const warn = refusalWarner();
+  const denied = deniedCalls();
   const printer = (event: RunEvent) => {
     meter.onEvent(event);
+    denied.onEvent(event);
     warn(event);
     show?.(event);
+    // Where nobody is asked and no output lists it, a denied call is said on stderr.
+    if (format === 'text' && event.type === 'permission_denied') sayDenied(event);
   };
-  return { meter, verbose, printer };
+  return { meter, verbose, printer, denials: denied.denials };
 }
 
-async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, version: string, gate?: PermissionGate): Promise<number> {
+async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, version: string): Promise<number> {
   const prompt = options.prompt ?? (options.demo ? DEMO_PROMPT : null);
   const session = await openSession(options, cwd, choice.model, prompt);
   if (prompt === null && !session.awaitsModel) {
@@ -95,8 +100,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
   const format = options.outputFormat;
   const structured = options.jsonSchema ? new StructuredTurn(options.jsonSchema, maxAttempts(env)) : undefined;
   if (structured) choice = structured.choice(choice);
-  const { meter, verbose, printer } = onePrinter(options, cwd, choice, session.id, version);
-  if (format === 'text' && gate) gate.onDeny = sayDenied;
+  const { meter, verbose, printer, denials } = onePrinter(options, cwd, choice, session.id, version);
   const conversation = await conversationOf(options, cwd, choice, session);
   const signal = structured ? structured.signal(controller.signal) : controller.signal;
   const extra = { ...(pages.inspect ? { inspect: pages.inspect } : {}), ...(pages.gate ? { gate: pages.gate } : {}) };
@@ -120,7 +124,7 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
   } else {
     const failed = format === 'stream-json' ? apiErrorLine(result, session.id) : undefined;
     if (failed) stdout.write(jsonLine(failed));
-    stdout.write(jsonLine(structuredResult(toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials ?? [] }), structured?.outcome())));
+    stdout.write(jsonLine(structuredResult(toJsonResult(result, { ...meter.facts(), permissionDenials: denials }), structured?.outcome())));
   }
   if (!signals.exitCode) await keepServing(pages);
   else await pages.close();
@@ -174,11 +178,11 @@ async function withPipedPrompt(given: CliOptions): Promise<CliOptions | number> 
  * with one line when a rule or a server's configuration is bad.
  */
 async function gateAndServers(options: CliOptions, cwd: string, version: () => string) {
-  let gate: PermissionGate | undefined;
+  let gate: PermissionGate;
   try {
-    // A stream-json session always has a gate: a control request may change its mode. With no flag, -p, the REPL and
-    // stream-json input are in mode default, as Claude Code's (docs/cli.md, "Which entry point runs what").
-    gate = await permissionGate(options, cwd, options.inputFormat === 'stream-json');
+    // With no flag, -p, the REPL and stream-json input are in mode default, as Claude Code's (docs/cli.md, "Which
+    // entry point runs what").
+    gate = permissionGate(options, cwd);
   } catch (error) {
     if (!(error instanceof RuleError)) throw error;
     stderr.write(`agentloop: ${shown(error.message)}\nsee ${selfCommand()} --help\n`);
@@ -250,7 +254,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   const started = await gateAndServers(options, cwd, version);
   if (typeof started === 'number') return started;
   const { gate, servers, session: mcp } = { servers: undefined, session: undefined, ...started };
-  let choice: ModelChoice = { ...model, ...(gate ? { hooks: gate.hooks } : {}) };
+  let choice: ModelChoice = { ...model, permissions: gate };
   if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);
   const missing = missingTools(options.tools);
   if (missing.length > 0) warn(`agentloop: --tools: ${missing.join(', ')} left out: agentloop's one built-in tool is Bash (Claude Code too leaves out a name it has no tool for)`);
@@ -265,7 +269,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
       const { streamInput } = await import('./streamInput.js');
       return await streamInput(options, cwd, choice, version(), { stdin: process.stdin, stdout, stderr, env }, gate, mcp);
     }
-    return await (oneShot ? runOnce(options, cwd, choice, version(), gate) : (await import('./repl.js')).repl(options, cwd, choice, version(), gate));
+    return await (oneShot ? runOnce(options, cwd, choice, version()) : (await import('./repl.js')).repl(options, cwd, choice, version(), gate));
   } catch (error) {
     if (!(error instanceof Error && (error.name === 'SessionError' || error.name === 'SandboxUnavailableError'))) throw error;
     stderr.write(`agentloop: ${shown(error.message)}\n`);

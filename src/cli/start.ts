@@ -5,6 +5,7 @@
 import { defaultRunConfig } from '../core/config.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunHooks } from '../core/hooks.js';
+import type { PermissionGate } from '../permissions/gate.js';
 import type { ModelCall } from '../core/model.js';
 import { plural } from '../core/plural.js';
 import type { Tool } from '../core/tool.js';
@@ -61,6 +62,8 @@ export interface ModelChoice {
   modelCall?: ModelCall;
   client?: { apiKey?: string; authToken?: string; baseURL?: string };
   hooks?: RunHooks;
+  /** The permission gate of the runs (./permissions.ts). */
+  permissions?: PermissionGate;
   /** OpenTelemetry, when the OTEL_* variables ask for it (./telemetry.ts): each run is traced. */
   tracing?: RunTracing;
   /** The tools of `--mcp-config`'s servers (./mcp.ts), beside the bash tool. */

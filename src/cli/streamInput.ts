@@ -14,7 +14,8 @@ import { historyProblems } from '../history/validate.js';
 import type { Question } from '../transcript/records.js';
 import type { CliOptions } from './args.js';
 import { exitCodeOf, palette, toJsonResult } from './output.js';
-import type { PermissionGate } from './permissions.js';
+import type { PermissionGate } from '../permissions/gate.js';
+import { deniedCalls } from './permissions.js';
 import { openSession, refusalWarner, type ModelChoice } from './start.js';
 import { ask, conversationOf, type Conversation } from './ask.js';
 import { onEndSignals, onParentGone, type EndSignals } from './signals.js';
@@ -48,23 +49,24 @@ function turnOutput(
   sessionId: string,
   version: string,
   write: (line: string) => void,
-  gate: PermissionGate | undefined,
+  gate: PermissionGate,
 ) {
   const meter = runMeter();
-  const denied = gate?.denials.length ?? 0; // the gate keeps the denials of every turn: this turn's come after
+  const denied = deniedCalls(); // this turn's
   const facts = initFacts(options, cwd, choice, sessionId, version);
-  const print = streamJsonPrinter({ ...facts, ...(gate ? { permissionMode: gate.mode } : {}) }, write, options);
+  const print = streamJsonPrinter({ ...facts, permissionMode: gate.mode }, write, options);
   const warn = refusalWarner();
   return {
     onEvent(event: RunEvent) {
       meter.onEvent(event);
+      denied.onEvent(event);
       warn(event);
       print(event);
     },
     finish(result: RunResult, structured: StructuredOutcome) {
       const failed = apiErrorLine(result, sessionId);
       if (failed) write(jsonLine(failed));
-      const line = toJsonResult(result, { ...meter.facts(), permissionDenials: gate?.denials.slice(denied) ?? [] });
+      const line = toJsonResult(result, { ...meter.facts(), permissionDenials: denied.denials });
       write(jsonLine(structuredResult(line, structured)));
     },
     /** A turn a UserPromptSubmit hook blocked: no model call, an error result saying why. */
@@ -107,7 +109,6 @@ interface Stream {
   cwd: string;
   choice: ModelChoice;
   version: string;
-  gate: PermissionGate | undefined;
   write: (line: string) => void;
   session: PreparedSession;
   control: ControlSession;
@@ -124,7 +125,7 @@ export async function streamInput(
   choice: ModelChoice,
   version: string,
   io: StreamInputIo,
-  gate?: PermissionGate,
+  gate: PermissionGate,
   mcp?: SessionMcp,
 ): Promise<number> {
   const refusal = refusalOf(options);
@@ -135,7 +136,8 @@ export async function streamInput(
   const session = await openSession(options, cwd, choice.model, null);
   const write = (line: string) => io.stdout.write(line);
   const turn: Turn = { interrupted: false };
-  const control = controlOf(io, session, cwd, choice, gate, options.permissionPromptTool === 'stdio', turn, mcp, options.awaitInitialize === true);
+  const bypassAvailable = options.permissionMode === 'bypassPermissions' || options.allowDangerouslySkipPermissions === true;
+  const control = controlOf(io, session, cwd, choice, gate, { askHost: options.permissionPromptTool === 'stdio', bypassAvailable }, turn, mcp, options.awaitInitialize === true);
   control.thinkingFlags = options;
   const input = readInput(io, control, inputErrorReporter(io, write, session.id));
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => {
@@ -151,7 +153,7 @@ export async function streamInput(
     input.close();
   });
   const conversation = await conversationOf(options, cwd, choice, session);
-  const stream: Stream = { options, cwd, choice, version, gate, write, session, control, input, signals, conversation, turn };
+  const stream: Stream = { options, cwd, choice, version, write, session, control, input, signals, conversation, turn };
   let exitCode: number | undefined;
   try {
     exitCode = await answerAll(stream);
@@ -167,7 +169,17 @@ export async function streamInput(
 }
 
 /** The control session of the Claude Agent SDK's protocol: its interrupt aborts the turn under way. */
-function controlOf(io: StreamInputIo, session: PreparedSession, cwd: string, choice: ModelChoice, gate: PermissionGate | undefined, askHost: boolean, turn: Turn, mcp?: SessionMcp, awaitInitialize = false) {
+function controlOf(
+  io: StreamInputIo,
+  session: PreparedSession,
+  cwd: string,
+  choice: ModelChoice,
+  gate: PermissionGate,
+  flags: { askHost: boolean; bypassAvailable: boolean },
+  turn: Turn,
+  mcp?: SessionMcp,
+  awaitInitialize = false,
+) {
   const colors = palette(io.stderr, io.env);
   return new ControlSession({
     write: (line) => io.stdout.write(line),
@@ -177,7 +189,7 @@ function controlOf(io: StreamInputIo, session: PreparedSession, cwd: string, cho
     transcriptPath: session.recorder?.path ?? '',
     model: choice.model,
     gate,
-    askHost,
+    ...flags,
     ...(mcp ? { mcp } : {}),
     awaitInitialize,
     interrupt: () => {
@@ -236,7 +248,7 @@ async function answer(stream: Stream, question: Question, messages: MessageParam
   const structured = schema ? new StructuredTurn(schema, maxAttempts(process.env)) : undefined;
   const choice = structured ? structured.choice(control.choiceOf(stream.choice)) : control.choiceOf(stream.choice);
   const signal = structured ? structured.signal(running.signal) : running.signal;
-  const output = turnOutput(stream.options, stream.cwd, choice, session.id, stream.version, stream.write, stream.gate);
+  const output = turnOutput(stream.options, stream.cwd, choice, session.id, stream.version, stream.write, control.gate);
   const once = (q: Question | null, history: MessageParam[], turnCount: number | undefined) =>
     ask(stream.conversation, q, history, { choice, signal, onEvent: output.onEvent, turnCount, extra: { ...systemOf(control), ...thinkingOfTurn(stream.options, control.thinking) } });
   const run = structured ? structured.around(once, (text) => stream.write(jsonLine(reminderLine(text, session.id)))) : once;

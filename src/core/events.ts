@@ -106,5 +106,23 @@ export type CallEvent =
   /** A raw event of the API stream (only when asked for: `includeStreamEvents`). */
   | { type: 'stream_event'; turnCount: number; event: unknown; requestId?: string };
 
-export type RunEvent = MachineEvent | CallEvent;
+/** Reported by the permission gate (runAgent's `permissions`, permissions/gate.ts). */
+export type GateEvent =
+  /**
+   * A tool call the gate denied: it never runs, and its `tool_result` (an error saying `reason`) follows. `toolName`:
+   * the tool's public name (`Bash`); `rule`: the deny rule that matched; `decidedBy`: a rule, the mode (nobody to ask,
+   * or a mode that runs no such call), or whoever was asked. Stream-json's `permission_denials` are these.
+   */
+  {
+      type: 'permission_denied';
+      block: ToolUseBlock;
+      toolName: string;
+      reason: string;
+      rule: string | null;
+      decidedBy: 'rule' | 'mode' | 'asker' | 'hook';
+      /** The rule that would allow the call (`Bash(touch:*)`), when the mode denied it. */
+      suggestion?: string;
+    };
+
+export type RunEvent = MachineEvent | CallEvent | GateEvent;
 export type RunEventType = RunEvent['type'];

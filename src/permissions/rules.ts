@@ -190,7 +190,7 @@ const FILE_COMMANDS = new Set(['mkdir', 'touch', 'mv', 'cp']);
 export type WorkDirs = string | readonly [string, ...string[]];
 
 /** Only `mkdir`, `touch`, `mv`, `cp` and read-only commands, plain words, every path as written inside `cwd` (one of them). */
-function isFileEdit(script: Script, cwd: WorkDirs): boolean {
+export function isFileEdit(script: Script, cwd: WorkDirs): boolean {
   const dirs = typeof cwd === 'string' ? [cwd] : cwd;
   if (!script.plain || !script.complete || script.redirects.length > 0 || script.commands.length === 0) return false;
   return script.commands.every((command) => {

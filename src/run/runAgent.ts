@@ -27,6 +27,8 @@ import type { StepGate } from './gate.js';
 import type { Question } from '../transcript/records.js';
 import { startSession, type SessionRecorder } from '../transcript/recorder.js';
 import { writeAhead, type WriteAhead } from './writeAhead.js';
+import { gatedHooks, gateOf, type PermissionsOption } from './permissionHooks.js';
+import { configOf, pick } from './pick.js';
 
 /**
  * How to run the agent: the loop's settings (`RunConfig`, each with its default in
@@ -73,6 +75,12 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   includeStreamEvents?: boolean;
   /** Gate or change tool calls, or prune what is sent (core/hooks.ts). */
   hooks?: RunHooks;
+  /**
+   * Claude Code's permissions: a gate (`createPermissionGate`, permissions/gate.ts) or its settings (`{ mode, allow,
+   * deny, ask, additionalDirectories, asker }`), judging each call after `hooks.beforeToolCall` (./permissionHooks.ts).
+   * A denied call never runs: the model gets the reason, listeners a `permission_denied` event. None: every call runs.
+   */
+  permissions?: PermissionsOption;
   /**
    * Save the run as a session: a store (`{ home }`, e.g. `agentloopHome()`) to start a transcript
    * in, which the run closes (with a `label` for its header: what tells it apart in `sessions`); or a
@@ -143,6 +151,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   // What the API would refuse is refused here, before anything is recorded or sent.
   const problems = historyProblems(startMessages);
   if (problems.length > 0) throw new InvalidHistoryError(problems);
+  const gate = options.permissions ? gateOf(options.permissions, cwd) : undefined; // bad settings throw before anything starts
   const redactor = options.redactor ?? credentialRedactor(process.env, options.client);
   // The prompt is on disk before anything that takes time (a kill from here on loses nothing of it).
   const recorder = openRecorder(options, cwd, prompt, redactor);
@@ -155,7 +164,8 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   const spans = options.tracing ? await startSpans(options, sessionId, redactor, tools) : undefined;
   const ahead = writeAhead(recorder);
   const emit = listenerOf(options.onEvent, recorder, spans, ahead);
-  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages });
+  const hooks = gate ? gatedHooks(options.hooks, gate, emit) : options.hooks;
+  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks });
   if (emit && prompt) {
     const index = startMessages.length - 1;
     emit({ type: 'message', index, message: startMessages[index] as MessageParam, origin: 'prompt' });
@@ -200,10 +210,12 @@ interface Plugged {
   ahead: WriteAhead | undefined;
   redactor: Redactor;
   startMessages: MessageParam[];
+  /** The run's hooks, the permission gate's judgement in them. */
+  hooks: RunHooks | undefined;
 }
 
 /** The machine with the model call, the tools and the hooks plugged in, as an actor (not started) that emits to `emit`. */
-function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit, ahead, redactor, startMessages }: Plugged) {
+function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit, ahead, redactor, startMessages, hooks }: Plugged) {
   const machine = createAgentMachine({
     model: spans ? spans.wrapModel(modelCall) : modelCall,
     tools,
@@ -211,7 +223,8 @@ function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit,
     ...(emit ? { onCallEvent: emit } : {}),
     ...(spans ? { toolEnv: (block: { id: string }) => spans.toolEnv(block.id) } : {}),
     ...(ahead ? { writeAhead: ahead.started } : {}),
-    ...pick(options, 'includeStreamEvents', 'hooks', 'machine', 'gate'),
+    ...pick(options, 'includeStreamEvents', 'machine', 'gate'),
+    ...(hooks ? { hooks } : {}),
     redactor,
   });
   const inspect = options.inspect;
@@ -278,18 +291,4 @@ function runEndOf(context: Pick<AgentOutput, 'exitReason' | 'turnCount' | 'usage
 function systemPrompt(options: RunAgentOptions, cwd: string): string {
   const base = options.system ?? defaultSystemPrompt(cwd);
   return options.appendSystemPrompt ? `${base}\n\n${options.appendSystemPrompt}` : base;
-}
-
-const CONFIG_KEYS = ['maxTokens', 'maxTurns', 'maxRetries', 'retryBaseMs', 'retryMaxMs', 'maxTokensContinuations', 'fallbackModel', 'maxBudgetUsd', 'thinking'] as const;
-
-/** The loop settings among the options (the rest is what is plugged in). */
-function configOf(options: RunAgentOptions): Partial<RunConfig> {
-  return pick(options, ...CONFIG_KEYS);
-}
-
-/** The given keys of `value` that are set. */
-function pick<T extends object, K extends keyof T>(value: T, ...keys: K[]): { [P in K]?: Exclude<T[P], undefined> } {
-  const out: { [P in K]?: Exclude<T[P], undefined> } = {};
-  for (const key of keys) if (value[key] !== undefined) out[key] = value[key] as Exclude<T[K], undefined>;
-  return out;
 }

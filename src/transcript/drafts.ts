@@ -119,6 +119,10 @@ export function draftOf(event: RunEvent): Draft | undefined {
         turnCount: event.turnCount,
         model: event.model,
       };
+    case 'permission_denied': {
+      const { block, toolName, reason, rule, decidedBy } = event;
+      return { type: 'permission_denied', toolUseId: block.id, toolName, input: block.input, reason, rule, decidedBy };
+    }
     case 'reply_refused':
       return { type: 'reply_refused', turnCount: event.turnCount, error: event.error.message, startedToolIds: event.startedToolIds };
     case 'tool_use': // the block arrives whole in the assistant message

@@ -117,6 +117,19 @@ export interface ToolResultRecord {
   result: ToolResultBlockParam;
 }
 
+/** A call the permission gate denied (it never ran; its tool_result record follows): the `permission_denied` event. */
+export interface PermissionDeniedRecord {
+  type: 'permission_denied';
+  at: string;
+  toolUseId: string;
+  /** The tool's public name (`Bash`). */
+  toolName: string;
+  input: unknown;
+  reason: string;
+  rule: string | null;
+  decidedBy: string;
+}
+
 export interface RetryRecord {
   type: 'retry';
   at: string;
@@ -203,6 +216,7 @@ export type SessionRecord =
   | RequestRecord
   | ToolStartRecord
   | ToolResultRecord
+  | PermissionDeniedRecord
   | RetryRecord
   | ReplyRefusedRecord
   | UsageRecord

@@ -154,6 +154,7 @@ export const RECORD_SHAPES: { readonly [T in RecordType]: Check } & Readonly<Rec
   tool_start: object({ at, block: toolUse }),
   tool_result: object({ at, toolUseId: string, name: string, result: toolResult }),
   retry: object({ at, attempt: count, delayMs: number, error: string }),
+  permission_denied: object({ at, toolUseId: string, toolName: string, input: any, reason: string, rule: nullable(string), decidedBy: string }),
   reply_refused: object({ at, turnCount: count, error: string, startedToolIds: arrayOf(string) }),
   usage: object({ at, turnCount: count, usage, total: usage }),
   result: object({

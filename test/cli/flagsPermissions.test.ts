@@ -41,7 +41,7 @@ describe('a denied command never runs', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(file('made.txt')).toBe(false);
     expect(toolResult()?.is_error).toBe(true);
-    expect(resultText(toolResult()!)).toMatch(/^Not run: not allowed: no allow rule matches "touch made.txt"/);
+    expect(resultText(toolResult()!)).toBe('Not run: not allowed: no allow rule matches "echo ok && touch made.txt" (permission mode default)');
     expect(JSON.parse(run.stdout).permission_denials).toHaveLength(1);
   });
 

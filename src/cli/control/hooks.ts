@@ -7,7 +7,7 @@
  * `decision: "block"` sends its reason to the model and the turn goes on. With `--permission-prompt-tool stdio`, a
  * call the permission mode would not run is asked about with `can_use_tool`.
  */
-import type { RunHooks, ToolCallDecision, ToolCallInfo } from '../../core/hooks.js';
+import type { RunHooks, ToolCallDecision } from '../../core/hooks.js';
 import type { ToolUseBlock } from '../../core/messages.js';
 import type { ControlChannel } from './channel.js';
 import type { HookEvent, SdkSetup } from './initialize.js';
@@ -93,20 +93,18 @@ const toolResponse = (name: string, content: string, isError: boolean) =>
   name === 'bash' ? { stdout: isError ? '' : content, stderr: isError ? content : '', interrupted: false, isImage: false } : content;
 
 /**
- * Run hooks that call the host's PreToolUse and PostToolUse callbacks around `permission` (the gate of the rules and
- * the mode, which asks the host with can_use_tool when so configured).
+ * Run hooks that call the host's PreToolUse and PostToolUse callbacks. The permission gate judges after them
+ * (run/permissionHooks.ts): an `allow` skips its asking, not its deny and ask rules; a changed input is what it judges.
  */
-export function controlHooks(context: HookContext, permission: RunHooks | undefined): RunHooks {
+export function controlHooks(context: HookContext): RunHooks {
   const denied = new Set<string>();
-  const gate = async (call: ToolCallInfo, input: unknown): Promise<ToolCallDecision | void> =>
-    permission?.beforeToolCall?.({ ...call, block: { ...call.block, input } as ToolUseBlock });
   return {
     async beforeToolCall(call) {
       const name = claudeToolName(call.block.name);
       const fields = { tool_name: name, tool_input: call.block.input, tool_use_id: call.block.id };
       const pre = preDecision(await callHooks(context, 'PreToolUse', name, fields, call.signal), call.block.input);
-      let decision: ToolCallDecision | void = pre.deny !== undefined ? { action: 'deny', reason: pre.deny } : pre.allow ? undefined : await gate(call, pre.input);
-      if (decision === undefined && pre.input !== call.block.input) decision = { action: 'change', input: pre.input };
+      let decision: ToolCallDecision | undefined = pre.deny !== undefined ? { action: 'deny', reason: pre.deny } : pre.allow ? { action: 'allow' } : undefined;
+      if (decision?.action !== 'deny' && pre.input !== call.block.input) decision = { action: 'change', input: pre.input };
       if (decision?.action === 'deny') denied.add(call.block.id);
       return decision;
     },

@@ -9,7 +9,7 @@ import { resolveModel } from '../../core/models.js';
 import type { RunHooks } from '../../core/hooks.js';
 import type { Tool } from '../../core/tool.js';
 import { PERMISSION_MODES, type PermissionMode } from '../../permissions/modes.js';
-import type { PermissionGate } from '../permissions.js';
+import type { PermissionGate } from '../../permissions/gate.js';
 import type { ModelChoice } from '../start.js';
 import { ControlChannel, type ControlLine } from './channel.js';
 import { type HookContext, askHost, controlHooks } from './hooks.js';
@@ -30,10 +30,12 @@ export interface ControlSessionOptions {
   cwd: string;
   transcriptPath: string;
   model: string;
-  /** The gate of the rules and the mode: set_permission_mode changes its mode. */
-  gate: PermissionGate | undefined;
+  /** The gate of the rules and the mode the session starts with: set_permission_mode makes a new one for later turns. */
+  gate: PermissionGate;
   /** `--permission-prompt-tool stdio`: ask the host about what the mode would not run. */
   askHost: boolean;
+  /** Launched with `--dangerously-skip-permissions` or `--allow-dangerously-skip-permissions`: set_permission_mode may switch to bypassPermissions. */
+  bypassAvailable: boolean;
   /** Aborts the turn under way, if one is. */
   interrupt: () => void;
   /** The session's servers of --mcp-config and the scopes; with --await-initialize started with initialize's own. */
@@ -62,19 +64,20 @@ export class ControlSession {
   /** What set_max_thinking_tokens changed of the thinking flags (`thinkingFlags`), if it came. */
   thinking: ThinkingOverride | undefined;
   thinkingFlags: ThinkingFlags = {};
+  /** The gate of the next turn: the session's, with the host as its asker under --permission-prompt-tool stdio. */
+  gate: PermissionGate;
 
   constructor(private readonly options: ControlSessionOptions) {
     this.channel = new ControlChannel(options.write);
     this.model = options.model;
     if (options.awaitInitialize) this.arrived = new Promise((resolve) => (this.arrive = resolve));
-    const gate = options.gate;
-    if (gate && options.askHost) {
-      gate.ask = async (block, why, signal) => {
-        const answer = await askHost(this.channel, block, why, signal);
-        if (!answer.allow && answer.interrupt) options.interrupt();
-        return answer;
-      };
-    }
+    this.gate = !options.askHost
+      ? options.gate
+      : options.gate.withAsker(async ({ block, reason, signal }) => {
+          const answer = await askHost(this.channel, block, reason, signal);
+          if (!answer.allow && answer.interrupt) options.interrupt();
+          return answer;
+        });
   }
 
   /** A control line read from stdin. */
@@ -148,13 +151,22 @@ export class ControlSession {
     return [...(this.options.mcp?.tools() ?? []), ...this.tools].filter((t) => t.name.startsWith(prefix)).map((t) => ({ name: t.name.slice(prefix.length), description: t.description }));
   }
 
+  /**
+   * set_permission_mode: a new gate for the turns after this one. bypassPermissions is refused, as Claude Code refuses
+   * it, to a session not launched with a bypass flag, and by the gate's root rule as root outside a sandbox.
+   */
   private setMode(id: string, mode: unknown): void {
-    const gate = this.options.gate;
     if (typeof mode !== 'string' || !(PERMISSION_MODES as readonly string[]).includes(mode)) {
       return this.channel.refuse(id, `unknown permission mode ${JSON.stringify(mode)}: one of ${PERMISSION_MODES.join(', ')}`);
     }
-    if (!gate) return this.channel.refuse(id, 'this session has no permission gate');
-    gate.mode = mode as PermissionMode;
+    if (mode === 'bypassPermissions' && !this.options.bypassAvailable) {
+      return this.channel.refuse(id, 'Cannot set permission mode to bypassPermissions because the session was not launched with --dangerously-skip-permissions');
+    }
+    try {
+      this.gate = this.gate.withMode(mode as PermissionMode);
+    } catch (error) {
+      return this.channel.refuse(id, error instanceof Error ? error.message : String(error));
+    }
     this.channel.answer(id, { mode });
   }
 
@@ -234,19 +246,19 @@ export class ControlSession {
       sessionId: this.options.sessionId,
       cwd: this.options.cwd,
       transcriptPath: this.options.transcriptPath,
-      permissionMode: () => this.options.gate?.mode ?? 'bypassPermissions',
+      permissionMode: () => this.gate.mode,
       onFailure: (event, error) => this.options.warn(`agentloop: a ${event} hook failed (${error instanceof Error ? error.message : String(error)}): the run goes on`),
     };
   }
 
-  /** The run hooks of a turn: the host's hooks around the permission gate. */
+  /** The run hooks of a turn: the host's hooks (the permission gate judges after them: run/permissionHooks.ts). */
   runHooks(): RunHooks | undefined {
     const hasHooks = Object.values(this.setup.hooks).some((m) => m.length > 0);
-    return hasHooks ? controlHooks(this.hookContext(), this.options.gate?.hooks) : this.options.gate?.hooks;
+    return hasHooks ? controlHooks(this.hookContext()) : undefined;
   }
 
   /**
-   * The model choice of the next turn: the model set_model chose, the host's hooks around the gate, the in-process
+   * The model choice of the next turn: the model set_model chose, the host's hooks and the gate, the in-process
    * servers' tools after those of --mcp-config, the scopes and initialize's mcpServers (the init line lists them all).
    */
   choiceOf(choice: ModelChoice): ModelChoice {
@@ -255,6 +267,7 @@ export class ControlSession {
       ...choice,
       model: this.model,
       ...(hooks ? { hooks } : {}),
+      permissions: this.gate,
       addTools: [...(choice.addTools ?? []), ...(this.options.mcp?.tools() ?? []), ...this.tools],
       mcpStates: [...(choice.mcpStates ?? []), ...this.mcpStates()],
     };
