@@ -71,10 +71,8 @@ export function timestamps(now: (() => Date) | undefined): () => string {
  */
 export function draftOf(event: RunEvent): Draft | undefined {
   switch (event.type) {
-    case 'transition': {
-      const { type, ...rest } = event;
-      return { type: 'transition', ...rest };
-    }
+    case 'transition':
+      return { ...event, type: 'transition' };
     case 'decision':
       return { type: 'decision', state: event.state, guard: event.guard, target: event.target };
     case 'message':
@@ -119,10 +117,8 @@ export function draftOf(event: RunEvent): Draft | undefined {
         turnCount: event.turnCount,
         model: event.model,
       };
-    case 'permission_denied': {
-      const { block, toolName, reason, rule, decidedBy } = event;
-      return { type: 'permission_denied', toolUseId: block.id, toolName, input: block.input, reason, rule, decidedBy };
-    }
+    case 'permission_denied':
+      return deniedDraft(event);
     case 'reply_refused':
       return { type: 'reply_refused', turnCount: event.turnCount, error: event.error.message, startedToolIds: event.startedToolIds };
     case 'tool_use': // the block arrives whole in the assistant message
@@ -131,6 +127,11 @@ export function draftOf(event: RunEvent): Draft | undefined {
     case 'stream_event':
       return undefined;
   }
+}
+
+/** The record of a call the permission gate denied. */
+function deniedDraft({ block, toolName, reason, rule, decidedBy }: Extract<RunEvent, { type: 'permission_denied' }>): Draft {
+  return { type: 'permission_denied', toolUseId: block.id, toolName, input: block.input, reason, rule, decidedBy };
 }
 
 /** The `result` record of a finished run (without its `at`). */
