@@ -7,6 +7,7 @@
  * event, from which the outputs come (sayDenied, deniedCalls).
  */
 import type { GateEvent, RunEvent } from '../core/events.js';
+import type { Tool } from '../core/tool.js';
 import { createPermissionGate, PermissionError, type PermissionGate, type SourcedRule } from '../permissions/gate.js';
 import type { PermissionMode } from '../permissions/modes.js';
 import { refusesBypassMode } from '../permissions/root.js';
@@ -46,6 +47,13 @@ export function refusesBypass(
   return asked && refusesBypassMode('bypassPermissions', env, uid);
 }
 
+/** What Claude Code's settings files give the gate (../settings/). */
+export interface GateSettings {
+  rules?: SourcedRule[];
+  mode?: PermissionMode;
+  additionalDirectories?: string[];
+}
+
 /** A rule that does not parse: printed as a usage error. */
 export class RuleError extends Error {
   override readonly name = 'RuleError';
@@ -53,12 +61,13 @@ export class RuleError extends Error {
 
 /**
  * The gate of the flags (and of `settings`' rules, which come first: ../settings/): no asker yet (each entry point
- * gives its own with `withAsker`). Throws a RuleError naming the flag of a bad rule, or the refusal of the root rule.
+ * gives its own with `withAsker`); `tools` check the specifiers of the rules that name them. Throws a RuleError naming
+ * the flag of a bad rule, or the refusal of the root rule.
  */
-export function permissionGate(options: PermissionOptions, cwd: string, settings: { rules?: SourcedRule[]; mode?: PermissionMode; additionalDirectories?: string[] } = {}): PermissionGate {
+export function permissionGate(options: PermissionOptions, cwd: string, tools: Tool[], settings: GateSettings = {}): PermissionGate {
   for (const [flag, effect, rules] of [['--allowedTools', 'allow', options.allowedTools], ['--disallowedTools', 'deny', options.disallowedTools]] as const) {
     try {
-      createPermissionGate({ cwd, [effect]: rules ?? [] });
+      createPermissionGate({ cwd, tools, [effect]: rules ?? [] });
     } catch (error) {
       throw new RuleError(`${flag}: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -66,6 +75,7 @@ export function permissionGate(options: PermissionOptions, cwd: string, settings
   try {
     return createPermissionGate({
       cwd,
+      tools,
       mode: options.permissionMode ?? settings.mode ?? 'default',
       sourced: settings.rules ?? [],
       allow: options.allowedTools ?? [],

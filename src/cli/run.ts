@@ -182,7 +182,7 @@ async function gateAndServers(options: CliOptions, cwd: string, version: () => s
   try {
     // With no flag, -p, the REPL and stream-json input are in mode default, as Claude Code's (docs/cli.md, "Which
     // entry point runs what").
-    gate = permissionGate(options, cwd);
+    gate = permissionGate(options, cwd, (await import('../run/defaultTools.js')).defaultTools({ cwd }));
   } catch (error) {
     if (!(error instanceof RuleError)) throw error;
     stderr.write(`agentloop: ${shown(error.message)}\nsee ${selfCommand()} --help\n`);

@@ -8,15 +8,19 @@
 import type { GateEvent } from '../core/events.js';
 import type { RunHooks, ToolCallDecision } from '../core/hooks.js';
 import type { ToolUseBlock } from '../core/messages.js';
+import type { Tool } from '../core/tool.js';
 import { createPermissionGate, isPermissionGate, type GateOptions, type PermissionGate } from '../permissions/gate.js';
 import { partsOf } from '../permissions/toolParts.js';
 
 /** A gate, or the settings to build one with (its `cwd` is the run's). */
 export type PermissionsOption = PermissionGate | Omit<GateOptions, 'cwd'>;
 
-/** The gate of `permissions` (built for `cwd` when settings are given); throws a PermissionError for bad settings. */
-export function gateOf(permissions: PermissionsOption, cwd: string): PermissionGate {
-  return isPermissionGate(permissions) ? permissions : createPermissionGate({ ...permissions, cwd });
+/**
+ * The gate of `permissions` (built for `cwd` when settings are given, its rules' specifiers checked by the run's
+ * `tools`); throws a PermissionError for bad settings.
+ */
+export function gateOf(permissions: PermissionsOption, cwd: string, tools: Tool[]): PermissionGate {
+  return isPermissionGate(permissions) ? permissions : createPermissionGate({ tools, ...permissions, cwd });
 }
 
 /** `hooks` with the gate's judgement after their beforeToolCall; `emit` hears each denial. */

@@ -151,12 +151,12 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   // What the API would refuse is refused here, before anything is recorded or sent.
   const problems = historyProblems(startMessages);
   if (problems.length > 0) throw new InvalidHistoryError(problems);
-  const gate = options.permissions ? gateOf(options.permissions, cwd) : undefined; // bad settings throw before anything starts
+  const tools = [...(options.tools ?? []), ...(options.addTools ?? [])];
+  const gate = options.permissions ? gateOf(options.permissions, cwd, tools) : undefined; // bad settings throw before anything starts
   const redactor = options.redactor ?? credentialRedactor(process.env, options.client);
   // The prompt is on disk before anything that takes time (a kill from here on loses nothing of it).
   const recorder = openRecorder(options, cwd, prompt, redactor);
   if (prompt) recorder?.prompt(prompt);
-  const tools = [...(options.tools ?? []), ...(options.addTools ?? [])];
   // The SDK is loaded only for a run that uses it (not for a scripted model, nor the demo).
   const modelCall = options.modelCall ?? (await import('../anthropic/call.js')).createAnthropicModel(options.client ?? {});
   const startedAs = recorder?.id;
