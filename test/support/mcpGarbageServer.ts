@@ -36,6 +36,33 @@ export const GARBAGE: Record<string, (id: Id) => void> = {
   },
 };
 
+/** Writes `parts` (strings, or [a chunk, how many times]) to stdout, waiting for each write to drain: no 300 MB string is built. */
+async function stream(parts: (string | [string, number])[]): Promise<void> {
+  for (const part of parts) {
+    const [chunk, times] = typeof part === 'string' ? [part, 1] : part;
+    for (let i = 0; i < times; i++) if (!process.stdout.write(chunk)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+  }
+}
+
+const MB = 1024 * 1024;
+/** A 1 MB run of one letter, repeated for big texts. */
+const MEGA = 'a'.repeat(MB);
+
+/**
+ * Answers too big for one message, each as a real server would send it: `huge_text`, a 50 MB text result with the
+ * result first and the id last (the MCP SDK's servers write `{"result":...,"jsonrpc":"2.0","id":N}`); `huge_image`,
+ * an 8 MB PNG as base64 (about 11 MB of JSON: over the MCP SDK's 10 MB); `endless`, 300 MB with no newline ever.
+ */
+export const HUGE: Record<string, (id: Id) => Promise<void>> = {
+  huge_text: (id) => stream(['{"result":{"content":[{"type":"text","text":"START', [MEGA, 50], `END"}]},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n`]),
+  huge_image: (id) => {
+    const png = Buffer.alloc(8 * MB);
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(png);
+    return stream([`${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'image', mimeType: 'image/png', data: png.toString('base64') }] } })}\n`]);
+  },
+  endless: () => stream(['{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"', [MEGA, 300]]),
+};
+
 let okCalls = 0;
 
 function onMessage(message: Message): void {
@@ -43,11 +70,12 @@ function onMessage(message: Message): void {
   if (message.method === 'initialize') {
     answer(message.id, { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'garbage', version: '1.0.0' } });
   } else if (message.method === 'tools/list') {
-    const names = ['ok', ...Object.keys(GARBAGE)];
+    const names = ['ok', ...Object.keys(GARBAGE), ...Object.keys(HUGE)];
     answer(message.id, { tools: names.map((name) => ({ name, description: `answers ${name}`, inputSchema: { type: 'object', properties: {} } })) });
   } else if (message.method === 'tools/call') {
     const name = message.params?.name ?? '';
     if (name === 'ok') answer(message.id, text(`ok ${++okCalls}`));
+    else if (HUGE[name]) void HUGE[name](message.id);
     else GARBAGE[name]?.(message.id);
   } else {
     send({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `no method ${message.method}` } });

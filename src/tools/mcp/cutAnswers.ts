@@ -5,12 +5,17 @@
  * default). Here a POST's event stream that errors, or ends with no event id to resume from, gets one more event per
  * request it carried: a JSON-RPC error answer ("the server's answer was cut: …"). It is added at the end of the same
  * stream, so the SDK reads it after every answer that did arrive; one for a request already answered is dropped.
- * Only the calls of the cut stream fail: the client stays connected for the next call.
+ * Only the calls of the cut stream fail: the client stays connected for the next call. An event over
+ * MAX_MESSAGE_BYTES (./lines.ts, as for stdio) cuts the stream the same way, and a JSON answer over it fails its POST:
+ * the SDK would hold any size.
  */
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_MESSAGE_BYTES } from './lines.js';
+
+const overBound = `its answer was over the ${MAX_MESSAGE_BYTES / 1024 / 1024} MB agentloop reads of one MCP message; ask the tool for less (a page, a range, a filter)`;
 
 type Id = string | number;
 
@@ -22,8 +27,10 @@ export function streamableHttp(url: URL, requestInit: RequestInit): Transport {
     for (const id of ids) pending.add(id);
     const response = await fetch(input, init);
     const eventStream = response.headers.get('content-type')?.startsWith('text/event-stream');
-    if (ids.length === 0 || !response.ok || !eventStream || !response.body) return response;
+    if (!response.ok || !response.body) return response;
     const { status, statusText, headers } = response;
+    if (!eventStream) return new Response(boundedBody(response.body), { status, statusText, headers });
+    if (ids.length === 0) return response;
     return new Response(watchedBody(response.body, ids, mark), { status, statusText, headers });
   };
   return new CutAnswers(new StreamableHTTPClientTransport(url, { requestInit, fetch: watched }), pending, mark);
@@ -41,12 +48,28 @@ function requestIds(body: unknown): Id[] {
   }
 }
 
+/** `body`, failing once it passes MAX_MESSAGE_BYTES (a JSON answer is read whole). */
+function boundedBody(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  let bytes = 0;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        bytes += chunk.length;
+        if (bytes > MAX_MESSAGE_BYTES) controller.error(new Error(`the server's answer was cut: ${overBound}`));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
 /** `body` as it arrives; when it errors, or ends without an event id the SDK could resume from, an error answer per id follows. */
 function watchedBody(body: ReadableStream<Uint8Array>, ids: Id[], mark: string): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let resumable = false;
   let tail = '';
+  /** Bytes of the event being read (since the last blank line). */
+  let eventBytes = 0;
   const cut = (controller: ReadableStreamDefaultController<Uint8Array>, why: string) => {
     const events = ids.map((id) => {
       const answer = { jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: `the server's answer was cut: ${why}`, data: mark } };
@@ -67,6 +90,12 @@ function watchedBody(body: ReadableStream<Uint8Array>, ids: Id[], mark: string):
       if (chunk.done) return resumable ? controller.close() : cut(controller, 'the stream ended before it');
       const text = tail + decoder.decode(chunk.value, { stream: true });
       if (/(^|[\r\n])id:/.test(text)) resumable = true;
+      const end = Math.max(text.lastIndexOf('\n\n'), text.lastIndexOf('\r\n\r\n'));
+      eventBytes = end === -1 ? eventBytes + chunk.value.length : Buffer.byteLength(text.slice(end));
+      if (eventBytes > MAX_MESSAGE_BYTES) {
+        await reader.cancel().catch(() => undefined);
+        return cut(controller, overBound);
+      }
       tail = text.slice(-3);
       controller.enqueue(chunk.value);
     },

@@ -14,15 +14,22 @@
  * Its environment is only what its config names, besides the MCP SDK's safe variables (HOME, LOGNAME, PATH, SHELL,
  * TERM, USER: `getDefaultEnvironment`): the agent's credentials are not passed on unless the config names them.
  * What it writes to stderr is kept (its last 2 KB) to say why it failed, never printed.
+ *
+ * What it writes to stdout is read with bounded memory (./lines.ts): an answer over the bound is not read but answered
+ * for it, to the call it was for, with its size, what to do and its two ends; a line that never ends is the end of
+ * the server: every call waiting is answered with why, and it is stopped. The run goes on either way.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { killGroup, trackGroup, untrackGroup } from '../bash/run/process.js';
 import type { CommandRunner } from '../bash/run/runner.js';
 import type { McpStdioConfig } from './config.js';
+import { BoundedLines, endlessText, idOfLine, oversizedText, type LineEvent } from './lines.js';
+
+type Id = string | number;
 
 const STDERR_KEPT = 2048;
 /** How long a server has to end by itself once its stdin is closed, as the MCP SDK's transport gives it. */
@@ -39,9 +46,9 @@ export function stdioServer(config: McpStdioConfig, cwd: string, runner: Command
   const program: [string, ...string[]] = [config.command, ...config.args];
   const argv = runner.wrap ? runner.wrap(program, cwd) : program;
   let tail = '';
-  const transport = new GroupTransport(argv, { ...getDefaultEnvironment(), ...config.env }, cwd, (chunk) => {
-    tail = (tail + chunk.toString('utf8')).slice(-STDERR_KEPT);
-  });
+  const keep = (text: string) => (tail = (tail + text).slice(-STDERR_KEPT));
+  const transport = new GroupTransport(argv, { ...getDefaultEnvironment(), ...config.env }, cwd, (chunk) => keep(chunk.toString('utf8')));
+  transport.onStopped = (why) => keep(`\n${why}\n`);
   return { transport, stderrTail: () => tail };
 }
 
@@ -54,7 +61,11 @@ class GroupTransport implements Transport {
   private closing = false;
   /** The spawned process was reaped: its pid, the group's id, may be another's by now. */
   private gone = false;
-  private readonly buffer = new ReadBuffer();
+  private readonly lines = new BoundedLines();
+  /** The requests sent and not answered yet, by id, with their method. */
+  private readonly pending = new Map<Id, string>();
+  /** Told why the server was stopped for what it sent (a line without end). */
+  onStopped?: (why: string) => void;
   private exited: Promise<void> = Promise.resolve();
 
   constructor(
@@ -91,6 +102,7 @@ class GroupTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.closing) return Promise.reject(new Error('Not connected'));
+    if ('method' in message && 'id' in message && message.id !== undefined) this.pending.set(message.id, message.method);
     return new Promise((resolve) => (stdin.write(serializeMessage(message)) ? resolve() : stdin.once('drain', resolve)));
   }
 
@@ -103,7 +115,7 @@ class GroupTransport implements Transport {
     await Promise.race([this.exited, new Promise((resolve) => (timer = setTimeout(resolve, GRACE_MS)))]);
     clearTimeout(timer);
     this.killAll();
-    this.buffer.clear();
+    this.lines.clear();
   }
 
   private killAll(): void {
@@ -115,17 +127,37 @@ class GroupTransport implements Transport {
   }
 
   private read(chunk: Buffer): void {
-    this.buffer.append(chunk);
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.buffer.readMessage();
-      } catch (error) {
-        this.onerror?.(error as Error);
-        continue;
-      }
-      if (message === null) return;
-      this.onmessage?.(message);
+    this.lines.push(chunk, (event) => this.take(event));
+  }
+
+  private take(event: LineEvent): void {
+    if (event.kind === 'invalid') return this.onerror?.(event.error);
+    if (event.kind === 'message') {
+      const message = event.message;
+      if ('id' in message && message.id !== undefined && ('result' in message || 'error' in message)) this.pending.delete(message.id);
+      return this.onmessage?.(message);
     }
+    if (event.kind === 'oversized') {
+      const id = idOfLine(event.head, event.tail);
+      const ids = id !== undefined && this.pending.has(id) ? [id] : this.pending.size === 1 ? [...this.pending.keys()] : [];
+      for (const each of ids) this.answer(each, oversizedText(event.bytes, event.head, event.tail));
+      return;
+    }
+    const why = endlessText(event.bytes);
+    for (const each of [...this.pending.keys()]) this.answer(each, why);
+    this.onStopped?.(why);
+    this.onerror?.(new Error(why));
+    void this.close();
+  }
+
+  /** Answers the waiting request `id` for the server: a tool call with an error result the model reads, others with an error. */
+  private answer(id: Id, text: string): void {
+    const method = this.pending.get(id);
+    this.pending.delete(id);
+    const message: JSONRPCMessage =
+      method === 'tools/call'
+        ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } }
+        : { jsonrpc: '2.0', id, error: { code: -32603, message: text } };
+    this.onmessage?.(message);
   }
 }

@@ -1,0 +1,170 @@
+/**
+ * An MCP stdio server whose messages are too big (test/support/mcpGarbageServer.ts's HUGE: a 50 MB text result, an
+ * 8 MB image, 300 MB without a newline), with the CLI as a process: the call is answered (an is_error result saying
+ * how big, what to do and the answer's two ends; the image named and left out), never a crash or a stack trace; the
+ * run goes on, and the server still answers the next call, but for the endless line, after which it is stopped and
+ * said so. The agent's memory stays bounded by the bound, not the message: its peak RSS (VmHWM) grows by the 16 MB
+ * held before a line is known to be over the bound and the garbage of reading it, whatever the message's size (21-35 MB
+ * for 50 MB, 40-45 MB for 300 MB, measured; the SDK's reader held it all). Asserted: below 40 MB, and a quarter of 300.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { lastToolResults, resultText } from '../support/agentServer.js';
+import { startCli } from '../support/cli.js';
+import { garbage, processesMarked, waitFor } from '../support/mcp.js';
+import type { RequestBody, Step } from '../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../support/project.js';
+
+let project: CliProject;
+cliProjectPerTest('mcp-huge', (p) => (project = p), { noViolations: true });
+
+const MB = 1024 * 1024;
+const use = (id: string, tool: string) => ({ type: 'tool_use' as const, id, name: `mcp__junk__${tool}`, input: {} });
+
+/** A process's memory figure in kB (`VmRSS`, `VmHWM`) from /proc. */
+function memoryOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  return Number(/(\d+)/.exec(line ?? '')?.[1] ?? Number.NaN);
+}
+
+/** Runs the CLI on a model that calls `tool`, then `ok`, then ends; the results the model got and the agent's memory growth. */
+async function callHuge(tool: string) {
+  const marker = `huge-${tool}-${process.pid}`;
+  let pid = 0;
+  const memory = { before: 0, peak: 0 };
+  const measured = (when: 'before' | 'peak', step: Step): Step => (body, index, request) => {
+    memory[when] = memoryOf(pid, when === 'before' ? 'VmRSS' : 'VmHWM');
+    return typeof step === 'function' ? step(body, index, request) : step;
+  };
+  project.server.enqueue(
+    measured('before', { content: [use('toolu_huge', tool)], stop_reason: 'tool_use' }),
+    { content: [use('toolu_ok', 'ok')], stop_reason: 'tool_use' },
+    measured('peak', { content: [{ type: 'text', text: 'went on' }], stop_reason: 'end_turn' }),
+  );
+  const json = JSON.stringify({ mcpServers: { junk: garbage(marker) } });
+  const cli = startCli(['-p', '--mcp-config', json, '--output-format', 'json', 'go', '--allowedTools', 'mcp__junk'], { cwd: project.dir, env: { ...project.env, MCP_TOOL_TIMEOUT: '60000' } });
+  pid = cli.child.pid ?? 0;
+  const run = await cli.done;
+  const results = [1, 2].map((i) => lastToolResults(project.server.requests[i]?.body as RequestBody)[0]);
+  await waitFor(() => processesMarked(marker).length === 0);
+  const growthMb = (memory.peak - memory.before) / 1024;
+  process.stderr.write(`${tool}: the agent's peak RSS grew by ${growthMb.toFixed(1)} MB\n`);
+  return { run, huge: results[0], ok: results[1], growthMb };
+}
+
+describe('an MCP stdio server sending messages over the bound', () => {
+  it('a 50 MB text result: the call answered with an error saying its size and what to do, its two ends; memory bounded', async () => {
+    const { run, huge, ok, growthMb } = await callHuge('huge_text');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toMatchObject({ subtype: 'success', result: 'went on' });
+    expect(huge?.is_error).toBe(true);
+    const text = resultText(huge!);
+    expect(text).toMatch(/^The server's answer was 50\.0 MB \(\d+ bytes\), over the 16\.0 MB agentloop reads of one MCP message, so it was not read\. Ask the tool for less/);
+    expect(text).toContain('{"result":{"content":[{"type":"text","text":"STARTaaaa');
+    expect(text).toMatch(/aaaaEND"}]},"jsonrpc":"2.0","id":\d+}$/);
+    expect(text.length).toBeLessThan(5000);
+    // Not poisoned: the next call is answered right.
+    expect([ok?.is_error ?? false, resultText(ok!)]).toEqual([false, 'ok 1']);
+    expect(growthMb).toBeLessThan(40);
+  }, 60_000);
+
+  it('an 8 MB image (11 MB of JSON, over the MCP SDK’s 10 MB): read, named and left out, as the API would refuse it', async () => {
+    const { run, huge, ok } = await callHuge('huge_image');
+    expect(run.code, run.stderr).toBe(0);
+    expect(resultText(huge!)).toBe(`[image image/png, ${8 * MB} bytes, not shown: over the API’s 5 MB]`);
+    expect(resultText(ok!)).toBe('ok 1');
+  }, 60_000);
+
+  it('300 MB without a newline: the call answered with why, the server stopped, the run goes on; memory bounded', async () => {
+    const { run, huge, ok, growthMb } = await callHuge('endless');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/ReadBuffer|\n\s+at /);
+    expect(JSON.parse(run.stdout)).toMatchObject({ subtype: 'success', result: 'went on' });
+    expect(huge?.is_error).toBe(true);
+    expect(resultText(huge!)).toMatch(/the server sent a line of over 64\.0 MB without a newline \(an MCP message is at most 16\.0 MB here\): agentloop stopped it/);
+    expect(ok?.is_error).toBe(true);
+    expect(resultText(ok!)).toMatch(/^MCP server junk: tool ok failed: /);
+    expect(growthMb).toBeLessThan(75);
+  }, 60_000);
+});
+
+/**
+ * A streamable HTTP MCP server written by hand (the subject is the wire): JSON answers to start-up and the tool list,
+ * and to a call of `sse` a 100 MB text result as one event of an event stream, of `json` the same as a JSON body; `ok`
+ * answers right. The agent's peak RSS grew by 35-60 MB (the SDK's event parser holds the event's 16 MB and copies it
+ * as it searches for the line's end); asserted: below 75 MB.
+ */
+async function startHugeHttp(): Promise<{ url: string; close(): Promise<void> }> {
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      const message = JSON.parse(body) as { id?: number; method: string; params?: { name?: string } };
+      if (message.id === undefined) return void res.writeHead(202).end();
+      const json = (result: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      if (message.method === 'initialize') return json({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'huge', version: '1.0.0' } });
+      if (message.method === 'tools/list') return json({ tools: ['ok', 'sse', 'json'].map((name) => ({ name, description: name, inputSchema: { type: 'object', properties: {} } })) });
+      const name = message.params?.name;
+      if (name === 'ok') return json({ content: [{ type: 'text', text: 'ok' }] });
+      const huge = (prefix: string, suffix: string) => {
+        res.write(prefix);
+        let left = 100;
+        const more = () => {
+          while (left > 0) {
+            left -= 1;
+            if (!res.write('a'.repeat(MB))) return void res.once('drain', more);
+          }
+          res.end(suffix);
+        };
+        more();
+      };
+      const start = '{"jsonrpc":"2.0","id":' + String(message.id) + ',"result":{"content":[{"type":"text","text":"';
+      if (name === 'sse') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        return huge(`event: message\ndata: ${start}`, '"}]}}\n\n');
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      huge(start, '"}]}}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/mcp`, close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) };
+}
+
+describe('an MCP http server sending answers over the bound', () => {
+  it.each([
+    ['sse', 'one event of 100 MB in the event stream'],
+    ['json', 'a JSON answer of 100 MB'],
+  ])('%s (%s): the call answered with why, the next call right, memory bounded', async (tool) => {
+    const http = await startHugeHttp();
+    try {
+      let pid = 0;
+      const memory = { before: 0, peak: 0 };
+      const use2 = (id: string, name: string) => ({ type: 'tool_use' as const, id, name: `mcp__big__${name}`, input: {} });
+      project.server.enqueue(
+        () => ((memory.before = memoryOf(pid, 'VmRSS')), { content: [use2('toolu_huge', tool)], stop_reason: 'tool_use' }),
+        { content: [use2('toolu_ok', 'ok')], stop_reason: 'tool_use' },
+        () => ((memory.peak = memoryOf(pid, 'VmHWM')), { content: [{ type: 'text', text: 'went on' }], stop_reason: 'end_turn' }),
+      );
+      const json = JSON.stringify({ mcpServers: { big: { type: 'http', url: http.url } } });
+      const cli = startCli(['-p', '--mcp-config', json, '--output-format', 'json', 'go', '--allowedTools', 'mcp__big'], { cwd: project.dir, env: { ...project.env, MCP_TOOL_TIMEOUT: '60000' } });
+      pid = cli.child.pid ?? 0;
+      const run = await cli.done;
+      expect(run.code, run.stderr).toBe(0);
+      const [huge] = lastToolResults(project.server.requests[1]?.body as RequestBody);
+      const [ok] = lastToolResults(project.server.requests[2]?.body as RequestBody);
+      expect(huge?.is_error).toBe(true);
+      expect(resultText(huge!)).toMatch(/the server's answer was cut: its answer was over the 16 MB agentloop reads of one MCP message; ask the tool for less/);
+      expect(resultText(ok!)).toBe('ok');
+      const growthMb = (memory.peak - memory.before) / 1024;
+      process.stderr.write(`http ${tool}: the agent's peak RSS grew by ${growthMb.toFixed(1)} MB\n`);
+      expect(growthMb).toBeLessThan(75);
+    } finally {
+      await http.close();
+    }
+  }, 60_000);
+});
