@@ -159,6 +159,10 @@ async function withPipedPrompt(given: CliOptions): Promise<CliOptions | number> 
     return 1;
   }
   const piped = await (await import('./stdin.js')).runPrompt(options, env);
+  if (piped.error) {
+    stderr.write(`agentloop: ${piped.error}\n`);
+    return 1;
+  }
   if (piped.note) stderr.write(`${colors.dim(piped.note)}\n`);
   if (piped.text !== undefined) return { ...options, prompt: piped.text };
   // `-p --allowedTools Bash go`: the rule list took the prompt (as Claude Code's does); with nothing else to ask, it is the prompt.

@@ -4,9 +4,11 @@
  *
  * A pipe that a caller opened and never writes to nor closes (a program spawning agentloop with the default
  * stdio) must not hang a run that has its prompt already: then stdin gets a grace period to start (the first
- * byte or its end); once it has started it is read to its end, however long that takes.
+ * byte or its end); once it has started it is read to its end, however long that takes, up to MAX_STDIN_BYTES
+ * (./stdinLines.ts): more is refused in one line, without holding more than that.
  */
-import { fstatSync, readFileSync } from 'node:fs';
+import { fstatSync, readSync } from 'node:fs';
+import { MAX_STDIN_BYTES, tooLarge } from './stdinLines.js';
 
 export interface StdinSource {
   /** The stream on fd 0 (process.stdin). */
@@ -20,6 +22,37 @@ export interface PipedInput {
   text: string | undefined;
   /** Set when stdin did not start within the grace period: what was done, for stderr. */
   note?: string;
+  /** Set when stdin is over the bound: why the run cannot start, one line. */
+  error?: string;
+}
+
+const TOO_LARGE = `${tooLarge('stdin')}: give a large input as a file the agent reads (-p "read input.txt")`;
+
+/** What a file (or device) on fd 0 holds, read up to the bound: undefined when it holds more. */
+function readBoundedFd(fd: number): string | undefined {
+  const buffer = Buffer.alloc(Math.min(MAX_STDIN_BYTES + 1, Math.max(64 * 1024, sizeOf(fd) + 1)));
+  let filled = 0;
+  let bytes = 0;
+  let target = buffer;
+  do {
+    if (filled === target.length) {
+      if (target.length > MAX_STDIN_BYTES) return undefined;
+      const grown = Buffer.alloc(Math.min(MAX_STDIN_BYTES + 1, target.length * 2));
+      target.copy(grown, 0, 0, filled);
+      target = grown;
+    }
+    bytes = readSync(fd, target, filled, target.length - filled, null);
+    filled += bytes;
+  } while (bytes > 0);
+  return filled > MAX_STDIN_BYTES ? undefined : target.toString('utf8', 0, filled);
+}
+
+function sizeOf(fd: number): number {
+  try {
+    return fstatSync(fd).size;
+  } catch {
+    return 0;
+  }
 }
 
 /** How long a pipe gets to start when the prompt is given already. */
@@ -43,10 +76,14 @@ function kindOf(stream: NodeJS.ReadStream): NonNullable<StdinSource['kind']> {
 export async function readPipedInput(source: StdinSource, graceMs: number | undefined): Promise<PipedInput> {
   const kind = source.kind ?? kindOf(source.stream);
   if (kind === 'tty' || kind === 'none') return { text: undefined };
-  if (kind === 'file') return { text: meaningful(readFileSync(0, 'utf8')) };
+  if (kind === 'file') {
+    const text = readBoundedFd(0);
+    return text === undefined ? { text: undefined, error: TOO_LARGE } : { text: meaningful(text) };
+  }
   const stream = source.stream;
   return new Promise<PipedInput>((resolve, reject) => {
     const chunks: Buffer[] = [];
+    let bytes = 0;
     let timer: NodeJS.Timeout | undefined;
     const finish = (result: PipedInput) => {
       clearTimeout(timer);
@@ -55,7 +92,14 @@ export async function readPipedInput(source: StdinSource, graceMs: number | unde
     };
     const onData = (chunk: Buffer | string) => {
       clearTimeout(timer); // it has started: read it to its end
-      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      bytes += buffer.length;
+      chunks.push(buffer);
+      if (bytes <= MAX_STDIN_BYTES) return;
+      chunks.length = 0;
+      stream.pause();
+      stream.destroy(); // nothing more is read: the rest is not held
+      finish({ text: undefined, error: TOO_LARGE });
     };
     const onEnd = () => finish({ text: meaningful(Buffer.concat(chunks).toString('utf8')) });
     const onError = (error: Error) => {
@@ -101,5 +145,6 @@ export async function runPrompt(
   const optional = options.prompt !== undefined || options.resume !== undefined || options.continue === true;
   const wait = Number(env.AGENTLOOP_STDIN_WAIT_MS);
   const piped = await readPipedInput({ stream }, optional ? (Number.isFinite(wait) && wait >= 0 ? wait : STDIN_GRACE_MS) : undefined);
+  if (piped.error) return { text: undefined, error: piped.error };
   return { text: promptWithInput(options.prompt, piped.text), ...(piped.note ? { note: piped.note } : {}) };
 }

@@ -2,11 +2,11 @@
  * The lines of stdin under `--input-format stream-json` (./streamInput.ts): a user message is the question of a turn,
  * a control line goes to the control session at once, anything else is a bad line, reported and skipped.
  */
-import { createInterface } from 'node:readline';
 import type { Question } from '../transcript/records.js';
 import { arrayOf, block } from '../transcript/shapes.js';
 import { parseControlLine } from './control/channel.js';
 import type { ControlSession } from './control/session.js';
+import { StdinLines, tooLarge, type StdinLine } from './stdinLines.js';
 
 /** A line of stdin read: the question of a turn, or why it is not one. */
 export type InputLine = { question: Question } | { error: string };
@@ -64,9 +64,12 @@ export function readInput(io: StreamInputIo, control: ControlSession, report: (n
     badLines += 1;
     report(line, why);
   };
-  const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
-  lines.on('line', (text) => {
+  // Each line held up to its bound (./stdinLines.ts): a longer one is refused by its size, and the stream goes on.
+  const splitter = new StdinLines();
+  const onLine = (read: StdinLine) => {
     number += 1;
+    if ('oversized' in read) return reject(number, `${tooLarge('the line', read.oversized)}: give a large input as a file the agent reads`);
+    const text = read.text;
     if (text.trim() === '') return;
     const controlLine = parseControlLine(text);
     if (controlLine !== undefined && 'error' in controlLine) {
@@ -79,12 +82,22 @@ export function readInput(io: StreamInputIo, control: ControlSession, report: (n
     if ('error' in line) return reject(number, line.error);
     queue.push({ number, question: line.question });
     wake?.();
-  });
-  lines.on('close', () => {
+  };
+  let closed = false;
+  const onData = (chunk: Buffer | string) => splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk, onLine);
+  const onClose = () => {
+    if (closed) return;
+    closed = true;
+    io.stdin.off('data', onData);
+    splitter.end(onLine);
     ended = true;
     control.inputEnded(); // no answer to a question of ours can come any more, nor an initialize request
     wake?.();
-  });
+  };
+  io.stdin.on('data', onData);
+  io.stdin.once('end', onClose);
+  io.stdin.once('close', onClose);
+  io.stdin.once('error', onClose);
   return {
     /** The next user message, or undefined once stdin has ended and none is left. */
     async next(): Promise<Queued | undefined> {
@@ -93,7 +106,10 @@ export function readInput(io: StreamInputIo, control: ControlSession, report: (n
     },
     reject,
     badLines: () => badLines,
-    close: () => lines.close(),
+    close: () => {
+      io.stdin.pause();
+      onClose();
+    },
   };
 }
 
