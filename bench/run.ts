@@ -32,9 +32,10 @@ import { benchSessions, sessionsSection, type SessionsFigures } from './sessions
 import { fmt } from './stats.js';
 import { floorsText } from './overheadFloors.js';
 import { benchTracing, tracingSection, type TracingFigures } from './tracing.js';
+import { benchGrep, grepSection, type GrepFigures } from './grep.js';
 
 /** In the order they run: start-up first, on a machine nothing else has warmed. */
-const ALL = ['startup', 'tracing', 'overhead', 'growth', 'persistence', 'bash', 'parallel', 'durable', 'sessions'] as const;
+const ALL = ['startup', 'tracing', 'overhead', 'growth', 'persistence', 'bash', 'parallel', 'durable', 'sessions', 'grep'] as const;
 type Name = (typeof ALL)[number];
 
 const args = process.argv.slice(2);
@@ -59,6 +60,7 @@ interface Results {
   persistence?: PersistenceFigures;
   durable?: DurableFigures;
   sessions?: SessionsFigures;
+  grep?: GrepFigures;
   seconds: number;
 }
 
@@ -98,6 +100,9 @@ async function runSection(name: Name, into: Partial<Results>): Promise<void> {
       break;
     case 'sessions':
       into.sessions = await benchSessions(quick ? 2 : 7, log);
+      break;
+    case 'grep':
+      into.grep = await benchGrep(quick ? 2 : 7, log);
       break;
   }
 }
@@ -265,6 +270,15 @@ function render(r: Results): string {
     row('8c', `A transcript with a 100 MB record opened in the viewer: request → first step shown in Chromium (timeline ${fmt(s.openApiKb, 0)} KB; the old server worked ${fmt(s.openOldMs / 1000, 1)} s, then sent ${fmt(s.openOldMb, 0)} MB)`, `${fmt(page / 1000, 2)} s`, '≤ 3 s', page <= 3000);
   }
 
+  if (r.grep) {
+    const g = r.grep;
+    g.cases.forEach((c, i) => {
+      const ratio = c.toolMs / c.rgMs;
+      const label = `Grep tool ÷ \`rg\` over node_modules (${g.files.toLocaleString('en-US')} files), ${c.label} (${fmt(c.toolMs, 0)} vs ${fmt(c.rgMs, 0)} ms)`;
+      row(`10${'abc'[i] ?? i}`, label, Number.isFinite(ratio) ? fmt(ratio, 2) : 'no rg', '≤ 5', Number.isFinite(ratio) && ratio <= 5);
+    });
+  }
+
   const sections: string[] = [];
   if (r.overhead) sections.push(overheadSection(r.overhead, r.growth, r.machineTurn));
   if (r.growth) sections.push(growthSection(r.growth));
@@ -275,6 +289,7 @@ function render(r: Results): string {
   if (r.tracing) sections.push(tracingSection(r.tracing));
   if (r.durable) sections.push(durableSection(r.durable));
   if (r.sessions) sections.push(sessionsSection(r.sessions));
+  if (r.grep) sections.push(grepSection(r.grep));
 
   return `# agentloop benchmarks
 

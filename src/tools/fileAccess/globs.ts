@@ -18,7 +18,7 @@ export function globList(patterns: readonly string[]): GlobList {
     let body = negated ? p.slice(1) : p;
     const anchored = body.replace(/\/+$/, '').includes('/');
     body = body.replace(/^\//, '').replace(/\/+$/, '');
-    return { negated, matcher: new Minimatch(body, { dot: true, matchBase: !anchored, nocomment: true, nonegate: true }) };
+    return { negated, matcher: matcherOf(body, anchored) };
   });
   const hasIncludes = compiled.some((c) => !c.negated);
   return {
@@ -34,6 +34,18 @@ export function globList(patterns: readonly string[]): GlobList {
       return 'neutral';
     },
   };
+}
+
+/** A matcher of a path: a plain name or `*.ext` without a slash is compared with the path's last name (the common
+ * case, and a walk tests every entry); anything else goes to minimatch. */
+function matcherOf(body: string, anchored: boolean): { match(rel: string): boolean } {
+  const name = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1);
+  if (!anchored && !/[*?[\]{}!\\]/.test(body)) return { match: (rel) => name(rel) === body };
+  if (!anchored && /^\*[^*?[\]{}!\\/]+$/.test(body)) {
+    const tail = body.slice(1);
+    return { match: (rel) => name(rel).endsWith(tail) };
+  }
+  return new Minimatch(body, { dot: true, matchBase: !anchored, nocomment: true, nonegate: true });
 }
 
 /** Claude Code's split of Grep's `glob` field: on spaces, and on commas outside braces (`*.{ts,tsx}` stays whole). */

@@ -119,8 +119,33 @@ async function ancestorMatchers(root: string, repo: string): Promise<Matcher[]> 
   for (const dir of dirs) {
     for (const name of ['.gitignore', ...IGNORE_FILES]) {
       const text = await readFile(join(dir, name), 'utf8').catch(() => undefined);
-      if (text !== undefined) out.push({ base: dir, rules: ignore().add(text) });
+      if (text !== undefined) out.push({ base: root, rules: ignore().add(rebased(text, relative(dir, root).split(sep).join('/'))) });
     }
   }
   return out;
+}
+
+/**
+ * The rules of an ignore file of a folder above the walk's root, as rules of the root (`prefix`: the root from that
+ * folder). rg tests each path below the root on its own, never the root or the folders above it; the ignore package
+ * also tests a path's parents, so a rule that matches the root itself (`node_modules/` when searching node_modules)
+ * would hide everything. A rule with no slash but a trailing one matches at any depth and is kept; an anchored one is
+ * kept from the root when it starts with `prefix`, and dropped otherwise (it names nothing below the root).
+ */
+export function rebased(text: string, prefix: string): string {
+  const out: string[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trimEnd();
+    if (line === '' || line.startsWith('#')) continue;
+    const negated = line.startsWith('!');
+    const body = negated ? line.slice(1) : line;
+    const bang = negated ? '!' : '';
+    if (!body.replace(/\/$/, '').includes('/') || body.startsWith('**/')) {
+      out.push(line);
+      continue;
+    }
+    const anchored = body.replace(/^\//, '');
+    if (anchored.startsWith(`${prefix}/`)) out.push(`${bang}/${anchored.slice(prefix.length + 1)}`);
+  }
+  return out.join('\n');
 }
