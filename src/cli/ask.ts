@@ -14,14 +14,14 @@ import type { Question } from '../transcript/records.js';
 import type { CliOptions } from './args.js';
 import type { PreparedSession } from './sessions.js';
 import { limitsOf, type ModelChoice } from './start.js';
-import { builtInTools } from './toolSet.js';
+import { offeredToolNames } from './toolSet.js';
 
 export interface Conversation {
   readonly options: CliOptions;
   /** The tools' working directory. */
   readonly cwd: string;
   readonly session: PreparedSession;
-  /** The same for every question of the session: agentloop's tools (run/defaultTools.ts) --tools keeps, set up from the flags. */
+  /** The same for every question of the session: agentloop's built-in tools the flags choose (./toolSet.ts), set up from them. */
   readonly tools: Tool[];
 }
 
@@ -59,9 +59,10 @@ export function toolSettings(
 
 /** The conversation of `session`, with its tools (an unrecorded session keeps long outputs in a temporary folder). */
 export async function conversationOf(options: CliOptions, cwd: string, choice: ModelChoice, session: PreparedSession): Promise<Conversation> {
-  const { defaultTools } = await import('../run/defaultTools.js');
+  const { defaultTools, BUILT_IN_TOOLS } = await import('../run/defaultTools.js');
   const settings = toolSettings(options, cwd, choice.client, process.env);
-  const tools = builtInTools(defaultTools(settings(session.recorder ? session.id : undefined)), options.tools);
+  const names = offeredToolNames(options, BUILT_IN_TOOLS);
+  const tools = defaultTools({ ...settings(session.recorder ? session.id : undefined), ...(names ? { tools: names } : {}) });
   return { options, cwd, session, tools };
 }
 

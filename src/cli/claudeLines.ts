@@ -9,15 +9,16 @@ import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '../core/events.js';
 import type { ThinkingPiece } from '../core/model.js';
 import type { ExitReason, RunError } from '../core/outcome.js';
+import { publicNameOf, type ToolLookup } from '../core/tool.js';
 import type { RunResult } from '../run/runAgent.js';
 
-/** The name Claude Code gives a tool (what a script, a hook or a rule sees): agentloop's `bash` is `Bash`. */
-export const claudeToolName = (name: string) => (name === 'bash' ? 'Bash' : name);
-
-/** A content block with a tool's name in Claude Code's spelling (`tool_use` blocks; the rest as they are). */
-export function claudeBlock<T>(block: T): T {
+/**
+ * A content block with a tool's name in Claude Code's spelling (`tool_use` blocks; the rest as they are): the tool's
+ * public name (core/tool.ts: agentloop's `bash` is `Bash`).
+ */
+export function claudeBlock<T>(block: T, tools: ToolLookup | undefined): T {
   const b = block as { type?: unknown; name?: unknown };
-  return b.type === 'tool_use' && typeof b.name === 'string' ? { ...block, name: claudeToolName(b.name) } : block;
+  return b.type === 'tool_use' && typeof b.name === 'string' ? { ...block, name: publicNameOf(tools, b.name) } : block;
 }
 
 /** Claude Code's kind of an API error (the SDK's `SDKAssistantMessageError`). */
@@ -60,16 +61,28 @@ export function modelFallbackLine(event: Extract<RunEvent, { type: 'retry' }>, s
   };
 }
 
-/** A tool result's `user` line: Claude Code's `timestamp`, `tool_use_result` (the result's text) and `is_error: false`. */
-export function userLine(message: { role: string; content: unknown }, sessionId: string) {
+/**
+ * A tool result's `user` line: Claude Code's `timestamp`, `tool_use_result` and `is_error: false`. `tool_use_result`
+ * is the last result's structured data (`dataOf`: ToolOutput.data, e.g. Bash's `{stdout, stderr, ...}`) when its tool
+ * gave one, else its text (`Error: ...` for an error; one in `<tool_use_error>` tags is the text inside them).
+ */
+export function userLine(message: { role: string; content: unknown }, sessionId: string, dataOf: (toolUseId: string) => unknown = () => undefined) {
   const blocks = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
   const results = blocks.filter((b) => b.type === 'tool_result');
   const content = blocks.map((b) => (b.type === 'tool_result' ? { ...b, is_error: b.is_error === true } : b));
   const line = { type: 'user', message: { ...message, ...(blocks.length ? { content } : {}) }, parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID() };
   if (results.length === 0) return line;
   const last = results[results.length - 1]!;
-  const text = typeof last.content === 'string' ? last.content : JSON.stringify(last.content ?? '');
-  return { ...line, timestamp: new Date().toISOString(), tool_use_result: last.is_error === true ? `Error: ${text}` : text };
+  const data = typeof last.tool_use_id === 'string' ? dataOf(last.tool_use_id) : undefined;
+  return { ...line, timestamp: new Date().toISOString(), tool_use_result: data !== undefined ? data : resultText(last) };
+}
+
+/** A tool result as Claude Code's `tool_use_result` text. */
+function resultText(result: Record<string, unknown>): string {
+  const text = typeof result.content === 'string' ? result.content : JSON.stringify(result.content ?? '');
+  if (result.is_error !== true) return text;
+  const tagged = /^<tool_use_error>([\s\S]*)<\/tool_use_error>$/.exec(text);
+  return tagged ? (tagged[1] as string) : `Error: ${text}`;
 }
 
 /** An API error that ended the run, as Claude Code reports it: `API Error: 400 message`; undefined for another end. */

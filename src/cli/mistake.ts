@@ -35,8 +35,8 @@ export async function mistakeCommand(name: string, io: MistakeIo): Promise<numbe
   const run = await runMistake(name, {
     cwd: io.cwd,
     home: agentloopHome(io.env),
-    onEvent: (event) => {
-      if (event.type === 'tool_start') io.stderr.write(`${colors.cyan(formatToolStart(event))}\n`);
+    onEvent: (event, tools) => {
+      if (event.type === 'tool_start') io.stderr.write(`${colors.cyan(formatToolStart(event, tools(event.block.name)))}\n`);
       if (event.type === 'tool_result') io.stderr.write(`${colors.dim(formatToolResult(event))}\n`);
     },
   });

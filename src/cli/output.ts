@@ -6,7 +6,8 @@ import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../run/runAgent.js';
 import { plural } from '../core/plural.js';
 import { shown } from './terminal.js';
-import { apiErrorOf, claudeToolName, terminalReasonOf } from './claudeLines.js';
+import { toolCallLine, type Tool } from '../core/tool.js';
+import { apiErrorOf, terminalReasonOf } from './claudeLines.js';
 
 /** Usage and cost of one model over a run, as Claude Code's `modelUsage` has them. */
 export interface ModelUsage {
@@ -19,6 +20,7 @@ export interface ModelUsage {
 
 /** A tool call a permission rule denied (it never ran). */
 export interface PermissionDenial {
+  /** The tool's public name (`Bash`: core/tool.ts). */
   tool_name: string;
   tool_use_id: string;
   tool_input: unknown;
@@ -99,7 +101,7 @@ export function toJsonResult(run: RunResult, facts: RunFacts): JsonResult {
     total_cost_usd: context.costUsd,
     usage: context.usage,
     modelUsage: facts.modelUsage,
-    permission_denials: (facts.permissionDenials ?? []).map((d) => ({ ...d, tool_name: claudeToolName(d.tool_name) })),
+    permission_denials: facts.permissionDenials ?? [],
     terminal_reason: terminalReasonOf(run, facts.duringTool === true),
     fast_mode_state: 'off',
     uuid: randomUUID(),
@@ -142,11 +144,9 @@ export function exitCodeOf(run: RunResult): number {
 
 const PREVIEW_LINES = 5;
 
-/** `$ command`, as the CLI shows a tool call (the command as a terminal may show it: ./terminal.ts). */
-export function formatToolStart(event: Extract<RunEvent, { type: 'tool_start' }>): string {
-  const input = event.block.input as { command?: unknown } | null;
-  const what = typeof input?.command === 'string' ? input.command : JSON.stringify(event.block.input);
-  return shown(event.block.name === 'bash' ? `$ ${what}` : `[${event.block.name}] ${what}`);
+/** A tool call as its tool shows it (`$ ls -A`, `Read src/a.ts`: core/tool.ts toolCallLine), as a terminal may show it (./terminal.ts). */
+export function formatToolStart(event: Extract<RunEvent, { type: 'tool_start' }>, tool: Tool | undefined): string {
+  return shown(toolCallLine(tool, event.block.name, event.block.input));
 }
 
 /** The first lines of a tool's output, as the CLI shows them. */

@@ -3,6 +3,7 @@
  * input (./replInput.ts) and a thinking line while the model works (./spinner.ts). Loaded by ./run.js only when it
  * starts; it shares start.js's session, progress and limit helpers with the one-shot run.
  */
+import { toolLookup, type ToolLookup } from '../core/tool.js';
 import type { MessageParam } from '../core/messages.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../run/runAgent.js';
@@ -187,7 +188,7 @@ class Repl {
   /** The run of askNext, once its session and tools are there: shown as it goes, its result kept and summed up. */
   async runOn(session: PreparedSession, conversation: Conversation, question: string | null, signal: AbortSignal): Promise<void> {
     const { spinner, pages } = this.parts;
-    const show = shower(spinner, !this.parts.gates.asks);
+    const show = shower(spinner, !this.parts.gates.asks, toolLookup(conversation.tools));
     const resumeAt = session.turnCount;
     session.turnCount = undefined; // only the first run after a resume goes on counting
     const extra = pages?.inspect ? { extra: { inspect: pages.inspect } } : {};
@@ -250,9 +251,9 @@ class Repl {
 }
 
 /** What a run shows as it goes: the model's text (of every turn), tool calls, retries, the thinking line. */
-function shower(spinner: Spinner, sayDenials: boolean) {
-  const printProgress = progressPrinter();
-  const warn = refusalWarner();
+function shower(spinner: Spinner, sayDenials: boolean, tools: ToolLookup) {
+  const printProgress = progressPrinter(tools);
+  const warn = refusalWarner(tools);
   let open = false; // a line of streamed text is open
   let turnText = false; // this turn's text was streamed
   const endLine = () => {

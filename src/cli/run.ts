@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { ConfigError, loadModelSettings, requireModelSettings } from '../anthropic/settings.js';
 import type { RunEvent } from '../core/events.js';
 import type { MessageParam } from '../core/messages.js';
+import { toolLookup } from '../core/tool.js';
 import { defaultRunConfig } from '../core/config.js';
 import { DEFAULT_MODEL } from '../core/models.js';
 import type { RunResult } from '../run/runAgent.js';
@@ -17,14 +18,14 @@ import { onEndSignals } from './signals.js';
 import { jsonLine, outputRedactor, shown, useRedactor } from './terminal.js';
 import { credentialRedactor } from '../tools/bash/judge/secrets.js';
 import { type ModelChoice, openSession, progressPrinter, refusalWarner } from './start.js';
-import { ask, conversationOf } from './ask.js';
+import { ask, conversationOf, type Conversation } from './ask.js';
 import type { PermissionGate } from '../permissions/gate.js';
 import { deniedCalls, ROOT_BYPASS_REFUSAL, RuleError, permissionGate, refusesBypass, sayDenied } from './permissions.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { startTelemetry } from './telemetry.js';
 import { cliMcpConfigs, type McpScopes, settleMcp, startConfigs, startCliMcp, withMcpTools } from './mcp.js';
 import type { SessionMcp } from './sessionMcp.js';
-import { missingTools } from './toolSet.js';
+import { builtInNames, missingTools } from './toolSet.js';
 import { withPromptFiles } from './promptFiles.js';
 import { apiErrorLine, apiErrorOf } from './claudeLines.js';
 import { selfCommand } from './self.js';
@@ -57,18 +58,18 @@ function chooseModel(options: CliOptions, cwd: string): ModelChoice {
 }
 
 /** What a one-shot run shows while it goes (stream-json lines, or --verbose's progress), and what it counts for the result. */
-function onePrinter(options: CliOptions, cwd: string, choice: ModelChoice, sessionId: string, version: string) {
+function onePrinter(options: CliOptions, cwd: string, choice: ModelChoice, conversation: Conversation, version: string) {
   const format = options.outputFormat;
   const meter = runMeter();
   // Text: only the answer, unless --verbose (or the demo, which is there to show the loop) asks for the progress.
   const verbose = options.verbose === true || options.demo;
   const show =
     format === 'stream-json'
-      ? streamJsonPrinter(initFacts(options, cwd, choice, sessionId, version), (line) => stdout.write(line), options)
+      ? streamJsonPrinter(initFacts(options, cwd, choice, { id: conversation.session.id, tools: conversation.tools }, version), (line) => stdout.write(line), options)
       : format === 'text' && verbose
-        ? progressPrinter()
+        ? progressPrinter(toolLookup(conversation.tools))
         : undefined;
-  const warn = refusalWarner();
+  const warn = refusalWarner(toolLookup(conversation.tools));
   const denied = deniedCalls();
   const printer = (event: RunEvent) => {
     meter.onEvent(event);
@@ -100,8 +101,8 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
   const format = options.outputFormat;
   const structured = options.jsonSchema ? new StructuredTurn(options.jsonSchema, maxAttempts(env)) : undefined;
   if (structured) choice = structured.choice(choice);
-  const { meter, verbose, printer, denials } = onePrinter(options, cwd, choice, session.id, version);
   const conversation = await conversationOf(options, cwd, choice, session);
+  const { meter, verbose, printer, denials } = onePrinter(options, cwd, choice, conversation, version);
   const signal = structured ? structured.signal(controller.signal) : controller.signal;
   const extra = { ...(pages.inspect ? { inspect: pages.inspect } : {}), ...(pages.gate ? { gate: pages.gate } : {}) };
   const once = (q: Question | null, history: MessageParam[], turnCount: number | undefined) =>
@@ -260,8 +261,9 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   const { gate, servers, session: mcp } = { servers: undefined, session: undefined, ...started };
   let choice: ModelChoice = { ...model, permissions: gate };
   if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);
-  const missing = missingTools(options.tools);
-  if (missing.length > 0) warn(`agentloop: --tools: ${missing.join(', ')} left out: agentloop's one built-in tool is Bash (Claude Code too leaves out a name it has no tool for)`);
+  const { BUILT_IN_TOOLS } = await import('../run/defaultTools.js');
+  const missing = missingTools(options.tools, BUILT_IN_TOOLS);
+  if (missing.length > 0) warn(`agentloop: --tools: ${missing.join(', ')} left out: agentloop's built-in tools are ${builtInNames(BUILT_IN_TOOLS)} (Claude Code too leaves out a name it has no tool for)`);
   // Traces, when the OTEL_* variables ask for them (./telemetry.ts); the SDK loads only then.
   const telemetry = await startTelemetry(env, version(), warn);
   if (telemetry) choice = { ...choice, tracing: telemetry.tracing };

@@ -8,7 +8,7 @@ import type { RunHooks } from '../core/hooks.js';
 import type { PermissionGate } from '../permissions/gate.js';
 import type { ModelCall } from '../core/model.js';
 import { plural } from '../core/plural.js';
-import type { Tool } from '../core/tool.js';
+import type { Tool, ToolLookup } from '../core/tool.js';
 import type { RunTracing } from '../otel/runSpans.js';
 import type { McpServerState } from '../tools/mcp/servers.js';
 import { describeHolder, type LockHolder } from '../transcript/holder.js';
@@ -74,10 +74,10 @@ export interface ModelChoice {
   redactor?: Redactor;
 }
 
-/** Shows a run's progress on stderr: tool calls with the start of their output, retries. */
-export function progressPrinter(): (event: RunEvent) => void {
+/** Shows a run's progress on stderr: tool calls (as `tools` show them) with the start of their output, retries. */
+export function progressPrinter(tools: ToolLookup): (event: RunEvent) => void {
   return (event) => {
-    if (event.type === 'tool_start') stderr.write(`${colors.cyan(formatToolStart(event))}\n`);
+    if (event.type === 'tool_start') stderr.write(`${colors.cyan(formatToolStart(event, tools(event.block.name)))}\n`);
     if (event.type === 'tool_result') stderr.write(`${colors.dim(formatToolResult(event))}\n`);
     if (event.type === 'retry' && event.fallbackFrom !== undefined) {
       stderr.write(colors.dim(`${shown(event.fallbackFrom)} is overloaded (${shown(event.error.message)}); switching to ${shown(event.model)}\n`));
@@ -91,19 +91,19 @@ export function progressPrinter(): (event: RunEvent) => void {
  * Warns on stderr, whatever the output format, when a reply is refused after tools of it had started (only read-only
  * ones can start while a reply streams): names them, says they were stopped and that nothing of the reply is kept.
  */
-export function refusalWarner(): (event: RunEvent) => void {
+export function refusalWarner(tools: ToolLookup): (event: RunEvent) => void {
   const started = new Map<string, Extract<RunEvent, { type: 'tool_start' }>>();
   return (event) => {
     if (event.type === 'request') started.clear();
     if (event.type === 'tool_start') started.set(event.block.id, event);
     if (event.type !== 'reply_refused' || event.startedToolIds.length === 0) return;
-    const tools = event.startedToolIds.map((id) => {
+    const names = event.startedToolIds.map((id) => {
       const start = started.get(id);
-      return start ? `${formatToolStart(start)} (${shown(id)})` : shown(id);
+      return start ? `${formatToolStart(start, tools(start.block.name))} (${shown(id)})` : shown(id);
     });
     stderr.write(
       colors.red(
-        `agentloop: a reply was refused (${shown(event.error.message)}) after ${plural(tools.length, 'read-only tool')} of it had started: ${tools.join(', ')}; stopped, nothing of the reply is kept\n`,
+        `agentloop: a reply was refused (${shown(event.error.message)}) after ${plural(names.length, 'read-only tool')} of it had started: ${names.join(', ')}; stopped, nothing of the reply is kept\n`,
       ),
     );
   };

@@ -7,6 +7,7 @@
  * ./control/) are answered at once, also while a turn runs: stdin is read all along, the messages queue up. The end
  * of stdin ends the process, with the exit code of the last turn.
  */
+import { toolLookup } from '../core/tool.js';
 import { randomUUID } from 'node:crypto';
 import type { MessageParam } from '../core/messages.js';
 import { appendUser, appendUserText, textOf } from '../history/messages.js';
@@ -46,16 +47,17 @@ function turnOutput(
   options: CliOptions,
   cwd: string,
   choice: ModelChoice,
-  sessionId: string,
+  conversation: Conversation,
   version: string,
   write: (line: string) => void,
   gate: PermissionGate,
 ) {
+  const sessionId = conversation.session.id;
   const meter = runMeter();
   const denied = deniedCalls(); // this turn's
-  const facts = initFacts(options, cwd, choice, sessionId, version);
+  const facts = initFacts(options, cwd, choice, { id: sessionId, tools: conversation.tools }, version);
   const print = streamJsonPrinter({ ...facts, permissionMode: gate.mode }, write, options);
-  const warn = refusalWarner();
+  const warn = refusalWarner(toolLookup(conversation.tools));
   return {
     onEvent(event: RunEvent) {
       meter.onEvent(event);
@@ -248,7 +250,7 @@ async function answer(stream: Stream, question: Question, messages: MessageParam
   const structured = schema ? new StructuredTurn(schema, maxAttempts(process.env)) : undefined;
   const choice = structured ? structured.choice(control.choiceOf(stream.choice)) : control.choiceOf(stream.choice);
   const signal = structured ? structured.signal(running.signal) : running.signal;
-  const output = turnOutput(stream.options, stream.cwd, choice, session.id, stream.version, stream.write, control.gate);
+  const output = turnOutput(stream.options, stream.cwd, choice, stream.conversation, stream.version, stream.write, control.gate);
   const once = (q: Question | null, history: MessageParam[], turnCount: number | undefined) =>
     ask(stream.conversation, q, history, { choice, signal, onEvent: output.onEvent, turnCount, extra: { ...systemOf(control), ...thinkingOfTurn(stream.options, control.thinking) } });
   const run = structured ? structured.around(once, (text) => stream.write(jsonLine(reminderLine(text, session.id)))) : once;

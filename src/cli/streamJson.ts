@@ -17,17 +17,17 @@ import type { ModelUsage, RunFacts } from './output.js';
 import { permissionModeOf } from './permissions.js';
 import { jsonLine } from './terminal.js';
 import { assistantLines } from './assistantLines.js';
-import { apiRetryLine, claudeBlock, claudeToolName, modelFallbackLine, thinkingTokensLines, userLine } from './claudeLines.js';
+import { publicToolName, toolLookup, type Tool, type ToolLookup } from '../core/tool.js';
+import { apiRetryLine, claudeBlock, modelFallbackLine, thinkingTokensLines, userLine } from './claudeLines.js';
 import { CLI_MAX_RETRIES } from './sdkFlags.js';
-import { builtInTools } from './toolSet.js';
 
 /** What the init line tells about the run. */
 export interface InitFacts {
   sessionId: string;
   cwd: string;
   model: string;
-  /** The names of the tools the model is offered. */
-  tools: string[];
+  /** The tools the model is offered (their public names are the init line's `tools`). */
+  tools: readonly Tool[];
   /** The MCP servers of `--mcp-config` and their states (Claude Code's `{name, status}`). */
   mcpServers: { name: string; status: string }[];
   /** The mode tool calls are judged in (cli/permissions.ts): `bypassPermissions` when every call runs (deny rules aside). */
@@ -37,20 +37,23 @@ export interface InitFacts {
   version: string;
 }
 
-/** The init line's facts for a CLI run: the bash tool (unless --tools leaves it out) and the MCP servers' tools, credentials from `client`. */
+/**
+ * The init line's facts for a CLI run: the built-in tools offered (`tools`: the conversation's, ./ask.ts) and the MCP
+ * servers' tools, credentials from `client`.
+ */
 export function initFacts(
-  options: Pick<CliOptions, 'allowedTools' | 'permissionMode' | 'permissionPromptTool' | 'inputFormat' | 'tools'>,
+  options: Pick<CliOptions, 'allowedTools' | 'permissionMode' | 'permissionPromptTool' | 'inputFormat'>,
   cwd: string,
-  choice: { model: string; client?: { apiKey?: string; authToken?: string }; addTools?: { name: string }[]; mcpStates?: { name: string; status: string }[] },
-  sessionId: string,
+  choice: { model: string; client?: { apiKey?: string; authToken?: string }; addTools?: Tool[]; mcpStates?: { name: string; status: string }[] },
+  session: { id: string; tools: readonly Tool[] },
   version: string,
 ): InitFacts {
   const client = choice.client;
   return {
-    sessionId,
+    sessionId: session.id,
     cwd,
     model: choice.model,
-    tools: [...builtInTools([{ name: 'bash' }], options.tools), ...(choice.addTools ?? [])].map((tool) => tool.name),
+    tools: [...session.tools, ...(choice.addTools ?? [])],
     mcpServers: (choice.mcpStates ?? []).map(({ name, status }) => ({ name, status })),
     permissionMode: permissionModeOf(options),
     apiKeySource: client?.apiKey ? 'ANTHROPIC_API_KEY' : client?.authToken ? 'ANTHROPIC_AUTH_TOKEN' : 'none',
@@ -65,7 +68,7 @@ export function initLine(facts: InitFacts) {
     subtype: 'init',
     cwd: facts.cwd,
     session_id: facts.sessionId,
-    tools: facts.tools.map(claudeToolName),
+    tools: facts.tools.map(publicToolName),
     mcp_servers: facts.mcpServers,
     model: facts.model,
     permissionMode: facts.permissionMode,
@@ -95,20 +98,16 @@ export function streamJsonPrinter(
   options: { includeLoopEvents?: boolean; maxRetries?: number } = {},
 ): (event: RunEvent) => void {
   const session_id = facts.sessionId;
+  const tools = toolLookup(facts.tools);
   const out = (line: object) => write(jsonLine(line));
-  const loop = (event: RunEvent) => {
-    // A refused reply is reported whatever the flags (it is on stderr too): no Claude Code line says it.
-    if (!options.includeLoopEvents && event.type !== 'reply_refused') return;
-    if (event.type === 'transition') {
-      const { event: cause, ...rest } = event;
-      out({ ...rest, cause, session_id });
-    } else out({ ...event, session_id });
-  };
+  // The structured results of the tools (ToolOutput.data) until their user line is written.
+  const data = new Map<string, unknown>();
+  const loop = loopLines(out, session_id, options.includeLoopEvents === true);
   out(initLine(facts));
   const thinkingTokens = thinkingTokensLines(session_id);
   let reply: { index: number; message: MessageParam } | undefined; // the model's message, until its metadata comes
   const assistant = assistantLines((head, block, requestId) => {
-    const message = { ...head, type: 'message', role: 'assistant', content: [claudeBlock(block)], stop_sequence: null };
+    const message = { ...head, type: 'message', role: 'assistant', content: [claudeBlock(block, tools)], stop_sequence: null };
     out({ type: 'assistant', message, parent_tool_use_id: null, session_id, uuid: randomUUID(), ...(requestId ? { request_id: requestId } : {}) });
   });
   return (event) => {
@@ -123,7 +122,14 @@ export function streamJsonPrinter(
       case 'message':
         if (event.origin === 'model') reply = { index: event.index, message: event.message };
         // Claude Code does not repeat the prompt; tool results (and agentloop's continuation requests) are user lines.
-        else if (event.origin !== 'prompt') out(userLine(event.message, session_id));
+        else if (event.origin !== 'prompt') {
+          out(userLine(event.message, session_id, (id) => data.get(id)));
+          data.clear();
+        }
+        return;
+      case 'tool_result':
+        if (event.data !== undefined) data.set(event.block.id, event.data);
+        loop(event);
         return;
       case 'reply': {
         const content = reply?.index === event.index && Array.isArray(reply.message.content) ? reply.message.content : [];
@@ -134,7 +140,7 @@ export function streamJsonPrinter(
       }
       case 'stream_event':
         assistant.onStreamEvent(event.event, event.requestId);
-        out({ type: 'stream_event', event: claudeStreamEvent(event.event), parent_tool_use_id: null, session_id, uuid: randomUUID() });
+        out({ type: 'stream_event', event: claudeStreamEvent(event.event, tools), parent_tool_use_id: null, session_id, uuid: randomUUID() });
         return;
       case 'retry':
         out(event.fallbackFrom !== undefined ? modelFallbackLine(event, session_id) : apiRetryLine(event, options.maxRetries ?? CLI_MAX_RETRIES, session_id));
@@ -146,10 +152,22 @@ export function streamJsonPrinter(
   };
 }
 
+/** agentloop's own events as lines (only with --include-loop-events; a refused reply always). */
+function loopLines(out: (line: object) => void, session_id: string, included: boolean): (event: RunEvent) => void {
+  return (event) => {
+    // A refused reply is reported whatever the flags (it is on stderr too): no Claude Code line says it.
+    if (!included && event.type !== 'reply_refused') return;
+    if (event.type === 'transition') {
+      const { event: cause, ...rest } = event;
+      out({ ...rest, cause, session_id });
+    } else out({ ...event, session_id });
+  };
+}
+
 /** A stream event with the tool's name in Claude Code's spelling (a tool_use block's start). */
-function claudeStreamEvent<T>(event: T): T {
+function claudeStreamEvent<T>(event: T, tools: ToolLookup): T {
   const e = event as { type?: string; content_block?: unknown };
-  return e.type === 'content_block_start' && e.content_block ? { ...event, content_block: claudeBlock(e.content_block) } : event;
+  return e.type === 'content_block_start' && e.content_block ? { ...event, content_block: claudeBlock(e.content_block, tools) } : event;
 }
 
 /**

@@ -1,24 +1,36 @@
 /**
- * `--tools` (the Agent SDK's `tools` option), as Claude Code 2.1.197 takes it: the built-in tools offered to the model.
- * `default` (any case) offers them all, `""` none, else the names given (by commas or spaces), matched exactly: a name
- * Claude Code has no tool for is left out, the run goes on (exit 0). agentloop's one built-in tool is Bash; MCP servers'
- * tools and --json-schema's StructuredOutput are not built-in and stay, as in Claude Code.
+ * Which built-in tools a CLI run offers, as Claude Code 2.1.197 chooses them (run/defaultTools.ts holds the list):
+ *
+ * - `--tools` (the Agent SDK's `tools` option): `default` (any case) the default set, `""` none, else the names given
+ *   (by commas or spaces), matched exactly: a name agentloop has no tool for is left out and said once on stderr, the
+ *   run goes on (exit 0). `--tools Bash` is the chapter's one-tool agent.
+ * - without it: the default set (Bash, Read, Write, Edit), and the search tools (Glob, Grep) when a rule of
+ *   `--allowedTools` names either (Claude Code then offers both).
+ * - the offline demo: the bash tool alone, as the chapter shows it.
+ *
+ * MCP servers' tools and --json-schema's StructuredOutput are not built-in and stay, as in Claude Code.
  */
-import { claudeToolName } from './claudeLines.js';
+// The list is passed in: the CLI loads run/defaultTools.ts (and with it the bash tool) only when a run needs its tools.
+import type { BuiltInTool } from '../run/defaultTools.js';
+import type { CliOptions } from './args.js';
 
-/** Whether `tool` is among `names` (`undefined`: no `--tools`, every tool). Claude Code's name or agentloop's own. */
-function chosen(tool: { name: string }, names: readonly string[] | undefined): boolean {
-  if (names === undefined || names.includes('default')) return true;
-  return names.includes(claudeToolName(tool.name)) || names.includes(tool.name);
-}
-
-/** The built-in tools `--tools` keeps of `tools`. */
-export function builtInTools<T extends { name: string }>(tools: readonly T[], names: readonly string[] | undefined): T[] {
-  return tools.filter((tool) => chosen(tool, names));
+/** The names `defaultTools({ tools })` is given for a run with these flags (undefined: the default set). */
+export function offeredToolNames(options: Pick<CliOptions, 'tools' | 'allowedTools' | 'demo'>, list: readonly BuiltInTool[]): readonly string[] | undefined {
+  if (options.demo) return list.filter((entry) => entry.chapter).map((entry) => entry.publicName);
+  if (options.tools !== undefined) return options.tools.some((name) => name.toLowerCase() === 'default') ? ['default', ...options.tools] : options.tools;
+  const named = new Set((options.allowedTools ?? []).map((rule) => /^[^(]*/.exec(rule.trim())?.[0] ?? ''));
+  const search = list.filter((entry) => entry.offered === 'search');
+  if (!search.some((entry) => named.has(entry.publicName))) return undefined;
+  return ['default', ...search.map((entry) => entry.publicName)];
 }
 
 /** The names of `--tools` agentloop has no built-in tool for (said once on stderr: ./run.ts). */
-export function missingTools(names: readonly string[] | undefined, builtIn: readonly string[] = ['bash']): string[] {
+export function missingTools(names: readonly string[] | undefined, list: readonly BuiltInTool[]): string[] {
   if (names === undefined) return [];
-  return names.filter((name) => name !== 'default' && !builtIn.some((tool) => chosen({ name: tool }, [name])));
+  return names.filter((name) => name.toLowerCase() !== 'default' && !list.some((entry) => entry.publicName === name || entry.name === name));
+}
+
+/** `Bash, Read, ...`: agentloop's built-in tools, for the line that says a name was left out. */
+export function builtInNames(list: readonly BuiltInTool[]): string {
+  return list.map((entry) => entry.publicName).join(', ');
 }

@@ -82,7 +82,11 @@ export type MachineEvent =
    * `tool_start`): they are stopped and their results dropped.
    */
   | { type: 'reply_refused'; turnCount: number; error: RunError; startedToolIds: string[] }
-  | { type: 'tool_result'; block: ToolUseBlock; result: ToolResultBlockParam }
+  /**
+   * `data`: the tool's structured result (ToolOutput.data, e.g. Bash's `{stdout, stderr, ...}`), if it gave one:
+   * stream-json's `tool_use_result`. Not in the history, nor in the transcript.
+   */
+  | { type: 'tool_result'; block: ToolUseBlock; result: ToolResultBlockParam; data?: unknown }
   /** A model call failed and will be made again after `delayMs` (`model`: the one it will use). */
   /**
    * The failed call is tried again after `delayMs` on `model`; with `fallbackFrom`, at once on the fallback model, after

@@ -19,14 +19,17 @@ export type ToolCallDecision =
 
 export interface ToolCallInfo {
   block: ToolUseBlock;
-  /** The tool the call names, if there is one. */
+  /**
+   * The tool the call names (hooks see only calls of the run's tools: one of a tool it does not have is answered
+   * `No such tool available` without them, as Claude Code does). Its `publicName` is Claude Code's name of it.
+   */
   tool: Tool | undefined;
   signal: AbortSignal;
 }
 
 export interface RunHooks {
   /**
-   * Called before each tool call runs. Returns a decision, or nothing to allow it. A throw denies
+   * Called before each call of one of the run's tools. Returns a decision, or nothing to allow it. A throw denies
    * the call, with the error's message as the reason.
    * @example
    * beforeToolCall: ({ block }) =>

@@ -112,6 +112,20 @@ export function publicToolName(tool: Pick<Tool, 'name' | 'publicName'>): string 
   return tool.publicName ?? tool.name;
 }
 
+/** The tools of a run by the name the model calls them: what hosts look a call's tool up with. */
+export type ToolLookup = (name: string) => Tool | undefined;
+
+export function toolLookup(tools: readonly Tool[]): ToolLookup {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  return (name) => byName.get(name);
+}
+
+/** Claude Code's name of the tool the model calls `name` (`bash` -> `Bash`); a name no tool has stays as it is. */
+export function publicNameOf(lookup: ToolLookup | undefined, name: string): string {
+  const tool = lookup?.(name);
+  return tool ? publicToolName(tool) : name;
+}
+
 /** One line that shows a call of `tool` (of the name `name` when no tool has it): its display, else `name {json}`. */
 export function toolCallLine(tool: Tool | undefined, name: string, input: unknown): string {
   if (tool?.display) {

@@ -102,11 +102,11 @@ export const agentMachine = setup({
     }),
     recordToolStarted: enqueueActions(({ context, enqueue }, params: { block: ToolUseBlock }) => recordStart(enqueue, context, params.block)),
     recordToolResult: enqueueActions(
-      ({ context, enqueue }, params: { done: { block: ToolUseBlock; result: ToolResultBlockParam } | undefined }) => {
+      ({ context, enqueue }, params: { done: { block: ToolUseBlock; result: ToolResultBlockParam; data?: unknown } | undefined }) => {
         if (!params.done) return;
-        const { block, result } = params.done;
+        const { block, result, data } = params.done;
         enqueue.assign({ turn: { ...context.turn, toolResults: { ...context.turn.toolResults, [block.id]: result } } });
-        enqueue.emit({ type: 'tool_result', block, result });
+        enqueue.emit(data === undefined ? { type: 'tool_result', block, result } : { type: 'tool_result', block, result, data });
       },
     ),
     /** The reply joins the history: what the model said and asked for is in its next request. */

@@ -8,13 +8,13 @@ export type AgentEvent =
   | { type: 'TOOL_USE_READY'; block: ToolUseBlock }
   /** A tool began to run (sent by the tool runner; not for the one FINISH named `announced`). */
   | { type: 'TOOL_STARTED'; block: ToolUseBlock }
-  /** A tool finished (sent by the tool runner). */
-  | { type: 'TOOL_RESULT'; block: ToolUseBlock; result: ToolResultBlockParam }
+  /** A tool finished (sent by the tool runner); `data`: its structured result (ToolOutput.data), if it gave one. */
+  | { type: 'TOOL_RESULT'; block: ToolUseBlock; result: ToolResultBlockParam; data?: unknown }
   /**
    * Every tool_use of the reply has its result (sent by the tool runner). The result that
    * completed the set comes with it rather than in a TOOL_RESULT of its own: one step less a turn.
    */
-  | { type: 'TOOLS_DONE'; last?: { block: ToolUseBlock; result: ToolResultBlockParam } }
+  | { type: 'TOOLS_DONE'; last?: { block: ToolUseBlock; result: ToolResultBlockParam; data?: unknown } }
   /** The turn's results are in the history (the machine sends it to itself from appendingResults). */
   | { type: 'RESULTS_APPENDED' };
 

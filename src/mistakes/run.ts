@@ -5,12 +5,13 @@
  * request fails as the API would fail it.
  */
 import type { RunEvent } from '../core/events.js';
+import { toolLookup, type ToolLookup } from '../core/tool.js';
 import type { MessageParam } from '../core/messages.js';
 import type { ExitReason } from '../core/outcome.js';
 import { appendUserText } from '../history/messages.js';
 import type { AgentMachine } from '../machine/agentMachine.js';
 import { DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from '../scripted/demo.js';
-import { defaultTools } from '../run/defaultTools.js';
+import { chapterTools } from '../run/defaultTools.js';
 import { runAgent } from '../run/runAgent.js';
 import { checkedByApi, verdictOf, type Verdict } from './api.js';
 import { mistakeOf, type Mistake } from './catalog.js';
@@ -53,25 +54,27 @@ export interface RunMistakeOptions {
   cwd: string;
   /** `$AGENTLOOP_HOME`: where both sessions are saved. */
   home: string;
-  /** Receives the mistaken run's events (to show its progress). */
-  onEvent?: (event: RunEvent) => void;
+  /** Receives the mistaken run's events (to show its progress), and its tools by name (to show a call as its tool does). */
+  onEvent?: (event: RunEvent, tools: ToolLookup) => void;
 }
 
-async function runDemo(mistake: Mistake, machine: AgentMachine | undefined, options: RunMistakeOptions, onEvent?: (event: RunEvent) => void): Promise<DemoRun> {
+async function runDemo(mistake: Mistake, machine: AgentMachine | undefined, options: RunMistakeOptions, onEvent?: RunMistakeOptions['onEvent']): Promise<DemoRun> {
   const requests: SentRequest[] = [];
   const commands: string[] = [];
+  const tools = chapterTools({ cwd: options.cwd });
+  const lookup = toolLookup(tools);
   const result = await runAgent(DEMO_PROMPT, {
     model: DEMO_MODEL_ID,
     modelCall: checkedByApi(demoModel(mistake.demo).call),
     cwd: options.cwd,
-    tools: defaultTools({ cwd: options.cwd }),
+    tools,
     session: { home: options.home, label: machine ? `mistake ${mistake.name}` : `correct run (for mistake ${mistake.name})` },
     ...(machine ? { machine } : {}),
     ...(mistake.demo?.maxTurns !== undefined ? { maxTurns: mistake.demo.maxTurns } : {}),
     onEvent: (event) => {
       if (event.type === 'request') requests.push({ turnCount: event.turnCount, messages: structuredClone(event.body.messages.slice(0, event.messageCount)) });
       if (event.type === 'tool_start') commands.push(String((event.block.input as { command?: unknown }).command));
-      onEvent?.(event);
+      onEvent?.(event, lookup);
     },
   });
   const index = requests.findIndex((r) => verdictOf(r.messages).problems.length > 0 || verdictOf(r.messages).apiError !== undefined);

@@ -120,9 +120,11 @@ export function modelActor(
 }
 
 /** The executor's settings from the actors' options. */
-function runnerSettings(options: Pick<AgentActorsOptions, 'cwd' | 'maxConcurrency' | 'hooks' | 'toolEnv' | 'writeAhead'>): ExecutorOptions {
+function runnerSettings(options: Pick<AgentActorsOptions, 'cwd' | 'maxConcurrency' | 'hooks' | 'toolEnv' | 'writeAhead'> & { tools: readonly Tool[] }): ExecutorOptions {
   return {
     cwd: options.cwd,
+    // Loaded only when a call names a tool the run does not have: the list of built-in tools loads the bash tool.
+    unavailableNote: async (name) => (await import('./defaultTools.js')).unavailableToolNote(options.tools)(name),
     ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),
     ...(options.hooks ? { hooks: options.hooks } : {}),
     ...(options.toolEnv ? { envOf: options.toolEnv } : {}),
@@ -140,18 +142,18 @@ export function toolRunnerActor(
   options: Pick<AgentActorsOptions, 'maxConcurrency' | 'hooks' | 'toolEnv' | 'writeAhead' | 'redactor'> = {},
 ) {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const settings = runnerSettings({ cwd, ...options });
+  const settings = runnerSettings({ cwd, tools, ...options });
   const redactor = options.redactor ?? noRedaction;
   return fromCallback<ToolRunnerCommand>(({ sendBack, receive }) => {
     const send = (event: AgentEvent) => sendBack(event);
     // The result that completes the set goes out with TOOLS_DONE, in the same step.
-    let last: { block: ToolUseBlock; result: ToolResultBlockParam } | undefined;
+    let last: { block: ToolUseBlock; result: ToolResultBlockParam; data?: unknown } | undefined;
     const listener: ExecutorListener = {
       onStart: (block) => send({ type: 'TOOL_STARTED', block }),
-      onResult: (output, block, completesAll) => {
-        const result = redactor.value(output);
-        if (completesAll) last = { block, result };
-        else send({ type: 'TOOL_RESULT', block, result });
+      onResult: (output, block, completesAll, data) => {
+        const done = { block, result: redactor.value(output), ...(data === undefined ? {} : { data: redactor.value(data) }) };
+        if (completesAll) last = done;
+        else send({ type: 'TOOL_RESULT', ...done });
       },
       onAllDone: () => {
         const event: AgentEvent = last ? { type: 'TOOLS_DONE', last } : { type: 'TOOLS_DONE' };

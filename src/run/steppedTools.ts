@@ -21,11 +21,11 @@ function runOneBlock(
   onStart: (block: ToolUseBlock) => void,
   signal: AbortSignal,
   redactor: Redactor,
-): Promise<ToolResultBlockParam | undefined> {
+): Promise<{ result: ToolResultBlockParam; data?: unknown } | undefined> {
   return new Promise((resolve) => {
     const executor = new ToolExecutor(tools, settings, {
       onStart,
-      onResult: (result) => resolve(redactor.value(result)),
+      onResult: (result, _block, _all, data) => resolve({ result: redactor.value(result), ...(data === undefined ? {} : { data: redactor.value(data) }) }),
       onAllDone: () => {},
     });
     signal.addEventListener('abort', () => {
@@ -45,10 +45,10 @@ export function steppedToolRunner(tools: readonly Tool[], settings: ExecutorOpti
     const runTurn = async (blocks: readonly ToolUseBlock[], signal: AbortSignal) => {
       for (const [i, block] of blocks.entries()) {
         await gate.wait({ type: 'tool_start', block }, signal);
-        const result = await runOneBlock(block, byName, settings, (b) => send({ type: 'TOOL_STARTED', block: b }), signal, redactor);
-        if (result === undefined || signal.aborted) return;
+        const done = await runOneBlock(block, byName, settings, (b) => send({ type: 'TOOL_STARTED', block: b }), signal, redactor);
+        if (done === undefined || signal.aborted) return;
         // The result that completes the set goes out with TOOLS_DONE, in the same step (as toolRunnerActor does).
-        send(i === blocks.length - 1 ? { type: 'TOOLS_DONE', last: { block, result } } : { type: 'TOOL_RESULT', block, result });
+        send(i === blocks.length - 1 ? { type: 'TOOLS_DONE', last: { block, ...done } } : { type: 'TOOL_RESULT', block, ...done });
       }
       if (blocks.length === 0) send({ type: 'TOOLS_DONE' });
     };

@@ -37,11 +37,19 @@ export interface DemoModelOptions {
   toolUseStopReason?: StopReason;
 }
 
+/** The offered tool that runs commands (its input has a `command`), as a model picks one from the request's tools. */
+function commandTool(request: ModelRequest): string | undefined {
+  const runs = (tool: { input_schema: { properties?: unknown } }) => Object.hasOwn((tool.input_schema.properties ?? {}) as object, 'command');
+  return request.tools?.find(runs)?.name;
+}
+
 /** What the demo model answers to `request`, its `call`-th call. */
 export function demoReply(request: ModelRequest, call: number, options: DemoModelOptions = {}): ScriptedReply {
   const result = lastToolResult(request);
   if (!result) {
-    const ask = reply.toolUse([{ id: demoToolUseId(call), name: 'bash', input: { command: DEMO_COMMAND } }], "I'll list the files in the working directory.");
+    const tool = commandTool(request);
+    if (tool === undefined) return reply.text('I have no tool to run commands with, so I cannot list the files.');
+    const ask = reply.toolUse([{ id: demoToolUseId(call), name: tool, input: { command: DEMO_COMMAND } }], "I'll list the files in the working directory.");
     return { ...ask, stop_reason: options.toolUseStopReason ?? 'tool_use' };
   }
   if (result.isError) return reply.text(`The command failed:\n${result.text}`);

@@ -15,12 +15,20 @@ export interface ExecutorOptions {
    * never before. Without it, a tool is called once `onStart` has returned.
    */
   writeAhead?: (block: ToolUseBlock) => Promise<void>;
+  /**
+   * What a call of a tool not offered is told after `No such tool available: NAME` (run/defaultTools.ts gives Claude
+   * Code's notes: `. Read exists but is not enabled in this context. ...`); default: nothing.
+   */
+  unavailableNote?: (name: string) => string | Promise<string>;
 }
 
 export interface ExecutorListener {
   onStart(block: ToolUseBlock): void;
-  /** `completesAll`: this is the last result, and `onAllDone` follows at once. */
-  onResult(result: ToolResultBlockParam, block: ToolUseBlock, completesAll: boolean): void;
+  /**
+   * `completesAll`: this is the last result, and `onAllDone` follows at once. `data`: the tool's structured result
+   * (ToolOutput.data), if it gave one.
+   */
+  onResult(result: ToolResultBlockParam, block: ToolUseBlock, completesAll: boolean, data?: unknown): void;
   /** Every tool_use given to `finish` has a result; `results` are in tool_use order. */
   onAllDone(results: ToolResultBlockParam[]): void;
 }
@@ -113,7 +121,8 @@ export class ToolExecutor {
 
   private contextOf(block: ToolUseBlock, signal: AbortSignal): CallContext {
     const env = this.options.envOf?.(block);
-    return env ? { cwd: this.options.cwd, signal, env } : { cwd: this.options.cwd, signal };
+    const note = this.options.unavailableNote;
+    return { cwd: this.options.cwd, signal, ...(env ? { env } : {}), ...(note ? { unavailableNote: note } : {}) };
   }
 
   private schedule(): void {
@@ -155,19 +164,20 @@ export class ToolExecutor {
         if (this.cancelled || output === undefined) return;
         entry.status = 'done';
         entry.result = toToolResult(entry.block.id, output);
-        this.listener.onResult(entry.result, entry.block, this.allDone());
+        this.listener.onResult(entry.result, entry.block, this.allDone(), output.data);
         this.schedule();
       });
   }
 }
 
 /** What a tool is given besides its input. */
-type CallContext = { cwd: string; signal: AbortSignal; env?: Readonly<Record<string, string>> };
+type CallContext = { cwd: string; signal: AbortSignal; env?: Readonly<Record<string, string>>; unavailableNote?: (name: string) => string | Promise<string> };
 
 /**
  * Runs one tool_use through the hooks; never rejects: every failure becomes an is_error output.
  * `beforeToolCall` may deny the call (it never runs) or change its input; `afterToolCall` sees
- * every output, a denied or failed call's too.
+ * every output, a denied or failed call's too. A call of a tool the run does not have is answered at once, as Claude
+ * Code answers it (`No such tool available: NAME`): no hook sees it, as none does in Claude Code.
  */
 export async function runOne(
   tools: ReadonlyMap<string, Tool>,
@@ -176,8 +186,9 @@ export async function runOne(
   hooks: Pick<RunHooks, 'beforeToolCall' | 'afterToolCall'> = {},
 ): Promise<ToolOutput> {
   const tool = tools.get(block.name);
+  if (!tool) return noSuchTool(block.name, await Promise.resolve(context.unavailableNote?.(block.name)).catch(() => undefined));
   const call = { block, tool, signal: context.signal };
-  const output = await decideAndRun(tool, call, tools, context, hooks);
+  const output = await decideAndRun(tool, call, context, hooks);
   if (!hooks.afterToolCall) return output;
   try {
     return (await hooks.afterToolCall({ ...call, output })) ?? output;
@@ -187,9 +198,8 @@ export async function runOne(
 }
 
 async function decideAndRun(
-  tool: Tool | undefined,
+  tool: Tool,
   call: ToolCallInfo,
-  tools: ReadonlyMap<string, Tool>,
   context: CallContext,
   hooks: Pick<RunHooks, 'beforeToolCall'>,
 ): Promise<ToolOutput> {
@@ -205,16 +215,18 @@ async function decideAndRun(
     if (decision?.action === 'deny') return { isError: true, content: `Not run: ${decision.reason}` };
     if (decision?.action === 'change') input = decision.input;
   }
-  if (!tool) {
-    const known = [...tools.keys()].join(', ') || 'none';
-    return { isError: true, content: `Unknown tool "${block.name}". Available tools: ${known}.` };
-  }
   try {
-    return await tool.run(input, context);
+    const { unavailableNote: _note, ...toolContext } = context;
+    return await tool.run(input, toolContext);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { isError: true, content: `Tool "${block.name}" failed: ${message}` };
   }
+}
+
+/** Claude Code's answer to a call of a tool the run does not offer (no hook sees it, no permission is asked). */
+function noSuchTool(name: string, note: string | undefined): ToolOutput {
+  return { isError: true, content: `<tool_use_error>Error: No such tool available: ${name}${note ?? ''}</tool_use_error>` };
 }
 
 export function toToolResult(toolUseId: string, output: ToolOutput): ToolResultBlockParam {

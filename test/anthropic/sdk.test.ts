@@ -98,7 +98,7 @@ describe('the loop with the real SDK against a local Messages API server', () =>
     );
     const run = await runAgent('odd tools', options());
     const results = lastToolResults(server.requests[1]!.body!);
-    expect(results[0]).toMatchObject({ tool_use_id: 'u', is_error: true, content: expect.stringMatching(/Unknown tool "python"/) });
+    expect(results[0]).toMatchObject({ tool_use_id: 'u', is_error: true, content: '<tool_use_error>Error: No such tool available: python</tool_use_error>' });
     expect(results[1]).toMatchObject({ tool_use_id: 'v', is_error: true, content: expect.stringMatching(/command/) });
     expect(run.context.exitReason).toBe('completed');
   });

@@ -16,7 +16,7 @@ import { machineGraph } from '../../src/diagram/graph.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
 import { runMistake } from '../../src/mistakes/run.js';
 import { MISTAKE_NAMES } from '../../src/mistakes/names.js';
-import { defaultTools } from '../../src/run/defaultTools.js';
+import { chapterTools } from '../../src/run/defaultTools.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from '../../src/scripted/demo.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
@@ -36,7 +36,7 @@ beforeAll(async () => {
   mkdirSync(cwd);
   writeFileSync(join(cwd, 'notes.txt'), 'n');
   const home = join(dir, 'home');
-  await runAgent(DEMO_PROMPT, { model: DEMO_MODEL_ID, modelCall: demoModel().call, cwd, tools: defaultTools({ cwd }), session: { home, label: 'demo' } });
+  await runAgent(DEMO_PROMPT, { model: DEMO_MODEL_ID, modelCall: demoModel().call, cwd, tools: chapterTools({ cwd }), session: { home, label: 'demo' } });
   for (const name of MISTAKE_NAMES) await runMistake(name, { cwd, home });
   const six = scriptedModel([cut('one'), cut('two'), cut('three'), paused, { error: new ModelError('overloaded', 'Overloaded', { status: 529, retryAfterMs: 5 }) }, reply.text('the end')]);
   await runAgent('a long story', { model: 'scripted', modelCall: six.call, tools: [], session: { home, label: 'six calls' } });

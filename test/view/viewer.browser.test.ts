@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/core/model.js';
 import { MISTAKE_NAMES, type MistakeName } from '../../src/mistakes/names.js';
 import { runMistake } from '../../src/mistakes/run.js';
-import { defaultTools } from '../../src/run/defaultTools.js';
+import { chapterTools } from '../../src/run/defaultTools.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from '../../src/scripted/demo.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
@@ -49,7 +49,7 @@ beforeAll(async () => {
   writeFileSync(join(work, 'README.md'), '# demo\n');
   writeFileSync(join(work, 'main.py'), 'print("hi")\n');
   home = join(dir, 'home');
-  demoId = (await runAgent(DEMO_PROMPT, { model: DEMO_MODEL_ID, modelCall: demoModel().call, cwd: work, tools: defaultTools({ cwd: work }), session: { home, label: 'demo' } })).sessionId;
+  demoId = (await runAgent(DEMO_PROMPT, { model: DEMO_MODEL_ID, modelCall: demoModel().call, cwd: work, tools: chapterTools({ cwd: work }), session: { home, label: 'demo' } })).sessionId;
   for (const name of MISTAKE_NAMES) mistaken[name] = (await runMistake(name, { cwd: work, home })).mistaken.sessionId;
   viewer = await startViewer({ home });
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });

@@ -7,11 +7,11 @@
  * `decision: "block"` sends its reason to the model and the turn goes on. With `--permission-prompt-tool stdio`, a
  * call the permission mode would not run is asked about with `can_use_tool`.
  */
-import type { RunHooks, ToolCallDecision } from '../../core/hooks.js';
+import type { RunHooks, ToolCallDecision, ToolCallInfo } from '../../core/hooks.js';
 import type { ToolUseBlock } from '../../core/messages.js';
 import type { ControlChannel } from './channel.js';
 import type { HookEvent, SdkSetup } from './initialize.js';
-import { claudeToolName } from '../claudeLines.js';
+import { publicToolName, type Tool, type ToolOutput } from '../../core/tool.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -88,9 +88,11 @@ function addedContext(outputs: HookOutput[]): string[] {
   return outputs.flatMap((o) => [text(o.hookSpecificOutput?.additionalContext), o.decision === 'block' ? text(o.reason) : undefined]).filter((t): t is string => t !== undefined);
 }
 
-/** What a tool's output is to a PostToolUse hook: Bash's as Claude Code reports it, any other tool's text. */
-const toolResponse = (name: string, content: string, isError: boolean) =>
-  name === 'bash' ? { stdout: isError ? '' : content, stderr: isError ? content : '', interrupted: false, isImage: false } : content;
+/** What a tool's output is to a PostToolUse hook: its structured result as Claude Code reports it (ToolOutput.data), else its text. */
+const toolResponse = (output: ToolOutput) => (output.data !== undefined ? output.data : output.content);
+
+/** The name hooks and the host see: the tool's public name (`Bash`), or the name the model wrote. */
+const nameOf = (call: ToolCallInfo) => (call.tool ? publicToolName(call.tool) : call.block.name);
 
 /**
  * Run hooks that call the host's PreToolUse and PostToolUse callbacks. The permission gate judges after them
@@ -100,7 +102,7 @@ export function controlHooks(context: HookContext): RunHooks {
   const denied = new Set<string>();
   return {
     async beforeToolCall(call) {
-      const name = claudeToolName(call.block.name);
+      const name = nameOf(call);
       const fields = { tool_name: name, tool_input: call.block.input, tool_use_id: call.block.id };
       const pre = preDecision(await callHooks(context, 'PreToolUse', name, fields, call.signal), call.block.input);
       let decision: ToolCallDecision | undefined = pre.deny !== undefined ? { action: 'deny', reason: pre.deny } : pre.allow ? { action: 'allow' } : undefined;
@@ -110,8 +112,8 @@ export function controlHooks(context: HookContext): RunHooks {
     },
     async afterToolCall(call) {
       if (denied.delete(call.block.id)) return undefined;
-      const name = claudeToolName(call.block.name);
-      const fields = { tool_name: name, tool_input: call.block.input, tool_response: toolResponse(call.block.name, call.output.content, call.output.isError), tool_use_id: call.block.id };
+      const name = nameOf(call);
+      const fields = { tool_name: name, tool_input: call.block.input, tool_response: toolResponse(call.output), tool_use_id: call.block.id };
       const added = addedContext(await callHooks(context, 'PostToolUse', name, fields, call.signal));
       if (added.length === 0) return undefined;
       const blocks = call.output.blocks && [...call.output.blocks, ...added.map((text) => ({ type: 'text' as const, text }))];
@@ -139,8 +141,8 @@ export async function stopHooks(context: HookContext, lastText: string, active: 
 export type HostPermission = { allow: true; input?: Record<string, unknown> } | { allow: false; message: string; interrupt: boolean };
 
 /** Asks the host whether a call may run (`can_use_tool`), saying why the mode would not run it. */
-export async function askHost(channel: ControlChannel, block: ToolUseBlock, why: string, signal: AbortSignal): Promise<HostPermission> {
-  const answer = await channel.ask('can_use_tool', { tool_name: claudeToolName(block.name), input: block.input, tool_use_id: block.id, decision_reason: why }, signal);
+export async function askHost(channel: ControlChannel, block: ToolUseBlock, why: string, signal: AbortSignal, tool?: Tool): Promise<HostPermission> {
+  const answer = await channel.ask('can_use_tool', { tool_name: tool ? publicToolName(tool) : block.name, input: block.input, tool_use_id: block.id, decision_reason: why }, signal);
   if (answer.behavior === 'allow') return { allow: true, ...(isObject(answer.updatedInput) ? { input: answer.updatedInput } : {}) };
   return { allow: false, message: text(answer.message) ?? 'The host denied this tool call.', interrupt: answer.interrupt === true };
 }

@@ -73,8 +73,8 @@ export class ControlSession {
     if (options.awaitInitialize) this.arrived = new Promise((resolve) => (this.arrive = resolve));
     this.gate = !options.askHost
       ? options.gate
-      : options.gate.withAsker(async ({ block, reason, signal }) => {
-          const answer = await askHost(this.channel, block, reason, signal);
+      : options.gate.withAsker(async ({ block, tool, reason, signal }) => {
+          const answer = await askHost(this.channel, block, reason, signal, tool);
           if (!answer.allow && answer.interrupt) options.interrupt();
           return answer;
         });

@@ -19,10 +19,13 @@ import { requireBwrap, type SandboxSettings } from './run/sandbox.js';
 import { SpillSpace } from './run/spill.js';
 import type { Tool, ToolContext, ToolOutput } from '../../core/tool.js';
 import { defineTool } from '../define.js';
-import { BASH_PUBLIC_NAME, bashDisplay, bashPermission, isReadOnlyCommand } from './permission.js';
+import { describe } from './describe.js';
+import { BASH_PUBLIC_NAME, BASH_TOOL_NAME } from './names.js';
+import { bashDisplay, bashPermission, isReadOnlyCommand } from './permission.js';
 import { s } from '../schema.js';
 
 export { SandboxUnavailableError } from './run/sandbox.js';
+export type { CommandRun, CommandRunner, RunEnding } from './run/runner.js';
 
 export interface BashToolOptions {
   /** Only used to tell the model where it works; at run time `ToolContext.cwd` is used. */
@@ -74,6 +77,13 @@ export interface BashToolOptions {
    * working `bwrap` commands run uncontained and a warning (`AGENTLOOP_UNCONTAINED`) says so.
    */
   contain?: boolean;
+  /**
+   * How commands run, instead of agentloop's own ways (bash in a PID namespace, `--sandbox`'s bubblewrap, bash alone):
+   * e.g. over SSH, or in a container (docs/library.md has an example). Its `run` gets each command with its working
+   * directory, environment, timeout and abort signal, and hands the output on as it comes; `contain` then does not
+   * apply, and `sandbox: true` with a runner is refused.
+   */
+  runner?: CommandRunner;
 }
 
 const DEFAULTS = {
@@ -87,6 +97,7 @@ const DEFAULTS = {
 export function createBashTool(options: BashToolOptions = {}): Tool {
   const settings = checkedSettings(options);
   const env = () => options.env ?? process.env;
+  if (options.runner !== undefined && options.sandbox === true) throw new RangeError('createBashTool: sandbox and runner: a runner of your own runs the commands, so the sandbox cannot');
   const bwrap = options.sandbox === true ? requireBwrap(env().PATH) : null;
   const spill = new SpillSpace(options.outputDir, settings.maxOutputDirBytes);
   let runner: Promise<CommandRunner> | undefined;
@@ -98,14 +109,14 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
     ...(options.secrets ? { secrets: options.secrets } : {}),
     // Chosen once, at `prepare` or at the first command (a bwrap probe, at most one per process).
     runner: () =>
-      (runner ??= chooseRunner({
+      (runner ??= options.runner ? Promise.resolve(options.runner) : chooseRunner({
         contain: options.contain !== false,
         pathVar: env().PATH,
         ...(bwrap === null ? {} : { sandbox: sandboxSettings(bwrap, options, env, spill) }),
       })),
   };
   return defineTool({
-    name: 'bash',
+    name: BASH_TOOL_NAME,
     publicName: BASH_PUBLIC_NAME,
     description: describe(options.cwd, settings, bwrap !== null),
     input: s.object({
@@ -262,24 +273,6 @@ function commandStarted(): void {
 function revealed(spill: SpillSpace): string[] {
   const folder = spill.folderOrUndefined;
   return folder === undefined ? [] : [folder];
-}
-
-function describe(cwd: string | undefined, settings: typeof DEFAULTS, sandboxed: boolean): string {
-  const where = cwd === undefined ? 'the session working directory' : cwd;
-  const lines = [
-    `Run a bash command (bash -c) in ${where} and get its combined stdout and stderr.`,
-    `Each call starts a fresh shell in that directory: cd and variables do not carry over to the next call.`,
-    `Commands cannot be interactive: stdin is empty, there is no terminal, editors fail (use git commit -m) and pagers are cat.`,
-    `Background processes are killed when the command ends. Timeout: ${settings.timeoutMs} ms by default; pass "timeout" (ms, at most ${settings.maxTimeoutMs}) for longer commands.`,
-    `Output is cut to ${settings.maxOutputChars} characters (head and tail kept; the full output is saved to a file whose path is given).`,
-  ];
-  if (sandboxed) {
-    lines.push(
-      'Sandboxed: only the working directory is writable; /tmp, /var/tmp and /run are private and empty; there is no network; ' +
-        "the user's credentials (~/.ssh, ~/.aws, ~/.config, ~/.netrc, ...), the agent's own files and .env files are hidden.",
-    );
-  }
-  return lines.join('\n');
 }
 
 function definedOnly<T extends object>(options: T): Partial<T> {

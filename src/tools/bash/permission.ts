@@ -11,9 +11,7 @@ import { isFileEdit } from './judge/fileEdit.js';
 import { commandPattern, denies, uncovered, type CommandPattern } from './judge/rules.js';
 import { checkSoon } from './judge/shell/reader.js';
 import { suggestCommandRule } from './judge/suggest.js';
-
-/** Claude Code's name of the bash tool. */
-export const BASH_PUBLIC_NAME = 'Bash';
+import { BASH_PUBLIC_NAME } from './names.js';
 
 /** The command of a call, or null when its input has none. */
 export function commandOf(input: unknown): string | null {

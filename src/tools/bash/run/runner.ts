@@ -20,9 +20,18 @@ export type RunnerKind = 'plain' | 'contained' | 'unshare' | 'sandboxed';
 /** One command to run: what the process runner needs besides the argv. */
 export type CommandRun = Omit<RunOptions, 'argv'> & { command: string };
 
+/**
+ * A way of running commands: agentloop's own (the kinds above), or one a library user passes to the bash tool
+ * (`createBashTool({ runner })`, `defaultTools({ runner })`): over SSH, in a container.
+ */
 export interface CommandRunner {
-  readonly kind: RunnerKind;
-  /** Runs `run.command` with bash in `run.cwd`; resolves once it has ended, never rejects. */
+  /** `plain`, `contained`, `unshare`, `sandboxed` for agentloop's own; any name for one of yours (`ssh`). */
+  readonly kind: RunnerKind | (string & {});
+  /**
+   * Runs `run.command` with bash in `run.cwd`; resolves once it has ended, never rejects. Hands the output (stdout and
+   * stderr, as one stream) to `run.onData` as it comes, calls `run.onSpawned` once the command runs (or could not
+   * start), ends it at `run.timeoutMs` (`{ kind: 'timeout' }`) or when `run.signal` aborts (`{ kind: 'aborted' }`).
+   */
   run(run: CommandRun): Promise<RunEnding>;
   /**
    * The argv that starts a long-lived program (an MCP server: tools/mcp/stdio.ts) contained as this runner contains
