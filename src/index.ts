@@ -66,3 +66,5 @@ export { machineDiagramSvg, machineGraph, machineLayout, machineSvg, type Machin
 export { listTransitions } from './diagram/transitions.js';
 export type { RunTracing } from './otel/runSpans.js';
 export { conventionsFromEnv, type GenAiConventions } from './otel/conventions.js';
+export { answerApproval, approveCall, denyCall, listApprovals, type RestateTarget, type WaitingApproval } from './durable/approvalsClient.js';
+export type { ApprovalAnswer, WaitingCall } from './durable/protocol.js';

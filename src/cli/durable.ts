@@ -51,8 +51,17 @@ export async function runDurable(options: DurableOptions, io: DurableIo): Promis
         return await messagesCommand(options, io);
       case 'view':
         return await viewCommand(options, io);
+      case 'approvals':
+      case 'approve':
+      case 'deny':
+        return await (await import('./durableApprovals.js')).approvalCommand(options, io);
     }
   } catch (error) {
+    // A rule that does not parse (read once the command runs, not by the parser every command line goes through).
+    if (error instanceof Error && error.name === 'UsageError') {
+      io.stderr.write(`agentloop: ${shown(error.message)}\nsee ${selfCommand()} ${options.command} --help\n`);
+      return 2;
+    }
     if (!(error instanceof RestateCallError)) throw error;
     io.stderr.write(`agentloop: ${shown(error.message)}\n`);
     return 1;
@@ -108,9 +117,13 @@ function traceHeaders(env: NodeJS.ProcessEnv): Record<string, string> {
 
 async function submitCommand(options: Extract<DurableOptions, { command: 'submit' }>, io: DurableIo): Promise<number> {
   const sessionId = options.sessionId ?? sessionIdOfKey(options.idempotencyKey);
-  const { prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt } = options;
+  const { prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt, permissionMode, allowedTools, disallowedTools } = options;
+  const approvalTimeoutMs = options.approvalTimeout === undefined ? undefined : Math.round(options.approvalTimeout * 1000);
+  // A rule the worker could not read is refused here, in one line (the worker would end the run with it).
+  (await import('./durableSubmit.js')).checkRules(allowedTools, disallowedTools);
+  const rules = { permissionMode, allowedTools, disallowedTools, approvalTimeoutMs };
   // Restate journals the request as it arrives: a key or credential pasted into the prompt is cut before it leaves.
-  const request = outputRedactor().value({ prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt });
+  const request = outputRedactor().value({ prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt, ...rules });
   let submitted: { invocationId: string; again: boolean };
   try {
     // Restate starts one run per key, even if the request reaches it twice.
@@ -188,6 +201,19 @@ async function messagesCommand(options: { restate: string; admin: string; id: st
   return view.state === 'done' ? 0 : notDone(view, options, io);
 }
 
+/** Says each call of the run that waits for approval, once, with the commands that answer it. */
+function waitingSayer(options: { restate: string; id: string }, io: DurableIo): (view: SessionView) => void {
+  const said = new Set<string>();
+  return (view) => {
+    for (const call of view.state === 'running' ? view.waiting : []) {
+      if (said.has(call.toolUseId)) continue;
+      said.add(call.toolUseId);
+      const answer = `${selfCommand()} approve ${options.id} ${call.toolUseId} --restate ${shellWord(options.restate)} (or deny ... --reason TEXT)`;
+      io.stderr.write(`${shown(`waiting for approval since ${call.since}: ${call.call} (${call.toolUseId}); ${answer}`)}\n`);
+    }
+  };
+}
+
 /** `view --restate URL ID`: the durable run's records in a temporary home, for the local viewer, refreshed while it runs. */
 async function viewCommand(options: Extract<DurableOptions, { command: 'view' }>, io: DurableIo): Promise<number> {
   const read = async () => readSession({ admin: options.admin }, SERVICE_NAME, options.id);
@@ -195,6 +221,8 @@ async function viewCommand(options: Extract<DurableOptions, { command: 'view' }>
   // Nothing recorded yet (unknown, or a run no worker has started): nothing to show.
   if (first.state === 'unknown' || (first.state === 'running' && first.records.length === 0)) return notDone(first, options, io);
   const records = first.records;
+  const sayWaiting = waitingSayer(options, io);
+  sayWaiting(first);
   const home = mkdtempSync(join(tmpdir(), 'agentloop-durable-view-'));
   const sessions = join(home, 'sessions');
   mkdirSync(sessions);
@@ -208,6 +236,7 @@ async function viewCommand(options: Extract<DurableOptions, { command: 'view' }>
         const latest = view.state === 'unknown' ? [] : view.records;
         if (latest.length !== count) write(latest);
         count = latest.length;
+        sayWaiting(view);
       },
       () => {}, // Restate is away for a moment: the page keeps what it has
     );

@@ -4,6 +4,7 @@
  * are: `worker --model sonnet` resolves the alias as `-p` does.
  */
 import { adminUrlOf } from '../durable/addresses.js';
+import type { PermissionMode } from '../permissions/modes.js';
 import { restateId, UsageError } from './argValues.js';
 import { pickFlags, type ParsedLine } from './parse.js';
 
@@ -27,6 +28,10 @@ export type DurableOptions =
       mcpConfig?: string[];
       /** Restate's request-signing public keys (`publickeyv1_...`): unsigned requests are refused. */
       identityKeys?: string[];
+      /** Deny rules every run it serves keeps (`--disallowedTools`). */
+      disallowedTools?: string[];
+      /** The most permissive mode of its runs (`--permission-mode`). */
+      permissionMode?: PermissionMode;
     }
   | {
       command: 'submit';
@@ -43,6 +48,11 @@ export type DurableOptions =
       maxTokens?: number;
       maxRetries?: number;
       appendSystemPrompt?: string;
+      permissionMode?: PermissionMode;
+      allowedTools?: string[];
+      disallowedTools?: string[];
+      /** Seconds a call asked about waits before it is denied. */
+      approvalTimeout?: number;
     }
   | {
       command: 'balancer';
@@ -55,6 +65,8 @@ export type DurableOptions =
       replace?: boolean;
     }
   | { command: 'result' | 'messages'; restate: string; admin: string; id: string }
+  | { command: 'approvals'; restate: string; admin: string }
+  | { command: 'approve' | 'deny'; restate: string; admin: string; id: string; toolUseId: string; reason?: string }
   | { command: 'view'; restate: string; admin: string; id: string; port?: number };
 
 /** `--restate` (it has a default) and `--admin` (default: the ingress's host, port 9070). */
@@ -74,11 +86,24 @@ function servingOptions(command: 'worker' | 'balancer', { flags, positionals }: 
     return { command, ...serving, backends: flags.backends };
   }
   if (flags.allowWrite !== undefined && !flags.sandbox) throw new UsageError('--allow-write goes with --sandbox');
-  const keys = ['advertise', 'cwd', 'model', 'sandbox', 'allowEnv', 'allowWrite', 'mcpConfig', 'identityKeys'] as const;
+  const keys = ['advertise', 'cwd', 'model', 'sandbox', 'allowEnv', 'allowWrite', 'mcpConfig', 'identityKeys', 'disallowedTools', 'permissionMode'] as const;
   return { command, ...serving, ...pickFlags(flags, keys) };
 }
 
-export function durableOptions(command: 'worker' | 'balancer' | 'submit' | 'result' | 'messages', line: ParsedLine): DurableOptions {
+/** `approvals`, `approve ID TOOL_USE_ID`, `deny ID TOOL_USE_ID [--reason TEXT]`. */
+function approvalOptions(command: 'approvals' | 'approve' | 'deny', { flags, positionals }: ParsedLine): DurableOptions {
+  if (command === 'approvals') {
+    if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" after approvals`);
+    return { command, ...restateOf(flags) };
+  }
+  const [id, toolUseId, extra] = positionals;
+  if (toolUseId === undefined) throw new UsageError(`${command} needs a session id and a tool_use id (${command} ID TOOL_USE_ID: see approvals)`);
+  if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}" after ${command} ID TOOL_USE_ID`);
+  if (!/^[a-zA-Z0-9_-]{1,256}$/.test(toolUseId)) throw new UsageError(`${command}: "${toolUseId}" is not a tool_use id (letters, digits, _ and -)`);
+  return { command, ...restateOf(flags), id: restateId(command, id), toolUseId, ...pickFlags(flags, ['reason'] as const) };
+}
+
+export function durableOptions(command: 'worker' | 'balancer' | 'submit' | 'result' | 'messages' | 'approvals' | 'approve' | 'deny', line: ParsedLine): DurableOptions {
   const { flags, positionals } = line;
   switch (command) {
     case 'worker':
@@ -90,8 +115,13 @@ export function durableOptions(command: 'worker' | 'balancer' | 'submit' | 'resu
       if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}" after submit`);
       const options: DurableOptions = { command, ...restateOf(flags), prompt, wait: flags.wait === true };
       if (flags.submitSessionId !== undefined) options.sessionId = flags.submitSessionId;
-      return { ...options, ...pickFlags(flags, ['idempotencyKey', 'model', 'maxTurns', 'maxTokens', 'maxRetries', 'appendSystemPrompt'] as const) };
+      const keys = ['idempotencyKey', 'model', 'maxTurns', 'maxTokens', 'maxRetries', 'appendSystemPrompt', 'permissionMode', 'allowedTools', 'disallowedTools', 'approvalTimeout'] as const;
+      return { ...options, ...pickFlags(flags, keys) };
     }
+    case 'approvals':
+    case 'approve':
+    case 'deny':
+      return approvalOptions(command, line);
     case 'result':
     case 'messages':
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}" after ${command} ID`);

@@ -57,6 +57,8 @@ async function workerSettings(options: Extract<DurableOptions, { command: 'worke
     if (!(error instanceof ConfigError)) throw error;
     return error.message;
   }
+  const permissions = await workerPermissions(options, io.env);
+  if (typeof permissions === 'string') return permissions;
   const { model, ...client } = settings;
   const [{ createAnthropicModel }, { defaultTools }, { toolSettings }, { loadShellParser }] = await Promise.all([
     import('../anthropic/call.js'),
@@ -73,7 +75,26 @@ async function workerSettings(options: Extract<DurableOptions, { command: 'worke
   // the store (AGENTLOOP_HOME), the store's sessions hidden under the sandbox, the client's key never shown.
   const settingsOf = toolSettings(options, cwd, client, io.env);
   const tools = (sessionId: string) => defaultTools(settingsOf(sessionId));
-  return { model, modelCall: createAnthropicModel(client), tools, cwd, redactor: outputRedactor() };
+  return { model, modelCall: createAnthropicModel(client), tools, cwd, redactor: outputRedactor(), ...(permissions ? { permissions } : {}) };
+}
+
+/**
+ * The floor of every run the worker serves: its deny rules, and its mode as the most permissive one (bypassPermissions
+ * as root only with IS_SANDBOX=1, as for a local run). A string says what is wrong.
+ */
+async function workerPermissions(options: Extract<DurableOptions, { command: 'worker' }>, env: NodeJS.ProcessEnv) {
+  const { disallowedTools: deny, permissionMode: mode } = options;
+  if (mode === 'bypassPermissions' && process.getuid?.() === 0 && env.IS_SANDBOX !== '1') {
+    return '--permission-mode bypassPermissions cannot be used with root/sudo privileges for security reasons (unless IS_SANDBOX=1)';
+  }
+  if (!deny && !mode) return undefined;
+  const { parseRules } = await import('../permissions/rules.js');
+  try {
+    parseRules(deny ?? []);
+  } catch (error) {
+    return `--disallowedTools: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return { ...(deny ? { deny } : {}), ...(mode ? { mode } : {}) };
 }
 
 async function workerCommand(options: Extract<DurableOptions, { command: 'worker' }>, io: DurableIo): Promise<number> {

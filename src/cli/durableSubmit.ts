@@ -7,6 +7,19 @@ import { isDeepStrictEqual } from 'node:util';
 import { readSession, submittedRequest, type PendingRun } from '../durable/admin.js';
 import { attachRun } from '../durable/ingress.js';
 import { SERVICE_NAME, type DurableRunResult } from '../durable/protocol.js';
+import { parseRules } from '../permissions/rules.js';
+import { UsageError } from './argValues.js';
+
+/** Throws a UsageError (one line) for a rule of `--allowedTools` / `--disallowedTools` that does not parse. */
+export function checkRules(allowed: string[] | undefined, disallowed: string[] | undefined): void {
+  for (const [flag, rules] of [['--allowedTools', allowed], ['--disallowedTools', disallowed]] as const) {
+    try {
+      parseRules(rules ?? []);
+    } catch (error) {
+      throw new UsageError(`${flag}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
 
 /**
  * Why the run that `key` started before cannot be the one asked for now: its request was another. Undefined when it

@@ -5,7 +5,7 @@
  */
 
 /** The commands of the command line; `run` is the one without a name (`agentloop [options] [PROMPT]`). */
-export const COMMAND_NAMES = ['run', 'sessions', 'mcp', 'view', 'worker', 'balancer', 'submit', 'result', 'messages'] as const;
+export const COMMAND_NAMES = ['run', 'sessions', 'mcp', 'view', 'worker', 'balancer', 'submit', 'result', 'messages', 'approvals', 'approve', 'deny'] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 /** What every entry has, whatever its value. */

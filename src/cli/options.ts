@@ -66,6 +66,8 @@ export interface Flags {
   submitSessionId: string;
   admin: string;
   idempotencyKey: string;
+  approvalTimeout: number;
+  reason: string;
   replace: boolean;
   workerPort: number;
   host: string;
@@ -91,7 +93,7 @@ export interface Flags {
   version: boolean;
 }
 
-const DURABLE_CLIENTS: readonly CommandName[] = ['submit', 'result', 'messages', 'view'];
+const DURABLE_CLIENTS: readonly CommandName[] = ['submit', 'result', 'messages', 'view', 'approvals', 'approve', 'deny'];
 
 /** `--permission-mode`: Claude Code's modes (`manual` is `default`); `auto` is refused with the reason. */
 function permissionMode(text: string, flag: string): PermissionMode {
@@ -138,20 +140,20 @@ export const OPTIONS: OptionTable<Flags> = {
   systemPromptFile: { flag: 'system-prompt-file', argument: 'FILE', commands: ['run'], description: "--system-prompt with FILE's text" },
   appendSystemPromptFile: { flag: 'append-system-prompt-file', argument: 'FILE', commands: ['run'], description: "--append-system-prompt with FILE's text" },
   allowedTools: {
-    flag: 'allowedTools', aliases: ['allowed-tools'], argument: 'RULES', list: 'variadic', commands: ['run'], parse: (texts) => splitRules('--allowedTools', texts),
+    flag: 'allowedTools', aliases: ['allowed-tools'], argument: 'RULES', list: 'variadic', commands: ['run', 'submit'], parse: (texts) => splitRules('--allowedTools', texts),
     description: 'allow only these bash commands, e.g. "Bash(git log:*) Bash(npm test)" (by commas or spaces; the words after the flag up to the next flag)',
   },
   disallowedTools: {
-    flag: 'disallowedTools', aliases: ['disallowed-tools'], argument: 'RULES', list: 'variadic', commands: ['run'], parse: (texts) => splitRules('--disallowedTools', texts),
-    description: 'never run these, e.g. "Bash(rm:*)" (beats --allowedTools)',
+    flag: 'disallowedTools', aliases: ['disallowed-tools'], argument: 'RULES', list: 'variadic', commands: ['run', 'submit', 'worker'], parse: (texts) => splitRules('--disallowedTools', texts),
+    description: 'never run these, e.g. "Bash(rm:*)" (beats --allowedTools; a worker\'s hold for every run it serves)',
   },
   tools: {
     flag: 'tools', argument: 'TOOLS', list: 'variadic', commands: ['run'], parse: toolNames,
     description: 'built-in tools offered: default, "" (none) or names by commas or spaces; agentloop has Bash (MCP tools stay)',
   },
   permissionMode: {
-    flag: 'permission-mode', argument: 'MODE', commands: ['run'], parse: permissionMode,
-    description: 'what runs without an allow rule (the rest is asked in the REPL, denied with -p): default (read-only commands; the mode without this flag; also manual, dontAsk), acceptEdits (and mkdir, touch, mv, cp inside the working directory), plan (read-only only), bypassPermissions (everything; as root only with IS_SANDBOX=1)',
+    flag: 'permission-mode', argument: 'MODE', commands: ['run', 'submit', 'worker'], parse: permissionMode,
+    description: 'what runs without an allow rule (the rest is asked in the REPL, denied with -p): default (read-only commands; the mode without this flag; also manual, dontAsk), acceptEdits (and mkdir, touch, mv, cp inside the working directory), plan (read-only only), bypassPermissions (everything; as root only with IS_SANDBOX=1); a worker\'s is the most permissive mode of its runs, which ask by `agentloop approvals`',
   },
   dangerouslySkipPermissions: { flag: 'dangerously-skip-permissions', commands: ['run'], description: '--permission-mode bypassPermissions: every call runs (as root only with IS_SANDBOX=1)' },
   maxTurns: { flag: 'max-turns', argument: 'N', commands: ['run', 'submit'], parse: (text, flag) => positiveInt(flag, text), description: `stop after N model calls (default ${defaultRunConfig.maxTurns})` },
@@ -192,6 +194,11 @@ export const OPTIONS: OptionTable<Flags> = {
     description: 'Restate starts one run per key: a submit retried with the same key does not start another (without --session-id, the session id comes from the key)',
   },
   wait: { flag: 'wait', commands: ['submit'], description: 'wait for the run to end and print its json result' },
+  approvalTimeout: {
+    flag: 'approval-timeout', argument: 'SECONDS', commands: ['submit'], parse: (text, flag) => positiveNumber(flag, text),
+    description: 'a call of the run that waits for approval is denied after SECONDS without an answer (the model is told)',
+  },
+  reason: { flag: 'reason', argument: 'TEXT', commands: ['deny'], parse: (text, flag) => nonEmpty(flag, text), description: 'why the call is denied: what the model is told' },
   submitSessionId: { flag: 'session-id', argument: 'ID', commands: ['submit'], parse: (text, flag) => restateId(flag, text), description: 'the session to run in (default: a new UUID); a later submit with the same id goes on with it' },
   workerPort: { flag: 'port', argument: 'N', default: 9080, commands: ['worker', 'balancer'], parse: (text) => portOf(text), description: 'port to serve on (0: any free port)' },
   host: { flag: 'host', argument: 'HOST', default: '127.0.0.1', commands: ['worker', 'balancer'], description: 'interface to listen on' },
@@ -251,4 +258,7 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   submit: { usage: ['submit [options] -p "PROMPT"'], summary: 'start a durable run; prints its id (--wait: the json result)' },
   result: { usage: ['result ID [options]'], summary: "a durable run's json result (exit 3: still running)" },
   messages: { usage: ['messages ID [options]'], summary: "a durable run's messages (JSON)" },
+  approvals: { usage: ['approvals [options]'], summary: 'the calls of durable runs that wait for approval: session, tool_use id, since when, the call' },
+  approve: { usage: ['approve ID TOOL_USE_ID [options]'], summary: "allow a durable run's waiting call: it runs" },
+  deny: { usage: ['deny ID TOOL_USE_ID [--reason TEXT] [options]'], summary: "deny a durable run's waiting call: the model is told why" },
 };

@@ -6,7 +6,7 @@
  */
 import type { SessionRecord } from '../transcript/records.js';
 import { RestateCallError, restateCall } from './http.js';
-import { BATCHES, batchKey, type DurableRunResult } from './protocol.js';
+import { APPROVALS, BATCHES, batchKey, type DurableRunResult, type WaitingCall } from './protocol.js';
 
 export { ADMIN_PORT, adminUrlOf } from './addresses.js';
 
@@ -22,8 +22,8 @@ export interface PendingRun {
 
 export type SessionView =
   | { state: 'unknown' }
-  /** A run of the session has not finished (queued, running, waiting for a worker, or paused). */
-  | { state: 'running'; run: PendingRun; records: SessionRecord[] }
+  /** A run of the session has not finished (queued, running, waiting for a worker or for an approval, or paused). */
+  | { state: 'running'; run: PendingRun; records: SessionRecord[]; waiting: WaitingCall[] }
   | { state: 'done'; result: DurableRunResult; records: SessionRecord[] }
   /** The session has records but neither a result nor a pending run (its run was killed in Restate). */
   | { state: 'ended'; records: SessionRecord[] };
@@ -92,7 +92,7 @@ export async function readSession(target: AdminTarget, service: string, sessionI
   const state = await objectState(target, service, sessionId);
   const records = recordsOf(state);
   const [run] = pending;
-  if (run) return { state: 'running', run, records };
+  if (run) return { state: 'running', run, records, waiting: (state.get(APPROVALS) as WaitingCall[] | null | undefined) ?? [] };
   const result = state.get('result') as DurableRunResult | undefined;
   if (state.get('status') === 'done' && result) return { state: 'done', result, records };
   return records.length > 0 ? { state: 'ended', records } : { state: 'unknown' };
@@ -112,4 +112,19 @@ export async function submittedRequest(target: AdminTarget, invocationId: string
   } catch {
     return undefined;
   }
+}
+
+/** A call waiting for an answer, with its session. */
+export interface WaitingApproval extends WaitingCall {
+  sessionId: string;
+}
+
+/** The calls of every session of `service` that wait for someone to allow or deny them, the oldest first. */
+export async function waitingCalls(target: AdminTarget, service: string): Promise<WaitingApproval[]> {
+  const rows = await query<{ service_key: string; value_utf8: string | null }>(
+    target,
+    `SELECT service_key, value_utf8 FROM state WHERE service_name = ${sqlString(service)} AND key = ${sqlString(APPROVALS)}`,
+  );
+  const calls = rows.flatMap((row) => ((row.value_utf8 ? JSON.parse(row.value_utf8) : []) as WaitingCall[]).map((call) => ({ ...call, sessionId: row.service_key })));
+  return calls.sort((a, b) => a.since.localeCompare(b.since));
 }

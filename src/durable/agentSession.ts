@@ -22,6 +22,8 @@ import { runAgent, type RunAgentOptions, type RunResult } from '../run/runAgent.
 import { durableSteps, journalledModel, journalledTools, journalTimers } from './journal.js';
 import type { Journal } from './steps.js';
 import { openRecords, readRecords, type DurableRecorder, type RecordState } from './records.js';
+import { askDurably } from './approvals.js';
+import { permissionHook, runPermissions, type WorkerPermissions } from './permissions.js';
 import { requestProblem, SERVICE_NAME, toDurableResult, type DurableRunResult, type RunRequest, type RunStatus } from './protocol.js';
 
 /** What every run of a worker uses. */
@@ -37,6 +39,8 @@ export interface WorkerSettings {
   tracing?: Omit<RunTracing, 'parent'>;
   /** What no record, result, message or journal entry may hold (default: the credentials of the environment, as runAgent's). */
   redactor?: Redactor;
+  /** The floor of every run's permissions: deny rules and the most permissive mode (permissions.ts). */
+  permissions?: WorkerPermissions;
 }
 
 /**
@@ -118,7 +122,10 @@ async function runOptions(ctx: restate.ObjectContext, settings: WorkerSettings, 
   const { redactor, turnCount } = run;
   const journal = journalOf(ctx);
   const steps = durableSteps(journal, clock);
+  const permissions = runPermissions(request, settings.permissions);
+  const ask = { redactor, ...(permissions?.timeoutMs !== undefined ? { timeoutMs: permissions.timeoutMs } : {}) };
   return {
+    ...(permissions ? { hooks: { beforeToolCall: permissionHook(journal, permissions, settings.cwd, (question) => askDurably(ctx, question, ask)) } } : {}),
     model: run.model,
     // The journal gets a reply, a failed call's message and a tool's result redacted: a gateway's echo of the key never reaches Restate.
     modelCall: journalledModel(steps, redactingModel(settings.modelCall, redactor), redactor),
@@ -151,9 +158,19 @@ function finishRun(ctx: restate.ObjectContext, run: Started, finished: RunResult
   return result;
 }
 
+/** Why the request's rules cannot hold (a rule that does not parse), or undefined. */
+function rulesProblem(request: RunRequest, settings: WorkerSettings): string | undefined {
+  try {
+    runPermissions(request, settings.permissions);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
 /** The `run` handler: one run of the agent in the session `ctx.key`, going on from where its last run ended. */
 async function runSession(settings: WorkerSettings, ctx: restate.ObjectContext, request: RunRequest): Promise<DurableRunResult> {
-  const problem = requestProblem(request);
+  const problem = requestProblem(request) ?? rulesProblem(request, settings);
   if (problem) throw new restate.TerminalError(problem, { errorCode: 400 });
   const clock = { now: await ctx.date.now() };
   const startedAt = clock.now;

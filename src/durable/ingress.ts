@@ -7,7 +7,7 @@
 import type { SessionRecord } from '../transcript/records.js';
 import type { MessageParam } from '../core/messages.js';
 import { RestateCallError, restateCall, type CallOptions } from './http.js';
-import { SERVICE_NAME as SERVICE, type DurableRunResult, type RunRequest, type RunStatus } from './protocol.js';
+import { SERVICE_NAME as SERVICE, type ApprovalAnswer, type DurableRunResult, type RunRequest, type RunStatus } from './protocol.js';
 
 export { RestateCallError } from './http.js';
 
@@ -65,4 +65,9 @@ export async function runTranscript(ingress: string, sessionId: string): Promise
 
 export async function runMessages(ingress: string, sessionId: string): Promise<MessageParam[]> {
   return (await call<MessageParam[] | null>(objectUrl(ingress, sessionId, 'messages'), { method: 'POST', timeoutMs: READ_TIMEOUT_MS })) ?? [];
+}
+
+/** Answers the call waiting on awakeable `awakeableId` (approvals.ts): any machine that reaches the ingress can. */
+export async function resolveAwakeable(ingress: string, awakeableId: string, answer: ApprovalAnswer): Promise<void> {
+  await call<unknown>(new URL(`/restate/awakeables/${encodeURIComponent(awakeableId)}/resolve`, ingress), { method: 'POST', body: answer, timeoutMs: READ_TIMEOUT_MS });
 }

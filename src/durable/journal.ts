@@ -120,6 +120,10 @@ export function journalledTools(steps: DurableSteps, tools: readonly Tool[], red
     description: tool.description,
     inputSchema: tool.inputSchema,
     isConcurrencySafe: () => false,
+    // How the call is named, shown and matched by rules (a decision of permissions.ts is journalled before the start).
+    ...(tool.publicName !== undefined ? { publicName: tool.publicName } : {}),
+    ...(tool.display ? { display: tool.display } : {}),
+    ...(tool.permission ? { permission: tool.permission } : {}),
     ...(tool.prepare ? { prepare: () => tool.prepare?.() } : {}),
     async run(input, context) {
       // Set only when this execution journals the start itself (a replay reads it instead).

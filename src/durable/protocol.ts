@@ -4,6 +4,7 @@
  * loads none.
  */
 import type { AgentOutput } from '../machine/context.js';
+import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
 import type { FinalState, RunResult } from '../run/runAgent.js';
 
 /** The virtual object a worker serves: `AgentSession/<session id>/<handler>`. */
@@ -22,7 +23,37 @@ export interface RunRequest {
   maxTokens?: number;
   maxRetries?: number;
   appendSystemPrompt?: string;
+  /** The run's permission mode (default: the worker's most permissive one; without one, bypassPermissions). */
+  permissionMode?: PermissionMode;
+  /** Rules of the run (`Bash(npm test:*)`); the worker's deny rules hold beside them. */
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  /** A call asked about is denied when nobody answered it within this many ms (default: it waits as long as it takes). */
+  approvalTimeoutMs?: number;
 }
+
+/** The state key of the session's calls waiting for an answer (approvals.ts writes it). */
+export const APPROVALS = 'approvals';
+
+/** A call of a durable run waiting for someone to allow or deny it. */
+export interface WaitingCall {
+  toolUseId: string;
+  /** The tool's name, as the model called it. */
+  tool: string;
+  /** One line for the approver: `$ touch x`. */
+  call: string;
+  /** Why it is asked (the mode and rules did not decide it). */
+  reason: string;
+  /** When the question was put (the run's journalled time), ISO 8601. */
+  since: string;
+  /** The Restate awakeable the run waits on. */
+  awakeableId: string;
+  /** When the run's --approval-timeout denies it, ISO 8601. */
+  deadline?: string;
+}
+
+/** What resolves a waiting call's awakeable. */
+export type ApprovalAnswer = { allow: true } | { allow: false; message: string };
 
 /** A `RunResult` as JSON: the context's set of tool_use ids is an array. */
 export interface DurableRunResult {
@@ -36,7 +67,7 @@ export interface DurableRunResult {
 /** `AgentSession/<id>/status`: `none` for a session that has no run (or none finished yet). */
 export type RunStatus = { status: 'none' | 'running' } | { status: 'done'; result: DurableRunResult };
 
-const COUNTS = ['maxTurns', 'maxTokens', 'maxRetries'] as const;
+const COUNTS = ['maxTurns', 'maxTokens', 'maxRetries', 'approvalTimeoutMs'] as const;
 
 /** Why a request cannot run, or `undefined`. */
 export function requestProblem(request: unknown): string | undefined {
@@ -45,6 +76,13 @@ export function requestProblem(request: unknown): string | undefined {
   if (typeof r.prompt !== 'string' || r.prompt.trim() === '') return '"prompt" must be a non-empty string';
   for (const key of ['model', 'appendSystemPrompt'] as const) {
     if (r[key] !== undefined && typeof r[key] !== 'string') return `"${key}" must be a string`;
+  }
+  if (r.permissionMode !== undefined && !(PERMISSION_MODES as readonly unknown[]).includes(r.permissionMode)) {
+    return `"permissionMode" must be one of ${PERMISSION_MODES.join(', ')}`;
+  }
+  for (const key of ['allowedTools', 'disallowedTools'] as const) {
+    const value = r[key];
+    if (value !== undefined && !(Array.isArray(value) && value.every((rule) => typeof rule === 'string'))) return `"${key}" must be a list of rules`;
   }
   for (const key of COUNTS) {
     const value = r[key];

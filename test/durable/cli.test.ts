@@ -49,6 +49,16 @@ describe('durable command lines', () => {
       maxTurns: 3,
       idempotencyKey: 'job-7',
     });
+    // Rules for a run, a floor for a worker; the calls waiting for approval, and their answers.
+    expect(parseDurableArgs(['submit', '-p', 'hi', '--permission-mode', 'default', '--allowedTools', 'Bash(npm test:*)', '--disallowedTools', 'Bash(rm:*)', '--approval-timeout', '90'])).toMatchObject({
+      permissionMode: 'default',
+      allowedTools: ['Bash(npm test:*)'],
+      disallowedTools: ['Bash(rm:*)'],
+      approvalTimeout: 90,
+    });
+    expect(parseDurableArgs(['worker', '--disallowedTools', 'Bash(rm:*)', '--permission-mode', 'acceptEdits'])).toMatchObject({ disallowedTools: ['Bash(rm:*)'], permissionMode: 'acceptEdits' });
+    expect(parseDurableArgs(['approvals'])).toEqual({ command: 'approvals', restate: 'http://127.0.0.1:8080', admin: 'http://127.0.0.1:9070' });
+    expect(parseDurableArgs(['deny', 's-1', 'toolu_1', '--reason', 'not now'])).toMatchObject({ command: 'deny', id: 's-1', toolUseId: 'toolu_1', reason: 'not now' });
     // The admin API is the ingress's host on port 9070 unless --admin says otherwise.
     expect(parseDurableArgs(['result', 'abc-1', '--restate', 'https://r.example:8080'])).toEqual({
       command: 'result',
@@ -78,6 +88,10 @@ describe('durable command lines', () => {
     [['worker', '--replace'], '--replace goes with --register'],
     [['submit', '-p', 'x', '--idempotency-key', 'a b'], '--idempotency-key takes 1 to 256 visible ASCII characters, not "a b"'],
     [['messages', 'x', '--admin', 'localhost:9070'], '--admin takes an http:// or https:// URL, not "localhost:9070"'],
+    [['approve', 's-1'], 'approve needs a session id and a tool_use id (approve ID TOOL_USE_ID: see approvals)'],
+    [['deny', 's-1', 'tool use'], 'deny: "tool use" is not a tool_use id (letters, digits, _ and -)'],
+    [['worker', '--allowedTools', 'Bash'], 'worker does not take --allowedTools'],
+    [['submit', '-p', 'x', '--permission-mode', 'yolo'], '--permission-mode must be one of'],
   ])('refuse %j in one line', (argv, message) => {
     expect(() => parseDurableArgs(argv)).toThrow(message);
   });
@@ -140,6 +154,15 @@ describe('durable commands as processes', () => {
     const run = loaded(['-p', 'x']); // no key: exits 2 once the runner is loaded
     expect(run.code).toBe(2);
     expect(run.files.some((f) => f.includes('@restatedev') || /chunks\/durable/.test(f))).toBe(false);
+  });
+
+  it('a rule that does not parse is one line, exit 2, before anything is sent', () => {
+    for (const args of [['submit', '-p', 'x', '--allowedTools', 'Bash(git:*log)', '--restate', 'http://127.0.0.1:9'], ['worker', '--port', '0', '--disallowedTools', 'Bash(git:*log)']]) {
+      const run = loaded(args, { ANTHROPIC_API_KEY: 'sk-ant-test', MODEL_ID: 'claude-test' });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/^agentloop: --(allowed|disallowed)Tools: .+\n/);
+      expect(run.stderr.split('\n').filter((l) => l.startsWith('agentloop:'))).toHaveLength(1);
+    }
   });
 
   it('a worker without a model configured says so and exits 2', () => {
