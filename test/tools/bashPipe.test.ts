@@ -11,12 +11,14 @@ import { context, makeTempDir } from './bashHelpers.js';
 
 /** Programs this process started, recorded by wrapping ChildProcess.prototype.spawn. */
 const started: string[] = [];
-const proto = ChildProcess.prototype as unknown as { spawn: (options: { file?: string }) => unknown };
+const proto = ChildProcess.prototype as unknown as { spawn: (options: { file?: string; args?: string[] }) => unknown };
 const originalSpawn = proto.spawn;
 
 beforeAll(() => {
   proto.spawn = function (this: ChildProcess, options) {
-    started.push(String(options?.file));
+    // The program under the lifeline's watcher (lifeline.ts: /bin/sh -c WATCH sh PROGRAM ...).
+    const watched = options?.file === '/bin/sh' && options.args?.[3] === 'sh';
+    started.push(String(watched ? options.args?.[4] : options?.file));
     return originalSpawn.call(this, options);
   };
 });
@@ -47,13 +49,13 @@ describe('bash tool: output pipes', () => {
     const results = await Promise.all(
       Array.from({ length: n }, (_, i) => tool.run({ command: `echo out${i}; echo err${i} >&2` }, context(dir))),
     );
-    results.forEach((r, i) => expect(r).toEqual({ isError: false, content: `out${i}\nerr${i}` }));
+    results.forEach((r, i) => expect(r).toMatchObject({ isError: false, content: `out${i}\nerr${i}` }));
     expect(mkfifoCalls()).toBeLessThanOrEqual(3);
   });
 
   it('makes FIFOs in batches: one mkfifo process for dozens of commands', { timeout: 120_000 }, async () => {
     for (let i = 0; i < 100; i++) {
-      expect(await tool.run({ command: 'true' }, context(dir))).toEqual({ isError: false, content: '(no output)' });
+      expect(await tool.run({ command: 'true' }, context(dir))).toMatchObject({ isError: false, content: '(no output)' });
     }
     // One process per command (bwrap, which runs bash in its namespace), and the one-time probe of bwrap.
     const commands = started.filter((file) => file === 'bash' || file.endsWith('/bwrap'));

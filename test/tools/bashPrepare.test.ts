@@ -9,10 +9,16 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 type Spawn = (this: ChildProcess, options: { file: string; args: string[] }) => unknown;
 const proto = ChildProcess.prototype as unknown as { spawn: Spawn };
 const original = proto.spawn;
-/** What this process spawned, as `file arg…` (argv[0] left out). */
+/**
+ * What this process spawned, as `file arg…` (argv[0] left out), without what goes before the program: the lifeline's
+ * watcher (lifeline.ts), and as root the plain way's `setpriv … --` (plain.ts).
+ */
 let spawned: string[] = [];
 proto.spawn = function (options) {
-  spawned.push([options.file, ...options.args.slice(1)].join(' '));
+  let argv = [options.file, ...options.args.slice(1)];
+  if (options.file === '/bin/sh' && argv[1] === '-c' && argv[3] === 'sh') argv = argv.slice(4);
+  if (argv[0]?.endsWith('/setpriv')) argv = argv.slice(argv.indexOf('--') + 1);
+  spawned.push(argv.join(' '));
   return original.call(this, options);
 };
 /** The fresh modules' parser load: a test ends once it is done, so that no two loads of web-tree-sitter overlap. */
@@ -39,7 +45,7 @@ describe('bash tool: prepare', () => {
     tool.prepare?.();
     await vi.waitFor(() => expect(spawned).toContain('true'), { timeout: 10_000 });
     tool.prepare?.();
-    expect(await tool.run({ command: 'echo later' }, context)).toEqual({ content: 'later', isError: false });
+    expect(await tool.run({ command: 'echo later' }, context)).toMatchObject({ content: 'later', isError: false });
     expect(spawned.filter((s) => s === 'true')).toHaveLength(1);
   });
 
@@ -48,7 +54,7 @@ describe('bash tool: prepare', () => {
     // Not plain words: its check waits for the parser to load, longer than the runner takes.
     const first = tool.run({ command: 'echo "first"' }, context);
     tool.prepare?.();
-    expect(await first).toEqual({ content: 'first', isError: false });
+    expect(await first).toMatchObject({ content: 'first', isError: false });
     expect(spawned).toContain('bash -c echo "first"');
     expect(spawned).not.toContain('true');
   });
@@ -65,7 +71,7 @@ describe('bash tool: prepare', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(parse).not.toHaveBeenCalled();
       // A command that needs the parser still gets it (its check parses).
-      expect(await tool.run({ command: 'echo "quoted"' }, context)).toEqual({ content: 'quoted', isError: false });
+      expect(await tool.run({ command: 'echo "quoted"' }, context)).toMatchObject({ content: 'quoted', isError: false });
       expect(parse).toHaveBeenCalled();
     } finally {
       parse.mockRestore();

@@ -1,8 +1,8 @@
 /**
  * A stdio MCP server's process, started as the bash tool's commands are (tools/bash/run/: the runner interface, its
  * `wrap`): in a PID namespace of its own tied to the agent, so that neither the server nor anything it starts outlives
- * the agent, kill -9 included; where nothing can contain, as a plain child (then it ends when its stdin closes, as
- * servers do, but a kill -9 of the agent leaves it running until it reads that end).
+ * the agent, kill -9 included (its lifeline's watcher: bash/run/lifeline.ts); where nothing can contain, as a plain
+ * child in a process group that the same watcher kills.
  *
  * It is spawned detached, as the bash tool's commands are (process.ts): a session of its own with no controlling
  * terminal, so it can neither reach the user's terminal nor get its signals, and a process group whose id is the
@@ -24,6 +24,7 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { lifeline, watched, withLifeline } from '../bash/run/lifeline.js';
 import { killGroup, trackGroup, untrackGroup } from '../bash/run/process.js';
 import type { CommandRunner } from '../bash/run/runner.js';
 import type { McpStdioConfig } from './config.js';
@@ -75,10 +76,13 @@ class GroupTransport implements Transport {
     private readonly onStderr: (chunk: Buffer) => void,
   ) {}
 
-  start(): Promise<void> {
-    if (this.closing) return Promise.reject(new Error('closed before it started'));
-    const [file, ...args] = this.argv;
-    const child = spawn(file, args, { cwd: this.cwd, env: this.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  async start(): Promise<void> {
+    if (this.closing) throw new Error('closed before it started');
+    // The watcher of the agent's lifeline kills the group when the agent dies, kill -9 included (lifeline.ts).
+    const line = await lifeline();
+    if (this.closing) throw new Error('closed before it started');
+    const [file, ...args] = watched(this.argv, line, this.env.PATH);
+    const child = spawn(file, args, { cwd: this.cwd, env: this.env, stdio: withLifeline<'pipe' | number>(['pipe', 'pipe', 'pipe'], line), detached: true });
     this.child = child;
     const pid = child.pid;
     if (pid !== undefined) trackGroup(pid);

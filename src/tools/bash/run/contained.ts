@@ -6,8 +6,9 @@
  *
  * - when the command's shell exits, the namespace's first process exits, and the kernel kills everything left in the
  *   namespace: `setsid`, `nohup`, double forks and daemons included;
- * - `--die-with-parent` ties the namespace to the agent (PR_SET_PDEATHSIG): when the agent dies by any signal, SIGKILL
- *   included, the namespace goes with it;
+ * - when the agent dies by any signal, SIGKILL included, at any moment, the namespace goes with it: the lifeline's
+ *   watcher kills the group bwrap was spawned in (lifeline.ts); `--die-with-parent` (PR_SET_PDEATHSIG) alone left a
+ *   gap after the spawn and during bubblewrap's setup;
  * - `timeout -s KILL` inside the namespace enforces the timeout even when the agent cannot (programs.ts);
  * - a /proc of its own shows only its processes; root keeps only the capabilities of ordinary root work (kernel.ts:
  *   no CAP_SYS_ADMIN, so it cannot unmount that /proc to see the host's under it, the agent's environment, command line

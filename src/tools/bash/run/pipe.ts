@@ -148,6 +148,26 @@ export async function openOutputPipe(): Promise<OutputPipe> {
   }
 }
 
+/**
+ * A pipe that only this process holds the write end of (lifeline.ts): both ends blocking, the write end opened first
+ * (read and write, so that neither open waits for the other), both close-on-exec as Node opens every file.
+ */
+export async function openLifelinePipe(): Promise<OutputPipe> {
+  const { path, batch } = await takeFifo();
+  try {
+    const writeFd = openSync(path, constants.O_RDWR);
+    try {
+      return { readFd: openSync(path, constants.O_RDONLY), writeFd };
+    } catch (err) {
+      closeSync(writeFd);
+      throw err;
+    }
+  } finally {
+    unlinkSync(path);
+    if (--batch.unused === 0) dropDir(batch.dir);
+  }
+}
+
 /** The read end as a stream; destroying it closes the descriptor. */
 export function pipeReader(readFd: number): Socket {
   return new Socket({ fd: readFd, readable: true, writable: false });

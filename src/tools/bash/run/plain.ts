@@ -1,6 +1,6 @@
 /**
- * The plain way: bash in a process group of its own (process.ts), killed whole on exit, timeout and abort. A process a
- * command starts with `setsid` escapes the group, and one still running when the agent is killed outlives it; the
+ * The plain way: bash in a process group of its own (process.ts), killed whole on exit, timeout and abort, and when the
+ * agent dies (lifeline.ts). A process a command starts with `setsid` escapes the group and outlives both; the
  * command sees the host's processes in /proc and the host's /dev. Used when asked (`contain: false`), or, with a
  * warning, where no namespace can be made (choose.ts): then with `timeout -s KILL` before the shell, so that the
  * command dies at its timeout even when the agent is stopped. As root, util-linux's `setpriv` (when on the PATH) leaves

@@ -6,11 +6,13 @@
  *   terminal, so nothing can prompt on the user's terminal, and the group can be killed whole;
  * - the end is the shell's 'exit' event, not the end of the pipe: when the shell exits, the group
  *   (background children included) is killed, the pipe drained, and the result returned;
- * - on timeout or abort the whole group gets SIGKILL at once.
+ * - on timeout or abort the whole group gets SIGKILL at once;
+ * - when this process dies, kill -9 included, a watcher in the group kills it (lifeline.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync } from 'node:fs';
 import type { Socket } from 'node:net';
+import { lifeline, watched, withLifeline } from './lifeline.js';
 import { openOutputPipe, pipeReader, prepareFifos, type OutputPipe } from './pipe.js';
 
 let warmedUp = false;
@@ -75,8 +77,9 @@ export async function runInProcessGroup(options: RunOptions): Promise<RunEnding>
 async function runBeforeSpawn(options: RunOptions): Promise<RunEnding> {
   if (options.signal.aborted) return { kind: 'aborted', started: false };
   let pipe: OutputPipe;
+  let line: number | undefined;
   try {
-    pipe = await openOutputPipe();
+    [pipe, line] = await Promise.all([openOutputPipe(), lifeline()]);
   } catch (err) {
     return { kind: 'spawn-error', message: `could not create the output pipe: ${(err as Error).message}` };
   }
@@ -85,15 +88,15 @@ async function runBeforeSpawn(options: RunOptions): Promise<RunEnding> {
     closeSync(pipe.readFd);
     return { kind: 'aborted', started: false };
   }
-  return run(options, pipe);
+  return run(options, pipe, line);
 }
 
-function run(options: RunOptions, pipe: OutputPipe): Promise<RunEnding> {
+function run(options: RunOptions, pipe: OutputPipe, line: number | undefined): Promise<RunEnding> {
   const { readFd, writeFd } = pipe;
-  const [file, ...args] = options.argv;
+  const [file, ...args] = watched(options.argv, line, options.env.PATH);
   let shell: Shell;
   try {
-    shell = spawnDetached(file, args, options.cwd, options.env, writeFd);
+    shell = spawnDetached(file, args, options.cwd, options.env, writeFd, line);
     options.onSpawned?.();
   } catch (err) {
     closeSync(readFd); // Node refused the options; a failed spawn itself comes as an 'error'
@@ -242,8 +245,8 @@ function startError(result: ShellResult): string {
  * first reply and its first command (bench/engine.ts). A spawn that fails (no such program, a bad cwd) leaves
  * `child.pid` undefined and emits 'error'; options Node refuses throw here.
  */
-function spawnDetached(file: string, args: string[], cwd: string, env: Record<string, string>, outFd: number): Shell {
-  const child = spawn(file, args, { cwd, env, stdio: ['ignore', outFd, outFd], detached: true });
+function spawnDetached(file: string, args: string[], cwd: string, env: Record<string, string>, outFd: number, line: number | undefined): Shell {
+  const child = spawn(file, args, { cwd, env, stdio: withLifeline<'ignore' | number>(['ignore', outFd, outFd], line), detached: true });
   const result = new Promise<ShellResult>((resolve) => {
     child.once('error', (cause) => resolve({ cause }));
     child.once('exit', () => resolve({}));
