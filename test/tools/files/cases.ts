@@ -4,6 +4,7 @@
  */
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { RequestBody, Step } from '../../support/messagesServer.js';
 
 export interface FileSpec {
   content?: string;
@@ -193,4 +194,19 @@ export function setUpCase(dir: string, fileCase: FileCase): void {
 /** `value` with every string's `$CWD` replaced by `cwd` (or back, with `reverse`). */
 export function withCwd<T>(value: T, from: string, to: string): T {
   return JSON.parse(JSON.stringify(value).split(from).join(to)) as T;
+}
+
+/**
+ * The local Messages API server's step for a case: each request that offers tools gets the case's next call (the
+ * files of its `before` written first, as a user would between two turns), then a final text.
+ */
+export function callsInTurn(fileCase: FileCase, cwd: string): Step {
+  let next = 0;
+  return (body: RequestBody) => {
+    if (!body.tools?.length || next >= fileCase.calls.length) return { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' };
+    const call = fileCase.calls[next] as Call;
+    if (call.before) writeFiles(cwd, call.before);
+    const input = withCwd(call.input, '$CWD', cwd);
+    return { content: [{ type: 'tool_use', id: `toolu_${next++}`, name: call.tool, input }], stop_reason: 'tool_use' };
+  };
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFileTools } from '../../../src/tools/fileAccess/fileTools.js';
 import { CASES, setUpCase, withCwd, writeFiles } from './cases.js';
+import { comparable } from './compare.js';
 import type { RecordedResult } from './record.js';
 
 const fixture = JSON.parse(readFileSync(new URL('./claudeCode.json', import.meta.url), 'utf8')) as {
@@ -18,19 +19,6 @@ const fixture = JSON.parse(readFileSync(new URL('./claudeCode.json', import.meta
 
 const base = mkdtempSync(join(tmpdir(), 'agentloop-files-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
-
-const withoutDuration = (data: unknown) => {
-  if (typeof data !== 'object' || data === null || !('durationMs' in data)) return data;
-  const { durationMs: _, ...rest } = data as Record<string, unknown>;
-  return rest;
-};
-
-/** rg searches files in parallel: the order of content and count lines is not its to keep (nor Claude Code's). */
-const anyOrder = (result: unknown) => {
-  const sorted = (text: unknown) => (typeof text === 'string' ? text.split('\n').sort().join('\n') : text);
-  const { content, data, isError } = result as { content: unknown; data: Record<string, unknown>; isError: boolean };
-  return { content: sorted(content), isError, data: typeof data === 'object' && data !== null ? { ...data, content: sorted(data.content) } : data };
-};
 
 describe("the file tools answer as Claude Code's", () => {
   it('offers the five tools with the definitions Claude Code sends', () => {
@@ -51,11 +39,8 @@ describe("the file tools answer as Claude Code's", () => {
       for (const [i, call] of fileCase.calls.entries()) {
         if (call.before) writeFiles(cwd, call.before);
         const output = await tools[call.tool].run(withCwd(call.input, '$CWD', cwd), { signal: new AbortController().signal, cwd });
-        const got = withCwd({ content: output.blocks ?? output.content, isError: output.isError, data: withoutDuration((output as { data?: unknown }).data) }, cwd, '$CWD');
-        const want = recorded[i] as RecordedResult;
-        const unordered = call.tool === 'Grep' && call.input.head_limit === undefined;
-        const same = unordered ? anyOrder : (x: unknown) => x;
-        expect(same(got), `${fileCase.name} #${i}: ${call.tool} ${JSON.stringify(call.input)}`).toEqual(same({ ...want, data: withoutDuration(want.data) }));
+        const got = withCwd({ content: output.blocks ?? output.content, isError: output.isError, data: output.data }, cwd, '$CWD');
+        expect(comparable(call, got), `${fileCase.name} #${i}: ${call.tool} ${JSON.stringify(call.input)}`).toEqual(comparable(call, recorded[i] as RecordedResult));
       }
     });
   }

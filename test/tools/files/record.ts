@@ -10,8 +10,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startMessagesServer, type RequestBody } from '../../support/messagesServer.js';
-import { CASES, setUpCase, withCwd, writeFiles, type FileCase } from './cases.js';
+import { startMessagesServer } from '../../support/messagesServer.js';
+import { CASES, callsInTurn, setUpCase, withCwd, type FileCase } from './cases.js';
 
 export const CLAUDE = process.env.CLAUDE_CODE ?? '/work/main/bench/peers/node_modules/@anthropic-ai/claude-code/bin/claude.exe';
 export const FIXTURE = new URL('./claudeCode.json', import.meta.url);
@@ -27,14 +27,7 @@ async function recordCase(fileCase: FileCase, claude: string): Promise<{ results
   const home = mkdtempSync(join(tmpdir(), 'cc-home-'));
   setUpCase(cwd, fileCase);
   const server = await startMessagesServer();
-  let next = 0;
-  const step = (body: RequestBody) => {
-    if (!body.tools?.length || next >= fileCase.calls.length) return { content: [{ type: 'text' as const, text: 'done' }], stop_reason: 'end_turn' as const };
-    const call = fileCase.calls[next]!;
-    if (call.before) writeFiles(cwd, call.before);
-    const input = withCwd(call.input, '$CWD', cwd);
-    return { content: [{ type: 'tool_use' as const, id: `toolu_${next++}`, name: call.tool, input }], stop_reason: 'tool_use' as const };
-  };
+  const step = callsInTurn(fileCase, cwd);
   for (let i = 0; i < fileCase.calls.length + 5; i++) server.enqueue(step);
   const args = ['-p', 'go', '--output-format', 'stream-json', '--verbose', '--tools', 'Bash,Read,Write,Edit,Glob,Grep', '--dangerously-skip-permissions'];
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, IS_SANDBOX: '1', ANTHROPIC_API_KEY: 'sk-ant-test-record', ANTHROPIC_BASE_URL: server.url, DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
@@ -44,13 +37,20 @@ async function recordCase(fileCase: FileCase, claude: string): Promise<{ results
   rmSync(cwd, { recursive: true, force: true });
   rmSync(home, { recursive: true, force: true });
   const results: RecordedResult[] = [];
+  for (const result of toolResultsOf(stdout)) results.push(withCwd(result, cwd, '$CWD'));
+  return { results, tools: tools.filter((t) => ['Read', 'Write', 'Edit', 'Glob', 'Grep'].includes(t.name)) };
+}
+
+/** The tool results of a stream-json output: each `user` line's tool_result and its `tool_use_result`. */
+export function toolResultsOf(stdout: string): RecordedResult[] {
+  const out: RecordedResult[] = [];
   for (const line of stdout.split('\n')) {
     if (!line.startsWith('{')) continue;
     const event = JSON.parse(line) as { type: string; message?: { content?: { type: string; content?: unknown; is_error?: boolean }[] }; tool_use_result?: unknown };
     const block = event.type === 'user' ? event.message?.content?.find((b) => b.type === 'tool_result') : undefined;
-    if (block) results.push(withCwd({ content: block.content, isError: block.is_error === true, data: event.tool_use_result }, cwd, '$CWD'));
+    if (block) out.push({ content: block.content, isError: block.is_error === true, data: event.tool_use_result });
   }
-  return { results, tools: tools.filter((t) => ['Read', 'Write', 'Edit', 'Glob', 'Grep'].includes(t.name)) };
+  return out;
 }
 
 function run(program: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
