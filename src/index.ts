@@ -54,6 +54,7 @@ export { ModelError, type ModelCall, type ModelCallInput, type ModelReply, type 
 export { type ContentBlock, type MessageParam } from './core/messages.js';
 export { type Usage } from './core/usage.js';
 export { createBashTool, type BashToolOptions } from './tools/bash/bashTool.js';
+export { createFileTools, FileState, type FileToolName, type FileToolsOptions } from './tools/fileAccess/fileTools.js';
 export { defaultTools, type DefaultToolsOptions } from './run/defaultTools.js';
 export { loadMcpConfigs, mcpServerConfig, parseMcpConfig, McpConfigError, type McpServerConfig, type McpServerConfigInput } from './tools/mcp/config.js';
 export { startMcpServers, type McpSdkServer, type McpServers, type McpServerSpec, type McpServerState, type McpServersOptions, type McpTransport } from './tools/mcp/servers.js';

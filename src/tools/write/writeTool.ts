@@ -82,7 +82,8 @@ export async function statOrNull(path: string): Promise<Stats | null> {
 
 export function writeError(error: unknown, path: string): ToolOutput {
   const code = errnoCode(error);
-  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return callError(`${code}: permission denied, open '${path}'`);
+  if (code === 'EACCES' || code === 'EPERM') return callError(`${code}: permission denied, open '${path}'`);
+  if (code === 'EROFS') return callError(`EROFS: read-only file system, open '${path}'`);
   if (code === 'ENOTDIR') return callError(`ENOTDIR: not a directory, open '${path}'`);
   if (code === 'ENOSPC') return callError(`ENOSPC: no space left on device, write '${path}'`);
   return callError(error instanceof Error ? (error.message.split('\n')[0] ?? 'the file could not be written') : String(error));
