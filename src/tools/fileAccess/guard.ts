@@ -17,6 +17,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { agentloopHome } from '../../core/home.js';
 import { hiddenPaths, isDotEnvName, isWithin, selfAndAncestors } from '../bash/run/hidden.js';
 import { protectedWriteReason, realPathOf } from '../bash/run/protect.js';
+import { coverTest, rootedPattern } from './pathRules.js';
 
 export interface FileGuardOptions {
   /** Under --sandbox: also hide what a sandboxed command cannot see, and write only in the working directory. */
@@ -29,6 +30,11 @@ export interface FileGuardOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** The account's home (default: the OS's). */
   home?: string;
+  /**
+   * The path patterns of the run's `Read(...)` deny rules: Glob and Grep leave what they cover out of a walk, as Claude
+   * Code's do (the gate denies a Read, or a search of a folder, they cover: the tools' `permission.matches`).
+   */
+  denyRead?: readonly string[];
 }
 
 /** /proc/PID/environ (and the like) of any process, any thread: where the agent's environment can be read. */
@@ -73,7 +79,8 @@ export class FileGuard {
   /** For a walk (Glob, Grep): a test of each entry's path, as found (walks follow no links). */
   walkFilter(cwd: string): (path: string) => boolean {
     const secrets = this.#secrets(cwd);
-    return (path) => secrets.reason(path) === null;
+    const denied = (this.#options.denyRead ?? []).map((specifier) => coverTest(rootedPattern(specifier, [cwd], this.home)));
+    return (path) => secrets.reason(path) === null && !denied.some((covers) => covers(path));
   }
 
   #secrets(cwd: string): SecretPaths {

@@ -25,9 +25,18 @@ export function rootedPattern(specifier: string, dirs: readonly string[], home: 
 
 /** Whether the rule's pattern covers the absolute `path`. */
 export function patternCovers(rooted: RootedPattern, path: string): boolean {
-  const rel = relative(rooted.root, path);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return rooted.pattern === '/**' || rooted.pattern === '**';
-  return ignore().add(rooted.pattern).ignores(rel.split(sep).join('/'));
+  return coverTest(rooted)(path);
+}
+
+/** The test of `patternCovers` for one rule, compiled once (a walk asks it of every entry). */
+export function coverTest(rooted: RootedPattern): (path: string) => boolean {
+  const rules = ignore().add(rooted.pattern);
+  const everything = rooted.pattern === '/**' || rooted.pattern === '**';
+  return (path) => {
+    const rel = relative(rooted.root, path);
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return everything;
+    return rules.ignores(rel.split(sep).join('/'));
+  };
 }
 
 /** Throws a one-line error when `specifier` cannot be a path rule. */

@@ -130,3 +130,17 @@ describe("a resumed run's file state", () => {
     expect(refused.content).toMatch(/modified since read/);
   });
 });
+
+describe("Read deny rules in a search, as Claude Code's Glob and Grep leave them out", () => {
+  it('leaves out of Glob and Grep what a Read(...) deny pattern covers', async () => {
+    mkdirSync(join(cwd, 'secrets'));
+    writeFileSync(join(cwd, 'secrets', 'key.txt'), 'token here\n');
+    writeFileSync(join(cwd, 'src', 'b.ts'), 'token here\n');
+    const denied = createFileTools({ cwd, home, denyRead: ['secrets/**'] });
+    const grep = await run(denied.Grep, { pattern: 'token' });
+    expect(grep.content).toBe('Found 1 file\nsrc/b.ts');
+    const glob = await run(denied.Glob, { pattern: '**/*.txt' });
+    expect(glob.content).toBe('No files found');
+    expect((await run(tools.Glob, { pattern: '**/*.txt' })).content).toBe('secrets/key.txt');
+  });
+});
