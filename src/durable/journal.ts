@@ -112,13 +112,12 @@ async function runSafely(tool: Tool, input: unknown, context: Parameters<Tool['r
  *
  * Every wrapped tool says it is not concurrency-safe, so the executor runs calls one at a time,
  * after the reply is complete: the journal then holds the same steps in the same order on every
- * replay.
+ * replay. The rest of the tool's contract (its public name, display, read-only check, permission, span attributes:
+ * core/tool.ts) is kept, so that hooks, the gate and the outputs see the same tool as in a local run.
  */
 export function journalledTools(steps: DurableSteps, tools: readonly Tool[], redactor: Redactor = noRedaction): Tool[] {
   return tools.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
+    ...tool,
     isConcurrencySafe: () => false,
     // How the call is named, shown and matched by rules (a decision of permissions.ts is journalled before the start).
     ...(tool.publicName !== undefined ? { publicName: tool.publicName } : {}),

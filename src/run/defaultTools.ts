@@ -11,6 +11,7 @@ import type { Tool } from '../core/tool.js';
 import { createBashTool, type BashToolOptions, type CommandRunner } from '../tools/bash/bashTool.js';
 import { clientSecrets } from '../tools/bash/judge/secrets.js';
 import { BASH_PUBLIC_NAME, BASH_TOOL_NAME } from '../tools/bash/names.js';
+import { sharedFileTools, type FileToolsOptions } from '../tools/fileAccess/fileTools.js';
 import { ID_PATTERN, sessionFilesDir, sessionsDir, transcriptPath } from '../transcript/paths.js';
 
 export interface DefaultToolsOptions {
@@ -53,7 +54,28 @@ export interface BuiltInTool {
 /** The list of defaults: a new built-in tool is one folder and one line here. */
 export const BUILT_IN_TOOLS: readonly BuiltInTool[] = [
   { publicName: BASH_PUBLIC_NAME, name: BASH_TOOL_NAME, offered: 'default', chapter: true, create: (o) => createBashTool(bashToolOptions(o)) },
+  { publicName: 'Read', name: 'Read', offered: 'default', create: (o) => fileTools(o).Read },
+  { publicName: 'Write', name: 'Write', offered: 'default', create: (o) => fileTools(o).Write },
+  { publicName: 'Edit', name: 'Edit', offered: 'default', create: (o) => fileTools(o).Edit },
+  { publicName: 'Glob', name: 'Glob', offered: 'search', create: (o) => fileTools(o).Glob },
+  { publicName: 'Grep', name: 'Grep', offered: 'search', create: (o) => fileTools(o).Grep },
 ];
+
+/** The file tools of one `defaultTools` call (its options object): made once, they share what the model has read. */
+function fileTools(options: DefaultToolsOptions) {
+  return sharedFileTools(options, () => fileToolsOptions(options));
+}
+
+/** What the file tools are created with, from `options`: as the bash tool's, the session store hidden from them. */
+export function fileToolsOptions(options: DefaultToolsOptions = {}): FileToolsOptions {
+  const session = options.session && ID_PATTERN.test(options.session.id) ? options.session : undefined;
+  return {
+    cwd: options.cwd ?? process.cwd(),
+    ...(options.sandbox ? { sandbox: true } : {}),
+    ...(options.allowWrite ? { allowWrite: options.allowWrite } : {}),
+    ...(session ? { hide: [sessionsDir(session.home)] } : {}),
+  };
+}
 
 /** What the bash tool is created with, from `options`: the one place both paths (the CLI and the worker) set it up. */
 export function bashToolOptions(options: DefaultToolsOptions = {}): BashToolOptions {

@@ -28,9 +28,11 @@ describe('--tools: the built-in tools offered, as Claude Code chooses them', () 
     [['--tools=,'], []],
     [['--tools=Bash'], ['bash']], // tools: ['Bash']
     [['--tools', 'Bash'], ['bash']],
-    [['--tools=default'], ['bash']], // tools: { type: 'preset', preset: 'claude_code' }
-    [['--tools', 'Default'], ['bash']],
-    [[], ['bash']],
+    [['--tools=default'], ['bash', 'Read', 'Write', 'Edit']], // tools: { type: 'preset', preset: 'claude_code' }
+    [['--tools', 'Default'], ['bash', 'Read', 'Write', 'Edit']],
+    [['--tools', 'Bash,Grep,Read'], ['bash', 'Read', 'Grep']],
+    [[], ['bash', 'Read', 'Write', 'Edit']],
+    [['--allowedTools', 'Grep'], ['bash', 'Read', 'Write', 'Edit', 'Glob', 'Grep']],
   ])('%j offers %j', async (flags, tools) => {
     answer();
     const run = await cli(['-p', ...flags, '--', 'hi']);

@@ -104,11 +104,11 @@ describe('stream-json in Claude Code shapes', () => {
       subtype: 'init',
       cwd: project.dir,
       model: 'claude-sonnet-4-5',
-      tools: ['Bash'], // Claude Code's name of the shell tool; the model is offered it as `bash`
+      tools: ['Bash', 'Read', 'Write', 'Edit'], // Claude Code's names (the model is offered the shell tool as `bash`): its default set
       permissionMode: 'default', // Claude Code's -p without a permission flag: its `ls` is read-only and runs
       apiKeySource: 'ANTHROPIC_API_KEY',
     });
-    expect(toolNames).toEqual(['bash']);
+    expect(toolNames).toEqual(['bash', 'Read', 'Write', 'Edit']);
     expect(init.session_id).toMatch(UUID);
     for (const line of lines) expect(line.session_id, JSON.stringify(line)).toBe(init.session_id);
 

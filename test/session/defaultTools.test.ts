@@ -34,12 +34,12 @@ describe('runAgent knows no tool', () => {
     expect(result).toMatchObject({ tool_use_id: 'toolu_1', is_error: true });
   });
 
-  it("defaultTools gives agentloop's bash tool; told the session, it keeps a long output in the session's folder", async () => {
+  it("defaultTools gives Claude Code's default set (the bash tool, Read, Write, Edit); told the session, bash keeps a long output in the session's folder", async () => {
     const cwd = tempDir();
     const home = tempDir();
     const id = '6f1c2b1e-0000-4000-8000-000000000001';
     const tools = defaultTools({ cwd, session: { home, id } });
-    expect(tools.map((tool) => tool.name)).toEqual(['bash']);
+    expect(tools.map((tool) => tool.name)).toEqual(['bash', 'Read', 'Write', 'Edit']);
     const model = scriptedModel([reply.toolUse([{ id: 'toolu_1', name: 'bash', input: { command: 'seq 1 30000' } }]), reply.text('done')]);
     const run = await runAgent('count', { model: 'scripted', modelCall: model.call, cwd, tools, sessionId: id });
     const [result] = run.context.messages[2]?.content as ToolResultBlockParam[];
