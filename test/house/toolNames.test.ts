@@ -21,8 +21,6 @@ const ITS_PLACES = [/^tools\/bash\//, /^run\/defaultTools\.ts$/];
 const BEING_REPLACED: Record<string, string> = {
   'permissions/rules.ts': "its bash part: the bash tool's own permission (tools/bash/permission.ts), which the gate asks",
   'permissions/suggest.ts': 'the bash tool suggests its own rules: Tool.permission.suggestRule',
-  'permissions/bashLegacy.ts': "a bash tool without the contract's parts: every bash tool has them now",
-  'permissions/toolParts.ts': "a bash tool without the contract's parts: every bash tool has them now",
   'cli/replAsk.ts': 'the question shows a call with toolCallLine (core/tool.ts)',
 };
 
