@@ -277,7 +277,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
     }
     return await (oneShot ? runOnce(options, cwd, choice, version()) : (await import('./repl.js')).repl(options, cwd, choice, version(), gate));
   } catch (error) {
-    if (!(error instanceof Error && (error.name === 'SessionError' || error.name === 'SandboxUnavailableError'))) throw error;
+    if (!(error instanceof Error && ['SessionError', 'SandboxUnavailableError', 'PortError'].includes(error.name))) throw error;
     stderr.write(`agentloop: ${shown(error.message)}\n`);
     return 2;
   } finally {

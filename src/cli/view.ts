@@ -6,6 +6,7 @@ import type { InspectionEvent, Observer } from 'xstate';
 import { startStatelyInspector, STATELY_INSPECTOR_URL } from '../inspect/stately.js';
 import { agentloopHome, findSession, SessionNotFoundError } from '../transcript/store.js';
 import { startViewer } from '../view/server.js';
+import { PortError } from '../loopback/listen.js';
 import { Stepper, type Effect } from '../run/gate.js';
 import { selfCommand } from './self.js';
 import type { CliOptions } from './args.js';
@@ -56,7 +57,14 @@ export async function viewCommand(options: CliOptions, io: ViewIo): Promise<numb
     ...(options.port !== undefined ? { port: options.port } : {}),
     command: selfCommand(),
     redactor: outputRedactor(),
+  }).catch((error: unknown) => {
+    if (error instanceof PortError) return error;
+    throw error;
   });
+  if (viewer instanceof PortError) {
+    io.stderr.write(`agentloop: ${viewer.message}\n`);
+    return 2;
+  }
   io.stdout.write(`${viewer.url}\n`);
   io.stderr.write('Serving the step-through viewer on 127.0.0.1; press Ctrl-C to stop.\n');
   await waitForInterrupt();

@@ -8,6 +8,7 @@ import { cachedSummary, openCache, remember, saveCache, type ReadSummary, type S
 import { runningHolder, type LockHolder } from './lock.js';
 import type { SessionHeader, SessionRecord } from './records.js';
 import type { Transcript } from './store.js';
+import { sessionIdOfPath } from './paths.js';
 
 /** A session as `agentloop sessions` lists it. */
 export interface SessionSummary {
@@ -40,7 +41,7 @@ export function summarize(transcript: Transcript, updatedAt: Date): SessionSumma
   if (!header) return undefined;
   const { firstPrompt, turns, exitReason } = runsOf(records);
   return {
-    id: header.id,
+    id: sessionIdOfPath(transcript.path),
     path: transcript.path,
     cwd: header.cwd,
     model: header.model,
@@ -128,7 +129,7 @@ function readSummary(path: string, tail: boolean, cache: SummaryCache | undefine
 function withItsRun(read: ReadSummary, path: string, mtime: Date, locked: boolean): SessionSummary {
   const running = (locked && runningHolder(path)) || null;
   return {
-    id: read.id,
+    id: sessionIdOfPath(path),
     path,
     cwd: read.cwd,
     model: read.model,
@@ -150,7 +151,7 @@ function withItsRun(read: ReadSummary, path: string, mtime: Date, locked: boolea
 export function newestSessionFor(home: string, cwd: string): { id: string; path: string; header: SessionHeader } | undefined {
   for (const { path } of transcriptsByNewest(home)) {
     const header = readHeader(path);
-    if (header?.cwd === cwd) return { id: header.id, path, header };
+    if (header?.cwd === cwd) return { id: sessionIdOfPath(path), path, header };
   }
   return undefined;
 }

@@ -127,11 +127,21 @@ function openLockFile(transcript: string, path: string): number {
   try {
     return openSessionFile(path, 'lock');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EACCES') throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== undefined && code !== 'EACCES') throw new UnsafeSessionFileError(`cannot open the session's lock file ${path} (${code}): ${fixFor(code)}`);
+    if (code !== 'EACCES') throw error;
     const stat = statSync(path);
     if (kernelLockOn(stat)) throw new SessionBusyError(transcript, undefined);
     throw new UnsafeSessionFileError(`${path} is the lock file of user ${stat.uid}'s session, which no run holds: remove it to go on with the session`);
   }
+}
+
+/** What to do about a lock file that cannot be opened. */
+function fixFor(code: string): string {
+  if (code === 'EROFS') return 'the sessions folder is read-only: set AGENTLOOP_HOME to a folder you can write';
+  if (code === 'ENOSPC' || code === 'EDQUOT') return 'the disk is full: free some space';
+  if (code === 'ENOTDIR') return 'a file stands where a folder of its path should be: remove it';
+  return 'check the sessions folder (AGENTLOOP_HOME) and its permissions';
 }
 
 /** Whether any process holds a lock on the file of `stat` (its line in /proc/locks: `... fe:00:2418324 0 EOF`). */

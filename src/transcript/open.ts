@@ -9,6 +9,7 @@ import type { Question } from './records.js';
 import { reopenSession, type RecorderOptions, type SessionRecorder } from './recorder.js';
 import { restoreConversation, type RestoredConversation } from './resume.js';
 import { readTranscript, type Transcript } from './store.js';
+import { sessionIdOfPath } from './paths.js';
 
 /** A transcript that is no session, or whose history cannot be repaired: the message says why. */
 export class SessionNotResumableError extends Error {
@@ -38,8 +39,9 @@ export async function lockAndRead(path: string, options: LockOptions = {}): Prom
     : lockSession(path);
   try {
     const transcript = readTranscript(path);
-    const { header } = transcript;
-    if (!header) throw new SessionNotResumableError(`${path} is not a session transcript`);
+    if (!transcript.header) throw new SessionNotResumableError(`${path} is not a session transcript`);
+    // The session is the one its file names: the store finds it by that, whatever id its header says.
+    const header = { ...transcript.header, id: sessionIdOfPath(path) };
     const conversation = restoreConversation(transcript.records);
     if (conversation.problems.length > 0) {
       throw new SessionNotResumableError(`session ${header.id} cannot be resumed: ${conversation.problems.join('; ')}`);

@@ -37,7 +37,9 @@ export function openSessionFile(path: string, use: SessionFileUse): number {
   try {
     fd = openSync(path, FLAGS[use], 0o600);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new UnsafeSessionFileError(`${path} is a symbolic link: agentloop does not write through it`);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new UnsafeSessionFileError(`${path} is a symbolic link: agentloop does not write through it`);
+    if (code === 'EISDIR') throw new UnsafeSessionFileError(`${path} is a directory, where the session's ${use === 'lock' ? 'lock file' : 'transcript'} goes: remove it to go on with the session`);
     throw error;
   }
   try {

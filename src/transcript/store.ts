@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ID_PATTERN, sessionsDir, transcriptPath } from './paths.js';
+import { sessionIdProblem, sessionsDir, transcriptPath } from './paths.js';
 import type { SessionHeader, SessionRecord } from './records.js';
 import { parseRecordLines, type DamagedLine } from './lines.js';
 
@@ -53,7 +53,8 @@ export class SessionNotFoundError extends Error {
 
 /** The path of session `id`; a unique prefix of an id is enough. */
 export function findSession(home: string, id: string): string {
-  if (!ID_PATTERN.test(id)) throw new SessionNotFoundError(`not a session id: "${id}"`);
+  const problem = sessionIdProblem(id);
+  if (problem !== undefined) throw new SessionNotFoundError(problem);
   const exact = transcriptPath(home, id);
   if (existsSync(exact)) return exact;
   const dir = sessionsDir(home);
