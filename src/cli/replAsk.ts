@@ -7,6 +7,7 @@
  * (./terminal.ts `shown`: no escape sequence of the model's reaches the terminal).
  */
 import type { ToolUseBlock } from '../core/messages.js';
+import { toolCallLine, type Tool } from '../core/tool.js';
 import { isValidRule, type PermissionAsker } from '../permissions/gate.js';
 import { palette } from './output.js';
 import type { ReplInput } from './replInput.js';
@@ -27,10 +28,12 @@ export function deniedByUser(reason: string): string {
   return said === '' ? 'the user denied this call in the terminal' : `the user denied this call in the terminal and said: ${said}`;
 }
 
-/** The question's text: the call, why it is asked about, and the choices with the rule the second would allow. */
-export function questionText(block: ToolUseBlock, why: string, rule: string | null, colors: ReturnType<typeof palette>): string {
-  const input = block.input as { command?: unknown };
-  const what = block.name === 'bash' && typeof input.command === 'string' ? `Bash: ${input.command}` : `${block.name} ${JSON.stringify(block.input)}`;
+/**
+ * The question's text: the call as its tool shows it (`$ touch a.txt`, `Write hello.txt`: core/tool.ts toolCallLine),
+ * why it is asked about, and the choices with the rule the second would allow.
+ */
+export function questionText(block: ToolUseBlock, tool: Tool | undefined, why: string, rule: string | null, colors: ReturnType<typeof palette>): string {
+  const what = toolCallLine(tool, block.name, block.input);
   const lines = [
     colors.bold(`Allow ${shown(what)} ?`),
     colors.dim(`  (${shown(why)})`),
@@ -49,10 +52,10 @@ export function questionText(block: ToolUseBlock, why: string, rule: string | nu
 export function replAsker(input: ReplInput, out: NodeJS.WriteStream, before: () => void, remember: (rule: string) => void): PermissionAsker {
   const colors = palette(out, process.env);
   let queue: Promise<unknown> = Promise.resolve();
-  const askOne: PermissionAsker = async ({ block, reason, suggestion, signal }) => {
+  const askOne: PermissionAsker = async ({ block, tool, reason, suggestion, signal }) => {
     before();
     const rule = suggestion !== undefined && isValidRule(suggestion) ? suggestion : null;
-    out.write(questionText(block, reason, rule, colors));
+    out.write(questionText(block, tool, reason, rule, colors));
     const choices = rule !== null ? '1/2/3' : '1/3';
     for (;;) {
       const answer = await input.ask(`[${choices}] `, signal, true);

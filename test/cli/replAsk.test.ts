@@ -58,7 +58,7 @@ describe('the REPL asks before a call Claude Code would ask about', () => {
     const p = await startRepl();
     await p.line('make a file');
     const screen = await asked(p);
-    expect(screen).toContain('Allow Bash: touch made.txt ?');
+    expect(screen).toContain('Allow $ touch made.txt ?');
     expect(screen).toContain('  2  yes, and allow Bash(touch:*) for this session');
     await p.keys(['1'], { literal: true }); // one key, no Enter
     await settled(p, 'Results:');
@@ -114,7 +114,7 @@ describe('the REPL asks before a call Claude Code would ask about', () => {
     expect(questions(await p.screen())).toBe(0);
     await p.line('now write');
     const screen = await asked(p);
-    expect(screen).toContain('Allow Bash: touch x.txt # ^[]0;PWNED^G^[[2J ?');
+    expect(screen).toContain('Allow $ touch x.txt # ^[]0;PWNED^G^[[2J ?');
     expect(screen).toContain('  2  yes, and allow Bash(touch x.txt # ^[]0;PWNED^G^[[2J) for this session');
     expect(await p.show('#{pane_title}')).toBe(title);
     await p.keys(['3\r'], { literal: true }); // "3" and Enter in one write, as a quick typist sends them: no reason

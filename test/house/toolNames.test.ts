@@ -19,9 +19,7 @@ const ITS_PLACES = [/^tools\/bash\//, /^run\/defaultTools\.ts$/];
  * test, so the list only shrinks.
  */
 const BEING_REPLACED: Record<string, string> = {
-  'permissions/rules.ts': "its bash part: the bash tool's own permission (tools/bash/permission.ts), which the gate asks",
-  'permissions/suggest.ts': 'the bash tool suggests its own rules: Tool.permission.suggestRule',
-  'cli/replAsk.ts': 'the question shows a call with toolCallLine (core/tool.ts)',
+  'permissions/rules.ts': "the old rules, which durable/permissions.ts still judges with: the gate (permissions/gate.ts) asks the bash tool's own permission (tools/bash/permission.ts)",
 };
 
 function files(dir: string): string[] {
