@@ -5,11 +5,16 @@
  * holding the most runs; once 25 have, kill -9 of the restate-server and a restart on the same
  * data; once 40 have, kill -9 of the busiest worker again (a fresh worker joins after each kill).
  * Then: every run done within 60 s of the last fault, no writing tool started twice, and every
- * request the model server got held a valid history. */
+ * request the model server got held a valid history.
+ *
+ * And runs that wait for approval (issue 43): 8 runs in the default mode, each a writing command asked about; while
+ * all wait, kill -9 of a worker and of the server; then half approved, half denied, and at once kill -9 of the worker
+ * running the most (the approved commands run 2 s). Then: 0 calls run unapproved, none run twice, none asked again. */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSession } from '../../src/durable/admin.js';
+import { readSession, waitingCalls } from '../../src/durable/admin.js';
+import { approveCall, denyCall } from '../../src/durable/approvalsClient.js';
 import { submitRun } from '../../src/durable/ingress.js';
 import { INTERRUPTED_BY_WORKER } from '../../src/durable/journal.js';
 import { SERVICE_NAME } from '../../src/durable/protocol.js';
@@ -123,4 +128,84 @@ describe.skipIf('problem' in binary)('chaos: 30 runs, three workers, kill -9 of 
     expect(cluster.model.violations).toEqual([]);
     for (const request of cluster.model.requests) expect(historyProblems(request.body?.messages ?? [])).toEqual([]);
   }, 300_000);
+});
+
+const WAITING_RUNS = 8;
+
+/** `approve N`: one writing command (asked about in the default mode), 2 s long, then an answer quoting its result. */
+function askingAgent(log: string): StepFn {
+  return (body): Step => {
+    const run = /^approve (\d+)$/.exec(firstPrompt(body))?.[1] ?? '?';
+    if (lastToolResults(body).length > 0) return { content: [{ type: 'text', text: `done ${run}: ${lastToolResults(body).map(resultText).join(' | ')}` }], stop_reason: 'end_turn' };
+    return { content: [bashUse(`toolu_w${run}`, `echo w${run} >> ${log}; sleep 2`)], stop_reason: 'tool_use' };
+  };
+}
+
+describe.skipIf('problem' in binary)('chaos: runs waiting for approval, kill -9 of workers and of the server', () => {
+  let cluster: Cluster;
+  let log: string;
+
+  beforeAll(async () => {
+    cluster = await startCluster((binary as { path: string }).path, { pings: true });
+    log = join(cluster.dir, 'effects.log');
+    appendFileSync(log, '');
+    for (let i = 0; i < WAITING_RUNS * 4; i++) cluster.model.enqueue(askingAgent(log));
+    for (let i = 0; i < 2; i++) await cluster.addWorker();
+    await cluster.register();
+  }, 90_000);
+
+  afterAll(async () => {
+    await cluster?.close();
+  });
+
+  it('runs no call unapproved, none twice, and asks none again', async () => {
+    const effects = () => readFileSync(log, 'utf8').split('\n').filter((l) => l !== '');
+    const admin = { admin: cluster.restate.admin };
+    const target = { restate: cluster.restate.ingress, admin: cluster.restate.admin };
+    const ids = Array.from({ length: WAITING_RUNS }, (_, i) => `wait-${i}-${Date.now().toString(36)}`);
+    await Promise.all(ids.map((id, i) => submitRun(cluster.restate.ingress, id, { prompt: `approve ${i}`, permissionMode: 'default' }, id)));
+    const allWaiting = () => until('every run to wait', async () => {
+      const waiting = await waitingCalls(admin, SERVICE_NAME).catch(() => []);
+      return waiting.length === WAITING_RUNS ? waiting : undefined;
+    }, 60_000, 500);
+    await allWaiting();
+
+    // Faults while every run waits: a worker, then the server.
+    await cluster.workers.find((w) => w.alive())?.kill('SIGKILL');
+    await cluster.addWorker();
+    await cluster.restate.restart('SIGKILL');
+    const waiting = await allWaiting();
+    expect(effects(), 'calls run unapproved').toEqual([]);
+
+    // Half approved, half denied; the worker running the most approved runs killed at once.
+    const approved = new Set(ids.filter((_, i) => i % 2 === 0));
+    await Promise.all(waiting.map((call) =>
+      approved.has(call.sessionId) ? approveCall(target, call.sessionId, call.toolUseId) : denyCall(target, call.sessionId, call.toolUseId, 'chaos says no')));
+    await until('an approved command to start', () => (effects().length > 0 ? true : undefined), 30_000, 50);
+    const live = cluster.workers.filter((w) => w.alive());
+    const open = (w: WorkerProcess) => cluster.balancer.open.get(w.url) ?? 0;
+    await live.reduce((a, b) => (open(b) > open(a) ? b : a)).kill('SIGKILL');
+    await cluster.addWorker();
+
+    const results = new Map<string, string>();
+    await until('every run to end', async () => {
+      for (const id of ids.filter((i) => !results.has(i))) {
+        const view = await readSession(admin, SERVICE_NAME, id).catch(() => undefined);
+        if (view?.state === 'done') results.set(id, view.result.text);
+      }
+      return results.size === WAITING_RUNS ? true : undefined;
+    }, 90_000, 500);
+
+    const lines = effects();
+    console.info(`chaos (approvals): ${lines.length} approved commands started, ${[...results.values()].filter((t) => t.includes(INTERRUPTED_BY_WORKER)).length} interrupted`);
+    expect(new Set(lines).size, 'no call run twice').toBe(lines.length);
+    expect(lines.every((l) => approved.has(ids[Number(l.slice(1))] as string)), 'no call run unapproved').toBe(true);
+    ids.forEach((id, i) => {
+      const text = results.get(id);
+      if (approved.has(id)) expect([`done ${i}: (no output)`, `done ${i}: ${INTERRUPTED_BY_WORKER}`]).toContain(text);
+      else expect(text).toBe(`done ${i}: Not run: chaos says no`);
+    });
+    expect(await waitingCalls(admin, SERVICE_NAME), 'asked again').toEqual([]);
+    expect(cluster.model.violations).toEqual([]);
+  }, 240_000);
 });
