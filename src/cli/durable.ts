@@ -70,16 +70,18 @@ export async function runDurable(options: DurableOptions, io: DurableIo): Promis
 
 /**
  * What the json result reports beyond the final context, from the run's records (the journal's
- * times): the time from each request to its reply, and the usage and cost per model, of the
- * session's latest run.
+ * times): the time from each request to its reply, the usage and cost per model, and the calls the permissions
+ * denied (`permission_denials`, as -p's), of the session's latest run.
  */
 export function factsOf(records: readonly SessionRecord[]): RunFacts {
   const lastPrompt = records.map((r) => r.type).lastIndexOf('prompt');
   let requestAt: number | undefined;
   let apiMs = 0;
   const modelUsage: RunFacts['modelUsage'] = {};
+  const permissionDenials: NonNullable<RunFacts['permissionDenials']> = [];
   for (const record of records.slice(lastPrompt + 1)) {
     if (record.type === 'request') requestAt = Date.parse(record.at);
+    if (record.type === 'permission_denied') permissionDenials.push({ tool_name: record.toolName, tool_use_id: record.toolUseId, tool_input: record.input });
     if (record.type !== 'usage') continue;
     if (requestAt !== undefined) apiMs += Date.parse(record.at) - requestAt;
     requestAt = undefined;
@@ -91,7 +93,7 @@ export function factsOf(records: readonly SessionRecord[]): RunFacts {
     sum.cacheCreationInputTokens += record.usage.cache_creation_input_tokens;
     sum.costUSD += costOf(record.usage, model);
   }
-  return { durationApiMs: apiMs, modelUsage };
+  return { durationApiMs: apiMs, modelUsage, permissionDenials };
 }
 
 function printResult(result: DurableRunResult, records: readonly SessionRecord[], io: DurableIo): number {

@@ -23,7 +23,7 @@ import { durableSteps, journalledModel, journalledTools, journalTimers } from '.
 import type { Journal } from './steps.js';
 import { openRecords, readRecords, type DurableRecorder, type RecordState } from './records.js';
 import { askDurably } from './approvals.js';
-import { permissionHook, runPermissions, type WorkerPermissions } from './permissions.js';
+import { durableGate, runPermissions, type WorkerPermissions } from './permissions.js';
 import { requestProblem, SERVICE_NAME, toDurableResult, type DurableRunResult, type RunRequest, type RunStatus } from './protocol.js';
 
 /** What every run of a worker uses. */
@@ -125,7 +125,7 @@ async function runOptions(ctx: restate.ObjectContext, settings: WorkerSettings, 
   const permissions = runPermissions(request, settings.permissions);
   const ask = { redactor, ...(permissions?.timeoutMs !== undefined ? { timeoutMs: permissions.timeoutMs } : {}) };
   return {
-    ...(permissions ? { hooks: { beforeToolCall: permissionHook(journal, permissions, settings.cwd, (question) => askDurably(ctx, question, ask)) } } : {}),
+    ...(permissions ? { permissions: durableGate(journal, permissions, settings.cwd, (question) => askDurably(ctx, question, ask)) } : {}),
     model: run.model,
     // The journal gets a reply, a failed call's message and a tool's result redacted: a gateway's echo of the key never reaches Restate.
     modelCall: journalledModel(steps, redactingModel(settings.modelCall, redactor), redactor),

@@ -121,6 +121,8 @@ export function journalledTools(steps: DurableSteps, tools: readonly Tool[], red
     isConcurrencySafe: () => false,
     // How the call is named, shown and matched by rules (a decision of permissions.ts is journalled before the start).
     ...(tool.publicName !== undefined ? { publicName: tool.publicName } : {}),
+    // Read by the permission gate only, inside its journalled step: a replay reads the decision.
+    ...(tool.isReadOnly ? { isReadOnly: (input: unknown) => tool.isReadOnly?.(input) ?? false } : {}),
     ...(tool.display ? { display: tool.display } : {}),
     ...(tool.permission ? { permission: tool.permission } : {}),
     ...(tool.prepare ? { prepare: () => tool.prepare?.() } : {}),

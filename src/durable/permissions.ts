@@ -3,13 +3,13 @@
  * `--disallowedTools`) within the worker's floor (`worker --disallowedTools`, and `--permission-mode` as the most
  * permissive mode any run it serves gets). Each call's decision is a journalled step: a replay reads it and never
  * decides differently (a worker with other rules included); a call the mode would ask about waits for an answer on a
- * Restate awakeable (approvals.ts), which Restate journals too: a replay never asks again.
+ * Restate awakeable (approvals.ts), which Restate journals too: a replay never asks again. Calls are judged by the
+ * library's gate (permissions/gate.ts), in Claude Code's order.
  */
-import type { RunHooks } from '../core/hooks.js';
-import type { ToolUseBlock } from '../core/messages.js';
-import { toolCallLine, type Tool } from '../core/tool.js';
+import { toolCallLine } from '../core/tool.js';
 import type { PermissionMode } from '../permissions/modes.js';
-import { decideInModeSoon, parseRules } from '../permissions/rules.js';
+import { createPermissionGate, type DecidedBy, type GateCall, type GateDecision, type PermissionGate } from '../permissions/gate.js';
+import { parseRules } from '../permissions/rules.js';
 import type { AskAnswer, DurableAsk } from './approvals.js';
 import type { Journal } from './steps.js';
 import type { RunRequest } from './protocol.js';
@@ -55,18 +55,39 @@ export function runPermissions(request: RunRequest, worker: WorkerPermissions = 
 }
 
 /** A call's decision as journalled: allowed, denied (with the reason the model gets), or to be asked about. */
-type Judged = { allowed: true } | { allowed: false; ask: boolean; message: string; at: number };
+type Judged =
+  | { allowed: true; decidedBy: DecidedBy }
+  | { allowed: false; ask: false; decidedBy: DecidedBy; rule: string | null; message: string }
+  | { allowed: false; ask: true; message: string; at: number };
 
-async function judge(block: ToolUseBlock, permissions: RunPermissions, cwd: string): Promise<Judged> {
-  const rules = { allow: parseRules(permissions.allow), deny: parseRules(permissions.deny) };
+/**
+ * The gate's decision (permissions/gate.ts), with an asker that only notes the question: what the gate would ask
+ * about is asked durably outside this step (the question is journalled with it, the answer by Restate).
+ */
+async function judge(call: GateCall, permissions: RunPermissions, cwd: string): Promise<Judged> {
+  const { tool } = call;
+  let question: string | undefined;
   try {
-    const decision = await decideInModeSoon(block.name, block.input, rules, permissions.mode, cwd);
-    if (decision.allowed) return { allowed: true };
-    // Neither a deny rule nor a mode that never asks (plan, dontAsk): someone is asked.
-    const ask = decision.rule === null && (permissions.mode === 'default' || permissions.mode === 'acceptEdits');
-    return { allowed: false, ask, message: decision.message, at: Date.now() };
+    const gate = createPermissionGate({
+      cwd,
+      mode: permissions.mode,
+      allow: permissions.allow,
+      deny: permissions.deny,
+      ...(tool ? { tools: [tool] } : {}),
+      // The root rule held when the run's mode was set (runPermissions): bypassPermissions here is the worker's own.
+      env: { ...process.env, IS_SANDBOX: '1' },
+      asker: async ({ reason }) => {
+        question = reason;
+        return { allow: false, message: reason };
+      },
+    });
+    const decision = await gate.decide(call);
+    if (question !== undefined) return { allowed: false, ask: true, message: question, at: Date.now() };
+    if (decision.behavior === 'allow') return { allowed: true, decidedBy: decision.decidedBy };
+    return { allowed: false, ask: false, decidedBy: decision.decidedBy, rule: decision.rule, message: decision.message };
   } catch (error) {
-    return { allowed: false, ask: false, message: `not judged: ${error instanceof Error ? error.message : String(error)}`, at: Date.now() };
+    const message = `the permission check failed (${error instanceof Error ? error.message : String(error)}): not run`;
+    return { allowed: false, ask: false, decidedBy: 'mode', rule: null, message };
   }
 }
 
@@ -74,20 +95,30 @@ async function judge(block: ToolUseBlock, permissions: RunPermissions, cwd: stri
 export type DurableAsker = (question: DurableAsk) => Promise<AskAnswer>;
 
 /**
- * The run's `beforeToolCall`: the decision is the journalled step `permission <tool_use id>`, and a call to be asked
- * about waits for `ask`. A denied call never runs: the model gets `Not run: <reason>`.
+ * The run's gate, for runAgent's `permissions` (which tells every listener of a denial: the transcript, the result's
+ * permission_denials): each decision is the journalled step `permission <tool_use id>`, and a call to be asked about
+ * waits for `ask`. It does not change during the run (withMode and the like refuse).
  */
-export function permissionHook(journal: Journal, permissions: RunPermissions, cwd: string, ask: DurableAsker): NonNullable<RunHooks['beforeToolCall']> {
-  return async ({ block, tool }) => {
-    const judged = await journal.run(`permission ${block.id}`, () => judge(block, permissions, cwd));
-    if (judged.allowed) return undefined;
-    if (!judged.ask) return { action: 'deny', reason: judged.message };
-    const answer = await ask({ block, call: callLine(tool, block), reason: judged.message, at: judged.at });
-    return answer.allow ? undefined : { action: 'deny', reason: answer.message };
+export function durableGate(journal: Journal, permissions: RunPermissions, cwd: string, ask: DurableAsker): PermissionGate {
+  const decide = async (call: GateCall): Promise<GateDecision> => {
+    const { block, tool } = call;
+    const judged = await journal.run(`permission ${block.id}`, () => judge({ block, tool, signal: call.signal, ...(call.preApproved ? { preApproved: true } : {}) }, permissions, cwd));
+    if (judged.allowed) return { behavior: 'allow', decidedBy: judged.decidedBy };
+    if (!judged.ask) return { behavior: 'deny', decidedBy: judged.decidedBy, rule: judged.rule, message: judged.message };
+    const answer = await ask({ block, call: toolCallLine(tool, block.name, block.input), reason: judged.message, at: judged.at });
+    return answer.allow ? { behavior: 'allow', decidedBy: 'asker' } : { behavior: 'deny', decidedBy: 'asker', rule: null, message: answer.message };
   };
-}
-
-/** `$ touch x` for bash (its display), the tool's name and its input for another. */
-function callLine(tool: Tool | undefined, block: ToolUseBlock): string {
-  return toolCallLine(tool, block.name, block.input);
+  const unchanged = (): never => {
+    throw new Error("a durable run's permissions do not change while it runs");
+  };
+  return Object.freeze({
+    mode: permissions.mode,
+    dirs: [cwd] as const,
+    rules: [],
+    asker: undefined,
+    decide,
+    withMode: unchanged,
+    withRules: unchanged,
+    withAsker: unchanged,
+  });
 }

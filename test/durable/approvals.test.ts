@@ -35,13 +35,13 @@ async function submit(cluster: Cluster, prompt: string, flags: string[]): Promis
 }
 
 /** The result's text once the run is done (`result` polled). */
-async function resultOf(cluster: Cluster, id: string): Promise<{ result: string; is_error: boolean }> {
+async function resultOf(cluster: Cluster, id: string): Promise<{ result: string; is_error: boolean; permission_denials: unknown[] }> {
   const done = await until(`session ${id} to end`, async () => {
     const run = await cluster.cli(['result', id, ...cluster.flags]);
     return run.code === 3 ? undefined : run;
   }, 90_000, 500);
   expect(done.code, done.stderr).toBe(0);
-  return JSON.parse(done.stdout) as { result: string; is_error: boolean };
+  return JSON.parse(done.stdout) as { result: string; is_error: boolean; permission_denials: unknown[] };
 }
 
 describe.skipIf('problem' in binary).each(testUsers())('a worker started with --disallowedTools (as $name)', (user) => {
@@ -63,7 +63,10 @@ describe.skipIf('problem' in binary).each(testUsers())('a worker started with --
     const victim = join(cluster.dir, 'victim.txt');
     writeFileSync(victim, 'keep me');
     const denied = await submit(cluster, 'do: rm -f victim.txt', ['--permission-mode', 'bypassPermissions', '--disallowedTools', 'Bash(curl:*)']);
-    expect((await resultOf(cluster, denied)).result).toBe('Results: Not run: denied by rule Bash(rm:*)');
+    const result = await resultOf(cluster, denied);
+    expect(result.result).toBe('Results: Not run: denied by rule Bash(rm:*)');
+    // As -p lists them: the gate's denial is in the run's records.
+    expect(result.permission_denials).toEqual([{ tool_name: 'Bash', tool_use_id: expect.stringMatching(/^toolu_a\d+$/), tool_input: { command: 'rm -f victim.txt' } }]);
     expect(readFileSync(victim, 'utf8')).toBe('keep me');
     const ran = await submit(cluster, 'do: touch made.txt', ['--permission-mode', 'bypassPermissions']);
     expect((await resultOf(cluster, ran)).result).not.toMatch(/Not run/);
