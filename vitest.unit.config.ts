@@ -29,6 +29,8 @@ export default defineConfig({
       'test/tools/files/edges.test.ts',
       'test/session/hooks.test.ts',
       'test/view/timeline.test.ts',
+      'test/view/lessonCheck.test.ts',
+      'test/view/texts.test.ts',
       'test/diagram/**/*.test.ts',
       'test/cli/args.test.ts',
       'test/core/**/*.test.ts',

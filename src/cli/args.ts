@@ -22,7 +22,7 @@ const RUN_VALUES = [
   'inputFormat', 'model', 'fallbackModel', 'maxTurns', 'maxTokens', 'maxRetries', 'maxBudgetUsd', 'systemPrompt',
   'appendSystemPrompt', 'verbose', 'includePartialMessages', 'allowedTools', 'disallowedTools', 'cwd', 'sandbox',
   'allowEnv', 'resume', 'continue', 'sessionId', 'forkSession', 'inspect', 'view', 'port', 'mistake',
-  'includeLoopEvents', 'permissionPromptTool', 'mcpConfig', 'strictMcpConfig', 'allowWrite', 'waitForSession', 'step',
+  'includeLoopEvents', 'permissionPromptTool', 'mcpConfig', 'strictMcpConfig', 'allowWrite', 'waitForSession', 'step', 'lang',
   'addDir', 'noSessionPersistence', 'settingSources', 'jsonSchema', 'allowDangerouslySkipPermissions', 'thinking',
   'thinkingDisplay', 'maxThinkingTokens', 'tools', 'awaitInitialize', 'systemPromptFile',
   'appendSystemPromptFile',
@@ -139,7 +139,8 @@ function checkCombinations(options: CliOptions): void {
   for (const [text, file, flag] of [[options.systemPrompt, options.systemPromptFile, 'system-prompt'], [options.appendSystemPrompt, options.appendSystemPromptFile, 'append-system-prompt']] as const) {
     if (text !== undefined && file !== undefined) throw new UsageError(`--${flag} and --${flag}-file exclude each other: use one (as Claude Code)`);
   }
-  if (options.demo && resuming) throw new UsageError('--demo always starts a new session: it cannot be combined with --resume or --continue');
+  // --demo with --resume/--continue goes on with a session (a stepped demo killed while it waited) on the demo's model.
+  if (options.demo && resuming && options.prompt !== undefined) throw new UsageError('--demo asks its own question: --demo --continue goes on with a session, without a prompt');
   if (options.mistake !== undefined) checkMistake(options, options.mistake);
   if (options.step) checkStep(options);
   const needsResume = options.forkSession ? '--fork-session' : options.waitForSession ? '--wait-for-session' : undefined;

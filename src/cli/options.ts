@@ -58,6 +58,7 @@ export interface Flags {
   sessionId: string;
   view: boolean;
   step: boolean;
+  lang: 'en' | 'zh';
   inspect: boolean;
   port: number;
   compare: boolean;
@@ -184,6 +185,10 @@ export const OPTIONS: OptionTable<Flags> = {
   sessionId: { flag: 'session-id', argument: 'UUID', commands: ['run'], parse: (text, flag) => uuidOf(flag, text), description: 'the id of the new session' },
   view: { flag: 'view', commands: ['run'], description: 'show the run live in the local step-through viewer (prints its URL)' },
   step: { flag: 'step', commands: ['run'], description: 'stop the run before each model request and each tool until Next in the viewer (implies --view)' },
+  lang: {
+    flag: 'lang', argument: 'en|zh', commands: ['run', 'view'], parse: oneOf(['en', 'zh']),
+    description: "the lesson's language in the viewer and the demo's words (default: the browser's languages; the demo: $LANG)",
+  },
   inspect: { flag: 'inspect', commands: ['run'], description: 'show the machine live in the Stately inspector (prints its URL; needs internet)' },
   port: { flag: 'port', argument: 'N', commands: ['run', 'view'], parse: (text) => portOf(text), description: 'port of the viewer / inspector page (default: any free port)' },
   compare: { flag: 'compare', commands: ['view'], description: 'two sessions side by side (view --compare A B), the first diverging request marked' },

@@ -12,7 +12,7 @@ import { defaultRunConfig } from '../core/config.js';
 import { DEFAULT_MODEL } from '../core/models.js';
 import type { RunResult } from '../run/runAgent.js';
 import type { CliOptions } from './args.js';
-import { DEMO_BANNER, DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from './demo.js';
+import { demoBanner, demoLang, DEMO_MODEL_ID, DEMO_PROMPT, demoModel, stepHint } from './demo.js';
 import { describeError, exitCodeOf, palette, toJsonResult } from './output.js';
 import { onEndSignals } from './signals.js';
 import { jsonLine, outputRedactor, shown, useRedactor } from './terminal.js';
@@ -83,7 +83,9 @@ function onePrinter(options: CliOptions, cwd: string, choice: ModelChoice, conve
 }
 
 async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, version: string): Promise<number> {
-  const prompt = options.prompt ?? (options.demo ? DEMO_PROMPT : null);
+  // The demo asks its question, unless it goes on with a session (--demo --continue).
+  const resuming = options.resume !== undefined || options.continue === true;
+  const prompt = options.prompt ?? (options.demo && !resuming ? DEMO_PROMPT : null);
   const session = await openSession(options, cwd, choice.model, prompt);
   if (prompt === null && !session.awaitsModel) {
     session.recorder?.close();
@@ -118,10 +120,14 @@ async function runOnce(options: CliOptions, cwd: string, choice: ModelChoice, ve
   } finally {
     session.recorder?.close();
     signals.stop();
+    // A stepped run is over: its page says so (nothing waits, nothing will).
+    pages.gate?.end();
   }
 
   if (format === 'text') {
     await printText(result, options, structuredFailure(structured?.outcome()), verbose);
+    // The demo's way in: the command that steps it (already stepped: the page is the way).
+    if (options.demo && !options.step) stderr.write(`${stepHint(demoLang(options.lang, env), selfCommand())}\n`);
   } else {
     const failed = format === 'stream-json' ? apiErrorLine(result, session.id) : undefined;
     if (failed) stdout.write(jsonLine(failed));
@@ -260,7 +266,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   if (typeof started === 'number') return started;
   const { gate, servers, session: mcp } = { servers: undefined, session: undefined, ...started };
   let choice: ModelChoice = { ...model, permissions: gate };
-  if (options.demo) stderr.write(`${colors.bold(DEMO_BANNER)}\n`);
+  if (options.demo) stderr.write(`${colors.bold(demoBanner(demoLang(options.lang, env)))}\n`);
   const { BUILT_IN_TOOLS } = await import('../run/defaultTools.js');
   const missing = missingTools(options.tools, BUILT_IN_TOOLS);
   if (missing.length > 0) warn(`agentloop: --tools: ${missing.join(', ')} left out: agentloop's built-in tools are ${builtInNames(BUILT_IN_TOOLS)} (Claude Code too leaves out a name it has no tool for)`);

@@ -57,6 +57,7 @@ export async function viewCommand(options: CliOptions, io: ViewIo): Promise<numb
     ...(options.port !== undefined ? { port: options.port } : {}),
     command: selfCommand(),
     redactor: outputRedactor(),
+    ...(options.lang ? { lang: options.lang } : {}),
   }).catch((error: unknown) => {
     if (error instanceof PortError) return error;
     throw error;
@@ -84,9 +85,22 @@ export interface LivePages {
 
 /** What a stepped run waits before, in a few words. */
 function effectText(effect: Effect): string {
-  if (effect.type === 'request') return `the model request (turn ${effect.turnCount}, ${effect.messageCount} message${effect.messageCount === 1 ? '' : 's'})`;
-  const command = (effect.block.input as { command?: unknown } | null)?.command;
-  return `${effect.block.name}: ${typeof command === 'string' ? command : JSON.stringify(effect.block.input)}`;
+  switch (effect.type) {
+    case 'request':
+      return `the model request (turn ${effect.turnCount}, ${effect.messageCount} message${effect.messageCount === 1 ? '' : 's'})`;
+    case 'reply': {
+      const uses = effect.content.filter((b) => b.type === 'tool_use').length;
+      return `the loop reads the reply (turn ${effect.turnCount}: stop_reason ${effect.stopReason}, ${uses} tool_use block${uses === 1 ? '' : 's'})`;
+    }
+    case 'tool_start': {
+      const command = (effect.block.input as { command?: unknown } | null)?.command;
+      return `${effect.block.name}: ${typeof command === 'string' ? command : JSON.stringify(effect.block.input)}`;
+    }
+    case 'append':
+      return `appending ${effect.results.length} tool_result block${effect.results.length === 1 ? '' : 's'} to messages`;
+    case 'end':
+      return `handing the answer to the user (the run ends in ${effect.state})`;
+  }
 }
 
 /** `--step`: each time the run stops, one line on stderr says so (the first with the page's URL). */
@@ -119,6 +133,7 @@ async function startLiveViewer(options: CliOptions, session: { id: string; recor
     ...(gate ? { stepper: gate } : {}),
     command: selfCommand(),
     redactor: outputRedactor(),
+    ...(options.lang ? { lang: options.lang } : {}),
   });
   io.stderr.write(`viewer: ${viewer.url}\n`);
   if (gate) tellWhereItWaits(gate, viewer.url, io.stderr);

@@ -36,10 +36,11 @@ const escapeAttribute = (text: string) => text.replace(/[&"<>]/g, (c) => `&#${c.
 
 /** The page's look: the inspector's frame under one line of what it is, and the box that says it could not load. */
 const STYLE = `  html, body { margin: 0; height: 100%; font: 14px system-ui, sans-serif; }
-  iframe { width: 100%; height: calc(100% - 28px); border: 0; display: block; }
+  body { display: flex; flex-direction: column; }
+  iframe { width: 100%; flex: 1 1 auto; min-height: 0; border: 0; display: block; }
   [hidden] { display: none !important; }
-  p { margin: 0; height: 28px; line-height: 28px; padding: 0 12px; background: #101828; color: #d0d5dd; font-size: 12px; }
-  #offline { margin: 24px; padding: 16px 20px; border: 2px solid #f79009; border-radius: 10px; background: #fffaeb; font-size: 16px; line-height: 1.5; }
+  p { margin: 0; padding: 6px 12px; line-height: 1.4; background: #101828; color: #d0d5dd; font-size: 14px; overflow-wrap: anywhere; }
+  #offline { margin: 16px; overflow-wrap: anywhere; padding: 16px 20px; border: 2px solid #f79009; border-radius: 10px; background: #fffaeb; font-size: 16px; line-height: 1.5; }
   #offline code, #offline a { font-size: 15px; overflow-wrap: anywhere; }
 `;
 
@@ -92,6 +93,7 @@ export function bridgePage(inspectorUrl: string, token: string, nonce: string, o
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>agentloop · Stately inspector</title>
 <style nonce="${nonce}">
 ${STYLE}</style>

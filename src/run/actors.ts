@@ -38,7 +38,7 @@ export interface AgentActorsOptions {
   toolEnv?: (block: ToolUseBlock) => Readonly<Record<string, string>> | undefined;
   /** Write-ahead: a tool is called once this settles for it, its `tool_start` on record (./writeAhead.ts). */
   writeAhead?: (block: ToolUseBlock) => Promise<void>;
-  /** Stepping (`--step`): awaited before the model request and before each tool (gate.ts). */
+  /** Stepping (`--step`): awaited before the model request, with the reply, before each tool and before the append (gate.ts). */
   gate?: StepGate;
   /**
    * Cuts the run's secrets out of a failed model call's message (a gateway that echoes the key in a 401 or a 502
@@ -115,7 +115,10 @@ export function modelActor(
           : {}),
       };
     }
-    return redacting(call, signal);
+    const reply = await redacting(call, signal);
+    // Stepping: the reply is in hand; the machine takes it in (messages, the branch, the tools) once the learner says so.
+    await gate?.wait({ type: 'reply', turnCount: input.turnCount, stopReason: reply.stopReason, content: reply.content }, signal);
+    return reply;
   });
 }
 

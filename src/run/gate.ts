@@ -1,14 +1,26 @@
 /**
- * Stepping a live run (`--step`): the actors that touch the world await a gate before each effect
- * (the model request, each tool), so the machine rests in `callingModel` or `executingTools`
- * until someone lets it go on. What is about to happen is described with the very events the
- * recorder will see once it does happen: a `request` (the body about to be sent) and a
- * `tool_start` (the tool_use about to run).
+ * Stepping a live run (`--step`): the actors that touch the world await a gate before each effect of
+ * the chapter's loop, so the machine rests until someone lets it go on (the machine itself stays pure):
+ * - `request` (③ ⑦): the model actor, before the body goes out (the machine rests in `callingModel`);
+ * - `reply` (④): the model actor, with the whole reply in hand (its stop_reason, its tool_use blocks),
+ *   before the machine takes it in: nothing of it is in messages yet and no tool has started;
+ * - `tool_start` (⑤): the stepped tool runner, before each tool (the machine rests in `executingTools`);
+ * - `append` (⑥): the stepped tool runner, every result in, before the machine appends them to messages;
+ * - `end` (⑧): runAgent, the machine in its final state, before the answer goes to the caller.
+ * A `request` and a `tool_start` are the very events the recorder sees once they happen.
  */
 import type { RunEvent } from '../core/events.js';
+import type { ContentBlock, StopReason, ToolResultBlockParam } from '../core/messages.js';
 
 /** The effect the run is parked before. */
-export type Effect = Extract<RunEvent, { type: 'request' } | { type: 'tool_start' }>;
+export type Effect =
+  | Extract<RunEvent, { type: 'request' } | { type: 'tool_start' }>
+  /** The reply is in (the model call is over): the loop has not read it yet. */
+  | { type: 'reply'; turnCount: number; stopReason: StopReason | null; content: ContentBlock[] }
+  /** Every tool of the turn has returned: the tool_result blocks about to be appended as one user message. */
+  | { type: 'append'; results: ToolResultBlockParam[] }
+  /** The run reached its final state: its answer (the last assistant text) is about to go to the user. */
+  | { type: 'end'; state: string; exitReason: string | null; text: string };
 
 export interface StepGate {
   /** Resolves when `effect` may happen; rejects when `signal` aborts first (the run was interrupted). */
@@ -22,11 +34,13 @@ export interface StepperState {
   released: number;
   /** `run`: the learner let it run to the end; no more stops. */
   mode: 'step' | 'run';
+  /** The run is over (its result written): nothing more will happen. */
+  ended: boolean;
 }
 
 /** A gate the learner opens one effect at a time (`next`), or for good (`runToEnd`). */
 export class Stepper implements StepGate {
-  private state: StepperState = { waiting: null, released: 0, mode: 'step' };
+  private state: StepperState = { waiting: null, released: 0, mode: 'step', ended: false };
   private open: (() => void) | undefined;
   private readonly listeners = new Set<(state: StepperState) => void>();
 
@@ -66,6 +80,12 @@ export class Stepper implements StepGate {
   runToEnd(): void {
     this.set({ mode: 'run' });
     this.next();
+  }
+
+  /** The run is over: the page says so (nothing waits, nothing will). */
+  end(): void {
+    this.open = undefined;
+    this.set({ waiting: null, ended: true });
   }
 
   /** Calls `listener` with each new state; returns the unsubscribe. */

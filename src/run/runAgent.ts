@@ -104,7 +104,7 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   tracing?: RunTracing;
   /** The timers of the machine's waits (before a retry); default the process's. A durable run journals them (durable/journal.ts). */
   clock?: ActorOptions<AnyActorLogic>['clock'];
-  /** Stepping (`--step`): the run waits at this gate before each model request and each tool (gate.ts). */
+  /** Stepping (`--step`): the run waits at this gate before each effect of the chapter's loop: request, reply, tool, append, end (gate.ts). */
   gate?: StepGate;
   /**
    * What is never written (core/redact.ts): cut out of a failed model call's message and of tool results before the
@@ -186,6 +186,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
       text: lastAssistant ? textOf(lastAssistant.content) : '',
       durationMs: Date.now() - started,
     };
+    await stepAtTheEnd(options, result);
     recorder?.finish(result);
     spans?.end({ ...runEndOf(context), state: result.state });
     return result;
@@ -197,6 +198,11 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
     actor.stop();
     if (recorder && recorder !== options.session) recorder.close();
   }
+}
+
+/** Stepping: the run is over; its answer goes to the caller once the learner says so (the chapter's ⑧). An abort lets it go. */
+async function stepAtTheEnd({ gate, signal }: RunAgentOptions, { state, context, text }: RunResult): Promise<void> {
+  if (gate) await gate.wait({ type: 'end', state, exitReason: context.exitReason, text }, signal ?? new AbortController().signal).catch(() => undefined);
 }
 
 /** What is plugged into the machine for one run. */

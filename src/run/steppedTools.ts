@@ -2,8 +2,9 @@
  * The tool runner of a stepped run (`--step`): the same actor protocol as `toolRunnerActor`
  * (SUBMIT, FINISH, CANCEL in; TOOL_STARTED, TOOL_RESULT, TOOLS_DONE out), but each tool_use waits
  * at the gate and then runs alone, in the reply's order, through an executor of its own (the same
- * hooks, the same results). Nothing starts while the reply streams: the learner sees each tool
- * before it runs.
+ * hooks, the same results). Nothing starts while the reply streams, read-only tools included: the
+ * learner sees each tool before it runs. Each result goes out as a TOOL_RESULT as it comes; TOOLS_DONE
+ * (which makes the machine append them) waits at the gate once more.
  */
 import { fromCallback } from 'xstate';
 import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
@@ -43,14 +44,17 @@ export function steppedToolRunner(tools: readonly Tool[], settings: ExecutorOpti
     let turn: AbortController | undefined;
     const send = (event: AgentEvent) => sendBack(event);
     const runTurn = async (blocks: readonly ToolUseBlock[], signal: AbortSignal) => {
-      for (const [i, block] of blocks.entries()) {
+      const results: ToolResultBlockParam[] = [];
+      for (const block of blocks) {
         await gate.wait({ type: 'tool_start', block }, signal);
         const done = await runOneBlock(block, byName, settings, (b) => send({ type: 'TOOL_STARTED', block: b }), signal, redactor);
         if (done === undefined || signal.aborted) return;
-        // The result that completes the set goes out with TOOLS_DONE, in the same step (as toolRunnerActor does).
-        send(i === blocks.length - 1 ? { type: 'TOOLS_DONE', last: { block, ...done } } : { type: 'TOOL_RESULT', block, ...done });
+        results.push(done.result);
+        send({ type: 'TOOL_RESULT', block, ...done });
       }
-      if (blocks.length === 0) send({ type: 'TOOLS_DONE' });
+      // Every result is in (and on record): the machine appends them once the learner says so (the chapter's ⑥).
+      if (blocks.length > 0) await gate.wait({ type: 'append', results }, signal);
+      send({ type: 'TOOLS_DONE' });
     };
     receive((command) => {
       if (command.type === 'SUBMIT') return; // no start mid-stream: each tool waits for the learner

@@ -8,12 +8,6 @@ import type { Timeline, TimelineMessage, TimelineRequest } from './timeline.js';
 /** The states a run ends in. */
 export const FINAL_STATES: ReadonlySet<string> = new Set(['done', 'failed', 'aborted']);
 
-/** What a tool that started and has no result by step `i` is: `running`, or left without one when the run ended. */
-export function unansweredTool(t: Pick<Timeline, 'steps'>, i: number, running: string): string {
-  const state = t.steps[i]?.state ?? '';
-  return FINAL_STATES.has(state) ? `⚠ no result recorded: the run ended (${state}) without it` : running;
-}
-
 /** The history as it was at step `index` (only the first `limit` messages when given): up to its first gap. */
 export function messagesAt(t: Pick<Timeline, 'messages'>, index: number, limit?: number): TimelineMessage[] {
   const out: TimelineMessage[] = [];
@@ -57,21 +51,4 @@ export function requestBody(t: Pick<Timeline, 'messages'>, req: TimelineRequest)
     if (block) Object.assign(block, { cache_control: { type: 'ephemeral' } });
   }
   return { ...req.body, messages };
-}
-
-/** `messages[1], messages[2]` */
-export const indexList = (indices: readonly number[]) => indices.map((i) => `messages[${i}]`).join(', ');
-
-/** `request 2 = request 1 + messages[1], messages[2]`, with messages rewritten or deleted since. */
-export function requestDeltaText(r: { number: number; added: number[]; removed: number[] }): string {
-  const changed = r.added.filter((i) => r.removed.includes(i));
-  const added = r.added.filter((i) => !changed.includes(i));
-  const deleted = r.removed.filter((i) => !changed.includes(i));
-  if (!added.length && !changed.length && !deleted.length) return `the same messages as request ${r.number - 1}`;
-  const parts = [
-    ...(added.length ? [`+ ${indexList(added)}`] : []),
-    ...(changed.length ? [`with ${indexList(changed)} rewritten`] : []),
-    ...(deleted.length ? [`with deleted ${indexList(deleted)}`] : []),
-  ];
-  return `request ${r.number} = request ${r.number - 1} ${parts.join(', ')}`;
 }

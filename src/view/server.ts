@@ -38,6 +38,8 @@ export interface ViewerOptions {
   stepper?: Stepper;
   /** How the page names agentloop in a command it offers (the CLI's cli/self.ts); default `agentloop`. */
   command?: string;
+  /** The lesson's language (`--lang`); absent: the page picks it from the browser's languages. */
+  lang?: 'en' | 'zh';
   /** Every answer goes through it: a transcript written before redaction, or by another program, shows no secret. */
   redactor?: Redactor;
 }
@@ -146,7 +148,7 @@ function servePage(s: ServerState, res: ServerResponse): void {
     'set-cookie': tokenCookie(tokenCookieName('view', s.port), s.token),
   });
   const { live, compare, stepper } = s.options;
-  res.end(viewerPage({ defaultSession: defaultSession(s), startAtEnd: live === true, ...(compare ? { compare } : {}), ...(stepper ? { stepping: true } : {}), ...(s.options.command ? { command: s.options.command } : {}) }));
+  res.end(viewerPage({ defaultSession: defaultSession(s), startAtEnd: live === true, ...(compare ? { compare } : {}), ...(stepper ? { stepping: true } : {}), ...(s.options.command ? { command: s.options.command } : {}), ...(s.options.lang ? { lang: s.options.lang } : {}) }));
 }
 
 function serveStatic(path: string, res: ServerResponse): boolean {

@@ -20,6 +20,7 @@ import { addFacts, type StepFacts } from './facts.js';
 import { edgesTaken, type Decision } from './path.js';
 import { readOrder, type ReadRecord } from './read.js';
 import type { AnyRecord, Timeline, TimelineStep } from './timelineShape.js';
+import { line } from './texts/line.js';
 
 export type { AnyRecord, Timeline, TimelineMessage, TimelineRequest, TimelineStep, TimelineTool, TimelineUsage } from './timelineShape.js';
 
@@ -94,11 +95,11 @@ class TimelineBuilder {
   }
 
   /** A new step; the previous one's records end where this one's lead-in began. */
-  private push(step: Omit<TimelineStep, 'records' | 'facts' | 'sentence' | 'lesson' | 'edges' | 'decisions' | 'notes'>, from: string | null): TimelineStep {
+  private push(step: Omit<TimelineStep, 'records' | 'facts' | 'say' | 'sentence' | 'why' | 'lesson' | 'edges' | 'decisions' | 'notes'>, from: string | null): TimelineStep {
     const start = this.leadIn ?? this.position;
     const prev = this.last();
     if (prev) prev.records[1] = start;
-    const full: TimelineStep = { ...step, edges: [], decisions: this.decisions, sentence: '', lesson: { marks: '', title: '' }, notes: this.notes, facts: {} as StepFacts, records: [start, start + 1] };
+    const full: TimelineStep = { ...step, edges: [], decisions: this.decisions, say: [], sentence: '', why: null, lesson: { marks: '', title: line('title.calls') }, notes: this.notes, facts: {} as StepFacts, records: [start, start + 1] };
     full.edges = edgesTaken(this.graph, { from, to: full.state, event: full.event, decisions: this.decisions, exitReason: full.exitReason });
     this.t.steps.push(full);
     this.notes = [];

@@ -8,6 +8,7 @@ import type { Usage } from '../core/usage.js';
 import type { CacheMark, RequestRecord, ResultRecord, SessionHeader, SessionRecord } from '../transcript/records.js';
 import type { ReplyFacts, StepFacts } from './facts.js';
 import type { Decision } from './path.js';
+import type { Line } from './texts/line.js';
 
 export interface TimelineStep {
   /** `state`: the machine entered `state`; `reply`: a reply arrived (the machine is in the choice `checkingReply`). */
@@ -21,10 +22,14 @@ export interface TimelineStep {
   /** Ids of the diagram's edges that led here from the previous step, in order. */
   edges: string[];
   decisions: Decision[];
-  /** What this step does, in one sentence made of what its records show. */
+  /** What this step does, in sentences made of what its records show (texts/line.ts: rendered in the page's language). */
+  say: Line[];
+  /** `say` in English, as one paragraph. */
   sentence: string;
+  /** The chapter's reason that this step makes visible (reasons.ts), if any. */
+  why: Line | null;
   /** The chapter's step(s) (`③`, `④`, ...; empty on a production path) and a short title. */
-  lesson: { marks: string; title: string };
+  lesson: { marks: string; title: Line };
   /** What happened just before or during this step (a prompt, a resume, the end of a run). */
   notes: string[];
   /** On a waitingToRetry step: the error and the wait. */

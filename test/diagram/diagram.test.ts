@@ -4,6 +4,7 @@ import { machineDiagramSvg, machineGraph, machineLayout } from '../../src/diagra
 import type { Box } from '../../src/diagram/layout.js';
 import { listTransitions } from '../../src/diagram/transitions.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
+import { lessonSvg } from '../../src/view/lessonLayout.js';
 
 const graph = machineGraph(agentMachine);
 const layout = await machineLayout(agentMachine);
@@ -79,9 +80,20 @@ describe('diagrams/agent-loop.svg', () => {
     expect(committed).toBe(await machineDiagramSvg(agentMachine));
   });
 
-  it('is the diagram the README shows', () => {
+  it('is the diagram the README shows one click past the chapter’s loop', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     expect(readme).toContain('](diagrams/agent-loop.svg)');
     expect(readme).not.toContain('```mermaid');
+  });
+});
+
+describe('diagrams/lesson-loop.svg (and .zh.svg)', () => {
+  it('is the chapter’s loop as the viewer draws it (`npm run diagrams` when this fails), the README’s first picture', () => {
+    for (const [file, lang] of [['lesson-loop.svg', 'en'], ['lesson-loop.zh.svg', 'zh']] as const) {
+      expect(readFileSync(new URL(`../../diagrams/${file}`, import.meta.url), 'utf8'), file).toBe(lessonSvg(lang));
+    }
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const pictures = [...readme.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => m[1]);
+    expect(pictures[0]).toBe('diagrams/lesson-loop.svg');
   });
 });

@@ -35,6 +35,11 @@ describe('the Stately inspector relay, offline', () => {
       /^The Stately inspector could not load from http:\/\/127\.0\.0\.1:9\/inspect \(it could not be reached: .+\)\. It needs the internet\.The local step-through viewer shows the same run offline: node \/opt\/agentloop\/dist\/cli\/main\.js view 0b5e$/,
     );
     expect(await page.locator('#inspector').isVisible()).toBe(false);
+    // Readable on a phone: laid out at the phone's width (a viewport meta), text of 14 px or more, no sideways scroll.
+    expect(await page.locator('meta[name="viewport"]').getAttribute('content')).toBe('width=device-width, initial-scale=1');
+    const sizes = await page.evaluate(() => [...document.querySelectorAll('p, #offline')].map((e) => parseFloat(getComputedStyle(e).fontSize)));
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(14);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - innerWidth)).toBeLessThanOrEqual(0);
     await waitFor('the report at the relay', () => reasons.length === 1);
     expect(reasons[0]).toMatch(/^it could not be reached: /);
   });

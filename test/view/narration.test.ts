@@ -97,13 +97,13 @@ describe('every sentence says what the records of its step show', () => {
   it('tells each mistake as it went', () => {
     const sentences = (label: string) => runs.find((r) => r.label === label)?.timeline.steps.map((s) => s.sentence) ?? [];
     expect(sentences('mistake forget-tool-result')).toContainEqual(expect.stringMatching(/^The results of toolu_demo_01 are not appended: state\.messages still has 2 messages/));
-    expect(sentences('mistake forget-assistant')).toContainEqual(expect.stringMatching(/but the loop does not append it: state\.messages still ends at messages\[0\]; needsFollowUp is true/));
+    expect(sentences('mistake forget-assistant')).toContainEqual(expect.stringMatching(/but the loop does not append it: state\.messages still ends at messages\[0\]\. needsFollowUp is true/));
     // The results join the prompt's user message (roles alternate): messages[0] is written over, not appended.
     expect(sentences('mistake forget-assistant')).toContainEqual('The loop writes messages[0] (1 tool_result block for toolu_demo_01), joined to the user message already there; transitionReason is tool_result.');
     expect(sentences('mistake unbound-result')).toContainEqual(expect.stringMatching(/appends messages\[2\], which holds a tool_result without tool_use_id/));
     expect(sentences('mistake drop-message')).toContainEqual(expect.stringMatching(/^Before the call the loop deleted messages\[1\], messages\[2\] from state\.messages/));
     expect(sentences('mistake stop-reason-only')).toContainEqual(
-      expect.stringMatching(/stop_reason end_turn and 1 tool_use block \(bash: ls -A\); needsFollowUp is true; the teaching check .* would stop here; the guard that fires is \[else\] → done/),
+      expect.stringMatching(/stop_reason end_turn and 1 tool_use block \(bash: ls -A\)\. needsFollowUp is true\. The teaching check .* would stop here, unlike the tool_use blocks\. So the loop stops here\./),
     );
   });
 });

@@ -1,7 +1,8 @@
 /**
  * `--step` as shipped: the CLI as a process, the page in Chromium. `agentloop --demo --step` waits
- * before its model call until the page says Next (the transcript has no request until then), shows
- * each effect before it happens, and runs to the end on "Run to the end"; a kill while parked is
+ * before its model call until the page says Next (the transcript has no request until then), at the
+ * reply (its stop_reason shown, no tool started), before the tool and before the append, shows each
+ * effect before it happens, runs to the end on "Run to the end" and then says the run is over; a kill while parked is
  * just a kill: `-p … --step` killed before its model call resumes with `--continue` and finishes.
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -64,22 +65,64 @@ describe('agentloop --demo --step', () => {
       expect(await page.getByTestId('state-code').textContent()).toContain('turnCount: 1');
 
       await page.getByTestId('step-next').tap();
+      // ④: the reply is in, with its stop_reason and its tool_use block, before the loop reads it and before any tool starts.
+      await waitFor('the wait at the reply', () => cli.output().stderr.includes('[step] waiting for the page before the loop reads the reply (turn 1: stop_reason tool_use, 1 tool_use block)'), 20_000);
+      await page.getByTestId('step-waits').filter({ hasText: 'The reply of turn 1 is in: stop_reason tool_use, 1 tool_use block (bash: ls -A)' }).waitFor();
+      expect(records(id).filter((r) => r.type === 'request')).toHaveLength(1);
+      expect(records(id).filter((r) => r.type === 'tool_start' || r.type === 'usage')).toHaveLength(0);
+      expect(await page.getByTestId('step-next').textContent()).toBe('Next: read the reply');
+
+      await page.getByTestId('step-next').tap();
       await waitFor('the wait before the tool', () => cli.output().stderr.includes('[step] waiting for the page before bash: ls -A'), 20_000);
       await page.getByTestId('step-waits').filter({ hasText: 'waits before running a tool: bash: ls -A' }).waitFor();
-      // The request went out; the tool has not started.
-      expect(records(id).filter((r) => r.type === 'request')).toHaveLength(1);
+      // The reply is in messages; the tool has not started.
+      expect(records(id).filter((r) => r.type === 'usage')).toHaveLength(1);
       expect(records(id).filter((r) => r.type === 'tool_start')).toHaveLength(0);
+
+      await page.getByTestId('step-next').tap();
+      // ⑥: the tool ran; its result is not appended yet.
+      await page.getByTestId('step-waits').filter({ hasText: 'The run waits before the loop appends 1 tool_result block (toolu_demo_01) to messages' }).waitFor();
+      expect(records(id).filter((r) => r.type === 'tool_result')).toHaveLength(1);
+      expect(records(id).filter((r) => r.type === 'message' && (r as { origin?: string }).origin === 'tools')).toHaveLength(0);
+
+      await page.getByTestId('step-next').tap();
+      await page.getByTestId('step-waits').filter({ hasText: 'waits before sending request 2 (turn 2)' }).waitFor();
+      expect(await page.getByTestId('chapter-mark').textContent()).toBe('⑦');
+      // The controls are words: no glyph that needs an emoji font.
+      for (const button of await page.locator('[data-testid="stepper"] button, nav.controls button').allTextContents()) expect(button).not.toMatch(/[\u23e9-\u23fa]/u);
 
       await page.getByTestId('step-run').click();
       await waitFor('the run to end', () => cli.output().stderr.includes('page stays up until Ctrl-C'), 20_000);
-      await page.getByTestId('step-waits').filter({ hasText: 'Running to the end' }).waitFor();
+      await page.getByTestId('step-waits').filter({ hasText: 'The run is over: nothing more will happen.' }).waitFor();
       await page.getByText('step 7 / 7').waitFor();
+      expect(await page.getByTestId('step-run').isDisabled()).toBe(true);
       expect(cli.output().stdout).toMatch(/The working directory has 1 entry:\n- notes\.txt/);
       expect(records(id).at(-1)).toMatchObject({ type: 'result', exitReason: 'completed' });
     } finally {
       cli.child.kill('SIGINT');
     }
     expect((await cli.done).code).toBe(0);
+  });
+});
+
+describe('agentloop --demo --step, killed while it waits', () => {
+  it('at the reply: --demo --continue resumes it and finishes, asking the model again', async () => {
+    const env = cliEnv({ AGENTLOOP_HOME: join(dir, 'home3') });
+    const cwd = join(dir, 'project');
+    const cli = startCli(['--demo', '--step'], { cwd, env });
+    const url = new URL(await waitFor('the first wait', () => /\[step\] the run waits for the page before .* at (http:\S+)/.exec(cli.output().stderr)?.[1], 20_000));
+    const next = await fetch(new URL(`/api/step/next?token=${url.searchParams.get('token')}`, url), { method: 'POST' });
+    expect(next.status).toBe(200);
+    await waitFor('the wait at the reply', () => cli.output().stderr.includes('before the loop reads the reply'), 20_000);
+    cli.child.kill('SIGKILL');
+    await cli.done;
+    const resumed = await runCli(['--demo', '--continue'], { cwd, env });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(/The working directory has 1 entry:\n- notes\.txt/);
+    const [session] = readdirSync(join(dir, 'home3', 'sessions')).filter((f) => f.endsWith('.jsonl'));
+    const text = readFileSync(join(dir, 'home3', 'sessions', session as string), 'utf8');
+    expect(text.match(/"type":"prompt"/g)).toHaveLength(1); // one question, asked once
+    expect(text.match(/"type":"request"/g)).toHaveLength(3); // the first asked again, then the second
   });
 });
 

@@ -75,7 +75,7 @@ describe('the edges and the sentence of each step', () => {
     expect(t.steps.map((s) => s.sentence)).toEqual([
       'The loop sends request 1, state.messages (1 message) and the tool definitions, to the model (turn 1).',
       'The model call failed (Overloaded); it can be retried, so the loop waits 500 ms before attempt 2.',
-      'The loop sends request 2, state.messages (1 message) and the tool definitions, to the model (turn 1, transitionReason retry): the same messages as request 1.',
+      'The loop sends request 2, state.messages (1 message) and the tool definitions, to the model (turn 1, transitionReason retry). It carries the same messages as request 1.',
       'The run ends in done (exitReason completed): the loop hands the text of messages[1] to the user (“hi”).',
     ]);
   });

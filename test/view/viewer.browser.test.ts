@@ -23,7 +23,9 @@ import { findSession, readTranscript } from '../../src/transcript/store.js';
 import { readOrder } from '../../src/view/read.js';
 import { startViewer, type Viewer } from '../../src/view/server.js';
 import type { Timeline } from '../../src/view/timeline.js';
+import { checkShown } from '../support/lessonCheck.js';
 import { checkStep, liveBefore } from '../support/narration.js';
+import { pageShown } from '../support/pageShown.js';
 import { cut, paused, SIX_CALLS } from '../support/sixCalls.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -152,7 +154,7 @@ describe.each(SIZES)('the viewer at $width×$height', (size) => {
         expect(await text(page, 'stop-reason')).toBe(JSON.stringify(step.reply?.stopReason));
         expect(await text(page, 'tool-uses')).toBe(String(step.reply?.toolUses.length));
         expect(await text(page, 'needs-follow-up')).toBe(String(step.reply?.needsFollowUp));
-        expect(await text(page, 'teaching')).toMatch(/the same as needsFollowUp/);
+        expect(await text(page, 'teaching')).toMatch(/the same as the tool_use blocks say/);
       }
       // The tool is never shown as returned before the step it returns in.
       const result = t.tools.find((x) => x.kind === 'result');
@@ -168,13 +170,16 @@ describe.each(SIZES)('the viewer at $width×$height', (size) => {
     expect(await page.getByTestId('tool-card').textContent()).toMatch(/started \d\d:\d\d:\d\d\.\d{3}, while the reply still streamed.*bound to tool_use_id toolu_demo_01/);
   });
 
-  it('shows, for the demo and every mistake, the sentence its step’s records show', async () => {
+  it('shows, for the demo and every mistake, only lines its step’s records show: sentence, reason, cards, the drawing', async () => {
+    const contradictions: string[] = [];
     for (const id of [demoId, ...MISTAKE_NAMES.map((n) => mistaken[n])]) {
       const t = await timelineOf(id);
       const transcript = readTranscript(findSession(home, id));
       const order = readOrder(transcript.records, transcript.damaged);
       await open(page, id);
       for (const [i, step] of t.steps.entries()) {
+        // Every line as the page shows it (test/support/lessonCheck.ts), in English (the browser's language here).
+        contradictions.push(...checkShown(await pageShown(page), { order, ranges: t.steps.map((s) => s.records) }, i, `${t.header?.label}`));
         const sentence = (await text(page, 'sentence')) ?? '';
         expect(sentence).toBe(step.sentence);
         try {
@@ -192,6 +197,7 @@ describe.each(SIZES)('the viewer at $width×$height', (size) => {
         await page.keyboard.press('ArrowRight');
       }
     }
+    expect(contradictions).toEqual([]);
   });
 
   it('draws what each mistake broke, and counts in the request header what the body holds', async () => {

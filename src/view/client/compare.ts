@@ -1,6 +1,7 @@
 /** Two runs side by side: where their requests first differ (the bodies as sent, rebuilt from each transcript). */
 import type { Timeline } from '../timeline.js';
 import { requestBody } from '../history.js';
+import { tr, type Lang } from '../texts/line.js';
 
 export interface Divergence {
   /** Index (from 0) of the first request that is not the same in both runs. */
@@ -42,10 +43,7 @@ export function firstDivergence(a: Timeline, b: Timeline): Divergence | null {
 }
 
 /** The banner's sentence. */
-export function describeDivergence(d: Divergence | null): string {
-  if (!d) return 'The two runs send the same requests.';
-  const n = d.request + 1;
-  const sends = (count: number | null, who: string) => (count === null ? `${who} sends no request ${n}` : `${who} sends ${count} message${count === 1 ? '' : 's'}`);
-  const where = d.message === null ? '' : `; they differ from messages[${d.message}] on`;
-  return `The runs first differ at request ${n}: ${sends(d.counts[0], 'A')}, ${sends(d.counts[1], 'B')}${where}.`;
+export function describeDivergence(d: Divergence | null, lang: Lang = 'en'): string {
+  if (!d) return tr(lang, 'compare.same');
+  return tr(lang, 'compare.differ', { number: d.request + 1, a: d.counts[0], b: d.counts[1], message: d.message });
 }

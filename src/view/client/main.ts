@@ -6,6 +6,7 @@ import './main.css';
 import { fetchMachine, fetchSessions, followSession, type MachineView, type SessionSummary } from './api.js';
 import { describeDivergence, firstDivergence } from './compare.js';
 import { h, part } from './dom.js';
+import { applyStatic, initialLang, keepLang, tr, type Lang } from './lang.js';
 import { renderStepper } from './stepper.js';
 import { TimelineView } from './view.js';
 import type { StepperState } from '../../run/gate.js';
@@ -19,10 +20,26 @@ interface PageConfig {
   compare?: [string, string];
   /** A stepped run: the page lets it go on (stepper.ts). */
   stepping?: boolean;
+  /** The language asked for on the command line (`--lang`); else the browser's. */
+  lang?: string;
 }
 
 const config = JSON.parse(document.getElementById('agentloop-config')?.textContent ?? '{}') as PageConfig;
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
+let lang: Lang = initialLang(config.lang);
+/** Whatever shows text redraws itself in the new language. */
+const redraws: Array<() => void> = [];
+
+/** The switch in the header: the other language, kept for the next visit. */
+function bindLang(): void {
+  applyStatic(document, lang);
+  $('lang').onclick = () => {
+    lang = lang === 'zh' ? 'en' : 'zh';
+    keepLang(lang);
+    applyStatic(document, lang);
+    for (const redraw of redraws) redraw();
+  };
+}
 
 function showMeta(view: TimelineView): void {
   const t = view.timeline;
@@ -38,16 +55,16 @@ function showMeta(view: TimelineView): void {
 export function sessionLabel(s: SessionSummary): string {
   const when = new Date(s.updatedAt).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
   // The list reads headers only (how a run ended needs the transcript's end): turns and the end when given.
-  const turns = !s.turns ? '' : ` · ${s.turns} turn${s.turns === 1 ? '' : 's'}`;
-  const end = s.running ? ` · running (pid ${s.running.pid})` : s.exitReason ? ` · ${s.exitReason}` : '';
-  return `${when}${s.label ? ` · ${s.label}` : ''}${turns}${end} · ${(s.firstPrompt || '(no prompt)').slice(0, 40)} · ${s.id.slice(0, 8)}`;
+  const turns = !s.turns ? '' : ` · ${tr(lang, 'pick.turns', { count: s.turns })}`;
+  const end = s.running ? ` · ${tr(lang, 'pick.running', { pid: s.running.pid })}` : s.exitReason ? ` · ${s.exitReason}` : '';
+  return `${when}${s.label ? ` · ${s.label}` : ''}${turns}${end} · ${(s.firstPrompt || tr(lang, 'pick.noPrompt')).slice(0, 40)} · ${s.id.slice(0, 8)}`;
 }
 
 async function loadSessions(current: string | null): Promise<void> {
   const select = $('sessions') as HTMLSelectElement;
   const list = await fetchSessions();
   select.replaceChildren();
-  if (!list.length) select.append(h('option', { text: 'no sessions yet' }));
+  if (!list.length) select.append(h('option', { text: tr(lang, 'page.noSessions') }));
   for (const s of list) {
     const option = h('option', { value: s.id, text: sessionLabel(s) }) as HTMLOptionElement;
     option.selected = s.id === current;
@@ -85,15 +102,27 @@ function startCompare(machine: MachineView, ids: [string, string]): void {
   const second = first.cloneNode(true) as HTMLElement;
   second.dataset.view = '1';
   first.after(second);
-  const views = [first, second].map((root, i) => {
-    part(root, 'view-title').textContent = `${i === 0 ? 'A' : 'B'} · session ${ids[i]?.slice(0, 8)}`;
-    return new TimelineView(root, machine, { startAtEnd: false });
-  });
+  const labels: Array<string | undefined> = [undefined, undefined];
+  const title = (view: TimelineView, i: number) =>
+    (part(view.root, 'view-title').textContent = tr(lang, 'view.side', { side: i === 0 ? 'A' : 'B', label: labels[i], id: ids[i]?.slice(0, 8) }));
+  const views = [first, second].map((root) => new TimelineView(root, machine, { startAtEnd: false, lang }));
+  views.forEach(title);
   bindKeys(views);
-  $('meta').textContent = `comparing A ${ids[0]} with B ${ids[1]}`;
+  stepTogether(views, part<HTMLInputElement>($('compare'), 'both'));
+  const meta = () => ($('meta').textContent = tr(lang, 'compare.meta', { a: ids[0], b: ids[1] }));
+  meta();
   const banner = $('compare');
   banner.hidden = false;
   const loaded = new Set<number>();
+  let shown: ReturnType<typeof firstDivergence> = null;
+  redraws.push(() => {
+    meta();
+    views.forEach((view, i) => {
+      title(view, i);
+      view.setLang(lang);
+    });
+    part(banner, 'compare-text').textContent = describeDivergence(shown, lang);
+  });
   const update = () => {
     const [a, b] = views.map((v) => v.timeline);
     if (!a || !b) return;
@@ -102,7 +131,8 @@ function startCompare(machine: MachineView, ids: [string, string]): void {
       view.divergence = d ? { request: d.request, message: d.message } : null;
       view.go(view.step);
     });
-    part(banner, 'compare-text').textContent = describeDivergence(d);
+    shown = d;
+    part(banner, 'compare-text').textContent = describeDivergence(d, lang);
     const go = part<HTMLButtonElement>(banner, 'compare-go');
     go.hidden = d === null;
     go.onclick = () => d && views.forEach((view, i) => view.go(d.steps[i] ?? 0));
@@ -111,8 +141,8 @@ function startCompare(machine: MachineView, ids: [string, string]): void {
   ids.forEach((id, i) =>
     followSession(id, (timeline) => {
       const view = views[i] as TimelineView;
-      const label = timeline.header?.label;
-      part(view.root, 'view-title').textContent = `${i === 0 ? 'A' : 'B'} · ${label ? `${label} · ` : ''}session ${id.slice(0, 8)}`;
+      labels[i] = timeline.header?.label;
+      title(view, i);
       view.update(timeline);
       loaded.add(i);
       update();
@@ -120,41 +150,62 @@ function startCompare(machine: MachineView, ids: [string, string]): void {
   );
 }
 
+/** Compare: with "Step both" on, each view's buttons step both views (one tap on a phone moves both sides). */
+function stepTogether(views: TimelineView[], both: HTMLInputElement): void {
+  const moves: Record<string, (v: TimelineView) => number> = { first: () => 0, prev: (v) => v.step - 1, next: (v) => v.step + 1, last: (v) => v.count() - 1 };
+  for (const view of views) {
+    for (const [id, to] of Object.entries(moves)) part<HTMLButtonElement>(view.root, id).onclick = () => (both.checked ? views : [view]).forEach((v) => v.go(to(v)));
+  }
+}
+
 async function start(): Promise<void> {
+  bindLang();
   const machine = await fetchMachine();
   const compare = new URLSearchParams(location.search).get('compare')?.split(',') ?? config.compare;
   if (compare?.length === 2) return startCompare(machine, compare as [string, string]);
-  const view = new TimelineView(document.querySelector('[data-view="0"]') as HTMLElement, machine, { startAtEnd: config.startAtEnd === true });
+  const view = new TimelineView(document.querySelector('[data-view="0"]') as HTMLElement, machine, { startAtEnd: config.startAtEnd === true, lang });
   bindKeys([view]);
   const id = new URLSearchParams(location.search).get('session') ?? config.defaultSession;
   if (id) {
     const stepper = part(view.root, 'stepper');
     let step: StepperState | null = null;
     let listed = false;
-    // The picker's list is asked for once the session is shown (or cannot be): thousands of sessions never delay it.
+    let ended = false;
+    // The picker's list is asked for once the session is shown (or cannot be): thousands of sessions never delay it;
+    // and once more when the run it shows ends (it was listed as running).
     const list = () => {
-      if (!listed) void loadSessions(id);
+      const last = view.timeline?.steps.at(-1);
+      const over = !!(view.timeline?.results.length && last && FINAL.has(last.state));
+      if (!listed || (over && !ended)) void loadSessions(id);
+      // The lock of a run that just ended is let go right after its last record: ask once more a little later.
+      if (over && !ended) setTimeout(() => void loadSessions(id), 1500);
       listed = true;
+      ended ||= over;
     };
+    redraws.push(() => {
+      view.setLang(lang);
+      if (step) renderStepper(stepper, step, view.timeline, lang);
+      if (listed) void loadSessions(id);
+    });
     const source = followSession(
       id,
       (timeline) => {
         view.update(timeline);
         showMeta(view);
-        if (step) renderStepper(stepper, step, timeline);
+        if (step) renderStepper(stepper, step, timeline, lang);
         document.body.dataset.loaded = 'true';
         list();
       },
       config.stepping
         ? (state) => {
             step = state;
-            renderStepper(stepper, state, view.timeline);
+            renderStepper(stepper, state, view.timeline, lang);
           }
         : undefined,
     );
     source.addEventListener('error', list);
   } else {
-    document.querySelector('[data-testid="messages"]')?.append(h('div', { class: 'empty', 'data-testid': 'no-session', text: `No session recorded yet: run ${config.command ?? 'agentloop'} -p "..." first.` }));
+    document.querySelector('[data-testid="messages"]')?.append(h('div', { class: 'empty', 'data-testid': 'no-session', text: tr(lang, 'page.noSession', { command: config.command ?? 'agentloop' }) }));
     document.body.dataset.loaded = 'true';
     await loadSessions(id);
   }

@@ -4,16 +4,20 @@
  * step, so two views (a mistaken run beside a correct one) can share a page.
  */
 import type { Usage } from '../../core/usage.js';
+import { diagramMarks } from '../diagramMarks.js';
 import type { Timeline, TimelineStep } from '../timeline.js';
 import type { MachineView } from './api.js';
 import { renderReply, renderState, renderTools } from './cards.js';
 import { Diagram } from './diagram.js';
 import { h, part } from './dom.js';
+import { paragraph, render, tr, type Lang } from './lang.js';
 import { LessonDiagram } from './lesson.js';
 import { renderMessages, renderRequest } from './panes.js';
 
-const usageText = (u: Usage | undefined) =>
-  u ? `in ${u.input_tokens} · out ${u.output_tokens} · cache read ${u.cache_read_input_tokens ?? 0} · cache write ${u.cache_creation_input_tokens ?? 0}` : '—';
+const counted = (u: Usage) => u.input_tokens + u.output_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) > 0;
+/** Usage as reported; none at all (a scripted model's replies) is said to be none, not shown as a measured 0. */
+const usageText = (u: Usage | undefined, lang: Lang) =>
+  !u ? '—' : !counted(u) ? tr(lang, 'view.usageUncounted') : tr(lang, 'view.usage', { input: u.input_tokens, output: u.output_tokens, read: u.cache_read_input_tokens ?? 0, write: u.cache_creation_input_tokens ?? 0 });
 
 /** The request of this view that differs from the other run's (view --compare). */
 export interface DivergenceMark {
@@ -34,12 +38,22 @@ export class TimelineView {
   constructor(
     readonly root: HTMLElement,
     machine: MachineView,
-    options: { startAtEnd: boolean },
+    options: { startAtEnd: boolean; lang: Lang },
   ) {
     this.follow = options.startAtEnd;
+    this.lang = options.lang;
     this.machine = new Diagram(part(root, 'diagram'), machine);
-    this.lesson = new LessonDiagram(part(root, 'lesson'));
+    this.lesson = new LessonDiagram(part(root, 'lesson'), options.lang);
     this.bindControls();
+  }
+
+  lang: Lang;
+
+  /** Shows every text in `lang` from now on. */
+  setLang(lang: Lang): void {
+    this.lang = lang;
+    this.lesson.draw(lang);
+    this.render();
   }
 
   private bindControls(): void {
@@ -81,9 +95,9 @@ export class TimelineView {
 
   private renderControls(step: TimelineStep | undefined, i: number, n: number): void {
     const text = (id: string, value: string) => (part(this.root, id).textContent = value);
-    text('step-label', n ? `step ${i + 1} / ${n}` : 'no steps');
+    text('step-label', n ? tr(this.lang, 'view.step', { n: i + 1, count: n }) : tr(this.lang, 'view.noSteps'));
     text('chapter-mark', step?.lesson.marks ?? '');
-    text('chapter-title', step?.lesson.title ?? '');
+    text('chapter-title', step ? render(this.lang, step.lesson.title) : '');
     for (const [id, off] of [['first', i <= 0], ['prev', i <= 0], ['next', i >= n - 1], ['last', i >= n - 1]] as const) {
       part<HTMLButtonElement>(this.root, id).disabled = off;
     }
@@ -101,23 +115,25 @@ export class TimelineView {
     this.renderControls(step, i, n);
     if (!t || !step) {
       this.machine.show(null, new Set(), []);
-      this.lesson.show(null, null, new Set());
+      this.lesson.show(null, new Set());
       return;
     }
     const text = (id: string, value: string) => (part(this.root, id).textContent = value);
-    text('sentence', step.sentence);
+    text('sentence', paragraph(this.lang, step.say));
+    const why = part(this.root, 'why');
+    why.hidden = !step.why;
+    why.textContent = step.why ? render(this.lang, step.why) : '';
     const visited = new Set(t.steps.slice(0, i).map((s) => s.state));
-    const previous = i > 0 && step.event !== 'xstate.init' ? (t.steps[i - 1]?.state ?? null) : null;
     const production = this.production || !LessonDiagram.inLoop(step.state);
     part<HTMLInputElement>(this.root, 'production').checked = production;
     this.lesson.production(production);
-    this.lesson.show(step.state, previous, visited);
+    this.lesson.show(diagramMarks(t, i), visited);
     this.machine.show(step.state, visited, step.edges);
-    renderReply(part(this.root, 'reply-card'), step);
-    renderTools(part(this.root, 'tool-card'), t, i);
-    renderState(part(this.root, 'state-card'), t, i);
-    text('msg-count', `(${renderMessages(part(this.root, 'messages'), t, i)})`);
-    text('req-label', renderRequest(part(this.root, 'request-pane'), t, i));
+    renderReply(part(this.root, 'reply-card'), step, this.lang);
+    renderTools(part(this.root, 'tool-card'), t, i, this.lang);
+    renderState(part(this.root, 'state-card'), t, i, this.lang);
+    text('msg-count', `(${renderMessages(part(this.root, 'messages'), t, i, this.lang)})`);
+    text('req-label', renderRequest(part(this.root, 'request-pane'), t, i, this.lang));
     this.renderLoopFields(t, step, i);
     this.markDivergence(t, i);
   }
@@ -125,16 +141,18 @@ export class TimelineView {
   /** The rest of the loop's own fields (never sent), the notes and the transcript's problems. */
   private renderLoopFields(t: Timeline, step: TimelineStep, i: number): void {
     const text = (id: string, value: string) => (part(this.root, id).textContent = value);
-    text('state', step.kind === 'reply' ? 'checkingReply (passed through: the reply is read)' : step.state);
+    text('state', step.kind === 'reply' ? tr(this.lang, 'view.checkingReply') : step.state);
     text('exitReason', String(step.exitReason));
     text('event', step.event);
     const usage = [...t.usage].reverse().find((u) => u.step <= i);
-    text('usage', usage && usage.turnCount === step.turnCount ? usageText(usage.usage) : '— (no reply yet this turn)');
-    text('usageTotal', usage ? usageText(usage.total) : '—');
+    text('usage', usage && usage.turnCount === step.turnCount ? usageText(usage.usage, this.lang) : tr(this.lang, 'view.usageNone'));
+    text('usageTotal', usageText(usage?.total, this.lang));
     const retry = part(this.root, 'retry');
     retry.hidden = !step.retry;
-    retry.textContent = step.retry ? `retry ${step.retry.attempt}: waiting ${step.retry.delayMs} ms after “${step.retry.error}”` : '';
-    part(this.root, 'notes').replaceChildren(...step.notes.map((note) => h('li', { text: note })), ...t.problems.map((p) => h('li', { class: 'status err', text: p })));
+    retry.textContent = step.retry ? tr(this.lang, 'view.retry', { attempt: step.retry.attempt, delay: step.retry.delayMs, error: step.retry.error }) : '';
+    // A line of the transcript that could not be read is noted at the step its records are in, not at every step.
+    const problems = t.problems.filter((p) => problemStep(t, p) === i);
+    part(this.root, 'notes').replaceChildren(...step.notes.map((note) => h('li', { text: note })), ...problems.map((p) => h('li', { class: 'status err', text: p })));
   }
 
   /** Marks the request pane (and the first differing message) when this step shows the first diverging request. */
@@ -146,10 +164,17 @@ export class TimelineView {
     const on = d !== null && (shown === d.request || missing);
     pane.parentElement?.classList.toggle('diverging', on);
     if (!d || !on) return;
-    const text = missing
-      ? `≠ this run sends no request ${d.request + 1}: it stopped here`
-      : `≠ request ${d.request + 1}: the first request that differs from the other run’s${d.message === null ? '' : ` (from messages[${d.message}])`}`;
+    const text = missing ? tr(this.lang, 'view.divergingMissing', { number: d.request + 1 }) : tr(this.lang, 'view.diverging', { number: d.request + 1, message: d.message });
     pane.prepend(h('div', { class: 'diverging-note', 'data-testid': 'diverging', text }));
     if (d.message !== null && !missing) part(this.root, 'messages').querySelector(`.msg[data-index="${d.message}"]`)?.classList.add('differs');
   }
+}
+
+/** The step whose records hold the transcript's line a problem names (`line N: …`); unknown: the last step. */
+function problemStep(t: Timeline, problem: string): number {
+  const line = Number(/line (\d+)/.exec(problem)?.[1] ?? NaN);
+  if (Number.isNaN(line)) return t.steps.length - 1;
+  // Line N of the file is record N - 1 in the order read (readOrder keeps the damaged lines it shows in place).
+  const found = t.steps.findIndex((s) => line - 1 >= s.records[0] && line - 1 < s.records[1]);
+  return found < 0 ? t.steps.length - 1 : found;
 }

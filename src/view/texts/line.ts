@@ -1,0 +1,53 @@
+/**
+ * A line the lesson shows, as data: the key of its text in the catalogue of each language and the
+ * values it names (ids, commands, counts, indices, and lines inside it). The page renders it in the
+ * reader's language; the checker (test/support/lessonCheck.ts) reads the English. No text is glued
+ * from pieces: each key is a whole sentence or a whole phrase in every catalogue (en.ts, zh.ts).
+ */
+import { en } from './en.js';
+import { zh } from './zh.js';
+
+export type Param = string | number | boolean | null | undefined | Line | Line[];
+export type Params = Readonly<Record<string, Param>>;
+
+export type TextKey = keyof typeof en;
+
+export interface Line {
+  key: TextKey;
+  params: Params;
+}
+
+export const LANGS = ['en', 'zh'] as const;
+export type Lang = (typeof LANGS)[number];
+
+/** A text of the catalogue: a whole sentence or phrase, from its values. */
+export type Text = (p: Params, lang: Lang) => string;
+export type Catalogue = Record<TextKey, Text>;
+
+const CATALOGUES: Record<Lang, Catalogue> = { en, zh };
+
+export const line = (key: TextKey, params: Params = {}): Line => ({ key, params });
+
+/** The line in `lang`: its values as text, lines inside it rendered first. */
+export function render(lang: Lang, l: Line): string {
+  const params: Record<string, Param> = {};
+  for (const [k, v] of Object.entries(l.params)) {
+    params[k] = Array.isArray(v) ? v.map((x) => render(lang, x)).join(lang === 'zh' ? '' : ' ') : v !== null && typeof v === 'object' ? render(lang, v) : v;
+  }
+  return CATALOGUES[lang][l.key](params, lang);
+}
+
+/** `render` with the key and its values given apart. */
+export const tr = (lang: Lang, key: TextKey, params: Params = {}) => render(lang, line(key, params));
+
+/** Several sentences as one paragraph. */
+export const paragraph = (lang: Lang, lines: readonly Line[]) => lines.map((l) => render(lang, l)).join(lang === 'zh' ? '' : ' ');
+
+/** The language of the page: the first of the reader's languages (navigator.languages) the lesson has, else English. */
+export function pickLang(wanted: readonly string[]): Lang {
+  for (const tag of wanted) {
+    const base = tag.toLowerCase().split('-')[0];
+    if ((LANGS as readonly string[]).includes(base ?? '')) return base as Lang;
+  }
+  return 'en';
+}
