@@ -170,7 +170,6 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
     const index = startMessages.length - 1;
     emit({ type: 'message', index, message: startMessages[index] as MessageParam, origin: 'prompt' });
   }
-
   const abort = () => actor.send({ type: 'ABORT' });
   options.signal?.addEventListener('abort', abort, { once: true });
   try {
