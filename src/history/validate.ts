@@ -117,7 +117,9 @@ function resultProblems(blocks: readonly Block[], asked: readonly string[]): str
     }
     if (otherSeen) resultAfterOther = true;
     const id = block.tool_use_id;
-    if (!asked.includes(id)) problems.push(`has a tool_result for unexpected tool_use_id ${String(id)}`);
+    // A result without its id (a loop that does not bind results) is said to be so, not "tool_use_id undefined".
+    if (typeof id !== 'string') problems.push('has a tool_result without tool_use_id');
+    else if (!asked.includes(id)) problems.push(`has a tool_result for unexpected tool_use_id ${id}`);
     if (answered.has(id)) problems.push(`answers tool_use_id ${id} twice`);
     answered.add(id);
   }

@@ -5,6 +5,7 @@
  * effect before it happens, runs to the end on "Run to the end" and then says the run is over; a kill while parked is
  * just a kill: `-p … --step` killed before its model call resumes with `--continue` and finishes.
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,6 +103,36 @@ describe('agentloop --demo --step', () => {
       cli.child.kill('SIGINT');
     }
     expect((await cli.done).code).toBe(0);
+  });
+});
+
+describe('the demo’s way in', () => {
+  it('ends with the command that steps it, which opens the stepped viewer as printed, from another directory too', async () => {
+    const env = cliEnv({ AGENTLOOP_HOME: join(dir, 'home4') });
+    const demo = await runCli(['--demo'], { cwd: join(dir, 'project'), env });
+    expect(demo.code).toBe(0);
+    const command = /\[demo\] Step through this loop in the browser[^\n]*\n {2}(.+ --demo --step)\n$/.exec(demo.stderr)?.[1] as string;
+    expect(command).toMatch(/^node \/\S+\/dist\/cli\/main\.js --demo --step$/);
+    // As printed, in a shell, from a directory of its own.
+    const other = join(dir, 'elsewhere');
+    mkdirSync(other, { recursive: true });
+    const child = spawn('sh', ['-c', `exec ${command}`], { cwd: other, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      const url = await waitFor('the stepped run to wait', () => /\[step\] the run waits for the page before the model request .* at (http:\S+)/.exec(stderr)?.[1], 20_000);
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('"stepping":true');
+    } finally {
+      child.kill('SIGINT');
+    }
+  });
+
+  it('is said in Chinese where the terminal is (LANG=zh_CN.UTF-8) or --lang zh asks', async () => {
+    const demo = await runCli(['--demo', '--lang', 'zh'], { cwd: join(dir, 'project'), env: cliEnv({ AGENTLOOP_HOME: join(dir, 'home4') }) });
+    expect(demo.stderr).toMatch(/^\[demo\] 模型是脚本/);
+    expect(demo.stderr).toMatch(/\[demo\] 在浏览器里一步一步看这个循环.*\n {2}node \S+ --demo --step\n$/);
   });
 });
 

@@ -82,7 +82,7 @@ export const enCards = {
   'req.messages': (p: P) => `messages (${p.count})`,
   'req.system': (p: P) => `system (${p.chars} characters)`,
   'req.tools': (p: P) => `tools (${p.count}: ${p.names})`,
-  'req.whole': () => 'the whole body, as sent',
+  'req.whole': () => 'the whole body (the Anthropic adapter sends it with "stream": true; a scripted model is handed it as it is)',
   'req.label': (p: P) => `request ${p.number} · turn ${p.turn} · ${n(p.count, 'message')}${p.here ? ' · sent at this step' : ''}`,
   // The page.
   'page.sub': () => 'step-through viewer',

@@ -76,7 +76,7 @@ export const zhCards: Record<keyof typeof enCards, (p: P) => string> = {
   'req.messages': (p: P) => `messages（${p.count}）`,
   'req.system': (p: P) => `system（${p.chars} 个字符）`,
   'req.tools': (p: P) => `tools（${p.count}：${p.names}）`,
-  'req.whole': () => '完整的 body，按发送时的样子',
+  'req.whole': () => '完整的 body（Anthropic 适配器发送时加上 "stream": true；脚本模型原样收到）',
   'req.label': (p: P) => `请求 ${p.number} · 第 ${p.turn} 轮 · ${p.count} 条消息${p.here ? ' · 在这一步发出' : ''}`,
   'page.sub': () => '单步查看器',
   'page.compareGo': () => '跳到第一处不同',
