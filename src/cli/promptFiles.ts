@@ -4,7 +4,8 @@
  * to the current directory, not --cwd). A file that is not there or cannot be read ends the run before anything starts:
  * one line and the pointer to --help, exit 1, as Claude Code exits ("System prompt file not found: PATH").
  */
-import { readFileSync } from 'node:fs';
+import { readTextUpTo } from '../core/boundedRead.js';
+import { MAX_STDIN_BYTES } from './stdinLines.js';
 import { resolve } from 'node:path';
 import type { CliOptions } from './args.js';
 
@@ -21,8 +22,10 @@ export function withPromptFiles(options: CliOptions): CliOptions | { error: stri
     if (file === undefined) continue;
     const path = resolve(file);
     try {
-      out = { ...out, [textKey]: readFileSync(path, 'utf8') };
+      // A system prompt is part of every request: bounded as stdin is (the API takes at most 32 MB a request).
+      out = { ...out, [textKey]: readTextUpTo(path, MAX_STDIN_BYTES) };
     } catch (error) {
+      if ((error as Error).name === 'FileTooLargeError') return { error: `--${flag} ${(error as Error).message}` };
       const code = (error as NodeJS.ErrnoException).code;
       const why = code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? (error as Error).message})`;
       return { error: `--${flag} ${path}: ${why}` };

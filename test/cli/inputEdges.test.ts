@@ -144,3 +144,27 @@ describe("a transcript whose header holds an id that is no id ($')", () => {
     expect(folder.server.requests).toHaveLength(asked);
   });
 });
+
+describe('files read on the way, bounded', () => {
+  const folder = cliProjectFor('input-edges-files');
+
+  it('--mcp-config, .mcp.json and --system-prompt-file that never end (/dev/zero) or are huge: one line each, never all of it read', async () => {
+    const cwd = folder.next();
+    const env = cliEnv({ ANTHROPIC_API_KEY: 'sk-ant-test-edges', ANTHROPIC_BASE_URL: folder.server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: join(cwd, 'home') });
+    const asked = folder.server.requests.length;
+    const config = await startCli(['-p', 'hi', '--mcp-config', '/dev/zero'], { cwd, env }).done;
+    expect(config.stderr).toBe('agentloop: cannot read MCP config: /dev/zero is over 64 MB, more than agentloop reads of such a file\n');
+    expect(config.code).toBe(2);
+    const prompt = await startCli(['-p', 'hi', '--system-prompt-file', '/dev/zero'], { cwd, env }).done;
+    expect(prompt.stderr.split('\n')[0]).toBe('agentloop: --system-prompt-file /dev/zero is over 24 MB, more than agentloop reads of such a file');
+    expect(prompt.code).toBe(1);
+    expect(folder.server.requests).toHaveLength(asked);
+    // A project's .mcp.json of 70 MB: left out with one line, the run goes on.
+    writeFileSync(join(cwd, '.mcp.json'), `{"mcpServers":{},"pad":"${'x'.repeat(70 * 1024 * 1024)}"}`);
+    folder.server.enqueue(answer('went on'));
+    const project = await startCli(['-p', 'hi'], { cwd, env }).done;
+    expect(project.stderr).not.toMatch(NO_STACK);
+    expect(project.stderr).toContain(`agentloop: ${join(cwd, '.mcp.json')} is over 64 MB, more than agentloop reads of such a file: its MCP servers are left out`);
+    expect([project.code, project.stdout]).toEqual([0, 'went on\n']);
+  });
+});

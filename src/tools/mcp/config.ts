@@ -12,7 +12,7 @@
  * agentloop's one extension: `"sandbox": false` on a stdio server starts it outside `--sandbox`'s sandbox (still
  * contained, tied to the agent); Claude Code has no such key. A project's `.mcp.json` may not say it (./scopes.ts).
  */
-import { readFileSync } from 'node:fs';
+import { readTextUpTo } from '../../core/boundedRead.js';
 import { resolve } from 'node:path';
 
 export interface McpStdioConfig {
@@ -47,6 +47,9 @@ export class McpConfigError extends Error {
   override readonly name = 'McpConfigError';
 }
 
+/** The most of a configuration file read (Claude Code's `~/.claude.json` holds more than servers, so it is generous). */
+export const MAX_CONFIG_BYTES = 64 * 1024 * 1024;
+
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
@@ -66,8 +69,9 @@ function describe(value: string): string {
 function readConfigText(value: string, cwd: string): string {
   if (value.trimStart().startsWith('{')) return value;
   try {
-    return readFileSync(resolve(cwd, value), 'utf8');
+    return readTextUpTo(resolve(cwd, value), MAX_CONFIG_BYTES);
   } catch (error) {
+    if ((error as Error).name === 'FileTooLargeError') throw new McpConfigError(`cannot read MCP config: ${(error as Error).message}`);
     throw new McpConfigError(`cannot read MCP config ${value}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
 }

@@ -19,8 +19,9 @@
  * its own server out of the sandbox.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { readTextUpTo } from '../../core/boundedRead.js';
 import { basename, dirname, join, parse, resolve } from 'node:path';
-import { McpConfigError, parseMcpConfig, type McpServerConfig } from './config.js';
+import { MAX_CONFIG_BYTES, McpConfigError, parseMcpConfig, type McpServerConfig } from './config.js';
 
 export type McpScope = 'user' | 'project' | 'local';
 
@@ -138,8 +139,12 @@ function serversOf(raw: unknown, where: string, options: McpScopeOptions): Recor
 function readJson(path: string, warn: (line: string) => void): Record<string, unknown> {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readTextUpTo(path, MAX_CONFIG_BYTES);
   } catch (error) {
+    if ((error as Error).name === 'FileTooLargeError') {
+      warn(`agentloop: ${(error as Error).message}: its MCP servers are left out`);
+      return {};
+    }
     const code = (error as NodeJS.ErrnoException).code;
     const missing = code === 'ENOENT' || code === 'ENOTDIR' || (code === 'EACCES' && !existsSync(path));
     if (!missing) warn(`agentloop: cannot read ${path} (${code ?? (error as Error).message}), its MCP servers are left out`);
