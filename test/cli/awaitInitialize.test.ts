@@ -64,6 +64,31 @@ describe('--await-initialize and the mcpServers of initialize', () => {
     expect(resultText(lastToolResults(project.server.requests[1]?.body as RequestBody)[0]!)).toBe('Echo: after initialize');
   }, 120_000);
 
+  it("initialize's servers' env values are secrets: the model, stream-json and the transcript get them redacted", async () => {
+    const given = marker();
+    const secret = `initEnvValue-${process.pid}-7c1e`;
+    project.server.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_1', name: 'mcp__every__get-env', input: {} }], stop_reason: 'tool_use' },
+      { content: [{ type: 'text', text: `It is ${secret}.` }], stop_reason: 'end_turn' },
+    );
+    const { cli, ask } = session(['--await-initialize']);
+    expect((await ask('r1', { subtype: 'initialize', mcpServers: { every: everything(given, { SERVICE_CONFIG: secret }) } })).subtype).toBe('success');
+    cli.child.stdin!.write(user('what is your environment?'));
+    await waitFor(() => lines(cli.output().stdout).some((l) => l.type === 'result'), 60_000);
+    cli.child.stdin!.end();
+    const run = await cli.done;
+    expect(run.code, run.stderr).toBe(0);
+    const model = JSON.stringify(project.server.requests.map((r) => r.body));
+    expect(model).toContain('"SERVICE_CONFIG\\": \\"[redacted mcp server every]\\"');
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const transcript = readdirSync(project.home, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => readFileSync(join(e.parentPath, e.name), 'utf8'))
+      .join('\n');
+    for (const [where, text] of [['the model', model], ['stdout', run.stdout], ['stderr', run.stderr], ['the transcript', transcript]]) expect(text, where).not.toContain(secret);
+  }, 120_000);
+
   it("without --await-initialize, answers mcp_servers_applied: false and starts none of initialize's servers", async () => {
     const given = marker();
     const { cli, ask } = session([]);
