@@ -11,10 +11,10 @@
  * by the next that uses it; what changed since it was made is left alone.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import type { ProtectedPath } from './protect.js';
+import { linkedTargets, type ProtectedName, type ProtectedPath } from './protect.js';
 
 export interface Protection {
   /** Folders to bind onto themselves (writable): mount points, so that they cannot be renamed or removed. */
@@ -57,7 +57,15 @@ function walk(paths: readonly ProtectedPath[], cwd: string, makePlaceholders: bo
   const pins = new Set<string>();
   const readOnly = new Set<string>();
   const used: string[] = [];
-  for (const p of paths) {
+  const queue = [...paths];
+  const seen = new Set<string>();
+  for (let next = 0; next < queue.length; next++) {
+    const p = queue[next] as ProtectedPath;
+    if (seen.has(p.path)) continue;
+    seen.add(p.path);
+    // Where it leads through links, when the command could write that: protected in the working directory as well.
+    for (const target of linkedTargets(p)) if (target !== p.path && isWithin(target, cwd)) queue.push(inWorkingDirectory(target, p, cwd));
+    if (p.linksOnly) continue;
     if (p.folder !== cwd) pins.add(p.folder);
     const parts = relative(p.folder, p.path).split(sep);
     let at = p.folder;
@@ -76,12 +84,8 @@ function walk(paths: readonly ProtectedPath[], cwd: string, makePlaceholders: bo
       }
       // A placeholder another command made, of this process or another: held here too, so that it stays until both end.
       if (makePlaceholders && shareIfPlaceholder(at)) used.push(at);
-      if (stats.isSymbolicLink()) {
-        // Its target, when the command could write it; the link itself cannot be mounted on (the docs say so).
-        const target = realOrUndefined(at);
-        if (target !== undefined && (target === cwd || target.startsWith(`${cwd}${sep}`))) readOnly.add(target);
-        break;
-      }
+      // A link cannot be mounted on: its target was queued above (the docs say so).
+      if (stats.isSymbolicLink()) break;
       if (last || !stats.isDirectory()) {
         readOnly.add(at); // a file where a folder is expected: a `.git` file that points at a git folder elsewhere
         break;
@@ -103,6 +107,17 @@ function walk(paths: readonly ProtectedPath[], cwd: string, makePlaceholders: bo
 }
 
 const NOTE = '# agentloop: stands in for a missing file while a sandboxed command runs; removed after it\n';
+
+/** `target` (in the working directory), where the protected path `p` leads, as a protected path of its own there. */
+function inWorkingDirectory(target: string, p: ProtectedPath, cwd: string): ProtectedPath {
+  const { standIn } = p.entry;
+  const entry: ProtectedName = { name: relative(cwd, target), dir: p.entry.dir, ...(standIn ? { standIn: () => standIn(p.folder) } : {}) };
+  return { path: target, folder: cwd, entry };
+}
+
+function isWithin(path: string, folder: string): boolean {
+  return path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
+}
 
 /** Makes the placeholder unless this process holds it already, and counts this command among its users. */
 function take(placeholder: Placeholder): boolean {
@@ -251,14 +266,6 @@ function startTime(pid: number): string {
 function lstatOrUndefined(path: string): Stats | undefined {
   try {
     return lstatSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function realOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync.native(path);
   } catch {
     return undefined;
   }

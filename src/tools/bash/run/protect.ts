@@ -17,8 +17,8 @@
  * The tools that write in the agent's own process (Write, Edit) ask protectedWriteReason, which applies the same list to
  * one path (it reads the disk: links).
  */
-import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 
 export interface ProtectedName {
   /** The path under its folder: `.bashrc`, `.git/hooks`. */
@@ -92,22 +92,61 @@ export interface ProtectedPath {
   /** The folder it is protected in (the working directory or a home): the walk to it starts there. */
   folder: string;
   entry: ProtectedName;
+  /**
+   * A home outside the working directory, read-only in the sandbox already: only where its name leads through links
+   * (linkedTargets) is to be protected, when that lies in the working directory (a dotfiles repository).
+   */
+  linksOnly?: boolean;
 }
 
 /**
- * What to protect: IN_WORKING_DIRECTORY in `cwd` and in each home folder, IN_HOME in each home folder, among
- * `homes`, that is `cwd` or lies inside it (real paths); less what `allow` names (a folder allows all under it).
+ * What to protect: IN_WORKING_DIRECTORY in `cwd`, and IN_WORKING_DIRECTORY and IN_HOME in each of `homes` (real
+ * paths): in full where the home is `cwd` or lies inside it, through its links only elsewhere; less what `allow` names
+ * (a folder allows all under it).
  */
 export function protectedPaths(cwd: string, homes: readonly string[], allow: readonly string[]): ProtectedPath[] {
   const allowed = (name: string) => allow.some((a) => name === a.replace(/\/+$/, '') || name.startsWith(`${a.replace(/\/+$/, '')}/`));
-  const inCwd = (path: string) => path === cwd || path.startsWith(cwd.endsWith(sep) ? cwd : `${cwd}${sep}`);
-  const folders = new Map<string, readonly ProtectedName[]>([[cwd, IN_WORKING_DIRECTORY]]);
-  for (const home of homes) if (inCwd(home)) folders.set(home, [...IN_WORKING_DIRECTORY, ...IN_HOME]);
+  const folders = new Map<string, { entries: readonly ProtectedName[]; linksOnly: boolean }>([[cwd, { entries: IN_WORKING_DIRECTORY, linksOnly: false }]]);
+  for (const home of homes) {
+    const linksOnly = home !== cwd && !isInside(home, cwd);
+    if (!linksOnly || !folders.has(home)) folders.set(home, { entries: [...IN_WORKING_DIRECTORY, ...IN_HOME], linksOnly });
+  }
   const out: ProtectedPath[] = [];
-  for (const [folder, entries] of folders) {
-    for (const entry of entries) if (!allowed(entry.name)) out.push({ path: join(folder, entry.name), folder, entry });
+  for (const [folder, { entries, linksOnly }] of folders) {
+    for (const entry of entries) {
+      if (!allowed(entry.name)) out.push({ path: join(folder, entry.name), folder, entry, ...(linksOnly ? { linksOnly } : {}) });
+    }
   }
   return out;
+}
+
+/**
+ * The real paths a protected path leads to through symbolic links: where a link on its way or at its end points (a
+ * missing target too), and, for a folder of the list that is a folder, where each link directly in it points
+ * (`~/.config/nvim` into a dotfiles repository). Deeper links are not followed (a walk of `~/.config` per command).
+ */
+export function linkedTargets(p: ProtectedPath): string[] {
+  const targets = new Set<string>();
+  let at = p.folder;
+  for (const part of relative(p.folder, p.path).split(sep)) {
+    at = join(at, part);
+    const stats = lstatOrUndefined(at);
+    if (stats === undefined) break;
+    if (stats.isSymbolicLink()) {
+      targets.add(realPathOf(p.path));
+      break;
+    }
+    if (at === p.path && p.entry.dir && stats.isDirectory()) for (const child of linksIn(at)) targets.add(realPathOf(child));
+  }
+  return [...targets];
+}
+
+function linksIn(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isSymbolicLink()).map((e) => join(dir, e.name));
+  } catch {
+    return [];
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -136,7 +175,7 @@ export function protectedWriteReason(path: string, context: WriteContext): strin
   const homes = [...new Set([resolve(context.home), realPathOf(resolve(context.home))])];
   const paths = [...folders.flatMap((f) => protectedPaths(f, [], context.allow ?? [])), ...homes.flatMap((h) => protectedPaths(h, [h], context.allow ?? []))];
   for (const p of paths) {
-    for (const target of [...new Set([p.path, realPathOf(p.path)])]) {
+    for (const target of [...new Set([p.path, realPathOf(p.path), ...linkedTargets(p)])]) {
       const hit = written.find((w) => w === target || isInside(w, target) || (isInside(target, w) && isInside(w, p.folder)));
       if (hit === undefined) continue;
       const where = p.path === target ? '' : ` (where ${p.path} leads)`;
