@@ -53,14 +53,14 @@ export { ConfigError, loadModelSettings, requireModelSettings, type ModelSetting
 export { ModelError, type ModelCall, type ModelCallInput, type ModelReply, type ModelRequest } from './core/model.js';
 export { type ContentBlock, type MessageParam } from './core/messages.js';
 export { type Usage } from './core/usage.js';
-export { createBashTool, type BashToolOptions } from './tools/bash/bashTool.js';
+export { createBashTool, type BashToolOptions, type CommandRun, type CommandRunner, type RunEnding } from './tools/bash/bashTool.js';
 export { createFileTools, FileState, type FileToolName, type FileToolsOptions } from './tools/fileAccess/fileTools.js';
-export { defaultTools, type DefaultToolsOptions } from './run/defaultTools.js';
+export { BUILT_IN_TOOLS, chapterTools, defaultTools, type BuiltInTool, type DefaultToolsOptions } from './run/defaultTools.js';
 export { loadMcpConfigs, mcpServerConfig, parseMcpConfig, McpConfigError, type McpServerConfig, type McpServerConfigInput } from './tools/mcp/config.js';
 export { startMcpServers, type McpSdkServer, type McpServers, type McpServerSpec, type McpServerState, type McpServersOptions, type McpTransport } from './tools/mcp/servers.js';
 export type { McpServerOption } from './run/mcpRun.js';
 export { ToolExecutor } from './tools/executor.js';
-export { toolDefinition, type Tool, type ToolContext, type ToolOutput } from './core/tool.js';
+export { publicToolName, toolCallLine, toolDefinition, toolLookup, type Tool, type ToolContext, type ToolDisplay, type ToolLookup, type ToolOutput, type ToolPermission } from './core/tool.js';
 export { assertValidHistory, historyProblems, InvalidHistoryError } from './history/validate.js';
 export { appendUserText, textOf } from './history/messages.js';
 export { machineDiagramSvg, machineGraph, machineLayout, machineSvg, type MachineGraph, type MachineLayout } from './diagram/index.js';

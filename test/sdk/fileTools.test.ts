@@ -27,7 +27,7 @@ async function collect(prompt: string, extra: Options): Promise<SDKMessage[]> {
   return messages;
 }
 
-const offered = (index: number) => (server.requests[index]?.body?.tools ?? []).map((tool) => tool.name);
+const offered = (index: number) => (server.requests[index]?.body?.tools ?? []).map((tool) => (tool as { name: string }).name);
 const result = (index: number) => lastToolResults(server.requests[index]?.body as RequestBody)[0]!;
 const denials = (messages: SDKMessage[]) => (messages.find((m) => m.type === 'result') as { permission_denials: unknown[] }).permission_denials;
 const toolUseResults = (messages: SDKMessage[]) => messages.flatMap((m) => (m.type === 'user' && 'tool_use_result' in m ? [m.tool_use_result] : []));
