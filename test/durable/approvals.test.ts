@@ -14,6 +14,7 @@ import { SERVICE_NAME } from '../../src/durable/protocol.js';
 import { denyCall, listApprovals } from '../../src/index.js';
 import { answerFromResults, bashUse, firstPrompt, lastToolResults } from '../support/agentServer.js';
 import type { Step, StepFn } from '../support/messagesServer.js';
+import { startCli } from '../support/cli.js';
 import { testUsers } from '../support/users.js';
 import { startCluster, type Cluster, until } from './cluster.js';
 import { restateBinary } from './restateServer.js';
@@ -98,6 +99,15 @@ describe.skipIf('problem' in binary)('a run that must ask waits durably', () => 
     const [, toolUseId, since, ...call] = line.split('  ');
     expect([toolUseId, call.join('  ')]).toEqual([expect.stringMatching(/^toolu_a\d+$/), '$ touch approved.txt']);
     expect(Number.isNaN(Date.parse(since as string))).toBe(false);
+    // view --restate says which call waits and how to answer it.
+    const view = startCli(['view', '--restate', cluster.restate.ingress, '--admin', cluster.restate.admin, '--port', '0', id], { cwd: cluster.dir, env: cluster.env });
+    try {
+      const said = await until('view to say the waiting call', () => /^waiting for approval since .+: \$ touch approved\.txt \(toolu_a\d+\); .+ approve .+$/m.exec(view.output().stderr)?.[0], 30_000);
+      expect(said).toContain(`approve ${id} ${toolUseId}`);
+    } finally {
+      view.child.kill('SIGINT');
+      await view.done;
+    }
     // While it waits, Restate holds it suspended: no worker runs it.
     await until('the run to be suspended', async () => {
       const view = await readSession({ admin: cluster.restate.admin }, SERVICE_NAME, id);
