@@ -62,12 +62,12 @@ describe.skipIf('problem' in binary)('a frozen worker', () => {
     process.kill(a.pid, 'SIGSTOP');
     // No health check: the proxy goes on handing attempts to the frozen worker in turn with the other, as a plain
     // round-robin proxy does. Each attempt there costs Restate's timeouts (10 s + 5 s, and 5 s to drain the stream);
-    // with the old 30 s + 10 s, two of three runs were held past 90 s.
+    // with the old 30 s + 10 s, runs were held 90 and 137 s (bound: 100 s, five attempts there).
     cluster.balancer.setBackends([a.url, b.url]);
     const stopped = Date.now();
     const moved = await Promise.all(cut.map(async (id) => ({ result: await attachRun(cluster.restate.ingress, id), took: Date.now() - stopped })));
     for (const [i, { result, took }] of moved.entries()) {
-      expect(took, `run ${i} moved after ${took} ms`).toBeLessThan(85_000);
+      expect(took, `run ${i} moved after ${took} ms`).toBeLessThan(100_000);
       expect(result.context.exitReason).toBe('completed');
       expect(result.text).toBe(`Results: ${INTERRUPTED_BY_WORKER}`);
       expect(readFileSync(markers[i] as string, 'utf8')).toBe('started\n');
