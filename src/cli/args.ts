@@ -23,7 +23,7 @@ const RUN_VALUES = [
   'appendSystemPrompt', 'verbose', 'includePartialMessages', 'allowedTools', 'disallowedTools', 'cwd', 'sandbox',
   'allowEnv', 'resume', 'continue', 'sessionId', 'forkSession', 'inspect', 'view', 'port', 'mistake',
   'includeLoopEvents', 'permissionPromptTool', 'mcpConfig', 'strictMcpConfig', 'allowWrite', 'waitForSession', 'step', 'lang',
-  'addDir', 'noSessionPersistence', 'settingSources', 'jsonSchema', 'allowDangerouslySkipPermissions', 'thinking',
+  'addDir', 'noSessionPersistence', 'settingSources', 'settings', 'jsonSchema', 'allowDangerouslySkipPermissions', 'thinking',
   'thinkingDisplay', 'maxThinkingTokens', 'tools', 'awaitInitialize', 'systemPromptFile',
   'appendSystemPromptFile',
 ] as const satisfies readonly (keyof Flags)[];

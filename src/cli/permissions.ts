@@ -10,7 +10,9 @@ import type { GateEvent, RunEvent } from '../core/events.js';
 import type { Tool } from '../core/tool.js';
 import { createPermissionGate, PermissionError, type PermissionGate, type SourcedRule } from '../permissions/gate.js';
 import type { PermissionMode } from '../permissions/modes.js';
-import { refusesBypassMode } from '../permissions/root.js';
+import { RootBypassError, refusesBypassMode } from '../permissions/root.js';
+import { settingsPermissions } from '../permissions/fromSettings.js';
+import { loadClaudeSettings } from '../settings/files.js';
 import type { PermissionDenial } from './output.js';
 import { shown } from './terminal.js';
 
@@ -54,6 +56,25 @@ export interface GateSettings {
   additionalDirectories?: string[];
 }
 
+/**
+ * The gate of a CLI run: Claude Code's settings files (`--setting-sources`, `--settings`: ../settings/), then the flags
+ * (`--permission-mode` over the files' `defaultMode`). What the files leave out is said through `warn`. Throws a
+ * RuleError (a bad flag rule), a SettingsError (a bad --settings), or the root rule's RootBypassError.
+ */
+export function cliPermissionGate(
+  options: PermissionOptions & { settingSources?: string[]; settings?: string },
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  tools: Tool[],
+  warn: (line: string) => void,
+): PermissionGate {
+  const files = loadClaudeSettings({ cwd, env, ...(options.settingSources ? { sources: options.settingSources } : {}), ...(options.settings !== undefined ? { flag: options.settings } : {}), warn });
+  const fromFiles = settingsPermissions(files, tools);
+  for (const note of fromFiles.notes) warn(note);
+  const settings: GateSettings = { rules: fromFiles.rules, additionalDirectories: fromFiles.additionalDirectories, ...(fromFiles.mode ? { mode: fromFiles.mode.mode } : {}) };
+  return permissionGate(options, cwd, tools, settings, env);
+}
+
 /** A rule that does not parse: printed as a usage error. */
 export class RuleError extends Error {
   override readonly name = 'RuleError';
@@ -64,7 +85,7 @@ export class RuleError extends Error {
  * gives its own with `withAsker`); `tools` check the specifiers of the rules that name them. Throws a RuleError naming
  * the flag of a bad rule, or the refusal of the root rule.
  */
-export function permissionGate(options: PermissionOptions, cwd: string, tools: Tool[], settings: GateSettings = {}): PermissionGate {
+export function permissionGate(options: PermissionOptions, cwd: string, tools: Tool[], settings: GateSettings = {}, env?: NodeJS.ProcessEnv): PermissionGate {
   for (const [flag, effect, rules] of [['--allowedTools', 'allow', options.allowedTools], ['--disallowedTools', 'deny', options.disallowedTools]] as const) {
     try {
       createPermissionGate({ cwd, tools, [effect]: rules ?? [] });
@@ -76,6 +97,7 @@ export function permissionGate(options: PermissionOptions, cwd: string, tools: T
     return createPermissionGate({
       cwd,
       tools,
+      ...(env ? { env } : {}),
       mode: options.permissionMode ?? settings.mode ?? 'default',
       sourced: settings.rules ?? [],
       allow: options.allowedTools ?? [],
@@ -83,7 +105,7 @@ export function permissionGate(options: PermissionOptions, cwd: string, tools: T
       additionalDirectories: [...(settings.additionalDirectories ?? []), ...(options.addDir ?? [])],
     });
   } catch (error) {
-    if (error instanceof PermissionError) throw new RuleError(error.message);
+    if (error instanceof PermissionError && !(error instanceof RootBypassError)) throw new RuleError(error.message);
     throw error;
   }
 }

@@ -20,7 +20,8 @@ import { credentialRedactor } from '../tools/bash/judge/secrets.js';
 import { type ModelChoice, openSession, progressPrinter, refusalWarner } from './start.js';
 import { ask, conversationOf, type Conversation } from './ask.js';
 import type { PermissionGate } from '../permissions/gate.js';
-import { deniedCalls, ROOT_BYPASS_REFUSAL, RuleError, permissionGate, refusesBypass, sayDenied } from './permissions.js';
+import { cliPermissionGate, deniedCalls, ROOT_BYPASS_REFUSAL, RuleError, refusesBypass, sayDenied } from './permissions.js';
+import { RootBypassError } from '../permissions/root.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { startTelemetry } from './telemetry.js';
 import { cliMcpConfigs, type McpScopes, settleMcp, startConfigs, startCliMcp, withMcpTools } from './mcp.js';
@@ -65,7 +66,7 @@ function onePrinter(options: CliOptions, cwd: string, choice: ModelChoice, conve
   const verbose = options.verbose === true || options.demo;
   const show =
     format === 'stream-json'
-      ? streamJsonPrinter(initFacts(options, cwd, choice, { id: conversation.session.id, tools: conversation.tools }, version), (line) => stdout.write(line), options)
+      ? streamJsonPrinter({ ...initFacts(options, cwd, choice, { id: conversation.session.id, tools: conversation.tools }, version), ...(choice.permissions ? { permissionMode: choice.permissions.mode } : {}) }, (line) => stdout.write(line), options)
       : format === 'text' && verbose
         ? progressPrinter(toolLookup(conversation.tools))
         : undefined;
@@ -191,11 +192,12 @@ async function withPipedPrompt(given: CliOptions): Promise<CliOptions | number> 
 async function gateAndServers(options: CliOptions, cwd: string, version: () => string) {
   let gate: PermissionGate;
   try {
-    // With no flag, -p, the REPL and stream-json input are in mode default, as Claude Code's (docs/cli.md, "Which
-    // entry point runs what").
-    gate = permissionGate(options, cwd, (await import('../run/defaultTools.js')).defaultTools({ cwd }));
+    // With no flag nor settings file, -p, the REPL and stream-json input are in mode default, as Claude Code's
+    // (docs/cli.md, "Which entry point runs what").
+    gate = cliPermissionGate(options, cwd, env, (await import('../run/defaultTools.js')).defaultTools({ cwd }), warn);
   } catch (error) {
-    if (!(error instanceof RuleError)) throw error;
+    if (error instanceof RootBypassError) return refuseBypass();
+    if (!(error instanceof RuleError || (error instanceof Error && error.name === 'SettingsError'))) throw error;
     stderr.write(`agentloop: ${shown(error.message)}\nsee ${selfCommand()} --help\n`);
     return 2;
   }
@@ -237,10 +239,7 @@ export async function run(options: CliOptions, version: () => string): Promise<n
     stderr.write(`agentloop: --cwd ${shown(cwd)} is not a directory\n`);
     return 2;
   }
-  if (refusesBypass(options, env)) {
-    stderr.write(`${ROOT_BYPASS_REFUSAL}\n${colors.dim('(as root, only where IS_SANDBOX=1 says this machine is a sandbox: docs/cli.md)')}\n`);
-    return 1;
-  }
+  if (refusesBypass(options, env)) return refuseBypass();
   // Nothing written from here on holds the key, the token (also from .env) or a credential of the environment.
   useRedactor(credentialRedactor(env, loadModelSettings(env, cwd)));
   if (options.command === 'sessions') return (await loadSessions()).sessionsCommand(options, env, stdout, stderr);
@@ -289,6 +288,12 @@ export async function run(options: CliOptions, version: () => string): Promise<n
   } finally {
     await Promise.all([telemetry?.shutdown(), servers?.close(), mcp?.close()]);
   }
+}
+
+/** Claude Code's refusal of bypassPermissions as root outside a sandbox (a flag, a settings file's defaultMode): exit 1. */
+function refuseBypass(): number {
+  stderr.write(`${ROOT_BYPASS_REFUSAL}\n${colors.dim('(as root, only where IS_SANDBOX=1 says this machine is a sandbox: docs/cli.md)')}\n`);
+  return 1;
 }
 
 // Lines that may carry outside text (an exporter's error, an MCP server's): secrets cut, controls shown (./terminal.ts).

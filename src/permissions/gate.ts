@@ -30,7 +30,10 @@ export interface PermissionSettings {
 export interface SourcedRule {
   rule: string;
   effect: RuleEffect;
+  /** Claude Code's name of the source: `userSettings`, `projectSettings`, `localSettings`, `flagSettings`, `cliArg`, `session`. */
   source: string;
+  /** The settings file it is written in. */
+  path?: string;
 }
 
 /** The answer of whoever is asked: allow (with the input to run instead, and rules to allow from now on), or deny. */
@@ -134,8 +137,8 @@ export function createPermissionGate(options: GateOptions): PermissionGate {
 }
 
 function parseAll(rules: readonly SourcedRule[], tools: readonly Tool[]): ParsedRule[] {
-  return rules.map(({ rule, effect, source }) => {
-    const parsed = parseRule(rule, effect, source);
+  return rules.map(({ rule, effect, source, path }) => {
+    const parsed = { ...parseRule(rule, effect, source), ...(path !== undefined ? { path } : {}) };
     const check = parsed.specifier === null ? undefined : specifierChecker(parsed.tool, tools);
     try {
       if (parsed.specifier !== null) check?.(parsed.specifier);
@@ -151,7 +154,7 @@ function gateOf(state: GateState): PermissionGate {
   return Object.freeze({
     mode: state.mode,
     dirs: state.dirs,
-    rules: Object.freeze(state.rules.map(({ text, effect, source }) => ({ rule: text, effect, source }))),
+    rules: Object.freeze(state.rules.map(({ text, effect, source, path }) => ({ rule: text, effect, source, ...(path !== undefined ? { path } : {}) }))),
     asker: state.asker,
     decide: (call: GateCall) => decideCall(state, call, (change) => gateOf({ ...state, rules: [...state.rules, ...parseAll(change, state.tools)] })),
     withMode(mode: PermissionMode) {

@@ -18,6 +18,8 @@ export interface ParsedRule {
   effect: RuleEffect;
   /** Where the rule came from: `cliArg`, `userSettings`, `projectSettings`, `localSettings`, `flagSettings`, `session`, ... */
   source: string;
+  /** The settings file it is written in. */
+  path?: string;
 }
 
 /** A rule that does not parse, a mode refused: one line, for the user. */

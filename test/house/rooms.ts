@@ -5,7 +5,7 @@
  */
 export const LAYERS: string[][] = [
   ['core'],
-  ['history'],
+  ['history', 'settings'],
   ['machine', 'anthropic', 'scripted', 'tools'],
   ['permissions', 'transcript', 'diagram', 'loopback', 'otel'],
   ['run'],
