@@ -62,6 +62,11 @@ export async function runDurable(options: DurableOptions, io: DurableIo): Promis
       io.stderr.write(`agentloop: ${shown(error.message)}\nsee ${selfCommand()} ${options.command} --help\n`);
       return 2;
     }
+    // `view --port N` on a port taken (loopback/listen.ts): one line, as the local viewer's.
+    if (error instanceof Error && error.name === 'PortError') {
+      io.stderr.write(`agentloop: ${shown(error.message)}\n`);
+      return 2;
+    }
     if (!(error instanceof RestateCallError)) throw error;
     io.stderr.write(`agentloop: ${shown(error.message)}\n`);
     return 1;

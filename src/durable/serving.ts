@@ -4,6 +4,7 @@
  */
 import type { Http2Server, ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { portError } from '../loopback/listen.js';
 
 /** How long the connections still open at a close have to end before they are cut. */
 const CLOSE_GRACE_MS = 2000;
@@ -11,9 +12,11 @@ const CLOSE_GRACE_MS = 2000;
 /** Listens on `port` (0: any free one) of `host`; the address to give out: `http://HOST:PORT` (an unspecified host as 127.0.0.1). */
 export async function listen(server: Http2Server, port: number, host: string): Promise<{ url: string; port: number }> {
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    // A port taken (another worker's) is one line naming it (PortError), not a listen error's stack.
+    const failed = (error: NodeJS.ErrnoException) => reject(portError(port, error, host, 'another worker'));
+    server.once('error', failed);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

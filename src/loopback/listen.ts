@@ -6,9 +6,11 @@ export class PortError extends Error {
   override readonly name = 'PortError';
 }
 
-function portError(port: number, error: NodeJS.ErrnoException): Error {
-  if (error.code === 'EADDRINUSE') return new PortError(`port ${port} on 127.0.0.1 is in use (by another program, or another agentloop page): give another --port, or none to take a free one`);
-  if (error.code === 'EACCES') return new PortError(`port ${port} on 127.0.0.1 may not be used by this user (ports below 1024 need root): give another --port, or none to take a free one`);
+/** A listen's error as PortError when the port is the problem (taken, or not this user's to take); else as it is. */
+export function portError(port: number, error: NodeJS.ErrnoException, host = '127.0.0.1', what = 'another agentloop page'): Error {
+  const choose = what === 'another agentloop page' ? 'give another --port, or none to take a free one' : 'give another --port (0: any free one)';
+  if (error.code === 'EADDRINUSE') return new PortError(`port ${port} on ${host} is in use (by another program, or ${what}): ${choose}`);
+  if (error.code === 'EACCES') return new PortError(`port ${port} on ${host} may not be used by this user (ports below 1024 need root): ${choose}`);
   return error;
 }
 

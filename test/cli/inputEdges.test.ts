@@ -89,6 +89,15 @@ describe('a port already taken', () => {
     expect(run.code).toBe(2);
     expect(folder.server.requests).toHaveLength(asked);
   });
+
+  it('worker --port: one line naming the port and what to do, exit 2', async () => {
+    const cwd = folder.next();
+    const env = cliEnv({ ANTHROPIC_API_KEY: 'sk-ant-test-edges', MODEL_ID: 'claude-test', AGENTLOOP_HOME: join(cwd, 'home') });
+    const run = await startCli(['worker', '--port', String(port)], { cwd, env }).done;
+    expect(run.stderr).not.toMatch(NO_STACK);
+    expect(run.stderr.endsWith(`agentloop: port ${port} on 127.0.0.1 is in use (by another program, or another worker): give another --port (0: any free one)\n`)).toBe(true);
+    expect(run.code).toBe(2);
+  });
 });
 
 describe("a transcript whose header holds an id that is no id ($')", () => {
