@@ -61,28 +61,42 @@ export function modelFallbackLine(event: Extract<RunEvent, { type: 'retry' }>, s
   };
 }
 
-/**
- * A tool result's `user` line: Claude Code's `timestamp`, `tool_use_result` and `is_error: false`. `tool_use_result`
- * is the last result's structured data (`dataOf`: ToolOutput.data, e.g. Bash's `{stdout, stderr, ...}`) when its tool
- * gave one, else its text (`Error: ...` for an error; one in `<tool_use_error>` tags is the text inside them).
- */
-export function userLine(message: { role: string; content: unknown }, sessionId: string, dataOf: (toolUseId: string) => unknown = () => undefined) {
-  const blocks = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
-  const results = blocks.filter((b) => b.type === 'tool_result');
-  const content = blocks.map((b) => (b.type === 'tool_result' ? { ...b, is_error: b.is_error === true } : b));
-  const line = { type: 'user', message: { ...message, ...(blocks.length ? { content } : {}) }, parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID() };
-  if (results.length === 0) return line;
-  const last = results[results.length - 1]!;
-  const data = typeof last.tool_use_id === 'string' ? dataOf(last.tool_use_id) : undefined;
-  return { ...line, timestamp: new Date().toISOString(), tool_use_result: data !== undefined ? data : resultText(last) };
-}
-
-/** A tool result as Claude Code's `tool_use_result` text. */
-function resultText(result: Record<string, unknown>): string {
+/** A tool result as Claude Code's `tool_use_result` text (also the copy's `toolUseResult`, transcript/claudeMirror.ts). */
+export function resultText(result: Record<string, unknown>): string {
   const text = typeof result.content === 'string' ? result.content : JSON.stringify(result.content ?? '');
   if (result.is_error !== true) return text;
   const tagged = /^<tool_use_error>([\s\S]*)<\/tool_use_error>$/.exec(text);
   return tagged ? (tagged[1] as string) : `Error: ${text}`;
+}
+
+/**
+ * The `user` lines of a message that is not the model's, as Claude Code writes them: one line per tool_result block
+ * (each with Claude Code's `timestamp` and `tool_use_result`: the tool's structured result from `data`, keyed by
+ * tool_use id, else the result's text), then the message's other blocks (a continuation request) in a line of their
+ * own; a message without tool results is one line.
+ */
+export function userLines(message: { role: string; content: unknown }, sessionId: string, data: ReadonlyMap<string, unknown> = new Map()) {
+  const line = (content: unknown) => ({ type: 'user', message: { ...message, content }, parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID() });
+  const blocks = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
+  const results = blocks.filter((b) => b.type === 'tool_result');
+  if (results.length === 0) return [line(message.content)];
+  const others = blocks.filter((b) => b.type !== 'tool_result');
+  const timestamp = new Date().toISOString();
+  return [
+    ...results.map((b) => {
+      const id = String(b.tool_use_id);
+      return { ...line([{ ...b, is_error: b.is_error === true }]), timestamp, tool_use_result: data.has(id) ? data.get(id) : resultText(b) };
+    }),
+    ...(others.length ? [line(others)] : []),
+  ];
+}
+
+/**
+ * Claude Code's `system/status` line: `{status: 'requesting'}` as a model call starts (with partial messages), `{status:
+ * null, permissionMode}` once a control request changed the permission mode.
+ */
+export function statusLine(sessionId: string, fields: { status: string | null; permissionMode?: string }) {
+  return { type: 'system', subtype: 'status', ...fields, uuid: randomUUID(), session_id: sessionId };
 }
 
 /** An API error that ended the run, as Claude Code reports it: `API Error: 400 message`; undefined for another end. */

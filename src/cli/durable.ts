@@ -15,7 +15,8 @@ import type { DurableOptions } from './durableOptions.js';
 import { costOf } from '../core/pricing.js';
 import type { SessionRecord } from '../transcript/records.js';
 import { recordedMessages } from '../transcript/resume.js';
-import { exitCodeOf, toJsonResult, type RunFacts } from './output.js';
+import { emptyModelUsage, exitCodeOf, toJsonResult, type RunFacts } from './output.js';
+import { defaultRunConfig } from '../core/config.js';
 import { jsonLine, outputRedactor, shown, useRedactor } from './terminal.js';
 import { loadModelSettings } from '../anthropic/settings.js';
 import { credentialRedactor } from '../tools/bash/judge/secrets.js';
@@ -91,7 +92,7 @@ export function factsOf(records: readonly SessionRecord[]): RunFacts {
     if (requestAt !== undefined) apiMs += Date.parse(record.at) - requestAt;
     requestAt = undefined;
     const model = record.model ?? 'unknown';
-    const sum = (modelUsage[model] ??= { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUSD: 0 });
+    const sum = (modelUsage[model] ??= emptyModelUsage(defaultRunConfig.maxTokens));
     sum.inputTokens += record.usage.input_tokens;
     sum.outputTokens += record.usage.output_tokens;
     sum.cacheReadInputTokens += record.usage.cache_read_input_tokens;

@@ -15,7 +15,38 @@ export interface ModelUsage {
   outputTokens: number;
   cacheReadInputTokens: number;
   cacheCreationInputTokens: number;
+  webSearchRequests: number;
   costUSD: number;
+  contextWindow: number;
+  maxOutputTokens: number;
+}
+
+/** The context window modelUsage reports: the API's standard 200k tokens (agentloop asks for no 1M-token beta). */
+const CONTEXT_WINDOW = 200_000;
+
+/** A model's usage before its first call, as Claude Code's `modelUsage` holds it (`maxOutputTokens`: the run's max_tokens). */
+export function emptyModelUsage(maxOutputTokens: number): ModelUsage {
+  return { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, webSearchRequests: 0, costUSD: 0, contextWindow: CONTEXT_WINDOW, maxOutputTokens };
+}
+
+/**
+ * The result's `usage` as Claude Code 2.1.197 writes it: the token counts, then the keys of the API's usage that
+ * agentloop does not sum (no server tools; no 1-hour cache: every cache write is a 5-minute one, agentloop's
+ * breakpoints' default), with the values they have for its calls.
+ */
+export function claudeUsage(usage: Usage) {
+  return {
+    input_tokens: usage.input_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens,
+    cache_read_input_tokens: usage.cache_read_input_tokens,
+    output_tokens: usage.output_tokens,
+    server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
+    service_tier: 'standard',
+    cache_creation: { ephemeral_1h_input_tokens: 0, ephemeral_5m_input_tokens: usage.cache_creation_input_tokens },
+    inference_geo: '',
+    iterations: [] as unknown[],
+    speed: 'standard',
+  };
 }
 
 /** A tool call a permission rule denied (it never ran). */
@@ -36,6 +67,8 @@ export interface RunFacts {
   ttftMs?: number;
   /** Whether a tool was running when the run ended (an interrupt's `terminal_reason`). */
   duringTool?: boolean;
+  /** The turns a resumed session had counted before this run's first model call: `num_turns` counts this run's. */
+  turnsBefore?: number;
 }
 
 /**
@@ -52,7 +85,7 @@ export interface JsonResult {
   result: string;
   session_id: string;
   total_cost_usd: number;
-  usage: Usage;
+  usage: ReturnType<typeof claudeUsage>;
   modelUsage: Record<string, ModelUsage>;
   permission_denials: PermissionDenial[];
   uuid: string;
@@ -94,12 +127,12 @@ export function toJsonResult(run: RunResult, facts: RunFacts): JsonResult {
     duration_api_ms: facts.durationApiMs,
     ...(success && facts.ttftMs !== undefined ? { ttft_ms: facts.ttftMs, ttft_stream_ms: facts.ttftMs } : {}),
     ...(success && facts.timeToRequestMs !== undefined ? { time_to_request_ms: facts.timeToRequestMs } : {}),
-    num_turns: context.turnCount,
+    num_turns: context.turnCount - (facts.turnsBefore ?? 0),
     result: apiError?.text ?? run.text,
     stop_reason: context.stopReason,
     session_id: run.sessionId,
     total_cost_usd: context.costUsd,
-    usage: context.usage,
+    usage: claudeUsage(context.usage),
     modelUsage: facts.modelUsage,
     permission_denials: facts.permissionDenials ?? [],
     terminal_reason: terminalReasonOf(run, facts.duringTool === true),

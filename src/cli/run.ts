@@ -61,7 +61,7 @@ function chooseModel(options: CliOptions, cwd: string): ModelChoice {
 /** What a one-shot run shows while it goes (stream-json lines, or --verbose's progress), and what it counts for the result. */
 function onePrinter(options: CliOptions, cwd: string, choice: ModelChoice, conversation: Conversation, version: string) {
   const format = options.outputFormat;
-  const meter = runMeter();
+  const meter = runMeter(undefined, options.maxTokens);
   // Text: only the answer, unless --verbose (or the demo, which is there to show the loop) asks for the progress.
   const verbose = options.verbose === true || options.demo;
   const show =

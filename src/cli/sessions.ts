@@ -24,7 +24,7 @@ import {
 import type { CliOptions } from './args.js';
 import type { Redactor } from '../core/redact.js';
 import { jsonLine, shown } from './terminal.js';
-import { selfCommand } from './self.js';
+import type { MirrorOptions } from '../transcript/claudeMirror.js';
 
 /** A session that cannot be resumed: the message says why (exit code 2). */
 export class SessionError extends Error {
@@ -62,6 +62,8 @@ export interface PrepareOptions {
   redactor?: Redactor;
   /** Told in one line when the transcript was lost during the run and the run went on in a fork of it. */
   onMoved?: (notice: string) => void;
+  /** The session's copy in Claude Code's place and shape (transcript/claudeMirror.ts); none without it. */
+  mirror?: MirrorOptions;
   /** With --wait-for-session: told who holds the session, when the wait begins. */
   onWait?: (holder: LockHolder | undefined) => void;
 }
@@ -78,6 +80,11 @@ export async function prepareSession(options: CliOptions, prepare: PrepareOption
   if (options.resume === undefined && !options.continue) return newSession(home, options.sessionId ?? randomUUID(), prepare);
 
   const path = sessionToResume(home, options, prepare.cwd);
+  // --continue where no session of this directory is: a new one, as Claude Code starts (with a question to ask).
+  if (path === undefined) {
+    if (prepare.prompt == null && options.print && options.inputFormat !== 'stream-json') throw new SessionError(`no session to continue in ${prepare.cwd}: give a prompt to start one`);
+    return newSession(home, options.sessionId ?? randomUUID(), prepare);
+  }
   const { lock, transcript, conversation } = await sessionLocked(path, options, prepare);
   const notices = transcript.problems.map((p) => `${path}: ${p}`);
   const { id, cwd } = transcript.header;
@@ -124,16 +131,13 @@ function recorderOptions(prepare: PrepareOptions) {
     onError: prepare.onRecordError,
     ...(prepare.redactor ? { redactor: prepare.redactor } : {}),
     ...(prepare.onMoved ? { onMoved: prepare.onMoved } : {}),
+    ...(prepare.mirror ? { mirror: prepare.mirror } : {}),
   };
 }
 
-/** The transcript `--resume ID` names, or the newest of the working directory for `--continue`. */
-function sessionToResume(home: string, options: CliOptions, cwd: string): string {
-  if (options.resume === undefined) {
-    const newest = newestSessionFor(home, cwd);
-    if (!newest) throw new SessionError(`no session to continue in ${cwd} (see: ${selfCommand()} sessions)`);
-    return newest.path;
-  }
+/** The transcript `--resume ID` names, or the newest of the working directory for `--continue` (undefined: none). */
+function sessionToResume(home: string, options: CliOptions, cwd: string): string | undefined {
+  if (options.resume === undefined) return newestSessionFor(home, cwd)?.path;
   try {
     return findSession(home, options.resume);
   } catch (error) {

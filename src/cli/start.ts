@@ -2,7 +2,9 @@
  * What every run of a command starts from, one-shot (./run.ts), REPL (./repl.ts) or stream input (./streamInput.ts):
  * the session it records to, how it reaches the model, its limits from the flags, and the progress printer.
  */
+import { readFileSync } from 'node:fs';
 import { defaultRunConfig } from '../core/config.js';
+import { claudeConfigDir, type MirrorOptions } from '../transcript/claudeMirror.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunHooks } from '../core/hooks.js';
 import type { PermissionGate } from '../permissions/gate.js';
@@ -41,10 +43,36 @@ export async function openSession(options: CliOptions, cwd: string, model: strin
       stderr.write(colors.red(`agentloop: the transcript stopped being saved: ${shown(error.message)}\n`));
     },
     onMoved: (notice) => stderr.write(colors.red(`agentloop: ${notice}\n`)),
+    mirror: mirrorOptions(),
     onWait: (holder) => stderr.write(colors.dim(`agentloop: ${waitingLine(options, holder)}\n`)),
   });
   for (const notice of session.notices) stderr.write(colors.dim(`${shown(notice)}\n`));
   return session;
+}
+
+/**
+ * The session's copy in Claude Code's place and shape (transcript/claudeMirror.ts), for the Agent SDK's session
+ * functions and Claude Code's own lists: its lines say agentloop's version and how it was started (`sdk-ts` under the SDK).
+ */
+function mirrorOptions(): MirrorOptions {
+  return {
+    configDir: claudeConfigDir(env),
+    version: `agentloop ${packageVersion()}`,
+    entrypoint: env.CLAUDE_CODE_ENTRYPOINT || 'cli',
+    warn: (line) => stderr.write(colors.dim(`${shown(line)}\n`)),
+  };
+}
+
+/** agentloop's version, from its package.json (src/cli/ and dist/cli/chunks/ are two and three folders below it). */
+function packageVersion(): string {
+  for (const up of ['../../package.json', '../../../package.json']) {
+    try {
+      return (JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as { version: string }).version;
+    } catch {
+      // not there: one folder further up
+    }
+  }
+  return 'unknown';
 }
 
 /** The line said while --wait-for-session waits. */

@@ -14,7 +14,7 @@ import { appendUser, appendUserText, textOf } from '../history/messages.js';
 import { historyProblems } from '../history/validate.js';
 import type { Question } from '../transcript/records.js';
 import type { CliOptions } from './args.js';
-import { exitCodeOf, palette, toJsonResult } from './output.js';
+import { exitCodeOf, palette, toJsonResult, type PermissionDenial } from './output.js';
 import type { PermissionGate } from '../permissions/gate.js';
 import { deniedCalls } from './permissions.js';
 import { openSession, refusalWarner, type ModelChoice } from './start.js';
@@ -51,10 +51,12 @@ function turnOutput(
   version: string,
   write: (line: string) => void,
   gate: PermissionGate,
+  hookDenials: PermissionDenial[] = [],
 ) {
   const sessionId = conversation.session.id;
-  const meter = runMeter();
+  const meter = runMeter(undefined, options.maxTokens);
   const denied = deniedCalls(); // this turn's
+  const hookDenied = hookDenials.length; // a PreToolUse hook's denials (the gate's come as events)
   const facts = initFacts(options, cwd, choice, { id: sessionId, tools: conversation.tools }, version);
   const print = streamJsonPrinter({ ...facts, permissionMode: gate.mode }, write, options);
   const warn = refusalWarner(toolLookup(conversation.tools));
@@ -68,7 +70,7 @@ function turnOutput(
     finish(result: RunResult, structured: StructuredOutcome) {
       const failed = apiErrorLine(result, sessionId);
       if (failed) write(jsonLine(failed));
-      const line = toJsonResult(result, { ...meter.facts(), permissionDenials: denied.denials });
+      const line = toJsonResult(result, { ...meter.facts(), permissionDenials: [...hookDenials.slice(hookDenied), ...denied.denials] });
       write(jsonLine(structuredResult(line, structured)));
     },
     /** A turn a UserPromptSubmit hook blocked: no model call, an error result saying why. */
@@ -250,7 +252,7 @@ async function answer(stream: Stream, question: Question, messages: MessageParam
   const structured = schema ? new StructuredTurn(schema, maxAttempts(process.env)) : undefined;
   const choice = structured ? structured.choice(control.choiceOf(stream.choice)) : control.choiceOf(stream.choice);
   const signal = structured ? structured.signal(running.signal) : running.signal;
-  const output = turnOutput(stream.options, stream.cwd, choice, stream.conversation, stream.version, stream.write, control.gate);
+  const output = turnOutput(stream.options, stream.cwd, choice, stream.conversation, stream.version, stream.write, control.gate, control.hookDenials);
   const once = (q: Question | null, history: MessageParam[], turnCount: number | undefined) =>
     ask(stream.conversation, q, history, { choice, signal, onEvent: output.onEvent, turnCount, extra: { ...systemOf(control), ...thinkingOfTurn(stream.options, control.thinking) } });
   const run = structured ? structured.around(once, (text) => stream.write(jsonLine(reminderLine(text, session.id)))) : once;

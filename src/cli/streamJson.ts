@@ -10,15 +10,16 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { RunEvent } from '../core/events.js';
 import type { MessageParam } from '../core/messages.js';
+import { defaultRunConfig } from '../core/config.js';
 import { costOf } from '../core/pricing.js';
 import type { PermissionMode } from '../permissions/modes.js';
 import type { CliOptions } from './args.js';
-import type { ModelUsage, RunFacts } from './output.js';
+import { emptyModelUsage, type ModelUsage, type RunFacts } from './output.js';
 import { permissionModeOf } from './permissions.js';
 import { jsonLine } from './terminal.js';
 import { assistantLines } from './assistantLines.js';
 import { publicToolName, toolLookup, type Tool, type ToolLookup } from '../core/tool.js';
-import { apiRetryLine, claudeBlock, modelFallbackLine, thinkingTokensLines, userLine } from './claudeLines.js';
+import { apiRetryLine, claudeBlock, modelFallbackLine, statusLine, thinkingTokensLines, userLines } from './claudeLines.js';
 import { CLI_MAX_RETRIES } from './sdkFlags.js';
 
 /** What the init line tells about the run. */
@@ -95,19 +96,19 @@ export function initLine(facts: InitFacts) {
 export function streamJsonPrinter(
   facts: InitFacts,
   write: (line: string) => void,
-  options: { includeLoopEvents?: boolean; maxRetries?: number } = {},
+  options: { includeLoopEvents?: boolean; includePartialMessages?: boolean; maxRetries?: number } = {},
 ): (event: RunEvent) => void {
   const session_id = facts.sessionId;
   const tools = toolLookup(facts.tools);
   const out = (line: object) => write(jsonLine(line));
-  // The structured results of the tools (ToolOutput.data) until their user line is written.
-  const data = new Map<string, unknown>();
   const loop = loopLines(out, session_id, options.includeLoopEvents === true);
   out(initLine(facts));
   const thinkingTokens = thinkingTokensLines(session_id);
-  let reply: { index: number; message: MessageParam } | undefined; // the model's message, until its metadata comes
+  const turn = turnLines(session_id, out);
+  let requesting = false; // a `requesting` status line was written for the model call under way
+  // Claude Code's assistant lines carry the message as it started: stop_reason null (the result line has the reason).
   const assistant = assistantLines((head, block, requestId) => {
-    const message = { ...head, type: 'message', role: 'assistant', content: [claudeBlock(block, tools)], stop_sequence: null };
+    const message = { ...head, type: 'message', role: 'assistant', content: [claudeBlock(block, tools)], stop_reason: null, stop_sequence: null, context_management: null };
     out({ type: 'assistant', message, parent_tool_use_id: null, session_id, uuid: randomUUID(), ...(requestId ? { request_id: requestId } : {}) });
   });
   return (event) => {
@@ -120,20 +121,19 @@ export function streamJsonPrinter(
         return;
       }
       case 'message':
-        if (event.origin === 'model') reply = { index: event.index, message: event.message };
-        // Claude Code does not repeat the prompt; tool results (and agentloop's continuation requests) are user lines.
-        else if (event.origin !== 'prompt') {
-          out(userLine(event.message, session_id, (id) => data.get(id)));
-          data.clear();
-        }
-        return;
+        return turn.message(event);
       case 'tool_result':
-        if (event.data !== undefined) data.set(event.block.id, event.data);
+        turn.toolResult(event);
+        return loop(event);
+      case 'request':
+        // With partial messages Claude Code says `requesting` once a model call (not again for its retries).
+        if (options.includePartialMessages && !requesting) out(statusLine(session_id, { status: 'requesting' }));
+        requesting = true;
         loop(event);
         return;
       case 'reply': {
-        const content = reply?.index === event.index && Array.isArray(reply.message.content) ? reply.message.content : [];
-        reply = undefined;
+        const content = turn.replyContent(event.index);
+        requesting = false;
         assistant.onReply({ ...(event.id ? { id: event.id } : {}), model: event.model, stop_reason: event.stopReason, usage: event.usage }, content, event.requestId);
         loop(event);
         return;
@@ -164,6 +164,34 @@ function loopLines(out: (line: object) => void, session_id: string, included: bo
   };
 }
 
+/**
+ * The model's message until its `reply` event comes (its assistant lines need the reply's metadata), and the `user`
+ * lines of the other messages: Claude Code does not repeat the prompt; each tool result is a line of its own, with the
+ * tool's structured result (`tool_use_result`) its `tool_result` event brought.
+ */
+function turnLines(sessionId: string, out: (line: object) => void) {
+  let reply: { index: number; message: MessageParam } | undefined;
+  const data = new Map<string, unknown>();
+  return {
+    message(event: Extract<RunEvent, { type: 'message' }>) {
+      if (event.origin === 'model') reply = { index: event.index, message: event.message };
+      else if (event.origin !== 'prompt') {
+        for (const line of userLines(event.message, sessionId, data)) out(line);
+        data.clear();
+      }
+    },
+    toolResult(event: Extract<RunEvent, { type: 'tool_result' }>) {
+      if (event.data !== undefined) data.set(event.block.id, event.data);
+    },
+    /** The content of the reply at `index`, once (empty when its message did not come). */
+    replyContent(index: number) {
+      const content = reply?.index === index && Array.isArray(reply.message.content) ? reply.message.content : [];
+      reply = undefined;
+      return content;
+    },
+  };
+}
+
 /** A stream event with the tool's name in Claude Code's spelling (a tool_use block's start). */
 function claudeStreamEvent<T>(event: T, tools: ToolLookup): T {
   const e = event as { type?: string; content_block?: unknown };
@@ -176,8 +204,10 @@ function claudeStreamEvent<T>(event: T, tools: ToolLookup): T {
  * cost per model (a fallback model is one of its own), the time to the first request and to its first streamed
  * content, and whether a tool was running at the end.
  */
-export function runMeter(now: () => number = () => performance.now()) {
+export function runMeter(now: () => number = () => performance.now(), maxTokens?: number) {
+  const maxOutputTokens = maxTokens ?? defaultRunConfig.maxTokens;
   const started = now();
+  let firstTurn: number | undefined; // the turn count of the first model call: a resumed session's goes on counting
   let callStarted: number | undefined;
   let firstRequest: number | undefined;
   let firstContent: number | undefined;
@@ -191,6 +221,7 @@ export function runMeter(now: () => number = () => performance.now()) {
   };
   const onTiming = (event: RunEvent) => {
     if (event.type === 'request') {
+      firstTurn ??= event.turnCount;
       callStarted = now();
       firstRequest ??= callStarted;
     } else if (firstRequest !== undefined && (event.type === 'text' || event.type === 'stream_event' || event.type === 'reply')) firstContent ??= now();
@@ -203,7 +234,7 @@ export function runMeter(now: () => number = () => performance.now()) {
       if (event.type === 'reply' || event.type === 'transition') endCall();
       if (event.type !== 'reply') return;
       const usage = event.usage;
-      const sum = (modelUsage[event.model] ??= { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUSD: 0 });
+      const sum = (modelUsage[event.model] ??= emptyModelUsage(maxOutputTokens));
       sum.inputTokens += usage.input_tokens;
       sum.outputTokens += usage.output_tokens;
       sum.cacheReadInputTokens += usage.cache_read_input_tokens;
@@ -213,7 +244,8 @@ export function runMeter(now: () => number = () => performance.now()) {
     facts(): RunFacts {
       endCall();
       const timing = firstRequest === undefined ? {} : { timeToRequestMs: Math.round(firstRequest - started), ...(firstContent === undefined ? {} : { ttftMs: Math.round(firstContent - firstRequest) }) };
-      return { durationApiMs: Math.round(apiMs), modelUsage, duringTool: running > 0, ...timing };
+      const turns = firstTurn === undefined ? {} : { turnsBefore: firstTurn - 1 };
+      return { durationApiMs: Math.round(apiMs), modelUsage, duringTool: running > 0, ...timing, ...turns };
     },
   };
 }

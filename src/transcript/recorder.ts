@@ -19,6 +19,7 @@ import { TRANSCRIPT_VERSION, type Question, type SessionHeader } from './records
 import type { RestoredConversation } from './resume.js';
 import { moveOn, type Written } from './lost.js';
 import { TranscriptLostError, TranscriptWriter } from './writer.js';
+import { ClaudeMirror, type MirrorOptions } from './claudeMirror.js';
 
 export { draftOf, resultDraft, type Draft, type FinishedRun } from './drafts.js';
 
@@ -70,6 +71,8 @@ export interface RecorderOptions {
   now?: () => Date;
   /** Every record goes through it before it is written (the writer's one choke point): no secret in the transcript. */
   redactor?: import('../core/redact.js').Redactor;
+  /** Also write the session in Claude Code's place and shape (./claudeMirror.ts), after each write of the transcript. */
+  mirror?: MirrorOptions;
 }
 
 /** The session a new one is forked from (`--fork-session`): its id and its history, restored. */
@@ -110,7 +113,9 @@ export function startSession(
     const memory = new SessionMemory();
     if (fork) memory.seed(fork.conversation.messages);
     for (const draft of drafts) if (draft.type !== 'resume' && draft.type !== 'message') memory.note(draft);
-    return createRecorder({ header, writer, lock, memory }, options, prompt);
+    const recorder = createRecorder({ header, writer, lock, memory }, options, prompt);
+    if (fork) recorder.mirror?.seed(fork.conversation.messages);
+    return recorder;
   } catch (error) {
     lock.release();
     throw error;
@@ -143,7 +148,7 @@ const durability = (options: RecorderOptions) => ({ durable: options.durable, re
 const WRITTEN_AT_ONCE: ReadonlySet<RunEvent['type']> = new Set(['tool_start']);
 
 
-function createRecorder(session: Written, options: RecorderOptions, recordedPrompt?: Question): SessionRecorder {
+function createRecorder(session: Written, options: RecorderOptions, recordedPrompt?: Question): Recorder {
   return new Recorder(session, options, recordedPrompt);
 }
 
@@ -158,6 +163,7 @@ class Recorder implements SessionRecorder {
   private pendingPrompt = false;
   private scheduled = false;
   private readonly watchdog = setInterval(() => this.check(), CHECK_EVERY_MS);
+  readonly mirror: ClaudeMirror | undefined;
 
   constructor(
     private readonly session: Written,
@@ -166,6 +172,7 @@ class Recorder implements SessionRecorder {
   ) {
     this.at = timestamps(options.now);
     this.watchdog.unref();
+    this.mirror = options.mirror ? new ClaudeMirror(session.header.cwd, options.mirror, options.redactor) : undefined;
     this.unanswered = recordedPrompt === undefined ? undefined : questionKey(recordedPrompt);
   }
 
@@ -187,10 +194,12 @@ class Recorder implements SessionRecorder {
 
   resumed(conversation: RestoredConversation, prompt?: Question | null): void {
     this.session.memory.seed(conversation.messages);
+    this.mirror?.seed(conversation.messages);
     this.write(...resumeDrafts(conversation), ...(prompt !== undefined && prompt !== null ? [promptDraft(prompt)] : []));
   }
 
   readonly onEvent = (event: RunEvent): void => {
+    this.mirror?.onEvent(event);
     const draft = draftOf(event);
     if (!draft || this.failure) return;
     if (WRITTEN_AT_ONCE.has(event.type)) return this.write(draft);
@@ -213,9 +222,11 @@ class Recorder implements SessionRecorder {
     this.pending = [];
     this.pendingPrompt = false;
     if (!this.failure) this.writeOut(lines, withPrompt);
+    this.mirror?.write(this.id); // after the transcript, its source
   };
 
   finish(result: FinishedRun): void {
+    this.mirror?.finish();
     this.write(resultDraft(result));
   }
 
@@ -224,6 +235,7 @@ class Recorder implements SessionRecorder {
     this.flush();
     // A transcript lost after the last write is forked too: its records end up in a session all the same.
     if (!this.failure) this.writeOut([], false);
+    this.mirror?.close();
     try {
       this.session.writer.close();
     } catch (error) {

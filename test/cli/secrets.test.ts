@@ -4,7 +4,7 @@
  * 502 HTML page, a mid-stream `event: error`, and 529s that are retried; in text (with --verbose), json and
  * stream-json. stdout, stderr and every file under AGENTLOOP_HOME are searched for every form of each; then a model
  * that echoes the key in its answer (the transcript, the json result, stream-json, the inspector relay's events),
- * a key read from `.env`, and the viewer's API over a transcript written before redaction. As this user and again as
+ * a key read from `.env` (the transcript and its copy in Claude Code's place, transcript/claudeMirror.ts), and the viewer's API over a transcript written before redaction. As this user and again as
  * an unprivileged one (nobody) when this one is root.
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -75,7 +75,8 @@ describe.each(testUsers())('the CLI as $name', (user) => {
     mkdirSync(join(cwd, 'home'));
     for (const [name, text] of Object.entries(files)) writeFileSync(join(cwd, name), text);
     folder.own(cwd);
-    const env = cliEnv({ ANTHROPIC_BASE_URL: folder.server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: join(cwd, 'home'), DB_PASSWORD: PASSWORD, ...auth });
+    // The session's copy for Claude Code's tools (CLAUDE_CONFIG_DIR/projects) is under the home too: searched with it.
+    const env = cliEnv({ ANTHROPIC_BASE_URL: folder.server.url, MODEL_ID: 'claude-test', AGENTLOOP_HOME: join(cwd, 'home'), CLAUDE_CONFIG_DIR: join(cwd, 'home', 'claude'), DB_PASSWORD: PASSWORD, ...auth });
     return { cwd, env, home: join(cwd, 'home') };
   }
 
@@ -109,6 +110,8 @@ describe.each(testUsers())('the CLI as $name', (user) => {
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain('Your key is [redacted ANTHROPIC_API_KEY] and the password [redacted DB_PASSWORD].');
       for (const [where, text] of [['stdout', run.stdout], ['stderr', run.stderr], ['the transcript', filesUnder(p.home)]] as const) expectNoSecret(where, text);
+      // The copy in Claude Code's place was written, redacted as the transcript is.
+      expect(filesUnder(join(p.home, 'claude', 'projects'))).toContain('Your key is [redacted ANTHROPIC_API_KEY]');
     }
   });
 

@@ -124,7 +124,8 @@ describe('stream-json in Claude Code shapes', () => {
       expect(line.uuid).toMatch(UUID);
       const message = line.message as Record<string, unknown>;
       const server = sent[blocks[i]!.reply] as Sent;
-      expect(message).toMatchObject({ id: server.id, model: ANSWERING_MODEL, role: 'assistant', stop_reason: server.stop_reason });
+      // Claude Code's assistant lines carry the message as it started: stop_reason null (the result has the reason).
+      expect(message).toMatchObject({ id: server.id, model: ANSWERING_MODEL, role: 'assistant', stop_reason: null });
       expect(message.model).toBe(server.model);
       expect(message.usage).toEqual(server.usage);
       expect(message.content).toEqual([blocks[i]!.block]);
@@ -152,9 +153,19 @@ describe('stream-json in Claude Code shapes', () => {
       output_tokens: 130,
       cache_creation_input_tokens: 3200,
       cache_read_input_tokens: 3000,
+      // Claude Code's keys for what agentloop does not use (server tools, 1-hour cache writes): their values for it.
+      server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
+      service_tier: 'standard',
+      cache_creation: { ephemeral_1h_input_tokens: 0, ephemeral_5m_input_tokens: 3200 },
+      inference_geo: '',
+      iterations: [],
+      speed: 'standard',
     });
     expect(result.modelUsage).toEqual({
-      [ANSWERING_MODEL]: { inputTokens: 1350, outputTokens: 130, cacheCreationInputTokens: 3200, cacheReadInputTokens: 3000, costUSD: expect.closeTo(cost, 12) },
+      [ANSWERING_MODEL]: {
+        inputTokens: 1350, outputTokens: 130, cacheCreationInputTokens: 3200, cacheReadInputTokens: 3000, webSearchRequests: 0, costUSD: expect.closeTo(cost, 12),
+        contextWindow: 200_000, maxOutputTokens: 8000,
+      },
     });
     expect(result.duration_api_ms).toBeTypeOf('number');
     expect(result.duration_api_ms as number).toBeLessThanOrEqual(result.duration_ms as number);

@@ -82,10 +82,11 @@ describe("Claude Code's values in the messages an Agent SDK program receives fro
     const starts = find(messages, 'stream_event').map((m) => m.event).filter((e) => e.type === 'content_block_start' && e.content_block.type === 'tool_use');
     expect(starts.map((e) => (e as { content_block: { name: string } }).content_block.name)).toEqual(['Bash', 'Bash']);
     expect(find(messages, 'result')[0]?.permission_denials).toEqual([{ tool_name: 'Bash', tool_use_id: 't2', tool_input: { command: 'touch denied.txt' } }]);
-    const [user] = find(messages, 'user') as unknown as { message: { content: { is_error: boolean }[] }; tool_use_result: unknown; timestamp: string }[];
-    expect(user?.message.content.map((b) => b.is_error)).toEqual([false, true]);
-    expect(user?.tool_use_result).toMatch(/^Error: /); // the last result's: the denied one
-    expect(Date.parse(user?.timestamp ?? '')).not.toBeNaN();
+    // One user line per tool result, as Claude Code writes them, each with its own tool_use_result.
+    const users = find(messages, 'user') as unknown as { message: { content: { is_error: boolean }[] }; tool_use_result: unknown; timestamp: string }[];
+    expect(users.map((u) => u.message.content.map((b) => b.is_error))).toEqual([[false], [true]]);
+    expect(users[1]?.tool_use_result).toMatch(/^Error: /); // the denied one's
+    expect(Date.parse(users[0]?.timestamp ?? '')).not.toBeNaN();
   });
 
   it.each([

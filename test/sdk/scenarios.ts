@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createSdkMcpServer, query, tool, type Options, type Query, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import { createSdkMcpServer, getSessionMessages, listSessions, query, tool, type Options, type Query, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import { z } from 'zod';
 import type { RequestBody, ScriptedBlock, Step } from '../support/messagesServer.js';
 import { EVERYTHING } from '../support/mcp.js';
@@ -62,6 +62,30 @@ function shell(id: string, command: string, before?: string | ScriptedBlock[]): 
   };
 }
 
+/** Two calls of the shell tool in one reply. */
+function twoShells(id1: string, command1: string, id2: string, command2: string): Step {
+  return (body: RequestBody) => {
+    const names = (body.tools ?? []).map((t) => ('name' in t ? t.name : ''));
+    const name = names.find((n) => n === 'Bash') ?? names.find((n) => n === 'bash') ?? 'Bash';
+    const call = (id: string, command: string) => ({ type: 'tool_use' as const, id, name, input: { command } });
+    return { content: [call(id1, command1), call(id2, command2)], stop_reason: 'tool_use' };
+  };
+}
+
+/** The result's permission_denials, as names and ids. */
+const denialsOf = (messages: SDKMessage[]) =>
+  messages.filter((m) => m.type === 'result').map((m) => (m as { permission_denials: { tool_name: string; tool_use_id: string }[] }).permission_denials.map((d) => `${d.tool_name} ${d.tool_use_id}`));
+
+/** The `system/status` lines, but their uuid and session id. */
+const statusesOf = (messages: SDKMessage[]) =>
+  messages.filter((m) => kindOf(m) === 'system/status').map((m) => ({ status: (m as { status?: unknown }).status, permissionMode: (m as { permissionMode?: unknown }).permissionMode }));
+
+/** The keys of an object, nested objects' keys as `key.inner`. */
+function nestedKeys(value: unknown): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+  return Object.entries(value).flatMap(([key, inner]) => [key, ...nestedKeys(inner).map((k) => `${key}.${k}`)]);
+}
+
 const thought = (thinking: string, signature: string): ScriptedBlock => ({ type: 'thinking', thinking, signature });
 
 const callOf = (id: string, name: string, input: Record<string, unknown>): Step => ({ content: [{ type: 'tool_use', id, name, input }], stop_reason: 'tool_use' });
@@ -79,6 +103,8 @@ async function collect(engine: Engine, prompt: string | AsyncIterable<SDKUserMes
   }
   return messages;
 }
+
+const resultOf = (messages: SDKMessage[]) => messages.find((m) => m.type === 'result');
 
 /** Stands for the error the SDK's iterator threw, in a program's messages. */
 const THROWN = { type: 'thrown' } as unknown as SDKMessage;
@@ -177,6 +203,20 @@ export const SCENARIOS: Scenario[] = [
           PostToolUse: [{ hooks: [async () => ({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'Checked by the host.' } })] }],
         },
       }),
+    // The call the PreToolUse hook denied is listed in the result's permission_denials.
+    facts: ({ messages }) => denialsOf(messages),
+  },
+  {
+    name: 'two tool calls in one reply',
+    replies: [twoShells('t1', 'echo one', 't2', 'echo two'), text('Both done.')],
+    program: (e) => collect(e, 'run both', { allowedTools: ['Bash'] }),
+    // One user line per tool result; the assistant lines' stop_reason; the result's nested usage keys.
+    facts: ({ messages }) => ({
+      results: messages.filter((m) => m.type === 'user').map((m) => (m.message.content as { tool_use_id?: string }[]).map((b) => b.tool_use_id)),
+      stopReasons: messages.filter((m) => m.type === 'assistant').map((m) => m.message.stop_reason),
+      usage: nestedKeys((messages.find((m) => m.type === 'result') as { usage?: unknown } | undefined)?.usage),
+      modelUsage: Object.values((messages.find((m) => m.type === 'result') as { modelUsage?: Record<string, unknown> } | undefined)?.modelUsage ?? {}).map(nestedKeys),
+    }),
   },
   {
     name: 'hooks, includeHookEvents',
@@ -252,6 +292,14 @@ export const SCENARIOS: Scenario[] = [
           await q.setPermissionMode('plan');
         }
       }),
+    facts: ({ messages }) => statusesOf(messages),
+  },
+  {
+    name: 'overloaded, then an answer, partial messages',
+    replies: [shell('t1', 'ls'), { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }, text('After a retry.')],
+    program: (e) => collect(e, 'list', { includePartialMessages: true }),
+    // Where the status lines fall: one `requesting` a model call, none for its retry.
+    facts: ({ messages }) => messages.filter((m) => ['system/status', 'system/api_retry', 'assistant', 'user', 'result'].includes(kindOf(m).replace(/:.*/, ''))).map((m) => kindOf(m).replace(/:ok$/, '') + ((m as { status?: string }).status ? ` ${(m as { status?: string }).status}` : '')),
   },
   {
     name: 'outputFormat',
@@ -278,8 +326,51 @@ export const SCENARIOS: Scenario[] = [
       const id = first.find((m) => m.type === 'result')?.session_id;
       return [...first, ...(await collect(e, 'two', { resume: id }))];
     },
-    // The resumed request holds the first turn: the sequence is the same when --resume is ignored.
-    facts: ({ requests }) => textsOf(requests[1]).filter((t) => ['user:one', 'assistant:First.', 'user:two'].includes(t)),
+    // The resumed request holds the first turn (the sequence is the same when --resume is ignored); num_turns counts
+    // each query's model calls, not the session's.
+    facts: ({ requests, messages }) => ({
+      texts: textsOf(requests[1]).filter((t) => ['user:one', 'assistant:First.', 'user:two'].includes(t)),
+      numTurns: messages.filter((m) => m.type === 'result').map((m) => (m as { num_turns: number }).num_turns),
+    }),
+  },
+  {
+    // The SDK's session functions read what the engine left where Claude Code keeps sessions ($CLAUDE_CONFIG_DIR);
+    // resume, fork and continue go on from it.
+    name: 'session functions, resume, fork, continue',
+    replies: [shell('t1', 'echo hi'), text('First.'), text('Second.'), text('Third.'), text('Fourth.')],
+    program: async (e) => {
+      const config = join(e.cwd, '.claude-config');
+      const env = { ...e.env, CLAUDE_CONFIG_DIR: config };
+      const engine = { ...e, env };
+      const first = await collect(engine, 'one', { allowedTools: ['Bash'] });
+      const id = resultOf(first)?.session_id;
+      const second = await collect(engine, 'two', { resume: id });
+      const third = await collect(engine, 'three', { resume: id, forkSession: true });
+      const fourth = await collect(engine, 'four', { continue: true });
+      const saved = process.env.CLAUDE_CONFIG_DIR;
+      process.env.CLAUDE_CONFIG_DIR = config; // where the SDK's functions read
+      try {
+        const fork = resultOf(third)?.session_id;
+        const listed = await listSessions({ dir: e.cwd });
+        const kinds = async (of: string | undefined) => (await getSessionMessages(of ?? '', { dir: e.cwd })).map((m) => kindOf(m as SDKMessage));
+        const facts = {
+          ids: { forkIsNew: fork !== id, continuedTheFork: resultOf(fourth)?.session_id === fork, listed: listed.map((s) => s.sessionId).sort().join() === [id, fork].sort().join() },
+          listed: listed.map((s) => ({ summary: s.summary, firstPrompt: s.firstPrompt })).sort((a, b) => a.summary.localeCompare(b.summary)),
+          resumed: await kinds(id),
+          forked: await kinds(fork),
+        };
+        return [...first, ...second, ...third, ...fourth, { type: 'facts', facts } as unknown as SDKMessage];
+      } finally {
+        if (saved === undefined) delete process.env.CLAUDE_CONFIG_DIR;
+        else process.env.CLAUDE_CONFIG_DIR = saved;
+      }
+    },
+    facts: ({ requests, messages }) => ({
+      ...(messages.find((m) => m.type === ('facts' as string)) as unknown as { facts: object }).facts,
+      numTurns: messages.filter((m) => m.type === 'result').map((m) => (m as { num_turns: number }).num_turns),
+      // The continued request holds the fork's history: its prompts, in order.
+      continued: textsOf(requests.at(-1)).filter((t) => t.startsWith('user:')),
+    }),
   },
   {
     name: 'initializationResult',
@@ -305,7 +396,7 @@ export const SCENARIOS: Scenario[] = [
 // ---------------------------------------------------------------------------------------------
 
 /** Claude Code's lines that no feature of issue 27 is about (its own bookkeeping): left out of the sequences. */
-const IGNORED = new Set<string>(['rate_limit_event', 'system/status', 'system/session_state_changed']);
+const IGNORED = new Set<string>(['rate_limit_event', 'system/status', 'system/session_state_changed', 'facts']);
 
 /** One message as the sequence shows it: its kind, and the kinds of the content blocks of an assistant or user line. */
 export function kindOf(message: SDKMessage): string {

@@ -20,7 +20,6 @@ const KEYS_NOT_GIVEN: Record<string, string[]> = {
   'system/init': ['claude_code_version'], // agentloop is not Claude Code: it says agentloop_version
   assistant: ['tool_use_meta'], // Claude Code's MCP tool metadata
   stream_event: ['ttft_ms'], // the result has it
-  'system/status': ['permissionMode', 'session_id', 'status', 'subtype', 'type', 'uuid'], // Claude Code's own bookkeeping (left out of the sequences)
 };
 
 /** For each kind of line both received: the keys Claude Code's had and agentloop's lack. */

@@ -83,7 +83,7 @@ describe('kill -9 in the middle of a tool, then --continue', () => {
     expect(result).toMatchObject({
       subtype: 'success',
       exit_reason: 'completed',
-      num_turns: 2,
+      num_turns: 1, // this run's model calls, as Claude Code counts them (not the session's)
       result: 'The wait was interrupted; done.',
       session_id: name.replace('.jsonl', ''),
     });
@@ -144,7 +144,7 @@ describe('kill -9 in the middle of a tool, then --continue', () => {
     const resumed = await runCli(['--continue', '--output-format', 'json'], { cwd: dir, env });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain('the reply being streamed was cut off after 1 tool had started');
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ exit_reason: 'completed', num_turns: 2 });
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ exit_reason: 'completed', num_turns: 1 });
     expect(resumedBody!.messages.slice(1).map((m) => [m.role, m.content])).toEqual([
       ['assistant', [{ type: 'tool_use', id: 'toolu_early', name: 'bash', input: { command: sleep } }]],
       ['user', [expect.objectContaining({ type: 'tool_result', tool_use_id: 'toolu_early', is_error: true, content: INTERRUPTED_TOOL_RESULT })]],
@@ -195,17 +195,26 @@ describe('kill -9 in the middle of a tool, then --continue', () => {
     const second = await runCli(['--resume', (name as string).slice(0, 8), '-p', 'and again?', '--output-format', 'json'], { cwd: dir, env });
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toMatch(/line \d+ \(the last, unfinished\): not valid JSON/);
-    expect(JSON.parse(second.stdout)).toMatchObject({ result: 'I see 3 messages.', num_turns: 2 });
+    expect(JSON.parse(second.stdout)).toMatchObject({ result: 'I see 3 messages.', num_turns: 1 });
     // The torn line stays where it was; the next record starts on a line of its own.
     const lines = (transcripts(home).get(name as string) as string).split('\n');
     expect(lines.filter((l) => l.endsWith('"mess'))).toHaveLength(1);
     expect(server.violations).toEqual([]);
   });
 
-  it('refuses --continue without a session in this directory, and a finished session without a prompt', async () => {
+  it('starts a session for --continue with a prompt where this directory has none, as Claude Code', async () => {
+    server.enqueue({ content: [{ type: 'text', text: 'Started.' }], stop_reason: 'end_turn' });
+    const first = await runCli(['--continue', '-p', 'hi', '--output-format', 'json'], { cwd: dir, env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ result: 'Started.', num_turns: 1 });
+    expect(transcripts(home).size).toBe(1);
+  });
+
+  it('refuses --continue without a session in this directory and no prompt, and a finished session without a prompt', async () => {
     const none = await runCli(['--continue', '--output-format', 'json'], { cwd: dir, env });
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/no session to continue in/);
+    expect(none.stderr).toMatch(/no session to continue in .*: give a prompt to start one/);
+    expect(transcripts(home).size).toBe(0); // nothing written
 
     server.enqueue({ content: [{ type: 'text', text: 'Hi.' }], stop_reason: 'end_turn' });
     expect((await runCli(['-p', 'hi'], { cwd: dir, env })).code).toBe(0);

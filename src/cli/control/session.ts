@@ -21,6 +21,8 @@ import type { McpServers } from '../../tools/mcp/servers.js';
 import { jsonLine } from '../terminal.js';
 import type { SessionMcp } from '../sessionMcp.js';
 import { mcpToolName } from '../../tools/mcp/tools.js';
+import { statusLine } from '../claudeLines.js';
+import type { PermissionDenial } from '../output.js';
 
 export interface ControlSessionOptions {
   write: (line: string) => void;
@@ -66,6 +68,8 @@ export class ControlSession {
   thinkingFlags: ThinkingFlags = {};
   /** The gate of the next turn: the session's, with the host as its asker under --permission-prompt-tool stdio. */
   gate: PermissionGate;
+  /** The calls a PreToolUse hook denied, in order (the result's `permission_denials`, beside the gate's). */
+  readonly hookDenials: PermissionDenial[] = [];
 
   constructor(private readonly options: ControlSessionOptions) {
     this.channel = new ControlChannel(options.write);
@@ -168,6 +172,7 @@ export class ControlSession {
       return this.channel.refuse(id, error instanceof Error ? error.message : String(error));
     }
     this.channel.answer(id, { mode });
+    this.options.write(jsonLine(statusLine(this.options.sessionId, { status: null, permissionMode: mode })));
   }
 
   private initialize(id: string, request: Record<string, unknown>): void {
@@ -247,6 +252,7 @@ export class ControlSession {
       cwd: this.options.cwd,
       transcriptPath: this.options.transcriptPath,
       permissionMode: () => this.gate.mode,
+      onDenied: (block) => void this.hookDenials.push({ tool_name: block.name, tool_use_id: block.id, tool_input: block.input }),
       onFailure: (event, error) => this.options.warn(`agentloop: a ${event} hook failed (${error instanceof Error ? error.message : String(error)}): the run goes on`),
     };
   }
