@@ -34,7 +34,7 @@ export interface HookContext {
   transcriptPath: string;
   permissionMode(): string;
   /** Told of a call a PreToolUse hook denied (Claude Code lists it in the result's `permission_denials`). */
-  onDenied?(block: ToolUseBlock): void;
+  onDenied?(block: ToolUseBlock, toolName: string): void;
   /** Told about a callback that failed (its answer was an error, or none came in time): the run goes on. */
   onFailure(event: HookEvent, error: unknown): void;
 }
@@ -107,7 +107,7 @@ export function controlHooks(context: HookContext): RunHooks {
       const name = nameOf(call);
       const fields = { tool_name: name, tool_input: call.block.input, tool_use_id: call.block.id };
       const pre = preDecision(await callHooks(context, 'PreToolUse', name, fields, call.signal), call.block.input);
-      if (pre.deny !== undefined) context.onDenied?.(call.block);
+      if (pre.deny !== undefined) context.onDenied?.(call.block, name);
       let decision: ToolCallDecision | undefined = pre.deny !== undefined ? { action: 'deny', reason: pre.deny } : pre.allow ? { action: 'allow' } : undefined;
       if (decision?.action !== 'deny' && pre.input !== call.block.input) decision = { action: 'change', input: pre.input };
       if (decision?.action === 'deny') denied.add(call.block.id);

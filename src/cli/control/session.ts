@@ -252,7 +252,7 @@ export class ControlSession {
       cwd: this.options.cwd,
       transcriptPath: this.options.transcriptPath,
       permissionMode: () => this.gate.mode,
-      onDenied: (block) => void this.hookDenials.push({ tool_name: block.name, tool_use_id: block.id, tool_input: block.input }),
+      onDenied: (block, toolName) => void this.hookDenials.push({ tool_name: toolName, tool_use_id: block.id, tool_input: block.input }),
       onFailure: (event, error) => this.options.warn(`agentloop: a ${event} hook failed (${error instanceof Error ? error.message : String(error)}): the run goes on`),
     };
   }
