@@ -205,6 +205,16 @@ describe.each(SIZES)('the viewer at $width×$height', (size) => {
       await open(page, id);
       for (let i = 0; i < 20 && !mark.test((await text(page, 'chapter-title')) ?? ''); i++) await page.keyboard.press('ArrowRight');
     };
+    // The transcript's unreadable line (the unbound result) is noted at the step its record is in, not from step 1.
+    await open(page, mistaken['unbound-result']);
+    const skipped: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      if ((await text(page, 'notes'))?.includes('skipped')) skipped.push(i + 1);
+      if (await page.getByTestId('next').isDisabled()) break;
+      await page.keyboard.press('ArrowRight');
+    }
+    expect(skipped.length).toBeGreaterThan(0);
+    expect(skipped).not.toContain(1);
     await at(mistaken['unbound-result'], /Results go back/);
     expect(await page.getByTestId('unbound').count()).toBe(1);
     await page.keyboard.press('ArrowRight');

@@ -152,7 +152,7 @@ export class TimelineView {
     retry.textContent = step.retry ? tr(this.lang, 'view.retry', { attempt: step.retry.attempt, delay: step.retry.delayMs, error: step.retry.error }) : '';
     // A line of the transcript that could not be read is noted at the step its records are in, not at every step.
     const problems = t.problems.filter((p) => problemStep(t, p) === i);
-    part(this.root, 'notes').replaceChildren(...step.notes.map((note) => h('li', { text: note })), ...problems.map((p) => h('li', { class: 'status err', text: p })));
+    part(this.root, 'notes').replaceChildren(...step.notes.map((note) => h('li', { text: noteText(note, this.lang) })), ...problems.map((p) => h('li', { class: 'status err', text: p })));
   }
 
   /** Marks the request pane (and the first differing message) when this step shows the first diverging request. */
@@ -177,4 +177,12 @@ function problemStep(t: Timeline, problem: string): number {
   // Line N of the file is record N - 1 in the order read (readOrder keeps the damaged lines it shows in place).
   const found = t.steps.findIndex((s) => line - 1 >= s.records[0] && line - 1 < s.records[1]);
   return found < 0 ? t.steps.length - 1 : found;
+}
+
+/** A note of the timeline (`prompt: …`, `run ended: …`) in the page's language; the values as recorded. */
+function noteText(note: string, lang: Lang): string {
+  const prompt = /^prompt: ([\s\S]*)$/.exec(note);
+  if (prompt) return tr(lang, 'note.prompt', { text: prompt[1] });
+  const ended = /^run ended: ([\s\S]*)$/.exec(note);
+  return ended ? tr(lang, 'note.ended', { what: ended[1] }) : note;
 }

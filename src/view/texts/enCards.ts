@@ -85,6 +85,8 @@ export const enCards = {
   'req.whole': () => 'the whole body (the Anthropic adapter sends it with "stream": true; a scripted model is handed it as it is)',
   'req.label': (p: P) => `request ${p.number} · turn ${p.turn} · ${n(p.count, 'message')}${p.here ? ' · sent at this step' : ''}`,
   // The page.
+  'note.prompt': (p: P) => `prompt: ${p.text}`,
+  'note.ended': (p: P) => `run ended: ${p.what}`,
   'page.sub': () => 'step-through viewer',
   'page.compareGo': () => 'Show the first difference',
   'page.first': () => '« First',

@@ -78,6 +78,8 @@ export const zhCards: Record<keyof typeof enCards, (p: P) => string> = {
   'req.tools': (p: P) => `tools（${p.count}：${p.names}）`,
   'req.whole': () => '完整的 body（Anthropic 适配器发送时加上 "stream": true；脚本模型原样收到）',
   'req.label': (p: P) => `请求 ${p.number} · 第 ${p.turn} 轮 · ${p.count} 条消息${p.here ? ' · 在这一步发出' : ''}`,
+  'note.prompt': (p: P) => `prompt：${p.text}`,
+  'note.ended': (p: P) => `运行结束：${p.what}`,
   'page.sub': () => '单步查看器',
   'page.compareGo': () => '跳到第一处不同',
   'page.first': () => '« 第一步',
