@@ -23,6 +23,7 @@ import { selfCommand } from './self.js';
 import type { PermissionGate } from '../permissions/gate.js';
 import { sayDenied } from './permissions.js';
 import { replAsker } from './replAsk.js';
+import { permissionsText, rememberRule, type ReplGates } from './replPermissions.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -50,8 +51,8 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
   // question), so it is denied as -p denies it: never run, one line on stderr with the rule that would allow it.
   // A rule allowed for the session holds for every later run: the REPL's gate is the last one made.
   const asks = process.stdin.isTTY === true;
-  const gates = { gate, asks };
-  if (asks) gates.gate = gate.withAsker(replAsker(input, stdout, () => spinner.stop(), (rule) => (gates.gate = gates.gate.withRules({ allow: [rule] }))));
+  const gates: ReplGates = { gate, asks };
+  if (asks) gates.gate = gate.withAsker(replAsker(input, stdout, () => spinner.stop(), (rule) => rememberRule(gates, cwd, rule)));
   // A new session's transcript is created at the first question (or now, for a page to show it).
   const eager = options.resume !== undefined || options.continue === true || options.view === true;
   const session = eager ? await openSession(options, cwd, choice.model, null) : undefined;
@@ -90,7 +91,7 @@ interface ReplParts {
   spinner: Spinner;
   pages: Pages | undefined;
   /** The gate of the next run (a rule allowed for the session makes a new one), and whether it asks in the terminal. */
-  gates: { gate: PermissionGate; asks: boolean };
+  gates: ReplGates;
   ended: () => number;
 }
 
@@ -227,6 +228,9 @@ class Repl {
         break;
       case 'clear':
         this.clear();
+        break;
+      case 'permissions':
+        stdout.write(`${shown(permissionsText(this.parts.gates.gate))}\n`);
         break;
       case 'unknown':
         stderr.write(`${shown(unknownText(slash.text))}\n`);

@@ -1,7 +1,8 @@
 /**
  * The REPL asks before a call the permission mode would not run (Claude Code's question): the call, why it is asked
  * about, and three choices taken by one key in a terminal (or a line and Enter): `1` (or `y`) yes, once; `2` (or `a`)
- * yes, and the rule shown is allowed for the rest of the session; `3` (or `n`, Esc) no, then a line for the model
+ * yes, and don't ask again: the rule shown is allowed from now on and saved in the project's
+ * `.claude/settings.local.json`, as Claude Code saves it; `3` (or `n`, Esc) no, then a line for the model
  * saying why (Enter alone: no reason). A denied call never runs: the model gets an `is_error` result bound to its
  * `tool_use` with the reason. Everything shown that came from the model (the command) is made visible first
  * (./terminal.ts `shown`: no escape sequence of the model's reaches the terminal).
@@ -38,7 +39,7 @@ export function questionText(block: ToolUseBlock, tool: Tool | undefined, why: s
     colors.bold(`Allow ${shown(what)} ?`),
     colors.dim(`  (${shown(why)})`),
     '  1  yes, once',
-    ...(rule !== null ? [`  2  yes, and allow ${shown(rule)} for this session`] : []),
+    ...(rule !== null ? [`  2  yes, and don't ask again for ${shown(rule)} in this project`] : []),
     '  3  no, and tell the model why',
   ];
   return `${lines.join('\n')}\n`;
@@ -46,10 +47,10 @@ export function questionText(block: ToolUseBlock, tool: Tool | undefined, why: s
 
 /**
  * The asker of the REPL's gate: one question at a time on `input`; choice 2 allows the rule shown for the rest of the
- * run (the answer's `rules`) and, through `remember`, of the session. `before` runs first (the thinking line stops);
- * a run aborted while asking is a denial.
+ * run (the answer's `rules`) and, through `remember` (which says where it was saved), of the session and the project.
+ * `before` runs first (the thinking line stops); a run aborted while asking is a denial.
  */
-export function replAsker(input: ReplInput, out: NodeJS.WriteStream, before: () => void, remember: (rule: string) => void): PermissionAsker {
+export function replAsker(input: ReplInput, out: NodeJS.WriteStream, before: () => void, remember: (rule: string) => string): PermissionAsker {
   const colors = palette(out, process.env);
   let queue: Promise<unknown> = Promise.resolve();
   const askOne: PermissionAsker = async ({ block, tool, reason, suggestion, signal }) => {
@@ -63,8 +64,7 @@ export function replAsker(input: ReplInput, out: NodeJS.WriteStream, before: () 
       const choice = choiceOf(answer);
       if (choice === 'once') return { allow: true };
       if (choice === 'session' && rule !== null) {
-        remember(rule);
-        out.write(colors.dim(`${shown(rule)} is allowed until the REPL ends.\n`));
+        out.write(colors.dim(`${shown(remember(rule))}\n`));
         return { allow: true, rules: [rule] };
       }
       if (choice === 'deny') {

@@ -14,10 +14,11 @@ export const SLASH_COMMANDS = [
   ['/clear', 'start a new session (the current one stays saved)'],
   ['/cost', "this session's tokens and cost since the REPL opened it"],
   ['/state', 'the loop state after the last run, next to what the next request body will hold'],
+  ['/permissions', 'the permission mode and every rule in force, with where it came from'],
   ['/exit', 'quit (so do Ctrl-D and, at the prompt, Ctrl-C twice)'],
 ] as const;
 
-export type SlashName = 'help' | 'clear' | 'cost' | 'state' | 'exit';
+export type SlashName = 'help' | 'clear' | 'cost' | 'state' | 'permissions' | 'exit';
 
 export type SlashCommand = { name: SlashName } | { name: 'unknown'; text: string };
 

@@ -7,7 +7,7 @@
  * bypass flags keep every call running unasked. And the chapter's three try-this prompts.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { answerFromResults, bashUse, lastToolResults, resultText } from '../support/agentServer.js';
@@ -59,7 +59,7 @@ describe('the REPL asks before a call Claude Code would ask about', () => {
     await p.line('make a file');
     const screen = await asked(p);
     expect(screen).toContain('Allow $ touch made.txt ?');
-    expect(screen).toContain('  2  yes, and allow Bash(touch:*) for this session');
+    expect(screen).toContain("  2  yes, and don't ask again for Bash(touch:*) in this project");
     await p.keys(['1'], { literal: true }); // one key, no Enter
     await settled(p, 'Results:');
     expect(file('made.txt')).toBe(true);
@@ -72,7 +72,7 @@ describe('the REPL asks before a call Claude Code would ask about', () => {
     await p.waitFor(() => file('again.txt'));
   }, TIMEOUT);
 
-  it('2: yes, and the rule shown is allowed for the session: the next touch runs without a question', async () => {
+  it('2: yes, and the rule shown is allowed from now on and saved in .claude/settings.local.json, as Claude Code saves it; /permissions lists it', async () => {
     asks('touch made.txt');
     asks('touch second.txt', 'toolu_2');
     const p = await startRepl();
@@ -80,12 +80,17 @@ describe('the REPL asks before a call Claude Code would ask about', () => {
     await asked(p);
     await p.keys(['2'], { literal: true });
     await settled(p, 'Results:');
-    expect(await p.screen()).toContain('Bash(touch:*) is allowed until the REPL ends.');
+    expect(await p.screen()).toContain('Bash(touch:*) is allowed from now on in this project (saved in .claude/settings.local.json).');
+    expect(JSON.parse(readFileSync(join(project.dir, '.claude', 'settings.local.json'), 'utf8'))).toEqual({ permissions: { allow: ['Bash(touch:*)'] } });
     expect(file('made.txt')).toBe(true);
     await p.line('another');
     await p.waitFor((s) => s.split('\n').filter((l) => l.startsWith('Results:')).length === 2 && lastLine(s) === PROMPT);
     expect(file('second.txt')).toBe(true);
     expect(questions(await p.screen())).toBe(1);
+    await p.line('/permissions');
+    const listed = await p.waitFor((s) => s.includes('allow rules:') && lastLine(s) === PROMPT);
+    expect(listed).toContain('Permission mode: default');
+    expect(listed).toContain('  Bash(touch:*)  (local settings)');
   }, TIMEOUT);
 
   it('3: no, with a reason: the call never runs; the model gets an is_error result bound to its tool_use, with the reason', async () => {
@@ -115,7 +120,7 @@ describe('the REPL asks before a call Claude Code would ask about', () => {
     await p.line('now write');
     const screen = await asked(p);
     expect(screen).toContain('Allow $ touch x.txt # ^[]0;PWNED^G^[[2J ?');
-    expect(screen).toContain('  2  yes, and allow Bash(touch x.txt # ^[]0;PWNED^G^[[2J) for this session');
+    expect(screen).toContain("  2  yes, and don't ask again for Bash(touch x.txt # ^[]0;PWNED^G^[[2J) in this project");
     expect(await p.show('#{pane_title}')).toBe(title);
     await p.keys(['3\r'], { literal: true }); // "3" and Enter in one write, as a quick typist sends them: no reason
     await settled(p, 'Results:');
