@@ -70,6 +70,8 @@ export async function conversationOf(options: CliOptions, cwd: string, choice: M
 export async function ask(conversation: Conversation, question: Question | null, history: MessageParam[], asking: Asking): Promise<RunResult> {
   const { options, session } = conversation;
   const { runAgent } = await import('../run/runAgent.js');
+  // A resumed session's file reads count for Write and Edit, as in Claude Code (docs/tools.md#write).
+  (await import('../tools/fileAccess/fileTools.js')).seedFileState(conversation.tools, history, conversation.cwd);
   return runAgent(question, {
     ...asking.choice,
     ...limitsOf(options, asking.turnCount),

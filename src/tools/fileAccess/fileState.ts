@@ -25,6 +25,7 @@ const MAX_FILES = 1000;
 
 export class FileState {
   readonly #files = new Map<string, SeenFile>();
+  #seeded = false;
 
   /** Records that the model saw `content` of the file at `path` (absolute), with its mtime. */
   saw(path: string, content: string, timestamp: number, how: { whole: boolean; partial?: boolean; range?: SeenFile['range'] }): void {
@@ -62,6 +63,9 @@ export class FileState {
    * contents). `resolve` makes the tool's file_path absolute.
    */
   seedFromHistory(messages: readonly { role: string; content: unknown }[], resolve: (path: string) => string): void {
+    // Once a run: later histories of the same run only repeat what this state saw first hand, and more freshly.
+    if (this.#seeded) return;
+    this.#seeded = true;
     const reads = new Map<string, string>();
     for (const message of messages) {
       if (!Array.isArray(message.content)) continue;
@@ -69,7 +73,7 @@ export class FileState {
         if (block.type === 'tool_use' && block.name === 'Read' && isWholeRead(block.input)) reads.set(block.id ?? '', (block.input as { file_path: string }).file_path);
         if (block.type !== 'tool_result' || block.is_error === true || typeof block.content !== 'string') continue;
         const path = reads.get(block.tool_use_id ?? '');
-        if (path === undefined || block.content.startsWith('<system-reminder>')) continue;
+        if (path === undefined || block.content.startsWith('<system-reminder>') || this.#files.has(resolve(path))) continue;
         this.saw(resolve(path), unnumbered(block.content), 0, { whole: true });
       }
     }

@@ -12,6 +12,7 @@ import { createWriteTool } from '../write/writeTool.js';
 import { FileState } from './fileState.js';
 import { FileGuard, type FileGuardOptions } from './guard.js';
 import type { Tool } from '../../core/tool.js';
+import { resolvePath } from './paths.js';
 
 export interface FileToolsOptions extends FileGuardOptions {
   /** The working directory the tools are made for (descriptions, suggested rules; runs use `ToolContext.cwd`). */
@@ -26,13 +27,26 @@ export type FileToolName = 'Read' | 'Write' | 'Edit' | 'Glob' | 'Grep';
 export function createFileTools(options: FileToolsOptions = {}): Record<FileToolName, Tool> {
   const home = options.home ?? homedir();
   const shared = { state: options.state ?? new FileState(), guard: new FileGuard({ ...options, home }), cwd: options.cwd ?? process.cwd(), home };
-  return {
+  const tools = {
     Read: createReadTool(shared),
     Write: createWriteTool(shared),
     Edit: createEditTool(shared),
     Glob: createGlobTool(shared),
     Grep: createGrepTool(shared),
   };
+  for (const tool of Object.values(tools)) statesOf.set(tool, { state: shared.state, home });
+  return tools;
+}
+
+const statesOf = new WeakMap<Tool, { state: FileState; home: string }>();
+
+/**
+ * A resumed run's history given to the file tools among `tools` (if any): the files it shows read count as read
+ * (FileState.seedFromHistory; once per run's state). The host calls it before each run of a conversation.
+ */
+export function seedFileState(tools: readonly Tool[], history: readonly { role: string; content: unknown }[], cwd: string): void {
+  const found = tools.map((tool) => statesOf.get(tool)).find((entry) => entry !== undefined);
+  found?.state.seedFromHistory(history, (path) => resolvePath(path, cwd, found.home));
 }
 
 export { FileState };

@@ -207,6 +207,6 @@ export function callsInTurn(fileCase: FileCase, cwd: string): Step {
     const call = fileCase.calls[next] as Call;
     if (call.before) writeFiles(cwd, call.before);
     const input = withCwd(call.input, '$CWD', cwd);
-    return { content: [{ type: 'tool_use', id: `toolu_${next++}`, name: call.tool, input }], stop_reason: 'tool_use' };
+    return { content: [{ type: 'tool_use', id: `toolu_${fileCase.name}_${next++}`, name: call.tool, input }], stop_reason: 'tool_use' };
   };
 }

@@ -5,7 +5,7 @@
  * tool_result text and its `tool_use_result` object. Under the permission modes: Read runs unasked, Write and Edit
  * only when allowed (`acceptEdits` inside the working directory, an `Edit(...)` rule).
  */
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -76,4 +76,41 @@ describe('-p runs with the file tools under the permission modes, as Claude Code
       }
     });
   }
+});
+
+describe('a resumed session: the files read before count as read, as in Claude Code', () => {
+  it('-p --resume writes a file the first run read, unchanged since; a changed one is refused', async () => {
+    const dir = realpathSync(mkdtempSync(join(base, 'resume-')));
+    const cwd = join(dir, 'project');
+    setUpCase(cwd, { name: 'resume', files: { 'a.txt': { content: 'a\n' }, 'b.txt': { content: 'b\n' } }, calls: [] });
+    const server = await startMessagesServer();
+    try {
+      const env = cliEnv({ ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: server.url, AGENTLOOP_HOME: join(dir, 'home') });
+      const first = { name: 'first', files: {}, calls: [{ tool: 'Read' as const, input: { file_path: join(cwd, 'a.txt') } }, { tool: 'Read' as const, input: { file_path: join(cwd, 'b.txt') } }] };
+      const firstSteps = callsInTurn(first, cwd);
+      for (let i = 0; i <= first.calls.length; i++) server.enqueue(firstSteps);
+      const run1 = await runCli(['-p', 'go', '--output-format', 'json'], { cwd, env });
+      expect(run1.code, run1.stderr).toBe(0);
+      const sessionId = (JSON.parse(run1.stdout) as { session_id: string }).session_id;
+      writeFileSync(join(cwd, 'b.txt'), 'changed by the user\n');
+      const second = {
+        name: 'second',
+        files: {},
+        calls: [
+          { tool: 'Write' as const, input: { file_path: join(cwd, 'a.txt'), content: 'A\n' } },
+          { tool: 'Write' as const, input: { file_path: join(cwd, 'b.txt'), content: 'B\n' } },
+        ],
+      };
+      const steps = callsInTurn(second, cwd);
+      for (let i = 0; i <= second.calls.length; i++) server.enqueue(steps);
+      const run2 = await runCli(['-p', 'go on', '--resume', sessionId, '--output-format', 'stream-json', '--verbose', RUN_EVERYTHING], { cwd, env });
+      expect(run2.code, run2.stderr).toBe(0);
+      const [a, b] = toolResultsOf(run2.stdout);
+      expect(a).toMatchObject({ isError: false });
+      expect(b?.content).toMatch(/modified since read/);
+      expect([readFileSync(join(cwd, 'a.txt'), 'utf8'), readFileSync(join(cwd, 'b.txt'), 'utf8')]).toEqual(['A\n', 'changed by the user\n']);
+    } finally {
+      await server.close();
+    }
+  });
 });
