@@ -177,7 +177,7 @@ describe('the REPL: slash commands', () => {
     expect(state).toContain('messages    4 + 1: user, assistant, user(tool_result), assistant, user');
     // What it says the body holds is what the last request held, less the next question.
     const body = project.server.requests[1]?.body;
-    expect(body?.tools?.map((t) => ('name' in t ? t.name : t.type))).toEqual(['bash']);
+    expect(body?.tools?.map((t) => ('name' in t ? t.name : t.type))).toEqual(['bash', 'Read', 'Write', 'Edit']);
     expect(state).toMatch(new RegExp(`max_tokens +${body?.max_tokens}`));
     expect(project.server.requests).toHaveLength(2);
   }, TIMEOUT);

@@ -76,7 +76,7 @@ describe("Claude Code's values in the messages an Agent SDK program receives fro
   it('names the shell tool Bash in the init tools, the tool_use blocks, partial messages and permission_denials; a result has tool_use_result', async () => {
     server.enqueue({ content: [bashUse('t1', 'echo hi'), bashUse('t2', 'touch denied.txt')], stop_reason: 'tool_use' }, answer('Done.'));
     const { messages } = await collect('go', { disallowedTools: ['Bash(touch:*)'], includePartialMessages: true });
-    expect(find(messages, 'system', 'init')[0]).toMatchObject({ tools: ['Bash'] });
+    expect(find(messages, 'system', 'init')[0]).toMatchObject({ tools: ['Bash', 'Read', 'Write', 'Edit'] });
     const uses = find(messages, 'assistant').flatMap((m) => m.message.content).filter((b) => b.type === 'tool_use');
     expect(uses.map((b) => (b as { name: string }).name)).toEqual(['Bash', 'Bash']);
     const starts = find(messages, 'stream_event').map((m) => m.event).filter((e) => e.type === 'content_block_start' && e.content_block.type === 'tool_use');

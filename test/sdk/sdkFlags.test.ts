@@ -110,7 +110,7 @@ describe('the Agent SDK option tools (--tools)', () => {
   it.each([
     ['[] offers no built-in tool', [], [], []],
     ["['Bash'] offers Bash", ['Bash'], ['bash'], ['Bash']],
-    ["the claude_code preset offers every built-in tool", { type: 'preset', preset: 'claude_code' }, ['bash'], ['Bash']],
+    ["the claude_code preset offers every built-in tool", { type: 'preset', preset: 'claude_code' }, ['bash', 'Read', 'Write', 'Edit'], ['Bash', 'Read', 'Write', 'Edit']],
   ] as [string, Options['tools'], string[], string[]][])('%s', async (_name, tools, request, init) => {
     server.enqueue(answer('Fine.'));
     const { messages, thrown } = await collect('hi', { model: 'claude-test', tools });

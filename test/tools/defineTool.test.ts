@@ -108,4 +108,23 @@ describe('defineTool with Standard Schema libraries', () => {
     expect(early({ path: 'x' }, s.object({ path: s.string() }))).toBe(true);
     expect(early({ path: 1 }, s.object({ path: s.string() }))).toBe(false);
   });
+
+  it("passes the tool contract through: publicName, display, permission, span attributes; isReadOnly on a valid input only", async () => {
+    const permission = { matches: () => true };
+    const tool = defineTool({
+      name: 'note',
+      publicName: 'Note',
+      description: 'd',
+      input: z.object({ path: z.string() }),
+      isReadOnly: ({ path }) => path.endsWith('.md'),
+      permission,
+      display: { call: (input) => `Note ${(input as { path: string }).path}` },
+      spanAttributes: { 'app.kind': 'notes' },
+      run: async () => ({ content: '', isError: false }),
+    });
+    expect([tool.publicName, tool.display?.call({ path: 'a.md' }), tool.permission, tool.spanAttributes]).toEqual(['Note', 'Note a.md', permission, { 'app.kind': 'notes' }]);
+    expect(await tool.isReadOnly?.({ path: 'a.md' })).toBe(true);
+    expect(await tool.isReadOnly?.({ path: 'a.ts' })).toBe(false);
+    expect(await tool.isReadOnly?.({ path: 42 })).toBe(false);
+  });
 });
