@@ -25,15 +25,13 @@ import { createAgentMachine } from './actors.js';
 import { mcpRedactor, withMcpServers, type McpServerOption } from './mcpRun.js';
 import type { StepGate } from './gate.js';
 import type { Question } from '../transcript/records.js';
+import { checkSessionId } from '../transcript/paths.js';
 import { startSession, type SessionRecorder } from '../transcript/recorder.js';
 import { writeAhead, type WriteAhead } from './writeAhead.js';
 import { gatedHooks, gateOf, type PermissionsOption } from './permissionHooks.js';
 import { configOf, pick } from './pick.js';
 
-/**
- * How to run the agent: the loop's settings (`RunConfig`, each with its default in
- * `defaultRunConfig`) and what is plugged into it.
- */
+/** How to run the agent: the loop's settings (`RunConfig`, each with its default in `defaultRunConfig`) and what is plugged into it. */
 export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'model'>> {
   /** Model id (e.g. from MODEL_ID). */
   model: string;
@@ -89,7 +87,7 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
    * refused (`SessionBusyError`) before anything is written.
    */
   session?: { home: string; label?: string } | SessionRecorder;
-  /** The session id (default: the recorder's, else a new UUID). */
+  /** The session id (default: the recorder's, else a new UUID): 1 to 128 letters, digits, `_` and `-`, as the store takes (else runAgent throws before anything runs). */
   sessionId?: string;
   /** Seed of the run's randomness (retry jitter); default: a random one. */
   seed?: number;
@@ -139,6 +137,7 @@ export function leafState(value: unknown): string {
  * The prompt is text, or the content blocks of a user message (text, images, documents).
  */
 export async function runAgent(question: Question | null, options: RunAgentOptions): Promise<RunResult> {
+  if (options.sessionId !== undefined) checkSessionId(options.sessionId, 'runAgent'); // with a session to write or without
   if (options.mcpServers !== undefined && Object.keys(options.mcpServers).length > 0) return runWithMcp(question, options);
   const started = Date.now();
   const cwd = options.cwd ?? process.cwd();
@@ -148,8 +147,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   if (startMessages[startMessages.length - 1]?.role !== 'user') {
     throw new Error('runAgent needs a prompt, or a history that ends with a user message');
   }
-  // What the API would refuse is refused here, before anything is recorded or sent.
-  const problems = historyProblems(startMessages);
+  const problems = historyProblems(startMessages); // what the API would refuse, refused before anything is recorded or sent
   if (problems.length > 0) throw new InvalidHistoryError(problems);
   const tools = [...(options.tools ?? []), ...(options.addTools ?? [])];
   const gate = options.permissions ? gateOf(options.permissions, cwd, tools) : undefined; // bad settings throw before anything starts

@@ -15,6 +15,12 @@ export function sessionIdProblem(id: string): string | undefined {
   return `${JSON.stringify(id)} is not a session id (1 to 128 letters, digits, _ and -, the first a letter or a digit)`;
 }
 
+/** Throws (`who: why`) when `id` is no session id: the store's rule, also for a run that writes no session. */
+export function checkSessionId(id: string, who: string): void {
+  const problem = sessionIdProblem(id);
+  if (problem !== undefined) throw new Error(`${who}: ${problem}`);
+}
+
 /**
  * The id of the session whose transcript is `path`: its file's name, which is what the store finds it by (a header
  * may say another id, even one that is no id: written by hand or by another program).

@@ -1,5 +1,5 @@
 /** A library run saved as a session: resumable and viewable like a CLI run. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -62,6 +62,33 @@ describe('runAgent({ session: { home }, sessionId })', () => {
     );
     expect(model.requests).toHaveLength(1);
     expect(readFileSync(findSession(home, 'my-session'), 'utf8')).toBe(before);
+  });
+});
+
+describe('runAgent({ sessionId }) with an id the store would refuse', () => {
+  const odd = ["$'x", '../x', '', 'a b', '-a', 'a'.repeat(129), 'a\nb'];
+  it.each(odd.map((id) => [JSON.stringify(id), id]))('%s: throws naming it before anything runs, with a session or without', async (_name, id) => {
+    home = mkdtempSync(join(tmpdir(), 'agentloop-lib-'));
+    const model = scriptedModel([reply.text('one'), reply.text('two'), reply.text('three')]);
+    const marker = join(home, 'mcp-started');
+    const base = { model: 'scripted', modelCall: model.call, tools: [echoTool()], cwd: home, sessionId: id };
+    const runs = [
+      base,
+      { ...base, session: { home } },
+      { ...base, mcpServers: { s: { type: 'stdio' as const, command: 'sh', args: ['-c', `touch ${marker}`], env: {} } } },
+    ];
+    for (const options of runs) {
+      await expect(runAgent('hi', options)).rejects.toThrow(`runAgent: ${JSON.stringify(id)} is not a session id (1 to 128 letters, digits, _ and -, the first a letter or a digit)`);
+    }
+    expect(model.requests).toHaveLength(0);
+    expect(readdirSync(home)).toEqual([]);
+  });
+
+  it('a good id without a session names the run', async () => {
+    home = mkdtempSync(join(tmpdir(), 'agentloop-lib-'));
+    const model = scriptedModel([reply.text('one')]);
+    const result = await runAgent('hi', { model: 'scripted', modelCall: model.call, tools: [], cwd: home, sessionId: 'Run_1-a' });
+    expect(result.sessionId).toBe('Run_1-a');
   });
 });
 

@@ -43,6 +43,11 @@ describe('Tool.prepare', () => {
     expect(bash.prepare).toBeTypeOf('function');
     bash.prepare?.();
     const result = await bash.run({ command: 'echo first' }, { cwd: process.cwd(), signal: new AbortController().signal });
-    expect(result).toEqual({ content: 'first', isError: false });
+    // data: Claude Code's structured Bash result (the tool contract's ToolOutput.data).
+    expect(result).toEqual({
+      content: 'first',
+      isError: false,
+      data: { stdout: 'first', stderr: '', interrupted: false, isImage: false, noOutputExpected: false },
+    });
   });
 });
