@@ -8,7 +8,8 @@ import { isMistakeName } from '../mistakes/names.js';
 import type { PermissionMode } from '../permissions/modes.js';
 import { restateId, UsageError } from './argValues.js';
 import { durableOptions, restateOf, type DurableOptions } from './durableOptions.js';
-import type { CommandName, Flags, OutputFormat } from './options.js';
+import { OPTIONS, type CommandName, type Flags, type OutputFormat } from './options.js';
+import { TAKEN } from './claudeFlags.js';
 import { parseLine, pickFlags, type ParsedLine } from './parse.js';
 import { checkThinkingRoom } from './sdkFlags.js';
 import { selfCommand } from './self.js';
@@ -25,7 +26,7 @@ const RUN_VALUES = [
   'includeLoopEvents', 'permissionPromptTool', 'mcpConfig', 'strictMcpConfig', 'allowWrite', 'waitForSession', 'step', 'lang',
   'addDir', 'noSessionPersistence', 'settingSources', 'settings', 'jsonSchema', 'allowDangerouslySkipPermissions', 'thinking',
   'thinkingDisplay', 'maxThinkingTokens', 'tools', 'awaitInitialize', 'systemPromptFile',
-  'appendSystemPromptFile',
+  'appendSystemPromptFile', 'bare', 'name', 'debug', 'debugFile', 'excludeDynamicSystemPromptSections', 'replayUserMessages',
 ] as const satisfies readonly (keyof Flags)[];
 
 export interface CliOptions extends Partial<Pick<Flags, (typeof RUN_VALUES)[number]>> {
@@ -52,6 +53,8 @@ export interface CliOptions extends Partial<Pick<Flags, (typeof RUN_VALUES)[numb
   lastWordPrompt?: { prompt: string } & Partial<Pick<Flags, 'allowedTools' | 'disallowedTools' | 'tools'>>;
   /** `help`: the command whose help was asked for (`agentloop worker --help`); none: the main help. */
   helpFor?: CommandName;
+  /** Claude Code's flags given that agentloop takes with no feature behind them (./claudeFlags.ts): one stderr line each. */
+  takenFlags?: string[];
 }
 
 /** Any command line: a local command's options, or a durable command's. */
@@ -99,7 +102,12 @@ export function isLocal(options: CommandLine): options is CliOptions {
   return ['run', 'help', 'version', 'sessions', 'mcp'].includes(options.command) || (options.command === 'view' && !('restate' in options));
 }
 
-function runOptions({ flags, positionals, trailing }: ParsedLine): CliOptions {
+/** The flags of `given` that agentloop takes with one line on stderr (./claudeFlags.ts). */
+function takenOf(given: ParsedLine['given']): string[] {
+  return [...given].map((key) => OPTIONS[key].flag).filter((flag) => flag in TAKEN);
+}
+
+function runOptions({ flags, positionals, trailing, given }: ParsedLine): CliOptions {
   if (positionals.length > 1) {
     throw new UsageError(`unexpected argument "${positionals[1]}": the prompt is one argument (put it in quotes)`);
   }
@@ -118,6 +126,10 @@ function runOptions({ flags, positionals, trailing }: ParsedLine): CliOptions {
   else if (trailing && trailing.word.trim() !== '') options.lastWordPrompt = { prompt: trailing.word, [trailing.key]: trailing.without };
   const mode = modeOfFlags(flags.permissionMode, flags.dangerouslySkipPermissions === true);
   if (mode !== undefined) options.permissionMode = mode;
+  const taken = takenOf(given);
+  if (taken.length) options.takenFlags = taken;
+  // --safe-mode: no customizations agentloop reads: no CLAUDE.md (--bare), none of the scopes' MCP servers.
+  if (flags.safeMode) Object.assign(options, { bare: true, strictMcpConfig: true });
   // Stepping is done in the page: --step brings the viewer up.
   if (options.step) options.view = true;
   checkCombinations(options);

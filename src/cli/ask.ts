@@ -4,7 +4,9 @@
  * working directory, the session and its tools); each question brings what differs between the entry points (the
  * model as a control request left it, how to stop the run, where its events go, a page's gate or inspector).
  */
+import { openSync, writeSync } from 'node:fs';
 import { agentloopHome } from '../core/home.js';
+import { jsonLine } from './terminal.js';
 import type { RunEvent } from '../core/events.js';
 import type { MessageParam } from '../core/messages.js';
 import type { Tool } from '../core/tool.js';
@@ -15,6 +17,49 @@ import type { CliOptions } from './args.js';
 import type { PreparedSession } from './sessions.js';
 import { limitsOf, type ModelChoice } from './start.js';
 import { offeredToolNames } from './toolSet.js';
+import { MAX_TOTAL_CHARS, memoryReminder, readMemoryFiles, withMemory } from './claudeMd.js';
+
+/**
+ * `--debug` (stderr) or `--debug-file PATH` (appended; made readable by the user only): agentloop's debug lines are
+ * its run events, as `--include-loop-events` gives them, one JSON line each, redacted as every output is.
+ */
+function debugOf(options: CliOptions): ((event: RunEvent) => void) | undefined {
+  if (options.debugFile !== undefined) {
+    try {
+      const fd = openSync(options.debugFile, 'a', 0o600);
+      return (event) => void writeSync(fd, jsonLine(event));
+    } catch (error) {
+      process.stderr.write(`agentloop: --debug-file ${options.debugFile}: ${(error as Error).message}: no debug lines are written\n`);
+      return undefined;
+    }
+  }
+  return options.debug ? (event) => void process.stderr.write(jsonLine(event)) : undefined;
+}
+
+const both = (first: (event: RunEvent) => void, second: (event: RunEvent) => void) => (event: RunEvent) => {
+  first(event);
+  second(event);
+};
+
+/**
+ * The memory files of `--setting-sources` (all three without it, none with `--bare`) as Claude Code's reminder; the
+ * files left out past the bound are said on stderr.
+ */
+function memoryOf(options: CliOptions, cwd: string): string | undefined {
+  // --exclude-dynamic-system-prompt-sections: the default system prompt's working directory comes here instead.
+  const moved = options.excludeDynamicSystemPromptSections && options.systemPrompt === undefined ? `<system-reminder>\n# Environment\nWorking directory: ${cwd}\n</system-reminder>\n\n` : '';
+  return `${moved}${memoryFilesOf(options, cwd) ?? ''}` || undefined;
+}
+
+function memoryFilesOf(options: CliOptions, cwd: string): string | undefined {
+  if (options.bare) return undefined;
+  const { files, left } = readMemoryFiles(cwd, options.settingSources ?? ['user', 'project', 'local'], process.env);
+  if (left.length) process.stderr.write(`agentloop: memory files left out (past ${MAX_TOTAL_CHARS} characters in all): ${left.join(', ')}\n`);
+  if (files.length === 0) return undefined;
+  const now = new Date();
+  const date = `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+  return memoryReminder(files, date);
+}
 
 export interface Conversation {
   readonly options: CliOptions;
@@ -23,6 +68,10 @@ export interface Conversation {
   readonly session: PreparedSession;
   /** The same for every question of the session: agentloop's built-in tools the flags choose (./toolSet.ts), set up from them. */
   readonly tools: Tool[];
+  /** Claude Code's memory files (CLAUDE.md) as the reminder every request starts with (./claudeMd.ts), if any. */
+  readonly memory?: string;
+  /** `--debug`, `--debug-file`: where each run event goes as a JSON line (redacted), besides the run's own printer. */
+  readonly debug?: (event: RunEvent) => void;
 }
 
 /** What a question brings besides itself and the history it goes on from. */
@@ -63,7 +112,9 @@ export async function conversationOf(options: CliOptions, cwd: string, choice: M
   const settings = toolSettings(options, cwd, choice.client, process.env);
   const names = offeredToolNames(options, BUILT_IN_TOOLS);
   const tools = defaultTools({ ...settings(session.recorder ? session.id : undefined), ...(names ? { tools: names } : {}) });
-  return { options, cwd, session, tools };
+  const memory = memoryOf(options, cwd);
+  const debug = debugOf(options);
+  return { options, cwd, session, tools, ...(memory ? { memory } : {}), ...(debug ? { debug } : {}) };
 }
 
 /** Asks `question` (or, with `null`, lets the model finish a turn `history` leaves open) and runs the loop to its end. */
@@ -72,8 +123,10 @@ export async function ask(conversation: Conversation, question: Question | null,
   const { runAgent } = await import('../run/runAgent.js');
   // A resumed session's file reads count for Write and Edit, as in Claude Code (docs/tools.md#write).
   (await import('../tools/fileAccess/fileTools.js')).seedFileState(conversation.tools, history, conversation.cwd);
+  const hooks = conversation.memory ? withMemory(asking.choice.hooks, conversation.memory) : asking.choice.hooks;
   return runAgent(question, {
     ...asking.choice,
+    ...(hooks ? { hooks } : {}),
     ...limitsOf(options, asking.turnCount),
     ...(asking.turnCount !== undefined ? { turnCount: asking.turnCount } : {}),
     ...(options.includePartialMessages ? { includeStreamEvents: true } : {}),
@@ -83,7 +136,7 @@ export async function ask(conversation: Conversation, question: Question | null,
     messages: history,
     sessionId: session.id,
     signal: asking.signal,
-    onEvent: asking.onEvent,
+    onEvent: conversation.debug ? both(conversation.debug, asking.onEvent) : asking.onEvent,
     ...asking.extra,
   });
 }

@@ -10,6 +10,7 @@ import type { CliOptions, CommandLine } from './args.js';
 import { COMMAND_NAMES } from './optionTable.js';
 import { shown } from './terminal.js';
 import { selfCommand } from './self.js';
+import { TAKEN } from './claudeFlags.js';
 
 /** The package's version, from its package.json (two directories up, from dist/cli/ as from src/cli/). */
 function version(): string {
@@ -97,6 +98,9 @@ export async function main(argv: string[]): Promise<number> {
     const { runDurable } = await import('./durable.js');
     return runDurable(options, { env: process.env, version: version(), cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
   }
+  // Claude Code's flags agentloop has no feature behind: taken, and said (./claudeFlags.ts).
+  const taken = (options as CliOptions).takenFlags ?? [];
+  if (taken.length) print(2, taken.map((flag) => `agentloop: --${flag}: ${TAKEN[flag]}\n`).join(''));
   const { run } = await import('./run.js');
   return run(options, version);
 }

@@ -24,6 +24,8 @@ interface OptionBase<V> {
   commands: readonly CommandName[];
   /** Taken, but not listed in `--help` and the docs. */
   hidden?: boolean;
+  /** A flag of no value that may be given one inline (`--debug=api`, as Claude Code's `[filter]`): taken, not used. */
+  optionalValue?: true;
 }
 
 /**
@@ -53,6 +55,7 @@ export interface AnyOption {
   default?: unknown;
   commands: readonly CommandName[];
   hidden?: boolean;
+  optionalValue?: true;
   argument?: string;
   list?: 'repeat' | 'variadic';
   parse?: (value: never, flag: string) => unknown;

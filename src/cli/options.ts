@@ -8,7 +8,8 @@ import { resolveModel } from '../core/models.js';
 import { DEFAULT_INGRESS } from '../durable/addresses.js';
 import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
 import { allowWriteNames, envNames, httpUrl, idempotencyKey, nonEmpty, oneOf, portOf, positiveInt, positiveNumber, promptToolOf, publicKeys, restateId, splitRules, UsageError, uuidOf } from './argValues.js';
-import { addDirs, CLI_MAX_RETRIES, REFUSED, settingSources, thinkingBudget, thinkingMode, toolNames } from './sdkFlags.js';
+import { TAKEN_OPTIONS } from './claudeFlags.js';
+import { addDirs, CLI_MAX_RETRIES, settingSources, thinkingBudget, thinkingMode, toolNames } from './sdkFlags.js';
 import { jsonSchema, type JsonSchema } from './structuredOutput.js';
 import { COMMAND_NAMES, type CommandName, type CommandSpec, type OptionTable } from './optionTable.js';
 import { selfCommand } from './self.js';
@@ -90,7 +91,30 @@ export interface Flags {
   effort: string;
   betas: string;
   agent: string;
-  pluginDir: string;
+  pluginDir: string[];
+  bare: boolean;
+  name: string;
+  debug: boolean;
+  debugFile: string;
+  disableSlashCommands: boolean;
+  excludeDynamicSystemPromptSections: boolean;
+  replayUserMessages: boolean;
+  safeMode: boolean;
+  noChrome: boolean;
+  agents: string;
+  axScreenReader: boolean;
+  background: boolean;
+  brief: boolean;
+  chrome: boolean;
+  file: string[];
+  fromPr: boolean;
+  ide: boolean;
+  pluginUrl: string[];
+  promptSuggestions: boolean;
+  remoteControl: boolean;
+  remoteControlSessionNamePrefix: string;
+  tmux: boolean;
+  worktree: boolean;
   help: boolean;
   version: boolean;
 }
@@ -234,10 +258,8 @@ export const OPTIONS: OptionTable<Flags> = {
     flag: 'max-thinking-tokens', argument: 'N', commands: ['run'], parse: thinkingBudget,
     description: 'thinking budget (at least 1024; 0: off), "on" for adaptive models; max_tokens N + 8000 unless given',
   },
-  effort: { flag: 'effort', argument: 'LEVEL', commands: ['run'], parse: REFUSED.effort, description: 'refused (exit 2): no effort setting' },
-  betas: { flag: 'betas', argument: 'LIST', commands: ['run'], parse: REFUSED.betas, description: 'refused (exit 2): no beta headers' },
-  agent: { flag: 'agent', argument: 'NAME', commands: ['run'], parse: REFUSED.agent, description: 'refused (exit 2): no subagents' },
-  pluginDir: { flag: 'plugin-dir', argument: 'DIR', commands: ['run'], parse: REFUSED.pluginDir, description: 'refused (exit 2): no plugins' },
+  // Claude Code's other flags: honoured where agentloop can; the rest taken with one line on stderr (./claudeFlags.ts).
+  ...TAKEN_OPTIONS,
   help: { flag: 'help', short: 'h', commands: COMMAND_NAMES, description: 'show this help' },
   version: { flag: 'version', short: 'v', commands: ['run'], description: 'print the version' },
 };

@@ -58,7 +58,8 @@ function parseArgsOptions() {
 }
 
 /** The words of each flag given, in order (a variadic list's following words included), and the positionals. */
-function readTokens(command: CommandName, rest: string[]) {
+function readTokens(command: CommandName, given: string[]) {
+  const rest = withoutOptionalValues(command, given);
   let tokens;
   try {
     tokens = parseArgs({ args: rest, options: parseArgsOptions(), allowPositionals: true, strict: true, tokens: true }).tokens;
@@ -87,6 +88,21 @@ function readTokens(command: CommandName, rest: string[]) {
     open = variadic ? { key, words: texts.get(key) as string[], taken: 1 } : undefined;
   }
   return { texts, positionals, trailing };
+}
+
+/**
+ * The words with a value given inline to a flag that takes none but may have one (`--debug=api`, Claude Code's
+ * `[filter]`) dropped: the flag is taken, the value not used. A following word is never taken as its value (it is the
+ * prompt, or another flag), up to the first `--`.
+ */
+function withoutOptionalValues(command: CommandName, words: string[]): string[] {
+  const end = words.indexOf('--');
+  return words.map((word, i) => {
+    const match = /^--([^=]+)=/.exec(word);
+    if (!match || (end >= 0 && i > end)) return word;
+    const entry = entryOf(command, match[1]!);
+    return entry?.[1].optionalValue ? `--${match[1]}` : word;
+  });
 }
 
 /** Reads `argv` for its command: throws `UsageError` (its `command` set, for the pointer to its help). */

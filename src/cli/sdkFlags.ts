@@ -85,10 +85,3 @@ export function checkThinkingRoom(flags: ThinkingFlags): void {
   if (budgetTokens === undefined || flags.maxTokens === undefined || budgetTokens < flags.maxTokens) return;
   throw new UsageError(`--max-thinking-tokens ${budgetTokens} must be less than --max-tokens ${flags.maxTokens}: thinking counts within max_tokens (raise --max-tokens, or leave it out for ${budgetTokens} + ${defaultRunConfig.maxTokens})`);
 }
-
-export const REFUSED = {
-  effort: refusedFlag('agentloop sends no effort setting (the Agent SDK\'s effort option)'),
-  betas: refusedFlag('agentloop sends no beta headers (the Agent SDK\'s betas option)'),
-  agent: refusedFlag('agentloop has no subagents (the Agent SDK\'s agent option)'),
-  pluginDir: refusedFlag('agentloop has no plugins (the Agent SDK\'s plugins option)'),
-} as const;

@@ -35,7 +35,7 @@ export async function openSession(options: CliOptions, cwd: string, model: strin
     cwd,
     model,
     prompt,
-    ...(options.demo ? { label: options.step ? 'demo, stepped' : 'demo' } : {}),
+    ...(options.demo ? { label: options.step ? 'demo, stepped' : 'demo' } : options.name !== undefined ? { label: options.name } : {}),
     redactor: outputRedactor(),
     onRecordError: (error) => {
       if (warned) return;
@@ -62,6 +62,12 @@ function mirrorOptions(): MirrorOptions {
     warn: (line) => stderr.write(colors.dim(`${shown(line)}\n`)),
   };
 }
+
+/**
+ * The default system prompt without its per-machine part (core/prompts.ts's, but the working directory), for
+ * `--exclude-dynamic-system-prompt-sections`: the directory goes into the first user message instead (./ask.ts).
+ */
+const STATIC_SYSTEM_PROMPT = 'You are a coding agent. Use the tools to look and act; answer briefly when the task is done.';
 
 /** agentloop's version, from its package.json (src/cli/ and dist/cli/chunks/ are two and three folders below it). */
 function packageVersion(): string {
@@ -151,7 +157,7 @@ export function limitsOf(options: CliOptions, startTurn: number | undefined) {
     maxRetries: options.maxRetries ?? CLI_MAX_RETRIES,
     ...(options.maxBudgetUsd !== undefined ? { maxBudgetUsd: options.maxBudgetUsd } : {}),
     ...(options.fallbackModel !== undefined ? { fallbackModel: options.fallbackModel } : {}),
-    ...(options.systemPrompt !== undefined ? { system: options.systemPrompt } : {}),
+    ...(options.systemPrompt !== undefined ? { system: options.systemPrompt } : options.excludeDynamicSystemPromptSections ? { system: STATIC_SYSTEM_PROMPT } : {}),
     ...(options.appendSystemPrompt !== undefined ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
   };
 }

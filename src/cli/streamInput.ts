@@ -143,7 +143,8 @@ export async function streamInput(
   const bypassAvailable = options.permissionMode === 'bypassPermissions' || options.allowDangerouslySkipPermissions === true;
   const control = controlOf(io, session, cwd, choice, gate, { askHost: options.permissionPromptTool === 'stdio', bypassAvailable }, turn, mcp, options.awaitInitialize === true);
   control.thinkingFlags = options;
-  const input = readInput(io, control, inputErrorReporter(io, write, session.id));
+  const replay = options.replayUserMessages ? (question: Question) => control.userLine(question as string, { isReplay: true }) : undefined;
+  const input = readInput(io, control, inputErrorReporter(io, write, session.id), replay);
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => {
     turn.running?.abort();
     input.close();

@@ -54,7 +54,7 @@ export type Queued = { number: number; question: Question };
  * Reads stdin all along: control lines go to `control` at once, user messages queue up for `next()`, and a bad line is
  * reported through `report` (a bad control line only on stderr: the SDK would hand an input_error line to the program).
  */
-export function readInput(io: StreamInputIo, control: ControlSession, report: (number: number, why: string) => void) {
+export function readInput(io: StreamInputIo, control: ControlSession, report: (number: number, why: string) => void, onQuestion?: (question: Question) => void) {
   const queue: Queued[] = [];
   let ended = false;
   let wake: (() => void) | undefined;
@@ -80,6 +80,7 @@ export function readInput(io: StreamInputIo, control: ControlSession, report: (n
     if (controlLine !== undefined) return control.handle(controlLine);
     const line = parseInputLine(text);
     if ('error' in line) return reject(number, line.error);
+    onQuestion?.(line.question); // --replay-user-messages: said back at once, as Claude Code
     queue.push({ number, question: line.question });
     wake?.();
   };

@@ -3,7 +3,7 @@
  * the fixtures are recorded: test/sdk/record.ts) and the same scripted Messages API: the message sequence each program
  * receives is what test/sdk/sequences.test.ts compares with Claude Code's recorded one.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSdkMcpServer, getSessionMessages, listSessions, query, tool, type Options, type Query, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import { z } from 'zod';
@@ -371,6 +371,39 @@ export const SCENARIOS: Scenario[] = [
       // The continued request holds the fork's history: its prompts, in order.
       continued: textsOf(requests.at(-1)).filter((t) => t.startsWith('user:')),
     }),
+  },
+  {
+    // Claude Code's memory files by settingSources, where it puts them: a reminder before the first user message.
+    name: 'CLAUDE.md through settingSources',
+    replies: [text('One.'), text('Two.'), text('Three.')],
+    program: async (e) => {
+      const cwd = join(e.cwd, 'project'); // the files of a parent directory are read too: e.cwd is that parent
+      const config = join(e.cwd, '.claude-config');
+      for (const dir of [cwd, join(cwd, '.claude'), config]) mkdirSync(dir, { recursive: true });
+      writeFileSync(join(e.cwd, 'CLAUDE.md'), 'Parent rules.\n');
+      writeFileSync(join(cwd, 'CLAUDE.md'), 'Project rules.\n@notes/extra.md and `@not-this.md`\n');
+      mkdirSync(join(cwd, 'notes'));
+      writeFileSync(join(cwd, 'notes', 'extra.md'), 'Imported rules.\n@../deeper.md\n');
+      writeFileSync(join(cwd, 'deeper.md'), 'Deeper rules.\n');
+      writeFileSync(join(cwd, 'not-this.md'), 'Never imported.\n');
+      writeFileSync(join(cwd, '.claude', 'CLAUDE.md'), 'Dot-claude rules.\n');
+      writeFileSync(join(cwd, 'CLAUDE.local.md'), 'Local rules.\n');
+      writeFileSync(join(config, 'CLAUDE.md'), 'User rules.\n');
+      const engine = { ...e, cwd, env: { ...e.env, CLAUDE_CONFIG_DIR: config } };
+      return [
+        ...(await collect(engine, 'one', { settingSources: ['project'] })),
+        ...(await collect(engine, 'two', { settingSources: ['user', 'project', 'local'] })),
+        ...(await collect(engine, 'three', { settingSources: [] })),
+      ];
+    },
+    // The claudeMd part of each request's reminder, the directory written <dir>; null where there is none.
+    facts: ({ requests, cwd }) =>
+      requests.map((body) => {
+        const first = body.messages[0]?.content;
+        const reminder = Array.isArray(first) ? first.find((b) => b.type === 'text' && b.text.includes('# claudeMd')) : undefined;
+        const text = reminder && reminder.type === 'text' ? reminder.text : undefined;
+        return text === undefined ? null : text.slice(text.indexOf('# claudeMd'), text.indexOf('# currentDate')).split(cwd).join('<dir>');
+      }),
   },
   {
     name: 'initializationResult',

@@ -121,13 +121,16 @@ describe('the Agent SDK option tools (--tools)', () => {
   });
 });
 
-describe('the Agent SDK options agentloop refuses, each with one line the program sees', () => {
+describe('the Agent SDK options agentloop has no feature behind: taken, the run goes on, one line on stderr says so', () => {
   it.each([
-    ['effort', { effort: 'high' }, '--effort is not supported'],
+    ['effort', { effort: 'high' }, '--effort: agentloop sends no effort setting'],
+    ['betas', { betas: ['context-1m-2025-08-07'] }, '--betas: agentloop sends no beta headers'],
   ] as [string, Options, string][])('%s', async (_name, extra, line) => {
-    const { messages, thrown } = await collect('hi', { model: 'claude-test', ...extra });
-    expect(messages).toEqual([]);
-    expect(thrown).toContain(`agentloop: ${line}`);
-    expect(server.requests).toEqual([]); // no model call was made
+    server.enqueue(answer('Fine.'));
+    let stderr = '';
+    const { messages, thrown } = await collect('hi', { model: 'claude-test', ...extra, stderr: (data: string) => void (stderr += data) });
+    expect(thrown).toBeUndefined();
+    expect(resultOf(messages)).toMatchObject({ is_error: false, result: 'Fine.' });
+    expect(stderr).toContain(`agentloop: ${line}`);
   });
 });
