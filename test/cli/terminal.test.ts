@@ -208,12 +208,14 @@ describe.each(testUsers())('as $name', (who) => {
       const { before, after, screen, visible } = await paneRunning(cliLine(['sessions']), project.env);
       expect(after).toEqual(before);
       expect(firstLine(await visible())).toBe('BEFORE-MARK');
-      expect(screen).toContain('^[]0;ID^');
+      // A session is listed by its file's name (transcript/paths.ts: sessionIdOfPath); the header's id is not shown.
+      expect(screen).toContain('hostile ');
+      expect(screen).not.toContain(']0;ID');
       expect(screen).toContain(`/tmp/^[]0;CWD-TITLE0^G`);
       expect(screen).toContain('^[]0;PROMPT-TITLE0^G');
       // --output-format json keeps the data exact (JSON escapes it).
       const json = await runCli(['sessions', '--output-format', 'json'], { cwd: project.dir, env: project.env });
-      expect(JSON.parse(json.stdout)[0]).toMatchObject({ id: records[0]?.id, firstPrompt: attack('PROMPT') });
+      expect(JSON.parse(json.stdout)[0]).toMatchObject({ id: 'hostile', firstPrompt: attack('PROMPT') });
       expect(json.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]/);
     }, TIMEOUT);
   });

@@ -21,7 +21,11 @@ import { waitFor } from '../session/helpers.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
-/** Header ids that a replacement pattern, an HTML parser or a quote would take for more than text. */
+/**
+ * Header ids that a replacement pattern, an HTML parser or a quote would take for more than text. A session is found by
+ * its file's name (transcript/paths.ts: sessionIdOfPath), so such a header id never becomes the page's session id; it
+ * still reaches the page as text, in the session's first prompt (`the question of ID`), which the picker shows.
+ */
 const HOSTILE_IDS = ["a$'b", 'a$&b', 'a$`b', '</script><script>window.pwned=1</script>', `q"u'o"te`, '$$&$1$<x>'];
 
 let dir: string;
@@ -86,14 +90,16 @@ describe('the viewer, with hostile session ids', () => {
       await page.goto(viewer.url);
       // The config is the JSON it was meant to be, the id in it exactly.
       const config = await page.evaluate(() => JSON.parse(document.getElementById('agentloop-config')?.textContent ?? 'null'));
-      expect(config).toEqual({ defaultSession: id, startAtEnd: false });
+      expect(config).toEqual({ defaultSession: `hostile${i}`, startAtEnd: false });
       // The page's script ran: the diagram is drawn (shown or not in this layout; such an id has no events route).
       await page.waitForSelector('.diagram svg', { state: 'attached', timeout: 10_000 });
       // The picker lists every session, the hostile ids as values and text, nothing run from them.
       await waitFor('the session picker', async () => (await page.locator('#sessions option').count()) === HOSTILE_IDS.length + 1);
       const values = await page.locator('#sessions option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
-      expect(values.sort()).toEqual([...HOSTILE_IDS, goodId].sort());
-      expect(await page.locator('#sessions option:checked').getAttribute('value')).toBe(id);
+      expect(values.sort()).toEqual([...HOSTILE_IDS.map((_, j) => `hostile${j}`), goodId].sort());
+      expect(await page.locator('#sessions option:checked').getAttribute('value')).toBe(`hostile${i}`);
+      // The hostile text itself is on the page, as text: the picker's label holds the first prompt.
+      expect(await page.locator('#sessions option:checked').textContent()).toContain(`the question of ${id}`.slice(0, 40));
       expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
       expect(errors).toEqual([]);
       expect(await violations()).toEqual([]);

@@ -24,6 +24,15 @@ describe('the catalogues', () => {
     }
   });
 
+  it('render a value of any JSON shape a damaged transcript may hold, as text, never as a line', () => {
+    // A record's field where a command or an id was expected: {} or [[]] (test/session/damaged.test.ts found it).
+    for (const value of [{}, [[]], [{}, 1], { key: 'not.a.key', params: {} }, { key: 'say.retryUnknown' }]) {
+      for (const key of Object.keys(en) as TextKey[]) {
+        for (const lang of ['en', 'zh'] as const) expect(() => render(lang, { key, params: { command: value, id: value, name: value, error: value } as never })).not.toThrow();
+      }
+    }
+  });
+
   it('write the chapter’s terms as the chapter does', () => {
     const all = Object.values(zh).map((text) => text({ count: 1, turn: 2, index: 0 }, 'zh')).join('\n');
     for (const term of ['循环', '轮', 'tool_result', 'tool_use', 'state', 'messages', 'stop_reason', 'Harness']) expect(all).toContain(term);

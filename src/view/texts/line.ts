@@ -28,12 +28,26 @@ const CATALOGUES: Record<Lang, Catalogue> = { en, zh };
 
 export const line = (key: TextKey, params: Params = {}): Line => ({ key, params });
 
+/**
+ * Whether `value` is a Line of the catalogue. A value taken from a transcript is any JSON (a damaged record's `[[]]` or
+ * `{}` where a command was expected): only a Line is rendered as one, anything else is shown as its JSON.
+ */
+function isLine(value: unknown): value is Line {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { key, params } = value as { key?: unknown; params?: unknown };
+  return typeof key === 'string' && Object.hasOwn(en, key) && params !== null && typeof params === 'object';
+}
+
+function shownValue(lang: Lang, value: unknown): Param {
+  if (isLine(value)) return render(lang, value);
+  if (Array.isArray(value)) return value.map((x) => (isLine(x) ? render(lang, x) : String(shownValue(lang, x)))).join(lang === 'zh' ? '' : ' ');
+  return value !== null && typeof value === 'object' ? JSON.stringify(value) : (value as Param);
+}
+
 /** The line in `lang`: its values as text, lines inside it rendered first. */
 export function render(lang: Lang, l: Line): string {
   const params: Record<string, Param> = {};
-  for (const [k, v] of Object.entries(l.params)) {
-    params[k] = Array.isArray(v) ? v.map((x) => render(lang, x)).join(lang === 'zh' ? '' : ' ') : v !== null && typeof v === 'object' ? render(lang, v) : v;
-  }
+  for (const [k, v] of Object.entries(l.params)) params[k] = shownValue(lang, v);
   return CATALOGUES[lang][l.key](params, lang);
 }
 
