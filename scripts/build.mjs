@@ -15,6 +15,7 @@ const steps = [
   { what: 'compile src/ (tsc)', args: ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], typeCheck: true },
   { what: "bundle the viewer's client", args: ['scripts/build-client.mjs'] },
   { what: "lay the viewer's diagram out", args: ['scripts/build-machine-view.mjs'] },
+  { what: 'bundle the simulator into one page', args: ['scripts/build-simulator.mjs'] },
   { what: 'bundle the CLI over tsc’s dist/cli/main.js', args: ['scripts/build-cli.mjs'] },
 ];
 
