@@ -46,12 +46,13 @@ export async function benchDurable(rounds: number, log: (line: string) => void):
   try {
     await registerDeployment(server.admin, worker.url);
     const local = async () => {
-      const result = await runAgent('Run the tool until done.', { model: 'bench', modelCall: model, tools: [echoTool], cwd });
+      const result = await runAgent('Run the tool until done.', { model: 'bench', modelCall: model, tools: [echoTool], cwd, permissions: { allow: ['echo'] } });
       if (result.context.turnCount !== TURNS) throw new Error(`local run took ${result.context.turnCount} turns`);
     };
+    // A durable run's calls are judged in the default mode (one journalled permission step each): the rule allows the tool, in both runs.
     const durable = async () => {
       const id = `bench-${randomUUID()}`;
-      const { invocationId } = await submitRun(server.ingress, id, { prompt: 'Run the tool until done.' }, id);
+      const { invocationId } = await submitRun(server.ingress, id, { prompt: 'Run the tool until done.', allowedTools: ['echo'] }, id);
       const result = await attachRun(server.ingress, invocationId);
       if (result.context.turnCount !== TURNS) throw new Error(`durable run took ${result.context.turnCount} turns`);
     };

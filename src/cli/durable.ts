@@ -127,8 +127,14 @@ async function submitCommand(options: Extract<DurableOptions, { command: 'submit
   const sessionId = options.sessionId ?? sessionIdOfKey(options.idempotencyKey);
   const { prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt, permissionMode, allowedTools, disallowedTools } = options;
   const approvalTimeoutMs = options.approvalTimeout === undefined ? undefined : Math.round(options.approvalTimeout * 1000);
-  // A rule the worker could not read is refused here, in one line (the worker would end the run with it).
-  (await import('./durableSubmit.js')).checkRules(allowedTools, disallowedTools);
+  const { bypassRefusal, checkRules } = await import('./durableSubmit.js');
+  // bypassPermissions as root outside a sandbox is refused as -p refuses it; a rule the worker could not read too (the worker would end the run with it).
+  const refused = bypassRefusal(permissionMode, io.env);
+  if (refused) {
+    io.stderr.write(`agentloop: ${refused}\n`);
+    return 2;
+  }
+  checkRules(allowedTools, disallowedTools);
   const rules = { permissionMode, allowedTools, disallowedTools, approvalTimeoutMs };
   // Restate journals the request as it arrives: a key or credential pasted into the prompt is cut before it leaves.
   const request = outputRedactor().value({ prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt, ...rules });

@@ -79,14 +79,15 @@ async function workerSettings(options: Extract<DurableOptions, { command: 'worke
 }
 
 /**
- * The floor of every run the worker serves: its deny rules, and its mode as the most permissive one (bypassPermissions
- * as root only with IS_SANDBOX=1, as for a local run). A string says what is wrong.
+ * The floor of every run the worker serves: its deny rules, and its mode as the mode of its runs and the most
+ * permissive one (bypassPermissions as root only with IS_SANDBOX=1, as for a local run; without a mode, a run's is its
+ * own, `default` when it names none). A string says what is wrong.
  */
 async function workerPermissions(options: Extract<DurableOptions, { command: 'worker' }>, env: NodeJS.ProcessEnv) {
   const { disallowedTools: deny, permissionMode: mode } = options;
-  if (mode === 'bypassPermissions' && process.getuid?.() === 0 && env.IS_SANDBOX !== '1') {
-    return '--permission-mode bypassPermissions cannot be used with root/sudo privileges for security reasons (unless IS_SANDBOX=1)';
-  }
+  const { bypassRefusal } = await import('./durableSubmit.js');
+  const refused = bypassRefusal(mode, env);
+  if (refused) return refused;
   if (!deny && !mode) return undefined;
   const { parseRules } = await import('../permissions/rules.js');
   try {

@@ -7,8 +7,20 @@ import { isDeepStrictEqual } from 'node:util';
 import { readSession, submittedRequest, type PendingRun } from '../durable/admin.js';
 import { attachRun } from '../durable/ingress.js';
 import { SERVICE_NAME, type DurableRunResult } from '../durable/protocol.js';
+import type { PermissionMode } from '../permissions/modes.js';
+import { refusesBypassMode } from '../permissions/root.js';
 import { parseRules } from '../permissions/rules.js';
 import { UsageError } from './argValues.js';
+
+/**
+ * The root rule (permissions/root.ts, the gate's) for `worker` and `submit`: bypassPermissions as root only where
+ * IS_SANDBOX=1 says the machine is a sandbox. The line that refuses it, or undefined. (The worker that runs a run
+ * judges it again by its own user and environment: durable/permissions.ts.)
+ */
+export function bypassRefusal(mode: PermissionMode | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (!refusesBypassMode(mode, env)) return undefined;
+  return '--permission-mode bypassPermissions cannot be used with root/sudo privileges for security reasons (unless IS_SANDBOX=1)';
+}
 
 /** Throws a UsageError (one line) for a rule of `--allowedTools` / `--disallowedTools` that does not parse. */
 export function checkRules(allowed: string[] | undefined, disallowed: string[] | undefined): void {

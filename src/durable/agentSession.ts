@@ -24,6 +24,7 @@ import type { Journal } from './steps.js';
 import { openRecords, readRecords, type DurableRecorder, type RecordState } from './records.js';
 import { askDurably } from './approvals.js';
 import { durableGate, runPermissions, type WorkerPermissions } from './permissions.js';
+import { checkRootRule } from '../permissions/root.js';
 import { requestProblem, SERVICE_NAME, toDurableResult, type DurableRunResult, type RunRequest, type RunStatus } from './protocol.js';
 
 /** What every run of a worker uses. */
@@ -39,7 +40,8 @@ export interface WorkerSettings {
   tracing?: Omit<RunTracing, 'parent'>;
   /** What no record, result, message or journal entry may hold (default: the credentials of the environment, as runAgent's). */
   redactor?: Redactor;
-  /** The floor of every run's permissions: deny rules and the most permissive mode (permissions.ts). */
+  /** The floor of every run's permissions: deny rules and the most permissive mode (permissions.ts). Without a mode a
+   *  run's calls are judged in its own, `default` when it names none: what is not read-only nor allowed waits for approval. */
   permissions?: WorkerPermissions;
 }
 
@@ -182,7 +184,9 @@ async function runSession(settings: WorkerSettings, ctx: restate.ObjectContext, 
 
 export { SERVICE_NAME };
 
+/** Throws the root rule's refusal (permissions/root.ts) for a worker whose mode is bypassPermissions as root outside a sandbox. */
 export function agentSession(settings: WorkerSettings) {
+  if (settings.permissions?.mode) checkRootRule(settings.permissions.mode, undefined, undefined);
   return restate.object({
     name: SERVICE_NAME,
     handlers: {

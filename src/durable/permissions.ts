@@ -9,6 +9,7 @@
 import { toolCallLine } from '../core/tool.js';
 import type { PermissionMode } from '../permissions/modes.js';
 import { createPermissionGate, type DecidedBy, type GateCall, type GateDecision, type PermissionGate } from '../permissions/gate.js';
+import { refusesBypassMode } from '../permissions/root.js';
 import { parseRules } from '../permissions/rules.js';
 import type { AskAnswer, DurableAsk } from './approvals.js';
 import type { Journal } from './steps.js';
@@ -18,7 +19,8 @@ import type { RunRequest } from './protocol.js';
 export interface WorkerPermissions {
   /** Deny rules no run can lift. */
   deny?: string[];
-  /** The most permissive mode a run gets (a run asking for more gets this one); default bypassPermissions. */
+  /** The mode of a run that names none, and the most permissive a run gets (a run asking for more gets this one).
+   *  Without it a run's mode is its own, `default` when it names none (Claude Code's, the CLI's). */
   mode?: PermissionMode;
 }
 
@@ -37,16 +39,18 @@ const ORDER: readonly PermissionMode[] = ['plan', 'dontAsk', 'default', 'acceptE
 const lesser = (a: PermissionMode, b: PermissionMode) => (ORDER.indexOf(a) <= ORDER.indexOf(b) ? a : b);
 
 /**
- * The run's rules within the worker's floor; undefined when every call runs (bypassPermissions and no deny rule, what
- * a durable run was before rules: no step is journalled for it). Throws an Error (one line) for a rule that does not parse.
+ * The run's rules within the worker's floor: its mode is the run's (`permissionMode`), else the worker's, else
+ * `default` (a call neither read-only nor allowed by a rule waits for an approval), at most the worker's. Undefined
+ * when every call runs: bypassPermissions, asked for by a flag, and no deny rule (no step is journalled for it).
+ * Throws an Error (one line) for a rule that does not parse, and for bypassPermissions as root outside a sandbox
+ * (permissions/root.ts: the gate's root rule, judged by the worker's user and environment; no durable path around it).
  */
-export function runPermissions(request: RunRequest, worker: WorkerPermissions = {}, env: NodeJS.ProcessEnv = process.env): RunPermissions | undefined {
-  // Claude Code's root rule: bypassPermissions asked for as root only in a sandbox (IS_SANDBOX=1).
-  if (request.permissionMode === 'bypassPermissions' && process.getuid?.() === 0 && env.IS_SANDBOX !== '1') {
-    throw new Error('permission mode bypassPermissions cannot be used with root/sudo privileges for security reasons (this worker runs as root without IS_SANDBOX=1)');
+export function runPermissions(request: RunRequest, worker: WorkerPermissions = {}, env: NodeJS.ProcessEnv = process.env, uid = process.getuid?.()): RunPermissions | undefined {
+  const asked = request.permissionMode ?? worker.mode ?? 'default';
+  const mode = worker.mode ? lesser(asked, worker.mode) : asked;
+  if (refusesBypassMode(mode, env, uid)) {
+    throw new Error(`permission mode bypassPermissions cannot be used with root/sudo privileges for security reasons (this worker runs as root without IS_SANDBOX=1)`);
   }
-  const most = worker.mode ?? 'bypassPermissions';
-  const mode = lesser(request.permissionMode ?? most, most);
   const deny = [...(worker.deny ?? []), ...(request.disallowedTools ?? [])];
   const allow = request.allowedTools ?? [];
   parseRules([...deny, ...allow]);

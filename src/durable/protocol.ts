@@ -23,7 +23,7 @@ export interface RunRequest {
   maxTokens?: number;
   maxRetries?: number;
   appendSystemPrompt?: string;
-  /** The run's permission mode (default: the worker's most permissive one; without one, bypassPermissions). */
+  /** The run's permission mode (default: the worker's; without one, `default`), at most the worker's. */
   permissionMode?: PermissionMode;
   /** Rules of the run (`Bash(npm test:*)`); the worker's deny rules hold beside them. */
   allowedTools?: string[];

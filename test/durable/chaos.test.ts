@@ -70,7 +70,7 @@ describe.skipIf('problem' in binary)('chaos: 30 runs, three workers, kill -9 of 
   it('ends every run within 60 s of the last fault, no writing tool twice, every request valid', async () => {
     const started = () => readFileSync(log, 'utf8').split('\n').filter((l) => l !== '');
     const ids = Array.from({ length: RUNS }, (_, i) => `chaos-${i}-${Date.now().toString(36)}`);
-    await Promise.all(ids.map((id, i) => submitRun(cluster.restate.ingress, id, { prompt: `chaos ${i}` }, id)));
+    await Promise.all(ids.map((id, i) => submitRun(cluster.restate.ingress, id, { prompt: `chaos ${i}`, allowedTools: ['Bash'] }, id)));
 
     /** kill -9 of the worker with the most runs open through the balancer; a fresh one takes its place. */
     let cut = 0;

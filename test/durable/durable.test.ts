@@ -126,7 +126,7 @@ describe.skipIf('problem' in binary)('durable runs on a real restate-server', ()
     await cluster.register();
     const marker = join(cluster.dir, 'marker.txt');
     const prompt = `slow ${marker}`;
-    const submitted = await cluster.cli(['submit', '-p', prompt, ...cluster.flags]);
+    const submitted = await cluster.cli(['submit', '-p', prompt, '--allowedTools', 'Bash', ...cluster.flags]);
     expect(submitted.code).toBe(0);
     const sessionId = submitted.stdout.trim();
 
@@ -158,7 +158,7 @@ describe.skipIf('problem' in binary)('durable runs on a real restate-server', ()
     await cluster.register();
     const marker = join(cluster.dir, 'backoff.txt');
     const prompt = `backoff ${marker}`;
-    const submitted = await cluster.cli(['submit', '-p', prompt, ...cluster.flags]);
+    const submitted = await cluster.cli(['submit', '-p', prompt, '--allowedTools', 'Bash', ...cluster.flags]);
     const sessionId = submitted.stdout.trim();
     await until('the tool to start after two back-offs', () => (existsSync(marker) ? true : undefined));
     expect(requestsFor(cluster, prompt)).toHaveLength(3);

@@ -41,7 +41,7 @@ describe.skipIf('problem' in binary)('a frozen worker', () => {
 
   /** Starts a run whose tool appends to `marker`, and waits for the tool to start. */
   async function startRun(id: string, seconds: number, marker: string) {
-    const { invocationId } = await submitRun(cluster.restate.ingress, id, { prompt: `${seconds} ${marker}` }, id);
+    const { invocationId } = await submitRun(cluster.restate.ingress, id, { prompt: `${seconds} ${marker}`, allowedTools: ['Bash'] }, id);
     await until(`the tool of ${id} to start`, () => (existsSync(marker) ? true : undefined));
     return invocationId;
   }

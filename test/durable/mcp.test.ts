@@ -54,7 +54,7 @@ describe.skipIf('problem' in binary)('durable runs with MCP servers', () => {
     expect(JSON.parse(read.stdout)).toMatchObject({ is_error: false, result: 'Results: probe, auth none' });
 
     const file = join(cluster.dir, 'slow.txt');
-    const submitted = await cluster.cli(['submit', '-p', `slow ${file}`, ...cluster.flags]);
+    const submitted = await cluster.cli(['submit', '-p', `slow ${file}`, '--allowedTools', 'mcp__probe__slow_write', ...cluster.flags]);
     expect(submitted.code).toBe(0);
     const sessionId = submitted.stdout.trim();
     await until('the MCP call to start', () => (existsSync(file) ? true : undefined));

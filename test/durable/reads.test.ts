@@ -120,16 +120,16 @@ describe.skipIf('problem' in binary)('reading durable runs', () => {
     const prompt = `mark ${marker}`;
     const proxy = await answerLosingProxy(cluster.restate.ingress);
     try {
-      const lost = await cluster.cli(['submit', '-p', prompt, '--restate', proxy.url, '--admin', cluster.restate.admin, '--idempotency-key', 'nightly-42']);
+      const lost = await cluster.cli(['submit', '-p', prompt, '--restate', proxy.url, '--admin', cluster.restate.admin, '--idempotency-key', 'nightly-42', '--allowedTools', 'Bash']);
       expect(lost.code).toBe(1);
       expect(lost.stderr).toMatch(
         /^agentloop: the Restate server at http:\/\/127\.0\.0\.1:\d+ closed the connection before answering \(\w+\); the run may have started \(session [0-9a-f-]{36}\): submit again with the same --idempotency-key to be sure it runs once\n$/,
       );
       const sessionId = /session ([0-9a-f-]{36})/.exec(lost.stderr)?.[1];
-      const again = await cluster.cli(['submit', '-p', prompt, ...cluster.flags, '--idempotency-key', 'nightly-42', '--wait']);
+      const again = await cluster.cli(['submit', '-p', prompt, ...cluster.flags, '--idempotency-key', 'nightly-42', '--allowedTools', 'Bash', '--wait']);
       expect(again.code).toBe(0);
       expect(JSON.parse(again.stdout)).toMatchObject({ session_id: sessionId, subtype: 'success' });
-      const third = await cluster.cli(['submit', '-p', prompt, ...cluster.flags, '--idempotency-key', 'nightly-42']);
+      const third = await cluster.cli(['submit', '-p', prompt, ...cluster.flags, '--idempotency-key', 'nightly-42', '--allowedTools', 'Bash']);
       expect(third.stdout.trim()).toBe(sessionId);
     } finally {
       await proxy.close();

@@ -96,7 +96,7 @@ describe.skipIf('problem' in binary)('replays after a server restart, across par
     }
 
     const id = `replay-${writerWarm ? 'warm' : 'cold'}`;
-    const { invocationId } = await submitRun(restate.ingress, id, { prompt: 'run the commands' }, id);
+    const { invocationId } = await submitRun(restate.ingress, id, { prompt: 'run the commands', allowedTools: ['Bash'] }, id);
     await writing.lastTurnAsked; // the three commands ran, and their results are journalled
     balancer.setBackends([replayer.url]);
     await restate.restart('SIGKILL');

@@ -12,7 +12,7 @@ import { MODEL_ALIASES } from '../../src/core/models.js';
 import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
 import { startCli } from '../support/cli.js';
 import type { RequestBody } from '../support/messagesServer.js';
-import { startCluster, type Cluster } from './cluster.js';
+import { startCluster, type Cluster, until as untilAsync } from './cluster.js';
 import { restateBinary } from './restateServer.js';
 
 const binary = restateBinary();
@@ -75,22 +75,28 @@ describe.skipIf('problem' in binary)('durable commands read their flags as a run
       const [result] = lastToolResults(cluster.model.requests.at(-1)?.body as RequestBody);
       return { sessionId, path: /the full output is in ([^\]\s]+)/.exec(resultText(result!))?.[1] };
     };
-    // seq is not among the read-only commands -p runs unasked: allowed (a worker runs every call).
-    for (const args of [['-p', '--output-format', 'json', 'count', '--allowedTools', 'Bash(seq:*)'], ['submit', '--restate', cluster.restate.ingress, '--admin', cluster.restate.admin, '--wait', '-p', 'count']]) {
+    // seq is not among the read-only commands run unasked: allowed by a rule, in both.
+    for (const args of [['-p', '--output-format', 'json', 'count', '--allowedTools', 'Bash(seq:*)'], ['submit', '--restate', cluster.restate.ingress, '--admin', cluster.restate.admin, '--wait', '-p', 'count', '--allowedTools', 'Bash(seq:*)']]) {
       const { sessionId, path } = await savedOutput(args);
       expect(path?.startsWith(`${join(home, 'sessions', sessionId)}/`), `${args[0]}: ${path}`).toBe(true);
       expect(existsSync(path as string), args[0]).toBe(true);
     }
   }, 90_000);
 
-  it('a worker runs every call with no permission flag, where -p denies what Claude Code would ask about (docs/cli.md: which entry point runs what)', async () => {
-    const touches = (name: string) =>
-      cluster.model.enqueue({ content: [bashUse('toolu_touch', `touch ${name}`)], stop_reason: 'tool_use' }, { content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' });
-    touches('by-worker.txt');
-    const submitted = await cluster.cli(['submit', '--restate', cluster.restate.ingress, '--admin', cluster.restate.admin, '--wait', '-p', 'touch']);
+  it('a worker and a run with no permission flag judge as -p does: touch waits for an approval, where -p (nobody to ask) denies it (docs/cli.md: which entry point runs what)', async () => {
+    const touch = (name: string) => ({ content: [bashUse('toolu_touch', `touch ${name}`)], stop_reason: 'tool_use' as const });
+    // The durable run asks the model no more while its call waits.
+    cluster.model.enqueue(touch('by-worker.txt'));
+    const submitted = await cluster.cli(['submit', '--restate', cluster.restate.ingress, '--admin', cluster.restate.admin, '-p', 'touch']);
     expect(submitted.code, submitted.stderr).toBe(0);
-    expect(existsSync(join(cluster.dir, 'by-worker.txt'))).toBe(true);
-    touches('by-p.txt');
+    const id = submitted.stdout.trim();
+    const listed = await untilAsync('the call to wait', async () => {
+      const run = await cluster.cli(['approvals', '--restate', cluster.restate.ingress, '--admin', cluster.restate.admin]);
+      return run.stdout.split('\n').find((l) => l.startsWith(`${id}  `));
+    }, 60_000, 500);
+    expect(listed).toMatch(/  \$ touch by-worker\.txt$/);
+    expect(existsSync(join(cluster.dir, 'by-worker.txt'))).toBe(false);
+    cluster.model.enqueue(touch('by-p.txt'), { content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' });
     const local = await cluster.cli(['-p', '--output-format', 'json', 'touch']);
     expect(local.code, local.stderr).toBe(0);
     expect(existsSync(join(cluster.dir, 'by-p.txt'))).toBe(false);

@@ -85,7 +85,7 @@ describe.skipIf('problem' in binary)('durable runs in the submitter’s trace', 
   it('after kill -9 mid-tool, the attempt that finishes emits the run again: the replayed call, the interrupted tool', async () => {
     const [traceId, spanId] = [hex(32), hex(16)];
     const marker = join(cluster.dir, 'slow.txt');
-    const submit = await runCli(['submit', '-p', `slow ${marker}`, ...cluster.flags], { cwd: cluster.dir, env: { ...cluster.env, TRACEPARENT: traceparent(traceId, spanId) } });
+    const submit = await runCli(['submit', '-p', `slow ${marker}`, '--allowedTools', 'Bash', ...cluster.flags], { cwd: cluster.dir, env: { ...cluster.env, TRACEPARENT: traceparent(traceId, spanId) } });
     expect(submit.code, submit.stderr).toBe(0);
     await until('the tool to start', () => (existsSync(marker) ? true : undefined));
     const [running] = cluster.workers.filter((w) => w.alive() && (cluster.balancer.open.get(w.url) ?? 0) > 0);
