@@ -49,7 +49,7 @@ describe.skipIf('problem' in binary)('durable runs with MCP servers', () => {
     await cluster.register();
     expect(processesMarked(marker).length).toBeGreaterThanOrEqual(2);
 
-    const read = await cluster.cli(['submit', '-p', 'whoami', ...cluster.flags, '--wait']);
+    const read = await cluster.cli(['submit', '-p', 'whoami', '--allowedTools', 'mcp__probe__whoami', ...cluster.flags, '--wait']);
     expect(read.code, read.stderr).toBe(0);
     expect(JSON.parse(read.stdout)).toMatchObject({ is_error: false, result: 'Results: probe, auth none' });
 

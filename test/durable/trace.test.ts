@@ -61,7 +61,7 @@ describe.skipIf('problem' in binary)('durable runs in the submitter’s trace', 
 
   it("makes the submitter's span the parent of the run's invoke_agent span", async () => {
     const [traceId, spanId] = [hex(32), hex(16)];
-    const submit = await runCli(['submit', '-p', 'trace', ...cluster.flags, '--wait'], { cwd: cluster.dir, env: { ...cluster.env, TRACEPARENT: traceparent(traceId, spanId) } });
+    const submit = await runCli(['submit', '-p', 'trace', '--allowedTools', 'Bash', ...cluster.flags, '--wait'], { cwd: cluster.dir, env: { ...cluster.env, TRACEPARENT: traceparent(traceId, spanId) } });
     expect(submit.code, submit.stderr).toBe(0);
     const result = JSON.parse(submit.stdout) as { session_id: string; result: string };
     const spans = await traceOf(traceId);
@@ -76,7 +76,7 @@ describe.skipIf('problem' in binary)('durable runs in the submitter’s trace', 
     expect(result.result).toBe(`Results: tp=${traceparent(traceId, tool?.spanId ?? '')}`);
 
     // Without TRACEPARENT, a run is a trace of its own.
-    const plain = await runCli(['submit', '-p', 'trace', ...cluster.flags, '--wait'], { cwd: cluster.dir, env: cluster.env });
+    const plain = await runCli(['submit', '-p', 'trace', '--allowedTools', 'Bash', ...cluster.flags, '--wait'], { cwd: cluster.dir, env: cluster.env });
     const plainId = (JSON.parse(plain.stdout) as { session_id: string }).session_id;
     const root = await until('the plain run’s span', () => receiver.spans.find((s) => s.name === 'invoke_agent agentloop' && s.attributes['gen_ai.conversation.id'] === plainId));
     expect([root.parentSpanId, root.traceId === traceId]).toEqual(['', false]);
