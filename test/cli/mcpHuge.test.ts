@@ -168,3 +168,78 @@ describe('an MCP http server sending answers over the bound', () => {
     }
   }, 60_000);
 });
+
+/**
+ * An HTTP+SSE MCP server (`type: "sse"`) written by hand: every answer on the one event stream, and to a call of `sse`
+ * a 50 MB text result as one event (past 64 MB an event is taken as endless: the stream is ended, as a stdio line's). The call is answered with why, the session goes on (the next call right), the
+ * agent's memory bounded. On the old code the SDK's EventSource held the whole event and the model got 50 MB.
+ */
+async function startHugeSse(): Promise<{ url: string; close(): Promise<void> }> {
+  const { createServer } = await import('node:http');
+  let stream: import('node:http').ServerResponse | undefined;
+  const server = createServer((req, res) => {
+    if (req.method === 'GET') {
+      stream = res.writeHead(200, { 'content-type': 'text/event-stream' });
+      return void res.write('event: endpoint\ndata: /message\n\n');
+    }
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      res.writeHead(202).end();
+      const message = JSON.parse(body) as { id?: number; method: string; params?: { name?: string } };
+      if (message.id === undefined || !stream) return;
+      const out = stream;
+      const send = (result: unknown) => out.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result })}\n\n`);
+      if (message.method === 'initialize') return void send({ protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'huge', version: '1.0.0' } });
+      if (message.method === 'tools/list') return void send({ tools: ['ok', 'sse'].map((name) => ({ name, description: name, inputSchema: { type: 'object', properties: {} } })) });
+      if (message.params?.name === 'ok') return void send({ content: [{ type: 'text', text: 'ok' }] });
+      out.write('event: message\ndata: {"result":{"content":[{"type":"text","text":"');
+      let left = 50;
+      const more = () => {
+        while (left > 0) {
+          left -= 1;
+          if (!out.write('a'.repeat(MB))) return void out.once('drain', more);
+        }
+        out.write(`"}]},"jsonrpc":"2.0","id":${String(message.id)}}\n\n`);
+      };
+      more();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/sse`, close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) };
+}
+
+describe('an MCP sse server sending an event over the bound', () => {
+  it('one event of 50 MB: the call answered with why and its two ends, the next call right, memory bounded', async () => {
+    const sse = await startHugeSse();
+    try {
+      let pid = 0;
+      const memory = { before: 0, peak: 0 };
+      const use3 = (id: string, name: string) => ({ type: 'tool_use' as const, id, name: `mcp__big__${name}`, input: {} });
+      project.server.enqueue(
+        () => ((memory.before = memoryOf(pid, 'VmRSS')), { content: [use3('toolu_huge', 'sse')], stop_reason: 'tool_use' }),
+        { content: [use3('toolu_ok', 'ok')], stop_reason: 'tool_use' },
+        () => ((memory.peak = memoryOf(pid, 'VmHWM')), { content: [{ type: 'text', text: 'went on' }], stop_reason: 'end_turn' }),
+      );
+      const json = JSON.stringify({ mcpServers: { big: { type: 'sse', url: sse.url } } });
+      const cli = startCli(['-p', '--mcp-config', json, '--output-format', 'json', 'go', '--allowedTools', 'mcp__big'], { cwd: project.dir, env: { ...project.env, MCP_TOOL_TIMEOUT: '60000' } });
+      pid = cli.child.pid ?? 0;
+      const run = await cli.done;
+      expect(run.code, run.stderr).toBe(0);
+      const [huge] = lastToolResults(project.server.requests[1]?.body as RequestBody);
+      const [ok] = lastToolResults(project.server.requests[2]?.body as RequestBody);
+      expect(huge?.is_error).toBe(true);
+      const text = resultText(huge!);
+      expect(text).toMatch(/^The server's answer was 50\.0 MB \(\d+ bytes\), over the 16\.0 MB agentloop reads of one MCP message, so it was not read\. Ask the tool for less/);
+      expect(text).toMatch(/aaaaa"}]},"jsonrpc":"2.0","id":\d+}\s*$/);
+      expect(text.length).toBeLessThan(5000);
+      expect(resultText(ok!)).toBe('ok');
+      const growthMb = (memory.peak - memory.before) / 1024;
+      process.stderr.write(`sse: the agent's peak RSS grew by ${growthMb.toFixed(1)} MB\n`);
+      expect(growthMb).toBeLessThan(75);
+    } finally {
+      await sse.close();
+    }
+  }, 60_000);
+});

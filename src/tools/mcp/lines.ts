@@ -94,7 +94,7 @@ export class BoundedLines {
 }
 
 /** The first KEPT_BYTES of `parts`, copied (the parts, perhaps large, are not retained). */
-function firstBytes(parts: Buffer[]): Buffer {
+export function firstBytes(parts: Buffer[]): Buffer {
   const out: Buffer[] = [];
   let size = 0;
   for (const part of parts) {
@@ -107,7 +107,7 @@ function firstBytes(parts: Buffer[]): Buffer {
 }
 
 /** The last KEPT_BYTES of `parts`, copied. */
-function lastBytes(parts: Buffer[]): Buffer {
+export function lastBytes(parts: Buffer[]): Buffer {
   const out: Buffer[] = [];
   let size = 0;
   for (let i = parts.length - 1; i >= 0 && size < KEPT_BYTES; i--) {
@@ -145,4 +145,11 @@ export function oversizedText(bytes: number, head: Buffer, tail: Buffer): string
 /** Why a server that sent a line without an end was stopped. */
 export function endlessText(bytes: number): string {
   return `the server sent a line of over ${mb(bytes)} without a newline (an MCP message is at most ${mb(MAX_MESSAGE_BYTES)} here): agentloop stopped it`;
+}
+
+/** The answer agentloop gives for the server to request `id` (`method`): a tool call an error result the model reads, others an error. */
+export function answerFor(id: string | number, method: string | undefined, text: string): JSONRPCMessage {
+  return method === 'tools/call'
+    ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } }
+    : { jsonrpc: '2.0', id, error: { code: -32603, message: text } };
 }

@@ -28,7 +28,7 @@ import { lifeline, watched, withLifeline } from '../bash/run/lifeline.js';
 import { killGroup, trackGroup, untrackGroup } from '../bash/run/process.js';
 import type { CommandRunner } from '../bash/run/runner.js';
 import type { McpStdioConfig } from './config.js';
-import { BoundedLines, endlessText, idOfLine, oversizedText, type LineEvent } from './lines.js';
+import { answerFor, BoundedLines, endlessText, idOfLine, oversizedText, type LineEvent } from './lines.js';
 
 type Id = string | number;
 
@@ -158,10 +158,6 @@ class GroupTransport implements Transport {
   private answer(id: Id, text: string): void {
     const method = this.pending.get(id);
     this.pending.delete(id);
-    const message: JSONRPCMessage =
-      method === 'tools/call'
-        ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } }
-        : { jsonrpc: '2.0', id, error: { code: -32603, message: text } };
-    this.onmessage?.(message);
+    this.onmessage?.(answerFor(id, method, text));
   }
 }
