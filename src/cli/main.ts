@@ -10,7 +10,6 @@ import type { CliOptions, CommandLine } from './args.js';
 import { COMMAND_NAMES } from './optionTable.js';
 import { shown } from './terminal.js';
 import { selfCommand } from './self.js';
-import { TAKEN } from './claudeFlags.js';
 
 /** The package's version, from its package.json (two directories up, from dist/cli/ as from src/cli/). */
 function version(): string {
@@ -100,7 +99,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   // Claude Code's flags agentloop has no feature behind: taken, and said (./claudeFlags.ts).
   const taken = (options as CliOptions).takenFlags ?? [];
-  if (taken.length) print(2, taken.map((flag) => `agentloop: --${flag}: ${TAKEN[flag]}\n`).join(''));
+  if (taken.length) {
+    const { TAKEN } = await import('./claudeFlags.js');
+    print(2, taken.map((flag) => `agentloop: --${flag}: ${TAKEN[flag]}\n`).join(''));
+  }
   const { run } = await import('./run.js');
   return run(options, version);
 }

@@ -147,7 +147,7 @@ describe('the CLI', () => {
     await stream.stop();
     expect(stream.timelines.length).toBeGreaterThan(1);
     expect(cli.output().stdout).toMatch(/^Results: .*notes\.txt/s);
-    expect(cli.output().stderr).toMatch(/2 model calls · \d+ in · \d+ out · [\d.]+ s · session /);
+    expect(cli.output().stderr).toMatch(/2 model calls · [\d,]+ in · [\d,]+ out · [\d.]+ s · session /);
 
     cli.child.kill('SIGINT');
     const ended = await cli.done;
