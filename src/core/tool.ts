@@ -14,6 +14,18 @@ export interface ToolContext {
    * call, when the run is traced) so that the programs it starts can join the trace.
    */
   env?: Readonly<Record<string, string>>;
+  /**
+   * The run's deny rules with a specifier, from its permission gate (`Read(secret/**)`: `{ tool: 'Read', specifier:
+   * 'secret/**' }`). A tool that reaches many paths in one call (Glob, Grep) leaves out what they cover, as Claude
+   * Code's do; the gate itself judges the call as a whole.
+   */
+  denyRules?: readonly DenyRule[];
+}
+
+/** A deny rule with a specifier: the tool's name as written, the text inside the parentheses. */
+export interface DenyRule {
+  tool: string;
+  specifier: string;
 }
 
 /** One block of a tool_result's content as the API takes it: text, an image, a document. */
@@ -52,6 +64,12 @@ export interface ToolPermission {
   allowedBy?(specifiers: readonly string[], input: unknown, dirs: readonly string[]): boolean | Promise<boolean>;
   /** Throws an Error with a one-line message when the specifier cannot be a rule of this tool. */
   checkSpecifier?(specifier: string): void;
+  /**
+   * The names of other tools whose rules also apply to this one, as Claude Code applies them: `Edit(...)` rules to every
+   * tool that edits files (Write: ['Edit']), `Read(...)` rules to every tool that reads them (Glob, Grep: ['Read']).
+   * Their specifiers are read by this tool's `matches`.
+   */
+  ruleNames?: readonly string[];
   /** acceptEdits: whether this call only edits files inside `dirs` (then it runs unasked in that mode). */
   isEditWithin?(input: unknown, dirs: readonly string[]): boolean | Promise<boolean>;
   /** The rule that would allow this very call, as Claude Code writes it: `Bash(npm test:*)`, `Edit(src/app.ts)`. */

@@ -15,8 +15,8 @@
  */
 import type { ToolUseBlock } from '../core/messages.js';
 import type { GateCall, GateDecision, GateState, PermissionGate, SourcedRule } from './gate.js';
-import { ruleCovers, type ParsedRule } from './ruleText.js';
-import { namesOf, partsOf, type JudgedParts } from './toolParts.js';
+import type { ParsedRule } from './ruleText.js';
+import { partsOf, rulesAbout, type JudgedParts } from './toolParts.js';
 
 type AddRules = (rules: SourcedRule[]) => PermissionGate;
 
@@ -30,8 +30,7 @@ interface Judged {
 
 export async function decideCall(state: GateState, call: GateCall, addRules: AddRules): Promise<GateDecision> {
   const parts = partsOf(call.tool, call.block.name);
-  const names = namesOf(parts, call.block.name);
-  const j: Judged = { state, call, parts, rules: state.rules.filter((r) => ruleCovers(r.tool, names)) };
+  const j: Judged = { state, call, parts, rules: rulesAbout(state.rules, parts, call.block.name) };
   try {
     return await judge(j, addRules);
   } catch (error) {

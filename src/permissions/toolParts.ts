@@ -3,6 +3,7 @@
  * only reads, and how a rule's specifier matches its calls. The gate judges every tool through these, none by name.
  */
 import { publicToolName, type Tool, type ToolPermission } from '../core/tool.js';
+import { ruleCovers, type ParsedRule } from './ruleText.js';
 
 /** The parts of a tool the gate judges with. */
 export interface JudgedParts {
@@ -24,6 +25,17 @@ export function partsOf(tool: Tool | undefined, name: string): JudgedParts {
 /** The names rules may call the tool by: the model's and the public one. */
 export function namesOf(parts: JudgedParts, name: string): string[] {
   return parts.publicName === name ? [name] : [name, parts.publicName];
+}
+
+/**
+ * The rules about the tool (called `name` by the model): those naming it, and those with a specifier naming a tool
+ * whose rules also apply to it (`permission.ruleNames`: `Edit(...)` for Write, `Read(...)` for Glob and Grep). As in
+ * Claude Code 2.1.197, a rule naming another tool without a specifier (`Edit`) is that tool's alone.
+ */
+export function rulesAbout(rules: readonly ParsedRule[], parts: JudgedParts, name: string): ParsedRule[] {
+  const names = namesOf(parts, name);
+  const others = parts.permission?.ruleNames ?? [];
+  return rules.filter((r) => ruleCovers(r.tool, names) || (r.specifier !== null && ruleCovers(r.tool, others)));
 }
 
 /** How the tool a rule names (among `tools`) checks the rule's specifier, when it can. */

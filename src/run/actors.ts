@@ -10,7 +10,7 @@ import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import { ModelError, type ModelCall, type ModelCallInput, type ModelReply } from '../core/model.js';
 import { noRedaction, type Redactor } from '../core/redact.js';
 import { isModelError } from '../core/outcome.js';
-import type { Tool } from '../core/tool.js';
+import type { DenyRule, Tool } from '../core/tool.js';
 import { agentMachine, type AgentMachine } from '../machine/agentMachine.js';
 import type { AgentEvent, ToolRunnerCommand } from '../machine/events.js';
 import { ToolExecutor, type ExecutorListener, type ExecutorOptions } from '../tools/executor.js';
@@ -38,6 +38,8 @@ export interface AgentActorsOptions {
   toolEnv?: (block: ToolUseBlock) => Readonly<Record<string, string>> | undefined;
   /** Write-ahead: a tool is called once this settles for it, its `tool_start` on record (./writeAhead.ts). */
   writeAhead?: (block: ToolUseBlock) => Promise<void>;
+  /** The run's deny rules with a specifier, for the tools (`ToolContext.denyRules`). */
+  denyRules?: readonly DenyRule[];
   /** Stepping (`--step`): awaited before the model request, with the reply, before each tool and before the append (gate.ts). */
   gate?: StepGate;
   /**
@@ -123,7 +125,7 @@ export function modelActor(
 }
 
 /** The executor's settings from the actors' options. */
-function runnerSettings(options: Pick<AgentActorsOptions, 'cwd' | 'maxConcurrency' | 'hooks' | 'toolEnv' | 'writeAhead'> & { tools: readonly Tool[] }): ExecutorOptions {
+function runnerSettings(options: Pick<AgentActorsOptions, 'cwd' | 'maxConcurrency' | 'hooks' | 'toolEnv' | 'writeAhead' | 'denyRules'> & { tools: readonly Tool[] }): ExecutorOptions {
   return {
     cwd: options.cwd,
     // Loaded only when a call names a tool the run does not have: the list of built-in tools loads the bash tool.
@@ -132,6 +134,7 @@ function runnerSettings(options: Pick<AgentActorsOptions, 'cwd' | 'maxConcurrenc
     ...(options.hooks ? { hooks: options.hooks } : {}),
     ...(options.toolEnv ? { envOf: options.toolEnv } : {}),
     ...(options.writeAhead ? { writeAhead: options.writeAhead } : {}),
+    ...(options.denyRules ? { denyRules: options.denyRules } : {}),
   };
 }
 
@@ -142,7 +145,7 @@ function runnerSettings(options: Pick<AgentActorsOptions, 'cwd' | 'maxConcurrenc
 export function toolRunnerActor(
   tools: readonly Tool[],
   cwd: string,
-  options: Pick<AgentActorsOptions, 'maxConcurrency' | 'hooks' | 'toolEnv' | 'writeAhead' | 'redactor'> = {},
+  options: Pick<AgentActorsOptions, 'maxConcurrency' | 'hooks' | 'toolEnv' | 'writeAhead' | 'redactor' | 'denyRules'> = {},
 ) {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const settings = runnerSettings({ cwd, tools, ...options });

@@ -8,7 +8,7 @@
 import type { GateEvent } from '../core/events.js';
 import type { RunHooks, ToolCallDecision } from '../core/hooks.js';
 import type { ToolUseBlock } from '../core/messages.js';
-import type { Tool } from '../core/tool.js';
+import type { DenyRule, Tool } from '../core/tool.js';
 import { createPermissionGate, isPermissionGate, type GateOptions, type PermissionGate } from '../permissions/gate.js';
 import { partsOf } from '../permissions/toolParts.js';
 
@@ -21,6 +21,15 @@ export type PermissionsOption = PermissionGate | Omit<GateOptions, 'cwd'>;
  */
 export function gateOf(permissions: PermissionsOption, cwd: string, tools: Tool[]): PermissionGate {
   return isPermissionGate(permissions) ? permissions : createPermissionGate({ tools, ...permissions, cwd });
+}
+
+/** The gate's deny rules with a specifier, for the tools (`ToolContext.denyRules`: Glob and Grep leave out what they cover). */
+export function denyRulesOf(gate: PermissionGate): DenyRule[] {
+  return gate.rules.flatMap(({ rule, effect }) => {
+    if (effect !== 'deny') return [];
+    const parsed = /^([A-Za-z_][\w.-]*)\((.*)\)$/s.exec(rule.trim());
+    return parsed && parsed[2]?.trim() && parsed[2].trim() !== '*' ? [{ tool: parsed[1] as string, specifier: parsed[2].trim() }] : [];
+  });
 }
 
 /** `hooks` with the gate's judgement after their beforeToolCall; `emit` hears each denial. */

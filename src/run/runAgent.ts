@@ -11,7 +11,7 @@ import type { MessageParam } from '../core/messages.js';
 import type { ModelCall } from '../core/model.js';
 import { defaultSystemPrompt } from '../core/prompts.js';
 import type { Redactor } from '../core/redact.js';
-import { toolDefinition, type Tool } from '../core/tool.js';
+import { toolDefinition, type DenyRule, type Tool } from '../core/tool.js';
 import { toRunError } from '../core/outcome.js';
 import type { AnthropicModelOptions } from '../anthropic/call.js';
 import { appendUser, appendUserText, textOf } from '../history/messages.js';
@@ -28,7 +28,7 @@ import type { Question } from '../transcript/records.js';
 import { checkSessionId } from '../transcript/paths.js';
 import { startSession, type SessionRecorder } from '../transcript/recorder.js';
 import { writeAhead, type WriteAhead } from './writeAhead.js';
-import { gatedHooks, gateOf, type PermissionsOption } from './permissionHooks.js';
+import { denyRulesOf, gatedHooks, gateOf, type PermissionsOption } from './permissionHooks.js';
 import { configOf, pick } from './pick.js';
 
 /** How to run the agent: the loop's settings (`RunConfig`, each with its default in `defaultRunConfig`) and what is plugged into it. */
@@ -163,7 +163,8 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   const ahead = writeAhead(recorder);
   const emit = listenerOf(options.onEvent, recorder, spans, ahead);
   const hooks = gate ? gatedHooks(options.hooks, gate, emit) : options.hooks;
-  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks });
+  const denyRules = gate ? denyRulesOf(gate) : undefined;
+  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks, denyRules });
   if (emit && prompt) {
     const index = startMessages.length - 1;
     emit({ type: 'message', index, message: startMessages[index] as MessageParam, origin: 'prompt' });
@@ -215,10 +216,12 @@ interface Plugged {
   startMessages: MessageParam[];
   /** The run's hooks, the permission gate's judgement in them. */
   hooks: RunHooks | undefined;
+  /** The gate's deny rules with a specifier, for the tools. */
+  denyRules: DenyRule[] | undefined;
 }
 
 /** The machine with the model call, the tools and the hooks plugged in, as an actor (not started) that emits to `emit`. */
-function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit, ahead, redactor, startMessages, hooks }: Plugged) {
+function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit, ahead, redactor, startMessages, hooks, denyRules }: Plugged) {
   const machine = createAgentMachine({
     model: spans ? spans.wrapModel(modelCall) : modelCall,
     tools,
@@ -228,6 +231,7 @@ function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit,
     ...(ahead ? { writeAhead: ahead.started } : {}),
     ...pick(options, 'includeStreamEvents', 'machine', 'gate'),
     ...(hooks ? { hooks } : {}),
+    ...(denyRules?.length ? { denyRules } : {}),
     redactor,
   });
   const inspect = options.inspect;

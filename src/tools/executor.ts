@@ -1,6 +1,6 @@
 import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { RunHooks, ToolCallInfo } from '../core/hooks.js';
-import type { Tool, ToolOutput } from '../core/tool.js';
+import type { DenyRule, Tool, ToolContext, ToolOutput } from '../core/tool.js';
 
 export interface ExecutorOptions {
   cwd: string;
@@ -20,6 +20,8 @@ export interface ExecutorOptions {
    * Code's notes: `. Read exists but is not enabled in this context. ...`); default: nothing.
    */
   unavailableNote?: (name: string) => string | Promise<string>;
+  /** The run's deny rules with a specifier (`ToolContext.denyRules`). */
+  denyRules?: readonly DenyRule[];
 }
 
 export interface ExecutorListener {
@@ -122,7 +124,8 @@ export class ToolExecutor {
   private contextOf(block: ToolUseBlock, signal: AbortSignal): CallContext {
     const env = this.options.envOf?.(block);
     const note = this.options.unavailableNote;
-    return { cwd: this.options.cwd, signal, ...(env ? { env } : {}), ...(note ? { unavailableNote: note } : {}) };
+    const deny = this.options.denyRules;
+    return { cwd: this.options.cwd, signal, ...(env ? { env } : {}), ...(note ? { unavailableNote: note } : {}), ...(deny ? { denyRules: deny } : {}) };
   }
 
   private schedule(): void {
@@ -171,7 +174,7 @@ export class ToolExecutor {
 }
 
 /** What a tool is given besides its input. */
-type CallContext = { cwd: string; signal: AbortSignal; env?: Readonly<Record<string, string>>; unavailableNote?: (name: string) => string | Promise<string> };
+type CallContext = ToolContext & { unavailableNote?: (name: string) => string | Promise<string> };
 
 /**
  * Runs one tool_use through the hooks; never rejects: every failure becomes an is_error output.

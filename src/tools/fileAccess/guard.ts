@@ -76,10 +76,13 @@ export class FileGuard {
     return null;
   }
 
-  /** For a walk (Glob, Grep): a test of each entry's path, as found (walks follow no links). */
-  walkFilter(cwd: string): (path: string) => boolean {
+  /**
+   * For a walk (Glob, Grep): a test of each entry's path, as found (walks follow no links). `denyRead`: more `Read(...)`
+   * deny patterns, the run's (ToolContext.denyRules).
+   */
+  walkFilter(cwd: string, denyRead: readonly string[] = []): (path: string) => boolean {
     const secrets = this.#secrets(cwd);
-    const denied = (this.#options.denyRead ?? []).map((specifier) => coverTest(rootedPattern(specifier, [cwd], this.home)));
+    const denied = [...(this.#options.denyRead ?? []), ...denyRead].map((specifier) => coverTest(rootedPattern(specifier, [cwd], this.home)));
     return (path) => secrets.reason(path) === null && !denied.some((covers) => covers(path));
   }
 

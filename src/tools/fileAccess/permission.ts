@@ -5,17 +5,25 @@
  * is covered, an allow rule only when both are (a link inside an allowed folder that leads out is not allowed).
  */
 import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { isWithin } from '../bash/run/hidden.js';
 import { forms } from './guard.js';
 import { checkPathSpecifier, patternCovers, rootedPattern } from './pathRules.js';
 import { resolvePath, shownPath } from './paths.js';
-import type { ToolPermission } from '../../core/tool.js';
+import type { ToolContext, ToolPermission } from '../../core/tool.js';
 
 export interface PathPermissionOptions {
   /** The rule's tool name: `Read`, `Edit`, `Write`. */
   tool: string;
   /** The path the call acts on (a file, or the folder a search starts from); undefined: the working directory. */
   pathOf(input: unknown): string | undefined;
+  /** The names of other tools whose rules apply to it too (ToolPermission.ruleNames): Write ['Edit'], Glob/Grep ['Read']. */
+  ruleNames?: readonly string[];
+  /**
+   * Whether the path is a folder searched (Glob, Grep): a deny rule then also covers the call when it covers what is in
+   * the folder (`Read(secret/**)` denies a Grep of `secret`, as Claude Code 2.1.197 does).
+   */
+  searches?: boolean;
   /** Whether the call writes (then `isEditWithin` is given). */
   edits: boolean;
   /** The working directory the tools were made for (for `suggestRule`, which gets no `dirs`). */
@@ -23,15 +31,21 @@ export interface PathPermissionOptions {
   home: string;
 }
 
+/** A name standing for any entry of a searched folder. */
+const SEARCHED_ENTRY = 'entry';
+
 export function pathPermission(options: PathPermissionOptions): ToolPermission {
   const target = (input: unknown, cwd: string) => forms(resolvePath(options.pathOf(input) ?? cwd, cwd, options.home));
   const permission: ToolPermission = {
     matches(specifier, input, effect, dirs) {
       const rooted = rootedPattern(specifier, dirs, options.home);
       const paths = target(input, dirs[0] ?? options.cwd);
-      return effect === 'deny' ? paths.some((p) => patternCovers(rooted, p)) : paths.every((p) => patternCovers(rooted, p));
+      if (effect === 'allow') return paths.every((p) => patternCovers(rooted, p));
+      const inside = options.searches ? paths.map((p) => join(p, SEARCHED_ENTRY)) : [];
+      return [...paths, ...inside].some((p) => patternCovers(rooted, p));
     },
     checkSpecifier: (specifier) => checkPathSpecifier(options.tool, specifier),
+    ...(options.ruleNames ? { ruleNames: options.ruleNames } : {}),
     suggestRule(input) {
       const path = resolvePath(options.pathOf(input) ?? options.cwd, options.cwd, options.home);
       const shown = shownPath(path, options.cwd);
@@ -53,4 +67,9 @@ function realOrSelf(path: string): string {
   } catch {
     return path;
   }
+}
+
+/** The specifiers of the run's `Read(...)` deny rules (ToolContext.denyRules): what a search leaves out of its walk. */
+export function readDenials(context: ToolContext): string[] {
+  return (context.denyRules ?? []).filter((rule) => rule.tool.toLowerCase() === 'read').map((rule) => rule.specifier);
 }

@@ -9,7 +9,7 @@ import type { Tool, ToolContext, ToolOutput } from '../../core/tool.js';
 import { globList } from '../fileAccess/globs.js';
 import { checkFields } from '../fileAccess/input.js';
 import { CWD_NOTE, errnoCode, resolvePath, shownPath, toolUseError } from '../fileAccess/paths.js';
-import { pathPermission } from '../fileAccess/permission.js';
+import { pathPermission, readDenials } from '../fileAccess/permission.js';
 import { pathField, textField, type FileToolsShared } from '../fileAccess/shared.js';
 import { walkFiles } from '../fileAccess/walk.js';
 import { similarFile } from '../read/similar.js';
@@ -33,7 +33,7 @@ export function createGlobTool(shared: FileToolsShared): Tool {
     inputSchema: INPUT_SCHEMA,
     isConcurrencySafe: () => true,
     isReadOnly: () => true,
-    permission: pathPermission({ tool: 'Read', pathOf: (i) => pathField(i, 'path'), edits: false, cwd: shared.cwd, home: shared.home }),
+    permission: pathPermission({ tool: 'Read', ruleNames: ['Read'], searches: true, pathOf: (i) => pathField(i, 'path'), edits: false, cwd: shared.cwd, home: shared.home }),
     display: { call: (input) => `Glob ${textField(input, 'pattern')}${pathField(input, 'path') ? ` in ${pathField(input, 'path')}` : ''}` },
     async run(input, context) {
       const checked = checkFields<GlobInput>('Glob', input, FIELDS);
@@ -55,7 +55,7 @@ async function glob(shared: FileToolsShared, input: GlobInput, context: ToolCont
   const refused = shared.guard.readReason(base, context.cwd);
   if (refused !== null) return toolUseError(refused);
   const globs = globList([pattern]);
-  const keep = shared.guard.walkFilter(context.cwd);
+  const keep = shared.guard.walkFilter(context.cwd, readDenials(context));
   const found = await walkFiles({ root: base, ignoreFiles: false, filter: (rel, isDir) => globs.test(rel, isDir), onlyIncluded: true, keep, signal: context.signal });
   const sorted = await byModificationTime(found);
   const filenames = sorted.slice(0, MAX_FILES).map((p) => shownPath(p, context.cwd));

@@ -16,7 +16,7 @@ import type { Tool, ToolContext, ToolOutput } from '../../core/tool.js';
 import { globList, splitGlobField } from '../fileAccess/globs.js';
 import { checkFields } from '../fileAccess/input.js';
 import { callError, CWD_NOTE, errnoCode, resolvePath, shownPath, toolUseError } from '../fileAccess/paths.js';
-import { pathPermission } from '../fileAccess/permission.js';
+import { pathPermission, readDenials } from '../fileAccess/permission.js';
 import { pathField, textField, type FileToolsShared } from '../fileAccess/shared.js';
 import { walkFiles } from '../fileAccess/walk.js';
 import { similarFile } from '../read/similar.js';
@@ -58,7 +58,7 @@ export function createGrepTool(shared: FileToolsShared): Tool {
     inputSchema: INPUT_SCHEMA,
     isConcurrencySafe: () => true,
     isReadOnly: () => true,
-    permission: pathPermission({ tool: 'Read', pathOf: (i) => pathField(i, 'path'), edits: false, cwd: shared.cwd, home: shared.home }),
+    permission: pathPermission({ tool: 'Read', ruleNames: ['Read'], searches: true, pathOf: (i) => pathField(i, 'path'), edits: false, cwd: shared.cwd, home: shared.home }),
     display: { call: (input) => `Grep "${textField(input, 'pattern')}"${pathField(input, 'path') ? ` in ${pathField(input, 'path')}` : ''}` },
     async run(input, context) {
       const checked = checkFields<GrepInput>('Grep', input, FIELDS);
@@ -116,7 +116,7 @@ async function filesToSearch(shared: FileToolsShared, input: GrepInput, root: st
     if (types === undefined) return `unrecognized file type: ${input.type}`;
     typeFilter = globList([...types]);
   }
-  const keep = shared.guard.walkFilter(context.cwd);
+  const keep = shared.guard.walkFilter(context.cwd, readDenials(context));
   return walkFiles({
     root,
     ignoreFiles: true,

@@ -33,7 +33,7 @@ export function createWriteTool(shared: FileToolsShared): Tool {
     inputSchema: INPUT_SCHEMA,
     isConcurrencySafe: () => false,
     isReadOnly: () => false,
-    permission: pathPermission({ tool: 'Write', pathOf: (i) => pathField(i, 'file_path'), edits: true, cwd: shared.cwd, home: shared.home }),
+    permission: pathPermission({ tool: 'Write', ruleNames: ['Edit'], pathOf: (i) => pathField(i, 'file_path'), edits: true, cwd: shared.cwd, home: shared.home }),
     display: { call: (input) => `Write ${pathField(input, 'file_path') ?? ''}`.trimEnd() },
     async run(input, context) {
       const checked = checkFields<WriteInput>('Write', input, FIELDS);
