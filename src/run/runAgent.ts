@@ -163,8 +163,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   const ahead = writeAhead(recorder);
   const emit = listenerOf(options.onEvent, recorder, spans, ahead);
   const hooks = gate ? gatedHooks(options.hooks, gate, emit) : options.hooks;
-  const denyRules = gate ? denyRulesOf(gate) : undefined;
-  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks, denyRules });
+  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks, denyRules: gate && denyRulesOf(gate) });
   if (emit && prompt) {
     const index = startMessages.length - 1;
     emit({ type: 'message', index, message: startMessages[index] as MessageParam, origin: 'prompt' });
