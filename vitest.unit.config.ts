@@ -31,6 +31,7 @@ export default defineConfig({
       'test/view/timeline.test.ts',
       'test/view/lessonCheck.test.ts',
       'test/view/texts.test.ts',
+      'test/view/toolCards.test.ts',
       'test/diagram/**/*.test.ts',
       'test/cli/args.test.ts',
       'test/core/**/*.test.ts',

@@ -74,7 +74,11 @@ export type MachineEvent =
       /** A block cut off by max_tokens was left out of the reply (it is never run). */
       droppedIncompleteBlock: boolean;
     }
-  | { type: 'tool_start'; block: ToolUseBlock }
+  /**
+   * `publicName` and `display`: the tool's public name (`Bash`) and the line that shows the call (`$ ls -A`,
+   * `Read src/a.ts`: toolCallLine), added by runAgent from the run's tools (absent from the machine alone).
+   */
+  | { type: 'tool_start'; block: ToolUseBlock; publicName?: string; display?: string }
   /**
    * A reply was refused: its stream broke the protocol, or it would make the history invalid. Nothing of it joins the
    * history; it is retried like a broken stream (`retry` follows) or the run fails. `startedToolIds`: its tool_use

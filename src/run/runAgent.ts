@@ -30,6 +30,7 @@ import { startSession, type SessionRecorder } from '../transcript/recorder.js';
 import { writeAhead, type WriteAhead } from './writeAhead.js';
 import { denyRulesOf, gatedHooks, gateOf, type PermissionsOption } from './permissionHooks.js';
 import { configOf, pick } from './pick.js';
+import { describedEvents } from './toolStarts.js';
 
 /** How to run the agent: the loop's settings (`RunConfig`, each with its default in `defaultRunConfig`) and what is plugged into it. */
 export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'model'>> {
@@ -161,7 +162,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   const sessionId = options.sessionId ?? startedAs ?? randomUUID();
   const spans = options.tracing ? await startSpans(options, sessionId, redactor, tools) : undefined;
   const ahead = writeAhead(recorder);
-  const emit = listenerOf(options.onEvent, recorder, spans, ahead);
+  const emit = listenerOf(options.onEvent, recorder, spans, ahead, describedEvents(tools));
   const hooks = gate ? gatedHooks(options.hooks, gate, emit) : options.hooks;
   const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks, denyRules: gate && denyRulesOf(gate) });
   if (emit && prompt) {
@@ -265,16 +266,14 @@ function openRecorder(options: RunAgentOptions, cwd: string, prompt: Question | 
   return startSession(home, { cwd, model: options.model, prompt, ...id, ...(label ? { label } : {}) }, { redactor });
 }
 
-/**
- * One listener for the recorder, the run's spans and the caller's `onEvent`, in that order, then the write-ahead (a
- * `tool_start` it sees has been seen by all of them); `undefined` when nobody listens.
- */
-function listenerOf(onEvent: RunAgentOptions['onEvent'], recorder: SessionRecorder | undefined, spans: RunSpans | undefined, ahead: WriteAhead) {
-  const listeners = [recorder?.onEvent, spans ? (event: RunEvent) => spans.onEvent(event) : undefined, onEvent].filter((l) => l !== undefined);
-  if (listeners.length === 0) return undefined;
-  listeners.push(ahead.onEvent);
+/** One listener for the recorder, the run's spans, the caller's `onEvent`, then the write-ahead (a `tool_start` it sees
+ *  has been seen by all of them), each tool_start with its call's line (toolStarts.ts); `undefined` when none listens. */
+function listenerOf(onEvent: RunAgentOptions['onEvent'], recorder: SessionRecorder | undefined, spans: RunSpans | undefined, ahead: WriteAhead, described: (event: RunEvent) => RunEvent) {
+  const listeners = [recorder?.onEvent, spans ? (event: RunEvent) => spans.onEvent(event) : undefined, onEvent, ahead.onEvent].filter((l) => l !== undefined);
+  if (listeners.length === 1) return undefined;
   return (event: RunEvent) => {
-    for (const listener of listeners) listener(event);
+    const shown = described(event);
+    for (const listener of listeners) listener(shown);
   };
 }
 

@@ -103,7 +103,7 @@ export function draftOf(event: RunEvent): Draft | undefined {
         needsFollowUp: event.needsFollowUp,
       };
     case 'tool_start':
-      return { type: 'tool_start', block: event.block };
+      return startDraft(event);
     case 'tool_result':
       return { type: 'tool_result', toolUseId: event.block.id, name: event.block.name, result: event.result };
     case 'retry':
@@ -127,6 +127,11 @@ export function draftOf(event: RunEvent): Draft | undefined {
     case 'stream_event':
       return undefined;
   }
+}
+
+/** The record of a tool's start: its block, and (from runAgent) its public name and the line that shows the call. */
+function startDraft({ block, publicName, display }: Extract<RunEvent, { type: 'tool_start' }>): Draft {
+  return { type: 'tool_start', block, ...(publicName !== undefined ? { publicName } : {}), ...(display !== undefined ? { display } : {}) };
 }
 
 /** The record of a call the permission gate denied. */

@@ -107,6 +107,9 @@ export interface ToolStartRecord {
   type: 'tool_start';
   at: string;
   block: ToolUseBlock;
+  /** The tool's public name (`Bash`) and the line that shows the call (`$ ls -A`, `Read src/a.ts`); absent in older transcripts. */
+  publicName?: string;
+  display?: string;
 }
 
 export interface ToolResultRecord {

@@ -151,7 +151,7 @@ export const RECORD_SHAPES: { readonly [T in RecordType]: Check } & Readonly<Rec
     body: object({}),
     messageCacheMarks: optional(arrayOf(arrayOf(count))),
   }),
-  tool_start: object({ at, block: toolUse }),
+  tool_start: object({ at, block: toolUse, publicName: optional(string), display: optional(string) }),
   tool_result: object({ at, toolUseId: string, name: string, result: toolResult }),
   retry: object({ at, attempt: count, delayMs: number, error: string }),
   permission_denied: object({ at, toolUseId: string, toolName: string, input: any, reason: string, rule: nullable(string), decidedBy: string }),

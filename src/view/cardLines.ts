@@ -63,7 +63,11 @@ const time = (at: string) => at.slice(11, 23);
 
 export interface ToolEntry {
   start: TimelineTool;
-  command: string;
+  /**
+   * The call as the tool's contract shows it (`$ ls -A`, `Read src/a.ts`), as recorded at its start; an older
+   * transcript's start has no such line: then `name` and the command (or the input as JSON).
+   */
+  head: { name?: string; call: string };
   result: TimelineTool | undefined;
   items: CardItem[];
 }
@@ -73,6 +77,7 @@ export function toolEntry(t: Timeline, start: TimelineTool, i: number): ToolEntr
   const result = t.tools.find((x) => x.kind === 'result' && x.id === start.id && x.step <= i);
   const early = t.steps[start.step]?.state === 'callingModel';
   const items: CardItem[] = [{ line: line(early ? 'card.tool.startedEarly' : 'card.tool.started', { time: time(start.at), step: start.step + 1 }) }];
+  if (start.denied) items.push({ line: line(start.denied.rule ? 'card.tool.deniedByRule' : 'card.tool.denied', { ...start.denied }), testid: 'tool-denied', tone: 'err' });
   if (!result) {
     const ended = FINAL_STATES.has(t.steps[i]?.state ?? '');
     items.push({ line: ended ? line('card.tool.noResult', { state: t.steps[i]?.state }) : line('card.tool.running'), testid: 'tool-status', ...(ended ? { tone: 'err' as const } : {}) });
@@ -83,7 +88,8 @@ export function toolEntry(t: Timeline, start: TimelineTool, i: number): ToolEntr
     items.push({ line: line(bound ? 'card.tool.wrapped' : 'card.tool.wrappedUnbound', { id: result.id }), ...(bound ? {} : { tone: 'err' as const }) });
     items.push(whereItWent(t, start.id, i));
   }
-  return { start, command: commandOf(start.input), result, items };
+  const head = start.display !== undefined ? { call: start.display } : { name: start.name, call: commandOf(start.input) };
+  return { start, head, result, items };
 }
 
 const resultsOf = (m: { message: { content: unknown } }): ToolResultBlockParam[] =>

@@ -81,9 +81,16 @@ class TimelineBuilder {
         return this.message(record, entry.broken);
       case 'request':
         return this.request(record);
-      case 'tool_start':
-        this.t.tools.push({ id: record.block.id, name: record.block.name, step: this.current(), kind: 'start', at: record.at, input: record.block.input });
+      case 'tool_start': {
+        const { publicName, display } = record;
+        this.t.tools.push({ id: record.block.id, name: record.block.name, step: this.current(), kind: 'start', at: record.at, input: record.block.input, ...(publicName ? { publicName } : {}), ...(display ? { display } : {}) });
         break;
+      }
+      case 'permission_denied': {
+        const start = this.t.tools.find((x) => x.kind === 'start' && x.id === record.toolUseId);
+        if (start) start.denied = { reason: record.reason, rule: record.rule };
+        break;
+      }
       case 'tool_result':
         this.t.tools.push({ id: record.toolUseId, name: record.name, step: this.current(), kind: 'result', at: record.at, result: record.result, ...(entry.broken ? { broken: entry.broken } : {}) });
         break;

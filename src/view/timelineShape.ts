@@ -71,6 +71,11 @@ export interface TimelineTool {
   at: string;
   /** The command or input of the tool_use (on a start). */
   input?: unknown;
+  /** On a start: the tool's public name and the line its contract shows the call with (absent in older transcripts). */
+  publicName?: string;
+  display?: string;
+  /** On a start: the permission gate denied the call (it never ran): why, and the rule that did, if one did. */
+  denied?: { reason: string; rule: string | null };
   result?: ToolResultBlockParam;
   /** The record was written broken (a result without its tool_use_id): what is wrong with it. */
   broken?: string;

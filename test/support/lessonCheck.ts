@@ -144,6 +144,10 @@ const TOOL_RULES = (id: string): Array<[RegExp, Check]> => [
     return !!s && s.at.slice(11, 23) === m[1] && stepOfPosition(f, s) === Number(m[2]);
   }),
   rule(/^… running/, (_m, f) => !resultOf(f, id) && !f.ended()),
+  rule(/^⛔ denied by the permission (?:gate|rule (\S+)), never run: (.*)$/, (m, f) => {
+    const denied = f.upTo('permission_denied').find((r) => r.toolUseId === id);
+    return !!denied && denied.reason === m[2] && (denied.rule ?? undefined) === m[1];
+  }),
   rule(/^⚠ no result recorded: the run ended \((\w+)\)/, (m, f) => !resultOf(f, id) && f.ended() === m[1]),
   rule(/^✓ returned (\S+) \(\d+ ms after it started\), at step (\d+)/, (m, f) => {
     const r = resultOf(f, id);

@@ -33,12 +33,15 @@ let dir: string;
 let home: string;
 
 /** Every contradiction in the session's steps. */
-function contradictions(id: string, label: string): { steps: number; found: string[] } {
+function contradictions(id: string, label: string): { steps: number; found: string[]; denials: number } {
   const transcript = readTranscript(findSession(home, id));
   const t = buildTimeline(transcript.records, graph, transcript.problems, transcript.damaged);
   const run = { order: readOrder(transcript.records, transcript.damaged), ranges: t.steps.map((s) => s.records) };
-  const found = shownSteps(t).flatMap((shown, i) => checkShown(shown, run, i, label));
-  return { steps: t.steps.length, found };
+  const shown = shownSteps(t);
+  const found = shown.flatMap((s, i) => checkShown(s, run, i, label));
+  // The tools whose card shows a denial at some step (each line of it checked above).
+  const denials = new Set(shown.flatMap((s) => s.tools.filter((tool) => tool.lines.some((l) => l.startsWith('⛔'))).map((tool) => tool.id))).size;
+  return { steps: t.steps.length, found, denials };
 }
 
 /** A tool that echoes its input, or fails when asked to; read-only (it may start while the reply streams) when `safe`. */
@@ -91,6 +94,27 @@ describe('every line the lesson shows is what the records show', () => {
     }
     expect(found).toEqual([]);
     expect(steps).toBeGreaterThan(60);
+  });
+
+  it('in a run whose permission gate denies calls (by a rule, by the mode): each denial on its card is what the records say', async () => {
+    const cwd = join(dir, 'gated');
+    mkdirSync(cwd);
+    writeFileSync(join(cwd, 'alpha.txt'), 'alpha\n');
+    const model = scriptedModel([
+      reply.toolUse([{ id: 'toolu_r', name: 'Read', input: { file_path: join(cwd, 'alpha.txt') } }, { id: 'toolu_w', name: 'Write', input: { file_path: join(cwd, 'b.txt'), content: 'b' } }]),
+      reply.toolUse([{ id: 'toolu_e', name: 'Edit', input: { file_path: join(cwd, 'alpha.txt'), old_string: 'alpha', new_string: 'b' } }]),
+      reply.text('done'),
+    ]);
+    const result = await runAgent('go', { model: 'scripted', modelCall: model.call, tools: defaultTools({ cwd }), cwd, permissions: { mode: 'default', deny: ['Write'] }, session: { home: join(dir, 'gated-home'), label: 'gated' } });
+    const saved = home;
+    home = join(dir, 'gated-home');
+    try {
+      const c = contradictions(result.sessionId, 'gated');
+      expect(c.found).toEqual([]);
+      expect(c.denials).toBe(2);
+    } finally {
+      home = saved;
+    }
   });
 
   it('in 200 scripted runs fast-check makes up: tool errors, several tools, max_tokens, pauses, retries, a turn limit', async () => {

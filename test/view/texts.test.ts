@@ -15,12 +15,12 @@ describe('the catalogues', () => {
   });
 
   it('render every text in both languages with each value it is given, and nothing undefined', () => {
-    const values = { index: 7, number: 3, prev: 2, count: 2, turn: 4, id: 'toolu_x9', ids: 'toolu_x9, toolu_y8', name: 'bash', command: 'ls -A', stopReason: 'end_turn', reason: 'tool_result', exit: 'completed', list: 'messages[1]', uses: 'bash: ls -A', state: 'done', time: '07:01:02.003', step: 5, ms: 12, error: 'Overloaded', delay: 9, attempt: 2, problem: 'a problem', quote: 'an answer', what: { key: 'what.unbound', params: {} } as Line, delta: { key: 'delta.first', params: {} } as Line, last: 3, lost: 1, chars: 40, names: 'bash', here: true, a: 1, b: null, message: 2, side: 'A', role: 'user', text: 'hello', label: 'demo', pid: 42, value: true, runs: true, agrees: false, early: true, seen: true, input: 1, output: 2, read: 3, write: 4, chars2: 0, n: 1, added: 'messages[1]', changed: '', deleted: '', command2: 'x' };
+    const values = { index: 7, number: 3, prev: 2, count: 2, turn: 4, id: 'toolu_x9', ids: 'toolu_x9, toolu_y8', name: 'bash', command: 'ls -A', stopReason: 'end_turn', reason: 'tool_result', exit: 'completed', list: 'messages[1]', uses: 'bash: ls -A', state: 'done', time: '07:01:02.003', step: 5, ms: 12, error: 'Overloaded', delay: 9, attempt: 2, problem: 'a problem', quote: 'an answer', what: { key: 'what.unbound', params: {} } as Line, delta: { key: 'delta.first', params: {} } as Line, last: 3, lost: 1, chars: 40, names: 'bash', here: true, a: 1, b: null, message: 2, side: 'A', role: 'user', text: 'hello', label: 'demo', pid: 42, value: true, runs: true, agrees: false, early: true, seen: true, input: 1, output: 2, read: 3, write: 4, chars2: 0, n: 1, added: 'messages[1]', changed: '', deleted: '', command2: 'x', rule: 'Bash(rm:*)' };
     for (const key of Object.keys(en) as TextKey[]) {
       const texts = [render('en', { key, params: values }), render('zh', { key, params: values })];
       for (const text of texts) expect(text, key).not.toMatch(/undefined|\[object/);
       // A value the English names, the Chinese names too (ids, commands, numbers are data, never translated).
-      for (const v of ['toolu_x9', 'ls -A', 'end_turn', '07:01:02.003', 'Overloaded', 'messages[7]']) if (texts[0]?.includes(v)) expect(texts[1], `${key}: ${v}`).toContain(v);
+      for (const v of ['toolu_x9', 'ls -A', 'end_turn', '07:01:02.003', 'Overloaded', 'messages[7]', 'Bash(rm:*)']) if (texts[0]?.includes(v)) expect(texts[1], `${key}: ${v}`).toContain(v);
     }
   });
 

@@ -168,6 +168,8 @@ describe.each(SIZES)('the viewer at $width×$height', (size) => {
     for (let k = 0; k < 2; k++) await page.keyboard.press('ArrowRight');
     expect(await text(page, 'chapter-mark')).toBe('⑤');
     expect(await page.getByTestId('tool-card').textContent()).toMatch(/started \d\d:\d\d:\d\d\.\d{3}, while the reply still streamed.*bound to tool_use_id toolu_demo_01/);
+    // The call as the bash tool's contract shows it (its tool_start record's display line), as the terminal does.
+    expect(await page.getByTestId('tool-head').first().textContent()).toMatch(/^\$ ls -A/);
   });
 
   it('shows, for the demo and every mistake, only lines its step’s records show: sentence, reason, cards, the drawing', async () => {

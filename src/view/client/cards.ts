@@ -59,7 +59,11 @@ function toolBox(t: Timeline, start: TimelineTool, i: number, lang: Lang): HTMLE
   const at = lines.findIndex((_, k) => entry.items[k]?.line?.key.startsWith('card.tool.wrapped'));
   if (at >= 0) lines.splice(at + 1, 0, ...wrapped);
   return h('div', { class: 'tool-entry', 'data-tool': start.id }, [
-    h('div', { class: 'tool-head' }, [h('b', { text: start.name }), ' ', h('code', { text: entry.command }), h('span', { class: 'chip', text: start.id })]),
+    h('div', { class: 'tool-head', 'data-testid': 'tool-head' }, [
+      ...(entry.head.name !== undefined ? [h('b', { text: entry.head.name }), ' '] : []),
+      h('code', { text: entry.head.call }),
+      h('span', { class: 'chip', text: start.id }),
+    ]),
     ...lines,
   ]);
 }

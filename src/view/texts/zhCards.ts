@@ -39,6 +39,8 @@ export const zhCards: Record<keyof typeof enCards, (p: P) => string> = {
   'card.tool.startedEarly': (p: P) => `${p.time} 开始，回复还在流式输出时（只读：可以提前开始）`,
   'card.tool.started': (p: P) => `${p.time} 开始，在第 ${p.step} 步`,
   'card.tool.running': () => '… 运行中：这一步还没有结果',
+  'card.tool.denied': (p: P) => `⛔ 被权限门拒绝，没有运行：${p.reason}`,
+  'card.tool.deniedByRule': (p: P) => `⛔ 被权限规则 ${p.rule} 拒绝，没有运行：${p.reason}`,
   'card.tool.noResult': (p: P) => `⚠ 没有结果记录：运行结束了（${p.state}），它没有结果`,
   'card.tool.returned': (p: P) => `✓ ${p.time} 返回（开始后 ${p.ms} ms），在第 ${p.step} 步`,
   'card.tool.wrapped': (p: P) => `它的输出，包装成绑定 tool_use_id ${p.id} 的 tool_result：`,

@@ -1,0 +1,21 @@
+/**
+ * What a `tool_start` says of its call beyond the tool_use block: the tool's public name and the line the tool's
+ * contract shows the call with (core/tool.ts `toolCallLine`). The transcript keeps them, so a reader without the Tool
+ * objects (the viewer) shows each call as the terminal does: `$ ls -A`, `Read src/a.ts`, an MCP tool's JSON.
+ */
+import type { RunEvent } from '../core/events.js';
+import { publicToolName, toolCallLine, toolLookup, type Tool, type ToolLookup } from '../core/tool.js';
+
+/** `event` with the public name and the display line of its tool, if it is a `tool_start` without them. */
+export function describedEvent(event: RunEvent, lookup: ToolLookup): RunEvent {
+  if (event.type !== 'tool_start' || event.display !== undefined) return event;
+  const { name, input } = event.block;
+  const tool = lookup(name);
+  return { ...event, publicName: tool ? publicToolName(tool) : name, display: toolCallLine(tool, name, input) };
+}
+
+/** describedEvent over the run's `tools`. */
+export function describedEvents(tools: readonly Tool[]): (event: RunEvent) => RunEvent {
+  const lookup = toolLookup(tools);
+  return (event) => describedEvent(event, lookup);
+}
