@@ -14,7 +14,7 @@
  * parser cannot load) denies.
  */
 import type { ToolUseBlock } from '../core/messages.js';
-import type { GateCall, GateDecision, GateState, PermissionGate, SourcedRule } from './gate.js';
+import type { GateCall, GateDecision, GateState, PermissionGate, SourcedRule } from './gateTypes.js';
 import type { ParsedRule } from './ruleText.js';
 import { partsOf, rulesAbout, type JudgedParts } from './toolParts.js';
 
