@@ -18,9 +18,10 @@
  * So is a `.mcp.json` server saying `"sandbox": false` (agentloop's extension, ./config.ts): a repository does not take
  * its own server out of the sandbox.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readTextUpTo } from '../../core/boundedRead.js';
-import { basename, dirname, join, parse, resolve } from 'node:path';
+import { dirname, join, parse, resolve } from 'node:path';
+import { projectKeyOf } from '../../settings/trust.js';
 import { MAX_CONFIG_BYTES, McpConfigError, parseMcpConfig, type McpServerConfig } from './config.js';
 
 export type McpScope = 'user' | 'project' | 'local';
@@ -158,32 +159,6 @@ function readJson(path: string, warn: (line: string) => void): Record<string, un
   }
 }
 
-/**
- * The key of the project in ~/.claude.json: the top folder of the git repository holding `cwd` (for a linked
- * worktree, its main repository's), else `cwd`.
- */
-export function projectKeyOf(cwd: string): string {
-  for (let folder = resolve(cwd); ; folder = dirname(folder)) {
-    const dotGit = join(folder, '.git');
-    if (existsSync(dotGit)) return mainWorktreeOf(folder, dotGit);
-    if (folder === parse(folder).root) return resolve(cwd);
-  }
-}
-
-/** `folder` itself, or when its `.git` is a linked worktree's file (`gitdir: …/.git/worktrees/NAME`), the main one. */
-function mainWorktreeOf(folder: string, dotGit: string): string {
-  try {
-    const text = readFileSync(dotGit, 'utf8').trim();
-    if (!text.startsWith('gitdir:')) return folder;
-    const gitDir = resolve(folder, text.slice('gitdir:'.length).trim());
-    const common = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim());
-    if (dirname(gitDir) !== join(common, 'worktrees') || basename(common) !== '.git') return folder;
-    return dirname(common);
-  } catch {
-    return folder; // a folder (a plain repository), or a worktree file that does not say more
-  }
-}
-
 function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
@@ -191,3 +166,6 @@ function record(value: unknown): Record<string, unknown> {
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
+
+/** The key of the project in ~/.claude.json (settings/trust.ts), which the project scope's servers are kept under. */
+export { projectKeyOf };
