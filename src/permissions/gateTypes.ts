@@ -98,7 +98,7 @@ export interface GateOptions extends PermissionSettings {
   /** Tools whose rules' specifiers are checked now (a bad `Bash(x:*y)` throws here, not at the first call). */
   tools?: Tool[];
   /** For the root rule: the environment (IS_SANDBOX) and the user id; default the process's. */
-  env?: NodeJS.ProcessEnv;
+  env?: Readonly<Record<string, string | undefined>>;
   uid?: number;
 }
 
@@ -108,7 +108,7 @@ export interface GateState {
   dirs: readonly [string, ...string[]];
   rules: readonly ParsedRule[];
   asker: PermissionAsker | undefined;
-  env: NodeJS.ProcessEnv | undefined;
+  env: Readonly<Record<string, string | undefined>> | undefined;
   uid: number | undefined;
   tools: readonly Tool[];
 }

@@ -11,12 +11,12 @@ import { PermissionError } from './ruleText.js';
 export const ROOT_BYPASS_REFUSAL = '--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons';
 
 /** Whether `mode` is refused for this user in this environment. */
-export function refusesBypassMode(mode: PermissionMode | undefined, env: NodeJS.ProcessEnv = process.env, uid: number | undefined = process.getuid?.()): boolean {
+export function refusesBypassMode(mode: PermissionMode | undefined, env: Readonly<Record<string, string | undefined>> = process.env, uid: number | undefined = process.getuid?.()): boolean {
   return mode === 'bypassPermissions' && uid === 0 && env.IS_SANDBOX !== '1' && !/^(1|true|yes|on)$/i.test(env.CLAUDE_CODE_BUBBLEWRAP ?? '');
 }
 
 /** Throws the refusal when `mode` is refused (see refusesBypassMode). */
-export function checkRootRule(mode: PermissionMode, env: NodeJS.ProcessEnv | undefined, uid: number | undefined): void {
+export function checkRootRule(mode: PermissionMode, env: Readonly<Record<string, string | undefined>> | undefined, uid: number | undefined): void {
   if (refusesBypassMode(mode, env ?? process.env, uid === undefined ? process.getuid?.() : uid)) throw new RootBypassError(ROOT_BYPASS_REFUSAL);
 }
 

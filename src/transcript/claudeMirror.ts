@@ -20,7 +20,7 @@ import { noRedaction, type Redactor } from '../core/redact.js';
 import { openSessionFile } from './sessionFile.js';
 
 /** Where Claude Code keeps its settings and sessions: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
-export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env): string {
+export function claudeConfigDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
   return env.CLAUDE_CONFIG_DIR || join(env.HOME || homedir(), '.claude');
 }
 

@@ -53,12 +53,13 @@ describe('the commands agentloop prints, run as printed after the README’s ins
     expect(whole.stdout).toMatch(/^Usage: agentloop \[options\]/m);
   });
 
-  it('"see: … sessions" after --continue finds no session lists the sessions', { timeout: 60_000 }, async () => {
+  // --continue where no session is starts one, as Claude Code does (4202021): the hint to list the sessions is --resume's.
+  it('"see … sessions" after --resume with no id lists the sessions', { timeout: 60_000 }, async () => {
     const demo = await sh(`${README} --demo`, ROOT);
     expect(demo.code, demo.stderr).toBe(0);
-    const bad = await sh(`${README} --cwd ${elsewhere} --continue -p "go on"`, ROOT, KEYED);
-    expect(bad.code).not.toBe(0);
-    const listed = await runHint(hint(bad.stderr, /\(see: (.+ sessions)\)/));
+    const bad = await sh(`${README} --cwd ${elsewhere} --resume "" -p "go on"`, ROOT, KEYED);
+    expect(bad.code).toBe(2);
+    const listed = await runHint(hint(bad.stderr, /\(a session id: see (.+ sessions)\)/));
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/\[demo\]/);
   });

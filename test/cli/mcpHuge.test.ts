@@ -66,7 +66,9 @@ describe('an MCP stdio server sending messages over the bound', () => {
     expect(text.length).toBeLessThan(5000);
     // Not poisoned: the next call is answered right.
     expect([ok?.is_error ?? false, resultText(ok!)]).toEqual([false, 'ok 1']);
-    expect(growthMb).toBeLessThan(40);
+    // The peak depends on when the collector runs while the pipe's chunks arrive: 21-35 MB at the helper's runs, 57 MB
+    // once in a CI-way run. Bounded whatever the size: the 300 MB line below stays under the same 75 MB.
+    expect(growthMb).toBeLessThan(75);
   }, 60_000);
 
   it('an 8 MB image (11 MB of JSON, over the MCP SDK’s 10 MB): read, named and left out, as the API would refuse it', async () => {
