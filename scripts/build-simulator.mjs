@@ -32,7 +32,12 @@ const shipped = JSON.parse(readFileSync(new URL('../dist/view/client/machine.jso
 // Inline text must not end its element: `</` is written `<\/` (the same string in JS and JSON).
 const inline = (text) => text.replace(/<\/(script|style)/gi, '<\\/$1');
 const config = inline(JSON.stringify({ view: shipped.view, graph: shipped.graph }));
+// The timeline's markup is the viewer's own (index.html, between its views markers): one copy of it.
+const viewer = readFileSync(src('index.html'), 'utf8');
+const views = viewer.slice(viewer.indexOf('<main id="views">'), viewer.indexOf('<!-- /views -->'));
+if (!views.startsWith('<main id="views">') || !views.trimEnd().endsWith('</main>')) throw new Error('build-simulator: index.html lost its views markers');
 const page = readFileSync(src('simulator.html'), 'utf8')
+  .replace(/<!--VIEWS:[^>]*-->/, () => views.trimEnd())
   .replace('/*CSS*/', () => inline(output('.css')))
   .replace('<script type="application/json" id="agentloop-sim">{}</script>', () => `<script type="application/json" id="agentloop-sim">${config}</script>`)
   .replace('<script>/*JS*/</script>', () => `<script>${inline(output('.js'))}</script>`);
