@@ -181,7 +181,10 @@ export function usageSummary(result: RunResult): string {
       : '';
   const turns = result.context.turnUsage.length;
   const seconds = (result.durationMs / 1000).toFixed(1);
-  return `${turns} model call${turns === 1 ? '' : 's'} · ${number(u.input_tokens)} in${cache} · ${number(u.output_tokens)} out · ${seconds} s · session ${result.sessionId}`;
+  // A scripted model (the offline demo, a test) reports no usage: say so, not "0 in · 0 out".
+  const counted = u.input_tokens || u.output_tokens || cache;
+  const tokens = counted ? `${number(u.input_tokens)} in${cache} · ${number(u.output_tokens)} out` : 'no tokens reported';
+  return `${turns} model call${turns === 1 ? '' : 's'} · ${tokens} · ${seconds} s · session ${result.sessionId}`;
 }
 
 function localTime(iso: string): string {

@@ -214,6 +214,12 @@ describe('agentloop --demo', () => {
     expect(run.stdout).toContain('- main.py');
     expect(run.stdout).toContain('- notes.txt');
   });
+
+  it('--verbose: the usage line says the scripted model reported no tokens (not "0 in · 0 out")', async () => {
+    const run = await runCli(['--demo', '--verbose', '--cwd', dir], { cwd: tmpdir(), env: cliEnv() });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/^2 model calls · no tokens reported · [\d.]+ s · session [0-9a-f-]{36}$/m);
+  });
 });
 
 describe('the REPL', () => {
