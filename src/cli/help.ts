@@ -5,6 +5,7 @@
  */
 import { COMMAND_NAMES, COMMANDS, OPTIONS, type AnyOption, type CommandName } from './options.js';
 import { selfCommand } from './self.js';
+import { COMMAND_LINES } from './durableHelp.js';
 
 const WIDTH = 110;
 const COLUMN = 34;
@@ -38,14 +39,16 @@ function flagNames(spec: AnyOption): string {
   return `${spec.short ? `-${spec.short}, ` : '    '}${long}${spec.argument ? ` ${spec.argument}` : ''}`;
 }
 
-function describe(spec: AnyOption): string {
-  return spec.default === undefined ? spec.description : `${spec.description} (default: ${String(spec.default)})`;
+/** What the flag does for `command` (a durable command's own line where it has one: ./durableHelp.ts). */
+function describe(spec: AnyOption, command: CommandName): string {
+  const description = COMMAND_LINES[command]?.[spec.flag] ?? spec.description;
+  return spec.default === undefined ? description : `${description} (default: ${String(spec.default)})`;
 }
 
 /** One flag: its names, and its description wrapped in the column beside them. */
-function optionLines(spec: AnyOption): string {
+function optionLines(spec: AnyOption, command: CommandName): string {
   const left = `  ${flagNames(spec)}`;
-  const [first = '', ...rest] = wrap(describe(spec), WIDTH - COLUMN);
+  const [first = '', ...rest] = wrap(describe(spec, command), WIDTH - COLUMN);
   const indent = (line: string) => `${' '.repeat(COLUMN)}${line}`;
   // Names too long for the column: the description starts on the next line.
   const head = left.length + 2 <= COLUMN ? [`${left.padEnd(COLUMN)}${first}`] : [left, indent(first)];
@@ -55,7 +58,7 @@ function optionLines(spec: AnyOption): string {
 /** The flags `command` takes, in the table's order (`--help` left out where the main help says it once). */
 function optionsOf(command: CommandName, withHelp: boolean): string {
   return ENTRIES.filter((spec) => spec.commands.includes(command) && !spec.hidden && (withHelp || spec.flag !== 'help'))
-    .map(optionLines)
+    .map((spec) => optionLines(spec, command))
     .join('\n');
 }
 
@@ -95,7 +98,9 @@ export function flagTable(): string {
     const names = [...(spec.short ? [`-${spec.short}`] : []), ...[spec.flag, ...(spec.aliases ?? [])].map((n) => `--${n}`)];
     const value = spec.argument ? `${spec.argument}${spec.list === 'variadic' ? ' ...' : ''}${spec.list === 'repeat' ? ' (repeatable)' : ''}` : '';
     const def = spec.default === undefined ? '' : `\`${String(spec.default)}\``;
-    return `| ${names.map((n) => `\`${n}\``).join(', ')} | ${cell(value)} | ${spec.commands.join(', ')} | ${def} | ${cell(spec.description)} |`;
+    const own = spec.commands.flatMap((command) => (COMMAND_LINES[command]?.[spec.flag] ? [`${command}: ${COMMAND_LINES[command]?.[spec.flag]}`] : []));
+    const what = [spec.description, ...own].join('<br>');
+    return `| ${names.map((n) => `\`${n}\``).join(', ')} | ${cell(value)} | ${spec.commands.join(', ')} | ${def} | ${cell(what)} |`;
   });
   return ['| flag | value | commands | default | what it does |', '|---|---|---|---|---|', ...rows].join('\n');
 }

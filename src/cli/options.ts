@@ -179,7 +179,7 @@ export const OPTIONS: OptionTable<Flags> = {
   },
   permissionMode: {
     flag: 'permission-mode', argument: 'MODE', commands: ['run', 'submit', 'worker'], parse: permissionMode,
-    description: 'what runs without an allow rule (the rest is asked in the REPL, denied with -p): default (read-only commands; the mode without this flag; also manual, dontAsk), acceptEdits (and mkdir, touch, mv, cp inside the working directory), plan (read-only only), bypassPermissions (everything; as root only with IS_SANDBOX=1); a worker\'s is the most permissive mode of its runs, which ask by `agentloop approvals`',
+    description: 'what runs without an allow rule (the rest is asked in the REPL, denied with -p): default (read-only commands; the mode without this flag; also manual, dontAsk), acceptEdits (and mkdir, touch, mv, cp inside the working directory), plan (read-only only), bypassPermissions (everything; as root only with IS_SANDBOX=1)',
   },
   dangerouslySkipPermissions: { flag: 'dangerously-skip-permissions', commands: ['run'], description: '--permission-mode bypassPermissions: every call runs (as root only with IS_SANDBOX=1)' },
   maxTurns: { flag: 'max-turns', argument: 'N', commands: ['run', 'submit'], parse: (text, flag) => positiveInt(flag, text), description: `stop after N model calls (default ${defaultRunConfig.maxTurns})` },
