@@ -89,9 +89,10 @@ async function workerPermissions(options: Extract<DurableOptions, { command: 'wo
   const refused = bypassRefusal(mode, env);
   if (refused) return refused;
   if (!deny && !mode) return undefined;
-  const { parseRules } = await import('../permissions/rules.js');
+  const { checkRules } = await import('../permissions/gate.js');
+  const { allBuiltInTools } = await import('../run/defaultTools.js');
   try {
-    parseRules(deny ?? []);
+    checkRules(deny ?? [], allBuiltInTools());
   } catch (error) {
     return `--disallowedTools: ${error instanceof Error ? error.message : String(error)}`;
   }

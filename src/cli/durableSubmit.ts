@@ -9,7 +9,8 @@ import { attachRun } from '../durable/ingress.js';
 import { SERVICE_NAME, type DurableRunResult } from '../durable/protocol.js';
 import type { PermissionMode } from '../permissions/modes.js';
 import { refusesBypassMode } from '../permissions/root.js';
-import { parseRules } from '../permissions/rules.js';
+import { checkRules as checkRuleTexts } from '../permissions/gate.js';
+import { allBuiltInTools } from '../run/defaultTools.js';
 import { UsageError } from './argValues.js';
 
 /**
@@ -26,7 +27,7 @@ export function bypassRefusal(mode: PermissionMode | undefined, env: NodeJS.Proc
 export function checkRules(allowed: string[] | undefined, disallowed: string[] | undefined): void {
   for (const [flag, rules] of [['--allowedTools', allowed], ['--disallowedTools', disallowed]] as const) {
     try {
-      parseRules(rules ?? []);
+      checkRuleTexts(rules ?? [], allBuiltInTools());
     } catch (error) {
       throw new UsageError(`${flag}: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -8,9 +8,9 @@
  */
 import { toolCallLine } from '../core/tool.js';
 import type { PermissionMode } from '../permissions/modes.js';
-import { createPermissionGate, type DecidedBy, type GateCall, type GateDecision, type PermissionGate } from '../permissions/gate.js';
+import { checkRules, createPermissionGate, type DecidedBy, type GateCall, type GateDecision, type PermissionGate } from '../permissions/gate.js';
 import { refusesBypassMode } from '../permissions/root.js';
-import { parseRules } from '../permissions/rules.js';
+import { allBuiltInTools } from '../run/defaultTools.js';
 import type { AskAnswer, DurableAsk } from './approvals.js';
 import type { Journal } from './steps.js';
 import type { RunRequest } from './protocol.js';
@@ -53,7 +53,7 @@ export function runPermissions(request: RunRequest, worker: WorkerPermissions = 
   }
   const deny = [...(worker.deny ?? []), ...(request.disallowedTools ?? [])];
   const allow = request.allowedTools ?? [];
-  parseRules([...deny, ...allow]);
+  checkRules([...deny, ...allow], allBuiltInTools());
   if (mode === 'bypassPermissions' && deny.length === 0) return undefined;
   return { mode, allow, deny, ...(request.approvalTimeoutMs !== undefined ? { timeoutMs: request.approvalTimeoutMs } : {}) };
 }

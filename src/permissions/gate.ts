@@ -65,10 +65,18 @@ function gateOf(state: GateState): PermissionGate {
   });
 }
 
+/**
+ * Checks rules as a gate would take them: throws a PermissionError (one line) naming the first that is not a rule, or
+ * whose specifier a tool of `tools` it names refuses (`Bash(git:* log)`).
+ */
+export function checkRules(rules: readonly string[], tools: readonly Tool[] = []): void {
+  parseAll(rules.map((rule) => ({ rule, effect: 'allow' as const, source: 'session' })), tools);
+}
+
 /** Whether `rule` can be a rule (of the tools of `tools` it names, checked by them). */
 export function isValidRule(rule: string, tools: readonly Tool[] = []): boolean {
   try {
-    parseAll([{ rule, effect: 'allow', source: 'session' }], tools);
+    checkRules([rule], tools);
     return true;
   } catch {
     return false;

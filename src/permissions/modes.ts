@@ -1,5 +1,5 @@
 /**
- * The modes of `--permission-mode`, as agentloop runs them (permissions.ts, decideInMode). Claude Code's `manual` is
+ * The modes of `--permission-mode`, as agentloop runs them (the permission gate: decide.ts). Claude Code's `manual` is
  * `default`; its `auto` needs its safety classifier, which agentloop does not have. A module of its own, without
  * imports, so that the command line can check a mode without loading the rules.
  */

@@ -96,6 +96,11 @@ export function defaultTools(options: DefaultToolsOptions = {}): Tool[] {
   return chosenBuiltIns(options.tools).map((entry) => entry.create(options));
 }
 
+/** Every built-in tool, made from `options`: what checks a rule naming one of them (`Bash(git:* log)` is refused). */
+export function allBuiltInTools(options: Omit<DefaultToolsOptions, 'tools'> = {}): Tool[] {
+  return defaultTools({ ...options, tools: BUILT_IN_TOOLS.map((entry) => entry.publicName) });
+}
+
 /** The chapter's one tool (the bash tool), as the offline demo, the mistake demos and the lesson offer it. */
 export function chapterTools(options: Omit<DefaultToolsOptions, 'tools'> = {}): Tool[] {
   return defaultTools({ ...options, tools: BUILT_IN_TOOLS.filter((entry) => entry.chapter).map((entry) => entry.publicName) });

@@ -2,7 +2,7 @@
  * --allowedTools / --disallowedTools and --permission-mode with the CLI as a process against the local Messages API server: a denied
  * command never runs (its side-effect file is never made), the model gets an is_error result naming the rule, and
  * the json / stream-json result lists the call in permission_denials. The rules' matching itself is pinned in
- * test/tools/permissions.test.ts; here, that the CLI wires it into every run.
+ * test/permissions/gateRules.test.ts; here, that the CLI wires it into every run.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { findDanger } from '../../src/tools/bash/judge/guard.js';
 import { findInteractive } from '../../src/tools/bash/judge/interactive.js';
 import { isSafeAlongside, refusal } from '../../src/tools/bash/judge/checks.js';
-import { decidePermission, parseRules, type PermissionRules } from '../../src/permissions/rules.js';
+import { commandPattern, denies, uncovered, type CommandPattern } from '../../src/tools/bash/judge/rules.js';
 import { isReadOnlyScript } from '../../src/tools/bash/judge/readOnly.js';
 import { loadShellParser } from '../../src/tools/bash/judge/shell/load.js';
 import { plainWordsScript } from '../../src/tools/bash/judge/shell/plain.js';
@@ -17,11 +17,12 @@ beforeAll(async () => {
   parsed = parserReader(await loadShellParser());
 });
 
-const rules = (allow: string[], deny: string[]): PermissionRules => ({ allow: parseRules(allow), deny: parseRules(deny) });
-const RULES: PermissionRules[] = [
-  rules(['Bash(git log:*)', 'Bash(ls *)', 'Bash(cat:*)'], ['Bash(rm:*)', 'Bash(sudo:*)']),
-  rules(['Bash(npm test)', 'Bash(echo *)'], []),
-  rules([], ['Bash(git push:*)', 'Bash(* /)']),
+/** Rules' specifiers as the bash tool's permission reads them (tools/bash/judge/rules.ts). */
+const rules = (allow: string[], deny: string[]) => ({ allow: allow.map(commandPattern), deny: deny.map(commandPattern) });
+const RULES: { allow: CommandPattern[]; deny: CommandPattern[] }[] = [
+  rules(['git log:*', 'ls *', 'cat:*'], ['rm:*', 'sudo:*']),
+  rules(['npm test', 'echo *'], []),
+  rules([], ['git push:*', '* /']),
 ];
 
 /** Every verdict the tool and the rules give, through one reader. */
@@ -33,7 +34,7 @@ function verdicts(read: ReadScript, command: string) {
     readOnly: isReadOnlyScript(script),
     refusal: refusal(read, command),
     alongside: isSafeAlongside(read, command),
-    permissions: RULES.map((r) => decidePermission('bash', { command }, r, read)),
+    permissions: RULES.map((r) => ({ denied: denies(r.deny, command, read), uncovered: uncovered(r.allow, command, read) })),
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * The read-only judgement (judge/readOnly.ts): what it lets run without asking (permissions/rules.ts) and beside other
+ * The read-only judgement (judge/readOnly.ts): what it lets run without asking (the bash tool's isReadOnly, which the gate asks: permissions/decide.ts) and beside other
  * tools. Each line of the two tables is judged; then every line it calls read-only is run through the real tool
  * (contained, the default way), as root and again as nobody (test/support/bashAs.ts), in a folder holding what the lines
  * name (a git repository with two commits and a stale index), which must be exactly as it was afterwards, .git and
