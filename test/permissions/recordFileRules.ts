@@ -3,11 +3,11 @@
  * fileRules.test.ts holds agentloop to. Claude Code runs as a process offline against the local Messages API server,
  * with a fresh HOME per case. To re-record:
  *
- *   CLAUDE_CODE=/work/main/bench/peers/node_modules/@anthropic-ai/claude-code/bin/claude.exe npx tsx test/permissions/recordFileRules.ts
+ *   npx tsx test/permissions/recordFileRules.ts
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { claudeCodeBinary, claudeCodeEnv, claudeCodeVersion, runToEnd } from '../support/claudeCode.js';
 import { startMessagesServer } from '../support/messagesServer.js';
 import { argsOf, CASES, outcomeOf, setUp, stepsFor, type FileRuleCase, type Outcome } from './fileRuleCases.js';
 
@@ -17,19 +17,9 @@ async function record(c: FileRuleCase, executable: string): Promise<Outcome> {
   const server = await startMessagesServer();
   const { home, dir } = setUp();
   server.enqueue(...stepsFor(c, dir));
-  const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test-record',
-    ANTHROPIC_BASE_URL: server.url,
-    DISABLE_TELEMETRY: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  };
+  const env = claudeCodeEnv(home, server.url);
   try {
-    const child = spawn(executable, argsOf(c), { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    await new Promise((resolve) => child.on('close', resolve));
+    const { stdout } = await runToEnd(executable, argsOf(c), { cwd: dir, env });
     return outcomeOf(c, dir, stdout);
   } finally {
     await server.close();
@@ -38,9 +28,8 @@ async function record(c: FileRuleCase, executable: string): Promise<Outcome> {
 }
 
 async function main(): Promise<void> {
-  const executable = process.env.CLAUDE_CODE;
-  if (!executable) throw new Error('set CLAUDE_CODE to the claude binary (see the comment at the top)');
-  const version = spawnSync(executable, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  const executable = claudeCodeBinary();
+  const version = claudeCodeVersion(executable);
   const cases: Record<string, Outcome> = {};
   for (const c of CASES) {
     cases[c.name] = await record(c, executable);

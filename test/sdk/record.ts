@@ -3,14 +3,14 @@
  * reference that test/sdk/sequences.test.ts holds agentloop to. Claude Code 2.1.197 (the last on Node 20) runs offline
  * against the same local Messages API server. To re-record:
  *
- *   d=$(mktemp -d) && npm install --prefix $d @anthropic-ai/claude-code-linux-x64@2.1.197 &&
- *   CLAUDE_CODE=$d/node_modules/@anthropic-ai/claude-code-linux-x64/claude npx tsx test/sdk/record.ts ['NAME' ...]
+ *   npm ci --prefix bench/peers && npx tsx test/sdk/record.ts ['NAME' ...]      (or CLAUDE_CODE=/path/to/claude)
  *
  * With scenario names, only those are recorded (a new scenario, say); the others keep their recording.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { claudeCodeBinary, claudeCodeEnv } from '../support/claudeCode.js';
 import { startMessagesServer } from '../support/messagesServer.js';
 import { keysOf, SCENARIOS, sequenceOf, type Scenario } from './scenarios.js';
 
@@ -30,14 +30,7 @@ async function record(scenario: Scenario, executable: string): Promise<Recorded>
   server.enqueue(...scenario.replies);
   const cwd = mkdtempSync(join(tmpdir(), 'cc-record-'));
   const home = mkdtempSync(join(tmpdir(), 'cc-home-'));
-  const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test-record',
-    ANTHROPIC_BASE_URL: server.url,
-    DISABLE_TELEMETRY: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  };
+  const env = claudeCodeEnv(home, server.url);
   try {
     const messages = await scenario.program({ executable, env, cwd });
     const requests = server.requests.filter((r) => r.path.startsWith('/v1/messages'));
@@ -52,8 +45,7 @@ async function record(scenario: Scenario, executable: string): Promise<Recorded>
 }
 
 async function main(): Promise<void> {
-  const executable = process.env.CLAUDE_CODE;
-  if (!executable) throw new Error('set CLAUDE_CODE to the claude binary (see the comment at the top of test/sdk/record.ts)');
+  const executable = claudeCodeBinary();
   const names = process.argv.slice(2);
   const kept = names.length && existsSync(FIXTURE) ? (JSON.parse(readFileSync(FIXTURE, 'utf8')) as { scenarios: Record<string, Recorded> }).scenarios : {};
   const scenarios: Record<string, Recorded> = {};

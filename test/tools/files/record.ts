@@ -4,16 +4,15 @@
  * definitions as sent to the model. Claude Code runs offline against the local Messages API server, which answers each
  * request with the case's next call. To re-record (bench/peers installs Claude Code):
  *
- *   CLAUDE_CODE=bench/peers/node_modules/@anthropic-ai/claude-code/bin/claude.exe npx tsx test/tools/files/record.ts
+ *   npx tsx test/tools/files/record.ts      (or CLAUDE_CODE=/path/to/claude)
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CLAUDE_CODE_BIN, claudeCodeEnv, runToEnd } from '../../support/claudeCode.js';
 import { startMessagesServer } from '../../support/messagesServer.js';
 import { CASES, callsInTurn, setUpCase, withCwd, type FileCase } from './cases.js';
 
-export const CLAUDE = process.env.CLAUDE_CODE ?? '/work/main/bench/peers/node_modules/@anthropic-ai/claude-code/bin/claude.exe';
 export const FIXTURE = new URL('./claudeCode.json', import.meta.url);
 
 export interface RecordedResult {
@@ -30,8 +29,8 @@ async function recordCase(fileCase: FileCase, claude: string): Promise<{ results
   const step = callsInTurn(fileCase, cwd);
   for (let i = 0; i < fileCase.calls.length + 5; i++) server.enqueue(step);
   const args = ['-p', 'go', '--output-format', 'stream-json', '--verbose', '--tools', 'Bash,Read,Write,Edit,Glob,Grep', '--dangerously-skip-permissions'];
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, IS_SANDBOX: '1', ANTHROPIC_API_KEY: 'sk-ant-test-record', ANTHROPIC_BASE_URL: server.url, DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
-  const stdout = await run(claude, args, cwd, env);
+  const { stdout, stderr } = await runToEnd(claude, args, { cwd, env: claudeCodeEnv(home, server.url, { IS_SANDBOX: '1' }) });
+  process.stderr.write(stderr);
   const tools = (server.requests.find((r) => r.body?.tools?.length)?.body?.tools ?? []) as { name: string }[];
   await server.close();
   rmSync(cwd, { recursive: true, force: true });
@@ -53,18 +52,11 @@ export function toolResultsOf(stdout: string): RecordedResult[] {
   return out;
 }
 
-function run(program: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const child = spawn(program, args, { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve) => child.on('close', () => resolve(out)));
-}
-
 async function main(): Promise<void> {
   const cases: Record<string, RecordedResult[]> = {};
   let tools: unknown[] = [];
   for (const fileCase of CASES) {
-    const recorded = await recordCase(fileCase, CLAUDE);
+    const recorded = await recordCase(fileCase, CLAUDE_CODE_BIN);
     cases[fileCase.name] = recorded.results;
     if (recorded.tools.length) tools = recorded.tools;
     process.stdout.write(`${fileCase.name}: ${recorded.results.length} of ${fileCase.calls.length} calls\n`);

@@ -1,0 +1,58 @@
+/**
+ * Claude Code 2.1.197 as the reference the recorders hold agentloop to (test/sdk/record.ts,
+ * test/permissions/record*.ts, test/tools/files/record.ts, …): where its binary is, the environment it runs offline in
+ * against the local Messages API server (DESIGN.md §7), and one run of it as a process. One copy of each, so a new
+ * recorder is its cases and nothing else.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The binary `npm ci --prefix bench/peers` installs (a native executable; not cli.js), or $CLAUDE_CODE. */
+export const CLAUDE_CODE_BIN =
+  process.env.CLAUDE_CODE ??
+  fileURLToPath(new URL('../../bench/peers/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url));
+
+/** The binary's path, or an Error saying how to get it (for a recorder's main). */
+export function claudeCodeBinary(): string {
+  if (!existsSync(CLAUDE_CODE_BIN)) throw new Error(`no Claude Code at ${CLAUDE_CODE_BIN}: run npm ci --prefix bench/peers, or set CLAUDE_CODE`);
+  return CLAUDE_CODE_BIN;
+}
+
+/** `claude --version`'s line, e.g. "2.1.197 (Claude Code)". */
+export function claudeCodeVersion(executable: string): string {
+  return spawnSync(executable, ['--version'], { encoding: 'utf8' }).stdout.trim();
+}
+
+/** Claude Code's environment offline: a HOME of the recorder's own, the local server as its API, nothing sent elsewhere. */
+export function claudeCodeEnv(home: string, baseUrl: string, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    ANTHROPIC_API_KEY: 'sk-ant-test-record',
+    ANTHROPIC_BASE_URL: baseUrl,
+    DISABLE_TELEMETRY: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    ...extra,
+  };
+}
+
+export interface ProcessRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a program to its end with no stdin (or `input`), collecting what it prints. */
+export function runToEnd(program: string, args: readonly string[], options: { cwd: string; env: Record<string, string>; input?: string }): Promise<ProcessRun> {
+  const child = spawn(program, args, { cwd: options.cwd, env: options.env, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  if (options.input !== undefined) child.stdin?.end(options.input);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
