@@ -1,7 +1,8 @@
 /**
  * Chooses how the bash tool runs its commands, once per tool (runner.ts lists the ways), and tries each way that
  * needs the kernel's help once per process before trusting it (a namespace may be refused, e.g. in a container without
- * user namespaces): bubblewrap first, then util-linux's unshare, then, with a warning, bash alone.
+ * user namespaces): bubblewrap first, then util-linux's unshare, then, with a warning, bash alone. That bubblewrap
+ * worked is kept for the user's next process (verdict.ts), which then starts no probe before its first command.
  */
 import { spawn } from 'node:child_process';
 import { containedArgv, containedRunner } from './contained.js';
@@ -10,6 +11,7 @@ import { findExecutable } from './programs.js';
 import type { CommandRunner } from './runner.js';
 import { sandboxRunner, type SandboxSettings } from './sandbox.js';
 import { unshareArgv, unshareRunner } from './unshare.js';
+import { keepVerdict, keptVerdict, verdictKey } from './verdict.js';
 
 export interface RunnerWanted {
   /** The sandbox's settings when `--sandbox` is on (bubblewrap was found at creation). */
@@ -46,8 +48,14 @@ async function probeContainment(pathVar: string | undefined): Promise<CommandRun
   const bwrap = findExecutable('bwrap', pathVar);
   if (bwrap === undefined) why.push("'bwrap' was not found on PATH (Debian/Ubuntu: apt-get install bubblewrap)");
   else {
-    const refused = await refusal(containedArgv(bwrap, undefined, '/', 'true', 10_000));
-    if (refused === null) return containedRunner(bwrap, timeout);
+    const probe = containedArgv(bwrap, undefined, '/', 'true', 10_000);
+    const key = verdictKey(probe);
+    if (keptVerdict(key)) return containedRunner(bwrap, timeout);
+    const refused = await refusal(probe);
+    if (refused === null) {
+      keepVerdict(key);
+      return containedRunner(bwrap, timeout);
+    }
     why.push(`bwrap cannot make a PID namespace here: ${refused}`);
   }
   const unshare = findExecutable('unshare', pathVar);
