@@ -84,6 +84,18 @@ describe('the simulator page', () => {
       expect(messages).toContain('toolu_demo_01');
       expect(messages).toContain('The working directory has 4 entries');
 
+      // The script as run is in the address: the link opens it again and plays it (the lie included).
+      const link = page.url();
+      expect(link).toMatch(/#script=[\w-]+$/);
+      const again = await context.newPage();
+      again.on('request', (request) => requested.push(request.url()));
+      await again.goto(link);
+      await again.waitForSelector('body[data-loaded="true"]');
+      expect(JSON.parse(await again.getByTestId('script').inputValue())).toEqual(script);
+      const replay = await walk(again);
+      expect(replay.find((s) => s.reply !== '')?.sentence).toContain('stop_reason end_turn and 1 tool_use block (bash: ls -A)');
+      await again.close();
+
       // A script the page cannot play says why in one line and runs nothing.
       await page.getByTestId('script').fill('{"prompt": "hi", "replies": [{"content": [], "stop_reason": "later"}]}');
       await page.getByTestId('run').click();
@@ -93,7 +105,7 @@ describe('the simulator page', () => {
       expect(errors).toEqual([]);
       expect(left).toEqual([]);
       expect(requested.filter((url) => !url.startsWith('file://'))).toEqual([]);
-      expect(requested).toEqual([`file://${PAGE}`]);
+      expect(requested).toEqual([`file://${PAGE}`, `file://${PAGE}`]); // the link's fragment is never sent
     } finally {
       await context.close();
     }

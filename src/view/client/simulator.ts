@@ -9,6 +9,7 @@ import type { MachineGraph } from '../../diagram/graph.js';
 import { buildTimeline, type Timeline } from '../timeline.js';
 import { PRESETS, PRESET_NAMES } from '../sim/presets.js';
 import { parseScript } from '../sim/script.js';
+import { scriptFragment, scriptFromFragment } from '../sim/scriptLink.js';
 import { simulate } from '../sim/simulate.js';
 import type { MachineView } from './api.js';
 import { h } from './dom.js';
@@ -52,6 +53,8 @@ async function run(): Promise<void> {
     showStatus();
     return;
   }
+  // The script as run is kept in the address: a reload or a shared link plays it again.
+  history.replaceState(null, '', scriptFragment(script.value));
   const simulation = await simulate(parsed);
   const timeline = buildTimeline(simulation.records, config.graph);
   view.update(timeline);
@@ -72,7 +75,9 @@ function start(): void {
   };
   for (const name of PRESET_NAMES) preset.append(h('option', { value: name, text: name }));
   preset.onchange = () => load(preset.value);
-  load(PRESET_NAMES[0] as string);
+  const linked = scriptFromFragment(location.hash);
+  if (linked === null) load(PRESET_NAMES[0] as string);
+  else script.value = linked;
   $('run').onclick = () => void run();
   document.addEventListener('keydown', (e) => {
     if ((e.target as HTMLElement | null)?.tagName === 'TEXTAREA') return;
