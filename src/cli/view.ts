@@ -93,6 +93,7 @@ function effectText(effect: Effect): string {
       return `the loop reads the reply (turn ${effect.turnCount}: stop_reason ${effect.stopReason}, ${uses} tool_use block${uses === 1 ? '' : 's'})`;
     }
     case 'tool_start': {
+      if (effect.display !== undefined) return effect.display;
       const command = (effect.block.input as { command?: unknown } | null)?.command;
       return `${effect.block.name}: ${typeof command === 'string' ? command : JSON.stringify(effect.block.input)}`;
     }

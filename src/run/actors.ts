@@ -16,6 +16,7 @@ import type { AgentEvent, ToolRunnerCommand } from '../machine/events.js';
 import { ToolExecutor, type ExecutorListener, type ExecutorOptions } from '../tools/executor.js';
 import type { StepGate } from './gate.js';
 import { steppedToolRunner } from './steppedTools.js';
+import { describingGate } from './toolStarts.js';
 
 export interface AgentActorsOptions {
   /** The model: `createAnthropicModel(...)` or `scriptedModel(...).call`. */
@@ -199,12 +200,14 @@ function prepareAll(tools: readonly Tool[]): () => void {
 /** The agent machine with a model and tools plugged in; the tools prepare while the model first thinks. */
 export function createAgentMachine(options: AgentActorsOptions) {
   const onFirstResponse = options.onFirstResponse ?? prepareAll(options.tools);
-  const callModel = modelActor(options.model, { ...options, onFirstResponse });
+  // Stepping: the page shows each call waiting at the gate as its tool shows it (`$ ls -A`).
+  const gate = options.gate && describingGate(options.gate, options.tools);
+  const callModel = modelActor(options.model, { ...options, gate, onFirstResponse });
   const machine = options.machine ?? agentMachine;
-  if (!options.gate) return machine.provide({ actors: { callModel, runTools: toolRunnerActor(options.tools, options.cwd, options) } });
+  if (!gate) return machine.provide({ actors: { callModel, runTools: toolRunnerActor(options.tools, options.cwd, options) } });
   // Stepping: each tool waits at the gate before it starts, so the machine announces none at FINISH (agentMachine.ts).
   return machine.provide({
-    actors: { callModel, runTools: steppedToolRunner(options.tools, runnerSettings(options), options.gate, options.redactor) },
+    actors: { callModel, runTools: steppedToolRunner(options.tools, runnerSettings(options), gate, options.redactor) },
     guards: { runnerStartsAtFinish: () => false },
   });
 }

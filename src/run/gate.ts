@@ -16,7 +16,14 @@ import type { ContentBlock, StopReason, ToolResultBlockParam } from '../core/mes
 export type Effect =
   | Extract<RunEvent, { type: 'request' } | { type: 'tool_start' }>
   /** The reply is in (the model call is over): the loop has not read it yet. */
-  | { type: 'reply'; turnCount: number; stopReason: StopReason | null; content: ContentBlock[] }
+  | {
+      type: 'reply';
+      turnCount: number;
+      stopReason: StopReason | null;
+      content: ContentBlock[];
+      /** Each tool_use block of `content`, in order, as its tool shows the call (`$ ls -A`, `Read /abs/a.txt`). */
+      calls?: string[];
+    }
   /** Every tool of the turn has returned: the tool_result blocks about to be appended as one user message. */
   | { type: 'append'; results: ToolResultBlockParam[] }
   /** The run reached its final state: its answer (the last assistant text) is about to go to the user. */

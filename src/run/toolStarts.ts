@@ -4,6 +4,7 @@
  * objects (the viewer) shows each call as the terminal does: `$ ls -A`, `Read src/a.ts`, an MCP tool's JSON.
  */
 import type { RunEvent } from '../core/events.js';
+import type { Effect, StepGate } from './gate.js';
 import { publicToolName, toolCallLine, toolLookup, type Tool, type ToolLookup } from '../core/tool.js';
 
 /** `event` with the public name and the display line of its tool, if it is a `tool_start` without them. */
@@ -18,4 +19,16 @@ export function describedEvent(event: RunEvent, lookup: ToolLookup): RunEvent {
 export function describedEvents(tools: readonly Tool[]): (event: RunEvent) => RunEvent {
   const lookup = toolLookup(tools);
   return (event) => describedEvent(event, lookup);
+}
+
+/** `gate` shown each call as its tool shows it: a tool_start with its display line, a reply with its tool_use blocks' (`calls`). */
+export function describingGate(gate: StepGate, tools: readonly Tool[]): StepGate {
+  const lookup = toolLookup(tools);
+  const described = (effect: Effect): Effect => {
+    if (effect.type === 'tool_start') return describedEvent(effect, lookup) as Effect;
+    if (effect.type !== 'reply') return effect;
+    const calls = effect.content.flatMap((b) => (b.type === 'tool_use' ? [toolCallLine(lookup(b.name), b.name, b.input)] : []));
+    return { ...effect, calls };
+  };
+  return { wait: (effect, signal) => gate.wait(described(effect), signal) };
 }

@@ -35,7 +35,7 @@ export function replyCard(step: TimelineStep): ReplyCard | null {
   if (!r) return null;
   const n = r.toolUses.length;
   const runs = r.teaching === 'tools';
-  const list = r.toolUses.map((u) => `${u.name}: ${u.command}`).join('; ');
+  const list = r.toolUses.map((u) => u.call).join('; ');
   const branch = r.target === 'executingTools' ? line('card.reply.goesOn') : r.target === 'done' ? line('card.reply.stops') : r.target ? line('card.reply.continues') : null;
   return {
     title: line('card.reply.title', { mark: step.lesson.marks, turn: step.turnCount }),

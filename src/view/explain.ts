@@ -14,7 +14,7 @@ import { line, paragraph, type Line } from './texts/line.js';
 import { reasonOf } from './reasons.js';
 import type { Timeline, TimelineStep } from './timeline.js';
 
-const uses = (list: Array<{ name: string; command: string }>) => list.map((u) => `${u.name}: ${u.command}`).join('; ');
+const uses = (list: Array<{ call: string }>) => list.map((u) => u.call).join('; ');
 
 /** Fills `say`, `sentence` (its English), `why` and `lesson` of every step. */
 export function explainAll(t: Timeline): void {
@@ -78,7 +78,7 @@ function callingModel(step: TimelineStep): Line[] {
   if (f.prompt !== undefined && f.added.length) out.push(line('say.prompt', { index: f.added[f.added.length - 1] as number }));
   if (f.removed.length) out.push(line('say.deleted', { list: indices(f.removed) }));
   out.push(...requestLines(f, step));
-  for (const tool of f.toolStarts) out.push(line('say.earlyStart', { name: tool.name, command: tool.command }));
+  for (const tool of f.toolStarts) out.push(line('say.earlyStart', { call: tool.call }));
   return out;
 }
 
@@ -104,9 +104,9 @@ function executingTools(t: Timeline, step: TimelineStep, i: number): Line[] {
   const f = step.facts;
   const earlier = new Set(t.tools.filter((x) => x.kind === 'start' && x.step < i).map((x) => x.id));
   const out = f.toolResults.map((r) =>
-    line(r.bound ? 'say.toolReturns' : 'say.toolReturnsUnbound', { name: r.name, command: r.command, id: r.id, early: earlier.has(r.id), error: r.isError }),
+    line(r.bound ? 'say.toolReturns' : 'say.toolReturnsUnbound', { call: r.call, id: r.id, early: earlier.has(r.id), error: r.isError }),
   );
-  for (const s of f.toolStarts) if (!f.toolResults.some((r) => r.id === s.id)) out.push(line('say.toolStarts', { name: s.name, command: s.command }));
+  for (const s of f.toolStarts) if (!f.toolResults.some((r) => r.id === s.id)) out.push(line('say.toolStarts', { call: s.call }));
   return out.length ? out : [line('say.toolsNone')];
 }
 

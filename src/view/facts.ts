@@ -17,8 +17,8 @@ export interface ReplyFacts {
   needsFollowUp: boolean | null;
   /** Where the reply was written in messages; null when the loop did not append it. */
   index: number | null;
-  /** Its tool_use blocks: `name: command`. */
-  toolUses: Array<{ id: string; name: string; command: string }>;
+  /** Its tool_use blocks, each with the line it is shown as (callLine). */
+  toolUses: Array<{ id: string; name: string; call: string }>;
   /** Where they were counted: in the written reply, or (not written) in the tools that started. */
   toolUsesFrom: 'message' | 'tool_start';
   /** What the teaching loop's check (`stop_reason == "tool_use"`) would do with this reply. */
@@ -32,7 +32,8 @@ export interface ToolFact {
   id: string;
   name: string;
   at: string;
-  command: string;
+  /** The call as shown (callLine). */
+  call: string;
 }
 
 export interface StepFacts {
@@ -71,6 +72,15 @@ export const commandOf = (input: unknown) => {
   return typeof command === 'string' ? command : JSON.stringify(input ?? null);
 };
 
+/**
+ * The line a call is shown as: the display line its tool_start recorded (the tool's contract: `$ ls -A`,
+ * `Read /abs/a.txt`, an MCP tool's name and JSON), else, in an older transcript, `name: command` (or the input as JSON).
+ */
+export function callLine(t: Pick<Timeline, 'tools'>, id: string, name: string, input: unknown): string {
+  const display = t.tools.find((x) => x.kind === 'start' && x.id === id)?.display;
+  return display ?? `${name}: ${commandOf(input)}`;
+}
+
 /** What is wrong with a message written broken, in a few words (empty: nothing). */
 export function brokenBlocks(message: MessageParam): string[] {
   return blocksOf(message).flatMap((b) => (b.type === 'tool_result' && typeof (b as { tool_use_id?: unknown }).tool_use_id !== 'string' ? ['a tool_result without tool_use_id'] : []));
@@ -94,7 +104,7 @@ export function addFacts(t: Timeline): void {
       removed: removedAt(t, i).map((m) => m.index),
       broken: history.flatMap((m) => (m.broken || brokenBlocks(m.message).length ? [{ index: m.index, what: brokenBlocks(m.message)[0] ?? 'a damaged record' }] : [])),
       ...(k >= 0 ? { request: requestFacts(t, k) } : {}),
-      toolStarts: t.tools.filter((x) => x.step === i && x.kind === 'start').map((x) => ({ id: x.id, name: x.name, at: x.at, command: commandOf(x.input) })),
+      toolStarts: t.tools.filter((x) => x.step === i && x.kind === 'start').map((x) => ({ id: x.id, name: x.name, at: x.at, call: callLine(t, x.id, x.name, x.input) })),
       toolResults: t.tools.filter((x) => x.step === i && x.kind === 'result').map((x) => toolResultFact(t, x)),
       unwritten: step.state === 'appendingResults' || FINAL.has(step.state) ? unwrittenResults(t, i, history) : [],
       historyProblems: FINAL.has(step.state) && history.length > 0 ? historyProblems(history.map((m) => m.message)) : [],
@@ -129,7 +139,7 @@ function requestFacts(t: Timeline, k: number): NonNullable<StepFacts['request']>
 function toolResultFact(t: Timeline, x: Timeline['tools'][number]): StepFacts['toolResults'][number] {
   const start = t.tools.find((s) => s.kind === 'start' && s.id === x.id);
   const bound = typeof x.result?.tool_use_id === 'string';
-  return { id: x.id, name: x.name, at: x.at, command: commandOf(start?.input), bound, isError: x.result?.is_error === true, ...(x.broken ? { broken: x.broken } : {}) };
+  return { id: x.id, name: x.name, at: x.at, call: callLine(t, x.id, x.name, start?.input), bound, isError: x.result?.is_error === true, ...(x.broken ? { broken: x.broken } : {}) };
 }
 
 /** Ids of tools that returned in this turn (since the last callingModel step) and answer no block of the history. */
@@ -143,13 +153,13 @@ function unwrittenResults(t: Timeline, i: number, history: TimelineMessage[]): s
 
 function replyFacts(t: Timeline, i: number, reply: ReplyFacts, history: TimelineMessage[]): ReplyFacts {
   const written = t.messages.find((m) => m.step === i && m.message.role === 'assistant' && history[m.index] === m);
-  let toolUses = toolUsesIn(written?.message).map((b) => ({ id: b.id, name: b.name, command: commandOf(b.input) }));
+  let toolUses = toolUsesIn(written?.message).map((b) => ({ id: b.id, name: b.name, call: callLine(t, b.id, b.name, b.input) }));
   let from: ReplyFacts['toolUsesFrom'] = 'message';
   if (!written) {
     // Not in messages: the tools it asked for are known by the starts of this turn.
     const turnEnd = t.steps.findIndex((s, j) => j > i && s.state === 'callingModel');
     const starts = t.tools.filter((x) => x.kind === 'start' && x.step >= i - 1 && (turnEnd < 0 || x.step < turnEnd));
-    toolUses = starts.map((x) => ({ id: x.id, name: x.name, command: commandOf(x.input) }));
+    toolUses = starts.map((x) => ({ id: x.id, name: x.name, call: callLine(t, x.id, x.name, x.input) }));
     from = 'tool_start';
   }
   const decision = t.steps[i + 1]?.decisions.find((d) => d.state === 'checkingReply');

@@ -70,8 +70,9 @@ function eventLines(event: RunEvent, walk: Walk): string[] {
       return [`  AL->>MD: POST /v1/messages · turn ${event.turnCount} · ${event.messageCount} message${event.messageCount === 1 ? '' : 's'}`];
     case 'tool_start': {
       const input = event.block.input as { command?: unknown };
+      const call = event.display ?? (typeof input.command === 'string' ? input.command : JSON.stringify(input));
       const early = walk.state === 'callingModel' ? ['  Note over AL,TL: read-only: starts while the reply still streams'] : [];
-      return [...early, `  AL->>TL: ${label(typeof input.command === 'string' ? input.command : JSON.stringify(input), walk.max)}`];
+      return [...early, `  AL->>TL: ${label(call, walk.max)}`];
     }
     case 'tool_result': {
       return [`  TL-->>AL: ${label(toolResultText(event.result.content), walk.max)}`];
@@ -93,7 +94,7 @@ export function sequenceDiagram(events: readonly RunEvent[], options: SequenceOp
     '  participant AL as Agent loop (runAgent)',
     '  participant ST as Machine state',
     '  participant MD as Model',
-    '  participant TL as Tool (bash)',
+    '  participant TL as Tools',
     `  US->>AL: ${label(options.prompt, walk.max)}`,
     ...events.flatMap((event) => eventLines(event, walk)),
   ];

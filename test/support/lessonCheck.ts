@@ -8,7 +8,7 @@
  */
 import type { MessageParam } from '../../src/core/messages.js';
 import type { ReadRecord } from '../../src/view/read.js';
-import { checkStep, historyBefore, liveBefore } from './narration.js';
+import { checkStep, historyBefore, liveBefore, shownCall } from './narration.js';
 
 type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -28,6 +28,7 @@ export interface Run {
 }
 
 const FINAL = new Set(['done', 'failed', 'aborted']);
+
 const MACHINE_WORDS = /TOOLS_DONE|xstate\.|guard that fires|RESULTS_APPENDED/;
 const blocks = (m: MessageParam | undefined): Rec[] => (!m || typeof m.content === 'string' ? [] : (m.content as Rec[]));
 const resultIds = (m: MessageParam | undefined) => blocks(m).flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : []));
@@ -57,10 +58,20 @@ class Facts {
     return { usage, uses, target: decision?.target as string | undefined };
   }
   turnStarts(): number {
+    return this.turnStartRecords().length;
+  }
+  turnStartRecords(): Rec[] {
     const calls = this.run.order.flatMap((e, k) => (e.record.type === 'transition' && (e.record as Rec).state === 'callingModel' ? [k] : []));
     const from = calls.filter((k) => k <= this.range[0]).at(-1) ?? 0;
     const to = calls.find((k) => k > this.range[0]) ?? this.run.order.length;
-    return this.run.order.slice(from, to).filter((e) => e.record.type === 'tool_start').length;
+    return this.run.order.slice(from, to).map((e) => e.record as Rec).filter((r) => r.type === 'tool_start');
+  }
+  /** The reply's calls as their tool_start records show them: each one's display line (an older transcript: `name: command`). */
+  calls(): string[] {
+    const written = this.of('message').find((r) => r.message.role === 'assistant');
+    const starts = this.run.order.map((e) => e.record as Rec).filter((r) => r.type === 'tool_start');
+    const uses: Rec[] = written ? blocks(written.message).filter((b) => b.type === 'tool_use') : this.turnStartRecords().map((s) => s.block);
+    return uses.map((b) => shownCall(starts.find((s) => s.block.id === b.id) ?? { block: b }));
   }
   ended(): string | undefined {
     return this.upTo('transition').map((r) => r.state as string).find((s) => FINAL.has(s));
@@ -94,7 +105,11 @@ const stop = (f: Facts) => String(f.reply().usage?.stopReason);
 
 const REPLY_RULES: Array<[RegExp, Check]> = [
   rule(/^stop_reason "?(\w+)"? /, (m, f) => stop(f) === m[1]),
-  rule(/^tool_use(?: blocks)? (\d+)/, (m, f) => Number(m[1]) === f.reply().uses),
+  rule(/^tool_use(?: blocks)? (\d+)(?: (.*?))?(?: \(the reply is not in messages: counted from the tools that started\))?$/, (m, f) => {
+    if (Number(m[1]) !== f.reply().uses) return false;
+    // The list: each call as the records show it.
+    return m[2] === undefined || m[2] === f.calls().join('; ') || `the calls are ${JSON.stringify(f.calls().join('; '))}`;
+  }),
   rule(/^needsFollowUp (true|false|—) (.*)$/, (m, f) => {
     const flag = f.reply().usage?.needsFollowUp;
     if (m[1] !== String(flag ?? '—')) return false;

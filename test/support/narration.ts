@@ -34,6 +34,14 @@ export function liveBefore(order: ReadRecord[], end: number): MessageParam[] {
   return history;
 }
 
+/** A call as its tool_start record shows it: the display line, or (an older transcript) `name: command` or the JSON. */
+export function shownCall(start: Rec): string {
+  if (typeof start.display === 'string') return start.display;
+  const input = start.block?.input;
+  return `${start.block?.name}: ${typeof input?.command === 'string' ? input.command : JSON.stringify(input ?? null)}`;
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const blocks = (m: MessageParam | undefined) => (!m ? [] : typeof m.content === 'string' ? [] : (m.content as Rec[]));
 const listed = (text: string) => [...text.matchAll(/messages\[(\d+)\]/g)].map((m) => Number(m[1]));
 
@@ -68,6 +76,11 @@ export function checkSentence(sentence: string, order: ReadRecord[], range: [num
     expect([decision.guard === 'else' ? '[else]' : decision.guard, decision.target]).toEqual([guard[1], guard[2]]);
   }
   for (const [, id] of sentence.matchAll(/bound to tool_use_id (\S+?)[;,.]/g)) expect(of('tool_result').some((r) => r.toolUseId === id && r.result.tool_use_id === id), sentence).toBe(true);
+  // "CALL returns ...; ... bound to tool_use_id ID": CALL is the call as its tool_start record shows it.
+  for (const m of sentence.matchAll(/ returns(?: \(it started while the reply streamed\))?; its output is wrapped into a tool_result bound to tool_use_id (\S+?)[;,.]/g)) {
+    const start = order.slice(0, range[1]).map((e) => e.record as Rec).find((r) => r.type === 'tool_start' && r.block.id === m[1]);
+    if (start) expect(sentence.slice(0, m.index), sentence).toMatch(new RegExp(`(?:^|[.:] )${escape(shownCall(start))}$`));
+  }
   const appended = /appends messages\[(\d+)\] \(\d+ tool_result blocks? for ([^)]+)\)/.exec(sentence);
   if (appended) {
     const ids = blocks(history[Number(appended[1])]).flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : []));

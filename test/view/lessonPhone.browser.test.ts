@@ -63,7 +63,7 @@ describe('the lesson in a zh-CN browser on a phone', () => {
     await page.keyboard.press('Home');
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('zh-CN');
     expect(await text('step-label')).toBe('第 1 / 7 步');
-    expect(await text('sentence')).toMatch(/^Prompt 被写进 state，成为 messages\[0\]。循环把请求 1 发给模型：state\.messages（1 条消息）加上工具定义（第 1 轮）。bash: ls -A 在回复还在流式输出时就开始运行。$/);
+    expect(await text('sentence')).toMatch(/^Prompt 被写进 state，成为 messages\[0\]。循环把请求 1 发给模型：state\.messages（1 条消息）加上工具定义（第 1 轮）。\$ ls -A 在回复还在流式输出时就开始运行。$/);
     expect(await page.locator('.lesson h2').textContent()).toContain('循环（第 s01 章）');
     expect(await text('why')).toMatch(/^为什么：state 比请求大/);
     await page.getByTestId('next').tap();

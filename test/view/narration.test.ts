@@ -103,7 +103,7 @@ describe('every sentence says what the records of its step show', () => {
     expect(sentences('mistake unbound-result')).toContainEqual(expect.stringMatching(/appends messages\[2\], which holds a tool_result without tool_use_id/));
     expect(sentences('mistake drop-message')).toContainEqual(expect.stringMatching(/^Before the call the loop deleted messages\[1\], messages\[2\] from state\.messages/));
     expect(sentences('mistake stop-reason-only')).toContainEqual(
-      expect.stringMatching(/stop_reason end_turn and 1 tool_use block \(bash: ls -A\)\. needsFollowUp is true\. The teaching check .* would stop here, unlike the tool_use blocks\. So the loop stops here\./),
+      expect.stringMatching(/stop_reason end_turn and 1 tool_use block \(\$ ls -A\)\. needsFollowUp is true\. The teaching check .* would stop here, unlike the tool_use blocks\. So the loop stops here\./),
     );
   });
 });

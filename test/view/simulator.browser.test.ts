@@ -74,7 +74,7 @@ describe('the simulator page', () => {
       expect(await text(page, 'sim-status')).toContain('2 requests, ended done (completed)');
       const steps = await walk(page);
       const first = steps.find((s) => s.reply !== '');
-      expect(first?.sentence).toContain('stop_reason end_turn and 1 tool_use block (bash: ls -A)');
+      expect(first?.sentence).toContain('stop_reason end_turn and 1 tool_use block ($ ls -A)');
       expect(first?.reply).toMatch(/needsFollowUp\s*true/);
       expect(steps.some((s) => s.tool.includes('README.md') && s.tool.includes('toolu_demo_01'))).toBe(true);
       expect(steps.filter((s) => /sends request \d/.test(s.sentence))).toHaveLength(2);

@@ -68,14 +68,14 @@ describe('agentloop --demo --step', () => {
       await page.getByTestId('step-next').tap();
       // ④: the reply is in, with its stop_reason and its tool_use block, before the loop reads it and before any tool starts.
       await waitFor('the wait at the reply', () => cli.output().stderr.includes('[step] waiting for the page before the loop reads the reply (turn 1: stop_reason tool_use, 1 tool_use block)'), 20_000);
-      await page.getByTestId('step-waits').filter({ hasText: 'The reply of turn 1 is in: stop_reason tool_use, 1 tool_use block (bash: ls -A)' }).waitFor();
+      await page.getByTestId('step-waits').filter({ hasText: 'The reply of turn 1 is in: stop_reason tool_use, 1 tool_use block ($ ls -A)' }).waitFor();
       expect(records(id).filter((r) => r.type === 'request')).toHaveLength(1);
       expect(records(id).filter((r) => r.type === 'tool_start' || r.type === 'usage')).toHaveLength(0);
       expect(await page.getByTestId('step-next').textContent()).toBe('Next: read the reply');
 
       await page.getByTestId('step-next').tap();
-      await waitFor('the wait before the tool', () => cli.output().stderr.includes('[step] waiting for the page before bash: ls -A'), 20_000);
-      await page.getByTestId('step-waits').filter({ hasText: 'waits before running a tool: bash: ls -A' }).waitFor();
+      await waitFor('the wait before the tool', () => cli.output().stderr.includes('[step] waiting for the page before $ ls -A'), 20_000);
+      await page.getByTestId('step-waits').filter({ hasText: 'waits before running a tool: $ ls -A' }).waitFor();
       // The reply is in messages; the tool has not started.
       expect(records(id).filter((r) => r.type === 'usage')).toHaveLength(1);
       expect(records(id).filter((r) => r.type === 'tool_start')).toHaveLength(0);

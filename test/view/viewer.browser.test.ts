@@ -224,7 +224,7 @@ describe.each(SIZES)('the viewer at $width×$height', (size) => {
     expect(await text(page, 'req-label')).toBe(`request 2 · turn 2 · ${body.length} messages · sent at this step`);
     expect(body).toHaveLength(3);
     await at(mistaken['forget-assistant'], /The model asks for a tool/);
-    expect(await text(page, 'missing-reply')).toMatch(/the reply of turn 1 \(stop_reason tool_use, tool_use bash: ls -A\) was never appended/);
+    expect(await text(page, 'missing-reply')).toMatch(/the reply of turn 1 \(stop_reason tool_use, tool_use \$ ls -A\) was never appended/);
     await at(mistaken['forget-assistant'], /Results go back/);
     expect(await freshBadges(page)).toEqual([{ index: 0, text: 'changed at this step: written over the message already here' }]);
     await at(mistaken['forget-tool-result'], /Results go back/);

@@ -74,7 +74,7 @@ function ghostsUpTo(t: Timeline, index: number, lang: Lang): Array<{ at: number;
   t.steps.slice(0, index + 1).forEach((s: TimelineStep, j) => {
     const at = s.facts.history.length;
     if (s.reply && s.reply.index === null) {
-      const uses = s.reply.toolUses.map((u) => `${u.name}: ${u.command}`).join('; ');
+      const uses = s.reply.toolUses.map((u) => u.call).join('; ');
       out.push({ at, node: ghost(tr(lang, 'msg.missingReply', { turn: s.turnCount, stopReason: String(s.reply.stopReason), uses, step: j + 1 }), 'missing-reply') });
     }
     if (s.state === 'appendingResults' && s.facts.unwritten.length) {

@@ -19,11 +19,11 @@ function describe(effect: Effect, t: Timeline | null, lang: Lang): HTMLElement[]
   switch (effect.type) {
     case 'tool_start':
       return [
-        waits(tr(lang, 'step.tool', { name: effect.block.name, command: commandOf(effect.block.input) })),
+        waits(tr(lang, 'step.tool', { call: effect.display ?? `${effect.block.name}: ${commandOf(effect.block.input)}` })),
         h('p', { text: tr(lang, 'step.toolAfter', { id: effect.block.id }) }),
       ];
     case 'reply': {
-      const uses = effect.content.flatMap((b) => (b.type === 'tool_use' ? [`${b.name}: ${commandOf(b.input)}`] : []));
+      const uses = effect.calls ?? effect.content.flatMap((b) => (b.type === 'tool_use' ? [`${b.name}: ${commandOf(b.input)}`] : []));
       return [
         waits(tr(lang, 'step.reply', { turn: effect.turnCount, stopReason: String(effect.stopReason), count: uses.length, uses: uses.join('; ') })),
         h('p', { class: 'why', text: tr(lang, uses.length ? 'step.replyAfterTools' : 'step.replyAfterEnd', {}) }),

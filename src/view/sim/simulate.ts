@@ -11,6 +11,7 @@ import { toolDefinition, type Tool } from '../../core/tool.js';
 import { appendUserText } from '../../history/messages.js';
 import { historyProblems } from '../../history/validate.js';
 import { createAgentMachine } from '../../run/actors.js';
+import { describedEvents } from '../../run/toolStarts.js';
 import { BASH_PUBLIC_NAME, BASH_TOOL_NAME } from '../../tools/bash/names.js';
 import { scriptedModel, type ScriptedReply } from '../../scripted/model.js';
 import { draftOf, resultDraft, type Draft } from '../../transcript/drafts.js';
@@ -60,8 +61,10 @@ export async function simulate(script: SimScript, now: () => Date = () => new Da
   write({ type: 'prompt', text: script.prompt });
   const started = Date.now();
   const tools = [standInBash(script.bash)];
+  // Each tool_start with its display line, as runAgent records it (run/toolStarts.ts): the page shows `$ ls -A`.
+  const described = describedEvents(tools);
   const emit = (event: RunEvent) => {
-    const draft = draftOf(event);
+    const draft = draftOf(described(event));
     if (draft) write(draft);
   };
   const machine = createAgentMachine({ model: scriptedModel(script.replies.map(toScripted)).call, tools, cwd: SIM_CWD, onCallEvent: emit });

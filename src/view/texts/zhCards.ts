@@ -135,7 +135,7 @@ export const zhCards: Record<keyof typeof enCards, (p: P) => string> = {
   'step.reply': (p: P) => `第 ${p.turn} 轮的回复到了：stop_reason ${p.stopReason}，${p.count ? `${p.count} 个 tool_use 块（${p.uses}）` : '没有 tool_use 块'}。运行停在循环读它之前：它还不在 messages 里，也还没有工具开始运行。`,
   'step.replyAfterTools': () => '下一步：循环把回复追加进 messages；它要调工具，所以接着去执行（每个工具都会先停在这里）。',
   'step.replyAfterEnd': () => '下一步：循环把回复追加进 messages；它没有要调的工具，所以停下。',
-  'step.tool': (p: P) => `运行停在执行工具之前：${p.name}: ${p.command}`,
+  'step.tool': (p: P) => `运行停在执行工具之前：${p.call}`,
   'step.toolAfter': (p: P) => `它的输出会被包装成绑定 tool_use_id ${p.id} 的 tool_result。`,
   'step.append': (p: P) => `所有工具都已返回。运行停在循环把 ${p.count} 个 tool_result 块（${p.ids}）作为一条 user 消息追加进 messages 之前。`,
   'step.end': (p: P) => `运行已以 ${p.state} 结束。它停在循环把答案交给用户之前。`,
