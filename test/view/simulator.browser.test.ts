@@ -93,7 +93,7 @@ describe('the simulator page', () => {
       await again.waitForSelector('body[data-loaded="true"]');
       expect(JSON.parse(await again.getByTestId('script').inputValue())).toEqual(script);
       const replay = await walk(again);
-      expect(replay.find((s) => s.reply !== '')?.sentence).toContain('stop_reason end_turn and 1 tool_use block (bash: ls -A)');
+      expect(replay.find((s) => s.reply !== '')?.sentence).toContain('stop_reason end_turn and 1 tool_use block ($ ls -A)');
       await again.close();
 
       // A script the page cannot play says why in one line and runs nothing.
