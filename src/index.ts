@@ -20,7 +20,9 @@ export { createAgentMachine, modelActor, toolRunnerActor, type AgentActorsOption
 export { defaultSystemPrompt } from './core/prompts.js';
 export { runAgent, type FinalState, type RunAgentOptions, type RunResult } from './run/runAgent.js';
 export type { Question } from './transcript/records.js';
-export type { CallEvent, ChoiceState, GateEvent, LoopState, MachineEvent, MessageOrigin, RunEvent, RunEventType } from './core/events.js';
+export type { CallEvent, ChoiceState, GateEvent, LoopState, MachineEvent, MessageOrigin, RunEvent, RunEventType, SubagentEvent } from './core/events.js';
+export type { AgentDefinition, AgentDefinitions, SubagentCall, SubagentHost, SubagentResult } from './core/agents.js';
+export { createAgentTool } from './tools/agent/agentTool.js';
 export {
   createPermissionGate,
   PermissionError,

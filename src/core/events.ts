@@ -132,5 +132,25 @@ export type GateEvent =
       suggestion?: string;
     };
 
-export type RunEvent = MachineEvent | CallEvent | GateEvent;
+/**
+ * A subagent's run, a child of this one (core/agents.ts): its start, each of its events as it happens (its own
+ * subagents' nested the same way), its end. `toolUseId`: the parent's Agent call; `agentId`: the child's id.
+ */
+export type SubagentEvent =
+  | { type: 'agent_start'; toolUseId: string; agentId: string; agentType: string; description: string; prompt: string; model: string }
+  | { type: 'agent_event'; toolUseId: string; agentId: string; agentType: string; event: RunEvent }
+  | {
+      type: 'agent_end';
+      toolUseId: string;
+      agentId: string;
+      agentType: string;
+      state: 'done' | 'failed' | 'aborted';
+      exitReason: ExitReason | null;
+      text: string;
+      usage: Usage;
+      toolUses: number;
+      durationMs: number;
+    };
+
+export type RunEvent = MachineEvent | CallEvent | GateEvent | SubagentEvent;
 export type RunEventType = RunEvent['type'];

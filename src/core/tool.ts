@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { SubagentHost } from './agents.js';
 
 /** JSON Schema of a tool's input, as sent to the model in `tools[].input_schema`. */
 export type ToolInputSchema = Anthropic.Tool.InputSchema;
@@ -20,6 +21,10 @@ export interface ToolContext {
    * Code's do; the gate itself judges the call as a whole.
    */
   denyRules?: readonly DenyRule[];
+  /** The id of the tool_use block this call answers. */
+  toolUseId?: string;
+  /** The run's subagents and how to run one as its child (the Agent tool's: tools/agent/); absent: the run has none. */
+  subagents?: SubagentHost;
 }
 
 /** A deny rule with a specifier: the tool's name as written, the text inside the parentheses. */

@@ -23,6 +23,8 @@ export interface RunTracing {
   parent?: Context;
   /** The conventions' shape and whether content is recorded; default: from the environment (./conventions.ts). */
   conventions?: GenAiConventions;
+  /** The agent the run's `invoke_agent` span names (`gen_ai.agent.name`); default `agentloop`. A subagent's run: its name. */
+  agentName?: string;
 }
 
 /** What the run's span is told when it starts. */
@@ -101,11 +103,12 @@ export class RunSpans {
     parent: Context,
     conventions: GenAiConventions,
     private readonly facts: RunFacts,
+    agentName = AGENT_NAME,
   ) {
     this.conventions = conventions;
     this.run = tracer.startSpan(
-      `invoke_agent ${AGENT_NAME}`,
-      { kind: SpanKind.INTERNAL, attributes: { ...this.common('invoke_agent'), 'gen_ai.agent.name': AGENT_NAME, 'gen_ai.request.model': facts.model } },
+      `invoke_agent ${agentName}`,
+      { kind: SpanKind.INTERNAL, attributes: { ...this.common('invoke_agent'), 'gen_ai.agent.name': agentName, 'gen_ai.request.model': facts.model } },
       parent,
     );
     this.runContext = trace.setSpan(parent, this.run);
@@ -242,6 +245,11 @@ export class RunSpans {
     return { TRACEPARENT: traceparentOf(span), ...(state ? { TRACESTATE: state } : {}) };
   }
 
+  /** The context of a tool call's own span: a subagent's run started by the call is its child (run/subagents.ts). */
+  toolContext(toolUseId: string): Context | undefined {
+    return this.tools.has(toolUseId) ? trace.setSpan(this.runContext, this.tools.get(toolUseId) as Span) : undefined;
+  }
+
   /** The model call, reporting the first chunk of each response to the call's span. */
   wrapModel(model: ModelCall): ModelCall {
     return (input, signal) =>
@@ -288,5 +296,5 @@ export class RunSpans {
 
 /** Starts a run's spans; the parent is the given context, else the active one. */
 export function startRunSpans(tracing: RunTracing, facts: RunFacts): RunSpans {
-  return new RunSpans(tracing.tracer, tracing.parent ?? contextApi.active(), tracing.conventions ?? conventionsFromEnv(process.env), facts);
+  return new RunSpans(tracing.tracer, tracing.parent ?? contextApi.active(), tracing.conventions ?? conventionsFromEnv(process.env), facts, tracing.agentName);
 }

@@ -11,6 +11,7 @@ import { ModelError, type ModelCall, type ModelCallInput, type ModelReply } from
 import { noRedaction, type Redactor } from '../core/redact.js';
 import { isModelError } from '../core/outcome.js';
 import type { DenyRule, Tool } from '../core/tool.js';
+import type { SubagentHost } from '../core/agents.js';
 import { agentMachine, type AgentMachine } from '../machine/agentMachine.js';
 import type { AgentEvent, ToolRunnerCommand } from '../machine/events.js';
 import { ToolExecutor, type ExecutorListener, type ExecutorOptions } from '../tools/executor.js';
@@ -41,6 +42,8 @@ export interface AgentActorsOptions {
   writeAhead?: (block: ToolUseBlock) => Promise<void>;
   /** The run's deny rules with a specifier, for the tools (`ToolContext.denyRules`). */
   denyRules?: readonly DenyRule[];
+  /** The run's subagents, for its Agent tool (`ToolContext.subagents`: ./subagents.ts). */
+  subagents?: SubagentHost;
   /** Stepping (`--step`): awaited before the model request, with the reply, before each tool and before the append (gate.ts). */
   gate?: StepGate;
   /**
@@ -126,7 +129,7 @@ export function modelActor(
 }
 
 /** The executor's settings from the actors' options. */
-function runnerSettings(options: Pick<AgentActorsOptions, 'cwd' | 'maxConcurrency' | 'hooks' | 'toolEnv' | 'writeAhead' | 'denyRules'> & { tools: readonly Tool[] }): ExecutorOptions {
+function runnerSettings(options: Pick<AgentActorsOptions, 'cwd' | 'maxConcurrency' | 'hooks' | 'toolEnv' | 'writeAhead' | 'denyRules' | 'subagents'> & { tools: readonly Tool[] }): ExecutorOptions {
   return {
     cwd: options.cwd,
     // Loaded only when a call names a tool the run does not have: the list of built-in tools loads the bash tool.
@@ -136,6 +139,7 @@ function runnerSettings(options: Pick<AgentActorsOptions, 'cwd' | 'maxConcurrenc
     ...(options.toolEnv ? { envOf: options.toolEnv } : {}),
     ...(options.writeAhead ? { writeAhead: options.writeAhead } : {}),
     ...(options.denyRules ? { denyRules: options.denyRules } : {}),
+    ...(options.subagents ? { subagents: options.subagents } : {}),
   };
 }
 
@@ -146,7 +150,7 @@ function runnerSettings(options: Pick<AgentActorsOptions, 'cwd' | 'maxConcurrenc
 export function toolRunnerActor(
   tools: readonly Tool[],
   cwd: string,
-  options: Pick<AgentActorsOptions, 'maxConcurrency' | 'hooks' | 'toolEnv' | 'writeAhead' | 'redactor' | 'denyRules'> = {},
+  options: Pick<AgentActorsOptions, 'maxConcurrency' | 'hooks' | 'toolEnv' | 'writeAhead' | 'redactor' | 'denyRules' | 'subagents'> = {},
 ) {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const settings = runnerSettings({ cwd, tools, ...options });

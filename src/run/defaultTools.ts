@@ -8,6 +8,8 @@
  * when named (`tools`, or a permission rule naming either: then both, as Claude Code offers them); `tools` chooses.
  */
 import type { Tool } from '../core/tool.js';
+import type { AgentDefinitions } from '../core/agents.js';
+import { AGENT_TOOL_NAME, createAgentTool } from '../tools/agent/agentTool.js';
 import { createBashTool, type BashToolOptions, type CommandRunner } from '../tools/bash/bashTool.js';
 import { clientSecrets } from '../tools/bash/judge/secrets.js';
 import { BASH_PUBLIC_NAME, BASH_TOOL_NAME } from '../tools/bash/names.js';
@@ -38,14 +40,19 @@ export interface DefaultToolsOptions {
   session?: { home: string; id: string };
   /** The API's credentials: never shown in a tool's result, even when they were read from a .env file. */
   client?: { apiKey?: string | undefined; authToken?: string | undefined };
+  /** The run's subagents, listed by the Agent tool when `tools` names it (runAgent's `agents` adds it in any case). */
+  agents?: AgentDefinitions;
 }
 
 /** One built-in tool: Claude Code's name and the model's, when it is offered unasked, how it is made. */
 export interface BuiltInTool {
   publicName: string;
   name: string;
-  /** `default`: offered unasked; `search`: offered when named, or when a permission rule names a search tool. */
-  offered: 'default' | 'search';
+  /**
+   * `default`: offered unasked; `search`: offered when named, or when a permission rule names a search tool; `agents`:
+   * offered when the run has agents (`agents`: runAgent adds it then, ./subagents.ts) or when named.
+   */
+  offered: 'default' | 'search' | 'agents';
   /** The chapter's tool: the one the offline demo, the mistake demos and the lesson offer. */
   chapter?: true;
   create(options: DefaultToolsOptions): Tool;
@@ -59,6 +66,7 @@ export const BUILT_IN_TOOLS: readonly BuiltInTool[] = [
   { publicName: 'Edit', name: 'Edit', offered: 'default', create: (o) => fileTools(o).Edit },
   { publicName: 'Glob', name: 'Glob', offered: 'search', create: (o) => fileTools(o).Glob },
   { publicName: 'Grep', name: 'Grep', offered: 'search', create: (o) => fileTools(o).Grep },
+  { publicName: AGENT_TOOL_NAME, name: AGENT_TOOL_NAME, offered: 'agents', create: (o) => createAgentTool(o.agents ?? {}) },
 ];
 
 /** The file tools of one `defaultTools` call (its options object): made once, they share what the model has read. */

@@ -9,7 +9,6 @@ import type { RunEvent } from '../core/events.js';
 import type { RunHooks } from '../core/hooks.js';
 import type { MessageParam } from '../core/messages.js';
 import type { ModelCall } from '../core/model.js';
-import { defaultSystemPrompt } from '../core/prompts.js';
 import type { Redactor } from '../core/redact.js';
 import { toolDefinition, type DenyRule, type Tool } from '../core/tool.js';
 import { toRunError } from '../core/outcome.js';
@@ -26,11 +25,14 @@ import { mcpRedactor, withMcpServers, type McpServerOption } from './mcpRun.js';
 import type { StepGate } from './gate.js';
 import type { Question } from '../transcript/records.js';
 import { checkSessionId } from '../transcript/paths.js';
-import { startSession, type SessionRecorder } from '../transcript/recorder.js';
+import type { SessionRecorder } from '../transcript/recorder.js';
 import { writeAhead, type WriteAhead } from './writeAhead.js';
 import { denyRulesOf, gatedHooks, gateOf, type PermissionsOption } from './permissionHooks.js';
 import { configOf, pick } from './pick.js';
 import { describedEvents } from './toolStarts.js';
+import { listenerOf, openRecorder, runEndOf, startSpans, systemPrompt } from './runParts.js';
+import { subagentHost, withAgentTool } from './subagents.js';
+import type { AgentDefinitions, SubagentHost } from '../core/agents.js';
 
 /** How to run the agent: the loop's settings (`RunConfig`, each with its default in `defaultRunConfig`) and what is plugged into it. */
 export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'model'>> {
@@ -47,6 +49,8 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   tools: Tool[];
   /** Tools given beside `tools`: e.g. MCP servers' (tools/mcp/), as the CLI gives them. */
   addTools?: Tool[];
+  /** Subagents (core/agents.ts): the model gets the `Agent` tool (tools/agent/) to hand one a task, run as a child of this run (./subagents.ts). */
+  agents?: AgentDefinitions;
   /**
    * MCP servers whose tools join the run's (`mcp__SERVER__TOOL`), started with the run and stopped when it ends
    * (./mcpRun.ts): Claude Code's and the Agent SDK's shapes (`{ command, args, env }`, `{ type: 'http' | 'sse', url,
@@ -150,7 +154,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   }
   const problems = historyProblems(startMessages); // what the API would refuse, refused before anything is recorded or sent
   if (problems.length > 0) throw new InvalidHistoryError(problems);
-  const tools = [...(options.tools ?? []), ...(options.addTools ?? [])];
+  const tools = withAgentTool([...(options.tools ?? []), ...(options.addTools ?? [])], options.agents);
   const gate = options.permissions ? gateOf(options.permissions, cwd, tools) : undefined; // bad settings throw before anything starts
   const redactor = options.redactor ?? credentialRedactor(process.env, options.client);
   // The prompt is on disk before anything that takes time (a kill from here on loses nothing of it).
@@ -158,13 +162,13 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   if (prompt) recorder?.prompt(prompt);
   // The SDK is loaded only for a run that uses it (not for a scripted model, nor the demo).
   const modelCall = options.modelCall ?? (await import('../anthropic/call.js')).createAnthropicModel(options.client ?? {});
-  const startedAs = recorder?.id;
-  const sessionId = options.sessionId ?? startedAs ?? randomUUID();
+  const [startedAs, sessionId] = [recorder?.id, options.sessionId ?? recorder?.id ?? randomUUID()];
   const spans = options.tracing ? await startSpans(options, sessionId, redactor, tools) : undefined;
   const ahead = writeAhead(recorder);
   const emit = listenerOf(options.onEvent, recorder, spans, ahead, describedEvents(tools));
   const hooks = gate ? gatedHooks(options.hooks, gate, emit) : options.hooks;
-  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks, denyRules: gate && denyRulesOf(gate) });
+  const subagents = subagentHost({ options, cwd, tools, modelCall, gate, redactor, spans, emit, runAgent }); // the Agent tool's children (./subagents.ts)
+  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks, denyRules: gate && denyRulesOf(gate), subagents });
   if (emit && prompt) {
     const index = startMessages.length - 1;
     emit({ type: 'message', index, message: startMessages[index] as MessageParam, origin: 'prompt' });
@@ -218,10 +222,11 @@ interface Plugged {
   hooks: RunHooks | undefined;
   /** The gate's deny rules with a specifier, for the tools. */
   denyRules: DenyRule[] | undefined;
+  subagents: SubagentHost | undefined;
 }
 
 /** The machine with the model call, the tools and the hooks plugged in, as an actor (not started) that emits to `emit`. */
-function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit, ahead, redactor, startMessages, hooks, denyRules }: Plugged) {
+function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit, ahead, redactor, startMessages, hooks, denyRules, subagents }: Plugged) {
   const machine = createAgentMachine({
     model: spans ? spans.wrapModel(modelCall) : modelCall,
     tools,
@@ -232,6 +237,7 @@ function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit,
     ...pick(options, 'includeStreamEvents', 'machine', 'gate'),
     ...(hooks ? { hooks } : {}),
     ...(denyRules?.length ? { denyRules } : {}),
+    ...(subagents ? { subagents } : {}),
     redactor,
   });
   const inspect = options.inspect;
@@ -254,46 +260,4 @@ function runWithMcp(question: Question | null, { mcpServers = {}, ...options }: 
   const settings = { mcpServers, cwd: options.cwd ?? process.cwd(), ...pick(options, 'sandbox', 'signal') };
   const redactor = mcpRedactor(mcpServers, options.redactor, options.client);
   return withMcpServers(settings, (tools) => runAgent(question, { ...options, redactor, addTools: [...(options.addTools ?? []), ...tools] }));
-}
-
-function openRecorder(options: RunAgentOptions, cwd: string, prompt: Question | null, redactor: Redactor): SessionRecorder | undefined {
-  const session = options.session;
-  if (!session) return undefined;
-  if ('onEvent' in session) return session;
-  // The prompt goes in the header's write: no transcript exists without it.
-  const { home, label } = session;
-  const id = options.sessionId !== undefined ? { id: options.sessionId } : {};
-  return startSession(home, { cwd, model: options.model, prompt, ...id, ...(label ? { label } : {}) }, { redactor });
-}
-
-/** One listener for the recorder, the run's spans, the caller's `onEvent`, then the write-ahead (a `tool_start` it sees
- *  has been seen by all of them), each tool_start with its call's line (toolStarts.ts); `undefined` when none listens. */
-function listenerOf(onEvent: RunAgentOptions['onEvent'], recorder: SessionRecorder | undefined, spans: RunSpans | undefined, ahead: WriteAhead, described: (event: RunEvent) => RunEvent) {
-  const listeners = [recorder?.onEvent, spans ? (event: RunEvent) => spans.onEvent(event) : undefined, onEvent, ahead.onEvent].filter((l) => l !== undefined);
-  if (listeners.length === 1) return undefined;
-  return (event: RunEvent) => {
-    const shown = described(event);
-    for (const listener of listeners) listener(shown);
-  };
-}
-
-/** The run's spans (src/otel/, loaded only for a traced run); content goes through the run's redactor. */
-async function startSpans(options: RunAgentOptions, sessionId: string, redactor: Redactor, tools: Tool[]): Promise<RunSpans> {
-  const { startRunSpans } = await import('../otel/runSpans.js');
-  return startRunSpans(options.tracing as RunTracing, {
-    conversationId: sessionId,
-    model: options.model,
-    ...(options.client?.baseURL ? { baseURL: options.client.baseURL } : {}),
-    redactor,
-    toolAttributes: (name) => tools.find((tool) => tool.name === name)?.spanAttributes,
-  });
-}
-
-function runEndOf(context: Pick<AgentOutput, 'exitReason' | 'turnCount' | 'usage' | 'costUsd' | 'error'>) {
-  return pick(context, 'exitReason', 'turnCount', 'usage', 'costUsd', 'error') as Omit<Parameters<RunSpans['end']>[0], 'state'>;
-}
-
-function systemPrompt(options: RunAgentOptions, cwd: string): string {
-  const base = options.system ?? defaultSystemPrompt(cwd);
-  return options.appendSystemPrompt ? `${base}\n\n${options.appendSystemPrompt}` : base;
 }

@@ -1,6 +1,7 @@
 import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { RunHooks, ToolCallInfo } from '../core/hooks.js';
 import type { DenyRule, Tool, ToolContext, ToolOutput } from '../core/tool.js';
+import type { SubagentHost } from '../core/agents.js';
 
 export interface ExecutorOptions {
   cwd: string;
@@ -22,6 +23,8 @@ export interface ExecutorOptions {
   unavailableNote?: (name: string) => string | Promise<string>;
   /** The run's deny rules with a specifier (`ToolContext.denyRules`). */
   denyRules?: readonly DenyRule[];
+  /** The run's subagents (`ToolContext.subagents`, for the Agent tool). */
+  subagents?: SubagentHost;
 }
 
 export interface ExecutorListener {
@@ -124,8 +127,9 @@ export class ToolExecutor {
   private contextOf(block: ToolUseBlock, signal: AbortSignal): CallContext {
     const env = this.options.envOf?.(block);
     const note = this.options.unavailableNote;
-    const deny = this.options.denyRules;
-    return { cwd: this.options.cwd, signal, ...(env ? { env } : {}), ...(note ? { unavailableNote: note } : {}), ...(deny ? { denyRules: deny } : {}) };
+    const { denyRules: deny, subagents } = this.options;
+    const more = { ...(env ? { env } : {}), ...(note ? { unavailableNote: note } : {}), ...(deny ? { denyRules: deny } : {}), ...(subagents ? { subagents } : {}) };
+    return { cwd: this.options.cwd, signal, toolUseId: block.id, ...more };
   }
 
   private schedule(): void {

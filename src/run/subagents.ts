@@ -1,0 +1,112 @@
+/**
+ * A run's subagents (core/agents.ts): the host its Agent tool's calls run a child through. The child is the same
+ * loop, started by runAgent as a run of its own: its own history and turn count, the agent's system prompt, tools
+ * and model, the parent's hooks, permission gate, redactor, clock and signal (aborting the parent aborts it). Its
+ * events reach the parent's listeners wrapped (`agent_start`, `agent_event`, `agent_end`), so the transcript, the
+ * CLI's lines and the viewer see the child as it runs; a traced child's `invoke_agent` span is the child of the
+ * call's `execute_tool`.
+ */
+import { createHash } from 'node:crypto';
+import type { AgentDefinition, AgentDefinitions, SubagentCall, SubagentHost, SubagentResult } from '../core/agents.js';
+import type { RunEvent } from '../core/events.js';
+import { resolveModel } from '../core/models.js';
+import { publicToolName, type Tool } from '../core/tool.js';
+import type { RunSpans } from '../otel/runSpans.js';
+import { AGENT_TOOL_NAME, createAgentTool } from '../tools/agent/agentTool.js';
+import type { PermissionGate } from '../permissions/gate.js';
+import type { Redactor } from '../core/redact.js';
+import type { ModelCall } from '../core/model.js';
+import type { RunAgentOptions, RunResult } from './runAgent.js';
+import { pick } from './pick.js';
+
+/** `tools` with the Agent tool of `agents` after them, when there are agents and no tool has its name yet. */
+export function withAgentTool(tools: Tool[], agents: AgentDefinitions | undefined): Tool[] {
+  if (!agents || Object.keys(agents).length === 0 || tools.some((tool) => tool.name === AGENT_TOOL_NAME)) return tools;
+  return [...tools, createAgentTool(agents)];
+}
+
+/** The id of the child a call starts: `a` and 16 hex digits of the call's id (the same call, the same id, on resume). */
+export function agentIdOf(toolUseId: string): string {
+  return `a${createHash('sha256').update(toolUseId).digest('hex').slice(0, 16)}`;
+}
+
+/** The tools an agent may use of its parent's: those it names (all when it names none), less those it refuses. */
+export function agentTools(agent: AgentDefinition, parentTools: readonly Tool[]): Tool[] {
+  const named = (tool: Tool, names: readonly string[]) => names.includes(publicToolName(tool)) || names.includes(tool.name);
+  return parentTools.filter((tool) => (agent.tools === undefined || named(tool, agent.tools)) && !named(tool, agent.disallowedTools ?? []));
+}
+
+/** The child's system prompt: the agent's, then where it works. */
+export function agentSystemPrompt(agent: AgentDefinition, cwd: string): string {
+  return `${agent.prompt}\n\nNotes:\n- In your final response, share what the task asked for: your answer is returned to the agent that called you, not shown to the user.\n\nWorking directory: ${cwd}`;
+}
+
+/** What the parent's run plugs into its children. */
+export interface ParentRun {
+  options: RunAgentOptions;
+  cwd: string;
+  /** The parent's tools, its Agent tool among them. */
+  tools: readonly Tool[];
+  modelCall: ModelCall;
+  gate: PermissionGate | undefined;
+  redactor: Redactor;
+  spans: RunSpans | undefined;
+  emit: ((event: RunEvent) => void) | undefined;
+  /** runAgent itself (passed in: this file is imported by it). */
+  runAgent: (prompt: string, options: RunAgentOptions) => Promise<RunResult>;
+}
+
+/** The host of a run whose options name `agents`; undefined without. */
+export function subagentHost(parent: ParentRun): SubagentHost | undefined {
+  const agents = parent.options.agents;
+  if (!agents || Object.keys(agents).length === 0) return undefined;
+  return { agents, run: (call, signal) => runChild(parent, agents, call, signal) };
+}
+
+async function runChild(parent: ParentRun, agents: AgentDefinitions, call: SubagentCall, signal: AbortSignal): Promise<SubagentResult> {
+  const agent = agents[call.agentType] as AgentDefinition;
+  const { options, emit } = parent;
+  const agentId = agentIdOf(call.toolUseId);
+  const wanted = call.model ?? agent.model;
+  const model = wanted === undefined || wanted === 'inherit' ? options.model : resolveModel(wanted);
+  const tools = agentTools(agent, parent.tools);
+  const nests = tools.some((tool) => tool.name === AGENT_TOOL_NAME);
+  const named = { toolUseId: call.toolUseId, agentId, agentType: call.agentType };
+  let toolUses = 0;
+  const started = Date.now();
+  emit?.({ type: 'agent_start', ...named, description: call.description, prompt: call.prompt, model });
+  const parentContext = parent.spans?.toolContext(call.toolUseId);
+  const run = await parent.runAgent(call.prompt, {
+    ...pick(options, 'maxTokens', 'maxTurns', 'maxRetries', 'retryBaseMs', 'retryMaxMs', 'maxTokensContinuations', 'client', 'hooks', 'clock', 'includeStreamEvents'),
+    ...(agent.maxTurns !== undefined ? { maxTurns: agent.maxTurns } : {}),
+    model,
+    modelCall: agent.modelCall ?? parent.modelCall,
+    tools,
+    ...(nests ? { agents } : {}),
+    cwd: parent.cwd,
+    system: agentSystemPrompt(agent, parent.cwd),
+    ...(parent.gate ? { permissions: parent.gate } : {}),
+    redactor: parent.redactor,
+    signal,
+    onEvent: (event) => {
+      if (event.type === 'tool_start') toolUses += 1;
+      emit?.({ type: 'agent_event', ...named, event });
+    },
+    ...(options.tracing && parentContext ? { tracing: { ...options.tracing, parent: parentContext, agentName: call.agentType } } : {}),
+  });
+  const { context } = run;
+  const result: SubagentResult = {
+    agentId,
+    state: run.state,
+    exitReason: context.exitReason,
+    ...(context.error ? { error: context.error } : {}),
+    text: run.text,
+    model,
+    usage: context.usage,
+    toolUses,
+    durationMs: Date.now() - started,
+    turnCount: context.turnCount,
+  };
+  emit?.({ type: 'agent_end', ...named, state: run.state, exitReason: context.exitReason, text: run.text, usage: context.usage, toolUses, durationMs: result.durationMs });
+  return result;
+}
