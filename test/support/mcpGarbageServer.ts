@@ -63,6 +63,27 @@ export const HUGE: Record<string, (id: Id) => Promise<void>> = {
   endless: () => stream(['{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"', [MEGA, 300]]),
 };
 
+/** A small PNG (1x1), as base64: a real image the API takes, for results that mix text and images. */
+export const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+/**
+ * Answers big but under the 16 MB bound, for Claude Code's MAX_MCP_OUTPUT_TOKENS cut: `big_text`, 2 MB of text
+ * (`START`, lines of 99 letters, `END`); `big_mixed`, a text block of 60,000 characters, an image, a text block of
+ * 60,000 characters, an image, a text block of 1000.
+ */
+export const BIG: Record<string, () => unknown> = {
+  big_text: () => text(`START${`${'b'.repeat(99)}\n`.repeat(20_000)}END`),
+  big_mixed: () => ({
+    content: [
+      { type: 'text', text: `ONE${'c'.repeat(60_000)}` },
+      { type: 'image', mimeType: 'image/png', data: PIXEL },
+      { type: 'text', text: `TWO${'d'.repeat(60_000)}` },
+      { type: 'image', mimeType: 'image/png', data: PIXEL },
+      { type: 'text', text: `THREE${'e'.repeat(1000)}` },
+    ],
+  }),
+};
+
 let okCalls = 0;
 
 function onMessage(message: Message): void {
@@ -70,12 +91,13 @@ function onMessage(message: Message): void {
   if (message.method === 'initialize') {
     answer(message.id, { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'garbage', version: '1.0.0' } });
   } else if (message.method === 'tools/list') {
-    const names = ['ok', ...Object.keys(GARBAGE), ...Object.keys(HUGE)];
+    const names = ['ok', ...Object.keys(GARBAGE), ...Object.keys(HUGE), ...Object.keys(BIG)];
     answer(message.id, { tools: names.map((name) => ({ name, description: `answers ${name}`, inputSchema: { type: 'object', properties: {} } })) });
   } else if (message.method === 'tools/call') {
     const name = message.params?.name ?? '';
     if (name === 'ok') answer(message.id, text(`ok ${++okCalls}`));
     else if (HUGE[name]) void HUGE[name](message.id);
+    else if (BIG[name]) answer(message.id, BIG[name]());
     else GARBAGE[name]?.(message.id);
   } else {
     send({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `no method ${message.method}` } });

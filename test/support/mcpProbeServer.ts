@@ -1,7 +1,8 @@
 /**
  * A small MCP server made with the official SDK's own server classes, for what server-everything cannot show: a tool
  * that writes a file (is the server sandboxed?), one that appends a line and waits (killed mid-call), one that says
- * where it runs, one whose result is structured content with no text, and a read-only one that leaves a file. Stdio (`stdio`), or streamable HTTP on
+ * where it runs, one whose result is structured content with no text, a read-only one that leaves a file, and one that
+ * answers 200,000 characters (`big_text`). Stdio (`stdio`), or streamable HTTP on
  * 127.0.0.1 (`startProbeHttp`, in the test's process).
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -34,6 +35,7 @@ export function probeServer(): Server {
         inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
         annotations: { readOnlyHint: true },
       },
+      { name: 'big_text', description: 'Answers 200,000 characters of text.', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } },
       {
         name: 'weather',
         description: "A city's weather as structured content only (no text block).",
@@ -49,6 +51,7 @@ export function probeServer(): Server {
       writeFileSync(String(args.path), 'arrived');
       return { content: [{ type: 'text', text: 'noted' }] };
     }
+    if (request.params.name === 'big_text') return { content: [{ type: 'text', text: `START${'p'.repeat(200_000)}END` }] };
     if (request.params.name === 'weather') return { content: [], structuredContent: { city: String(args.city), celsius: 21.5 } };
     if (request.params.name === 'slow_write') {
       appendFileSync(String(args.path), 'started\n');

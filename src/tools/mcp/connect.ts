@@ -15,6 +15,8 @@ export interface McpConnectOptions {
   startTimeoutMs: number;
   /** Bound of each tool call, in ms (`MCP_TOOL_TIMEOUT`). */
   toolTimeoutMs: number;
+  /** Bound of what each call gives the model, in tokens (`MAX_MCP_OUTPUT_TOKENS`; default 25,000). */
+  maxOutputTokens?: number;
   /** The client's version in its `initialize` request. */
   version?: string;
   /** Aborting it gives up the connection. */
@@ -36,7 +38,7 @@ export async function connectMcpServer(name: string, transport: Transport, optio
     client.onclose = () => closed.splice(0).forEach((listener) => listener());
     return {
       status: 'connected',
-      tools: tools.map((tool) => loopTool(client, tool, { server: name, timeoutMs: options.toolTimeoutMs })),
+      tools: tools.map((tool) => loopTool(client, tool, { server: name, timeoutMs: options.toolTimeoutMs, ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}) })),
       close: () => client.close(),
       onClose: (listener) => closed.push(listener),
     };

@@ -24,6 +24,7 @@ import { requireBwrap } from '../bash/run/sandbox.js';
 import type { CommandRunner } from '../bash/run/runner.js';
 import type { McpServerConfig } from './config.js';
 import type { McpConnectOptions, McpConnection } from './connect.js';
+import { maxMcpOutputTokens } from './outputCap.js';
 
 /**
  * An in-process MCP server: the MCP SDK's `McpServer` (or any of its `Protocol` servers), as the Agent SDK's
@@ -58,7 +59,7 @@ export interface McpServerState {
 export interface McpServersOptions {
   /** Where stdio servers work. */
   cwd: string;
-  /** Where `MCP_TIMEOUT` and `MCP_TOOL_TIMEOUT` are read, and the PATH the containment's programs are found on (default: `process.env`). */
+  /** Where `MCP_TIMEOUT`, `MCP_TOOL_TIMEOUT` and `MAX_MCP_OUTPUT_TOKENS` are read, and the PATH the containment's programs are found on (default: `process.env`). */
   env?: Readonly<Record<string, string | undefined>>;
   /** Contain stdio servers as the bash tool's commands (default true). */
   contain?: boolean;
@@ -93,6 +94,7 @@ export function startMcpServers(servers: Readonly<Record<string, McpServerSpec>>
   const connectOptions: McpConnectOptions = {
     startTimeoutMs: positive(env.MCP_TIMEOUT) ?? START_TIMEOUT_MS,
     toolTimeoutMs: positive(env.MCP_TOOL_TIMEOUT) ?? TOOL_TIMEOUT_MS,
+    maxOutputTokens: maxMcpOutputTokens(env),
     signal: stopping.signal,
     ...(options.version ? { version: options.version } : {}),
   };

@@ -2,7 +2,8 @@
  * An MCP server's tools as tools of the loop: named `mcp__SERVER__TOOL` (Claude Code's names: every character but
  * letters, digits, `_` and `-` becomes `_`), with the server's description and input schema; a tool annotated
  * `readOnlyHint` is concurrency-safe (it may start while the reply streams and run beside others), any other runs
- * alone. A call's result becomes the tool_result: its text (images and PDFs as the API's blocks), `isError` as `is_error`. A call that fails (the server
+ * alone. A call's result becomes the tool_result: its text (images and PDFs as the API's blocks), `isError` as `is_error`,
+ * cut to `MAX_MCP_OUTPUT_TOKENS` as Claude Code cuts it (./outputCap.ts). A call that fails (the server
  * crashed, closed, timed out past `MCP_TOOL_TIMEOUT`, or answered what is not a result) is an `is_error` result that
  * says so: the run goes on. In a traced run, a call carries its `execute_tool` span's W3C trace context to the server
  * in `params._meta` (`traceparent`, `tracestate`: the MCP conventions of OpenTelemetry), and the span names the MCP
@@ -13,6 +14,7 @@ import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool, ToolInputSchema, ToolOutput } from '../../core/tool.js';
 import { toolResultText } from '../../core/messages.js';
 import { resultBlock, type McpBlock } from './content.js';
+import { capMcpOutput, DEFAULT_MAX_MCP_OUTPUT_TOKENS } from './outputCap.js';
 
 /** Claude Code's normalisation of a server's or a tool's name inside `mcp__SERVER__TOOL`. */
 export function mcpNamePart(name: string): string {
@@ -28,6 +30,8 @@ export interface McpToolSettings {
   server: string;
   /** A call's bound in ms (`MCP_TOOL_TIMEOUT`). */
   timeoutMs: number;
+  /** The bound of what a call gives the model, in tokens (`MAX_MCP_OUTPUT_TOKENS`; default 25,000): ./outputCap.ts. */
+  maxOutputTokens?: number;
 }
 
 /** The loop's tool for one tool of a connected server. */
@@ -55,7 +59,7 @@ export function loopTool(client: Client, tool: McpTool, settings: McpToolSetting
           signal: call.signal,
           timeout: settings.timeoutMs,
         });
-        return outputOf(result);
+        return capMcpOutput(outputOf(result), settings.maxOutputTokens ?? DEFAULT_MAX_MCP_OUTPUT_TOKENS);
       } catch (error) {
         return { isError: true, content: `MCP server ${settings.server}: tool ${tool.name} failed: ${messageOf(error)}` };
       } finally {
