@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import type { RunEvent } from '../core/events.js';
 import type { MessageParam } from '../core/messages.js';
 import { noRedaction, type Redactor } from '../core/redact.js';
-import { openSessionFile } from './sessionFile.js';
+import { endsWithNewline, openSessionFile } from './sessionFile.js';
 
 /** Where Claude Code keeps its settings and sessions: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
 export function claudeConfigDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
@@ -217,14 +217,6 @@ function resultText(result: { content?: unknown; is_error?: boolean }): string {
   if (result.is_error !== true) return text;
   const tagged = /^<tool_use_error>([\s\S]*)<\/tool_use_error>$/.exec(text);
   return tagged ? (tagged[1] as string) : `Error: ${text}`;
-}
-
-function endsWithNewline(fd: number): boolean {
-  const size = fstatSync(fd).size;
-  if (size === 0) return true;
-  const last = Buffer.alloc(1);
-  readSync(fd, last, 0, 1, size - 1);
-  return last[0] === 0x0a;
 }
 
 /** The uuid of the last line of a mirror (its last 64 KiB read), or undefined when none has one. */

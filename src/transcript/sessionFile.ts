@@ -8,7 +8,7 @@
  * another user's is given to that user, so that a lock left by root's `kill -9` blocks nobody and
  * the transcript stays theirs to go on with.
  */
-import { closeSync, constants, fchownSync, fstatSync, openSync, statSync } from 'node:fs';
+import { closeSync, constants, fchownSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** A session's path holds what agentloop will not write through: the message says what and where. */
@@ -58,4 +58,13 @@ export function openSessionFile(path: string, use: SessionFileUse): number {
 function giveToFolderOwner(fd: number, path: string): void {
   const folder = statSync(dirname(path));
   if (folder.uid !== 0) fchownSync(fd, folder.uid, folder.gid);
+}
+
+/** Whether the file open at `fd` is empty or ends with a newline (a torn last line does not): the transcript's and the mirror's check before appending. */
+export function endsWithNewline(fd: number): boolean {
+  const size = fstatSync(fd).size;
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] === 0x0a;
 }

@@ -7,10 +7,10 @@
  * so a power cut loses at most the records of the last 50 ms or so. The recorder decides what
  * goes into one write.
  */
-import { closeSync, fstatSync, fsync, fsyncSync, mkdirSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsync, fsyncSync, mkdirSync, statSync, writeSync } from 'node:fs';
 import { noRedaction, type Redactor } from '../core/redact.js';
 import { crashPointOf, pauseForever, type CrashPoint } from './crashPoint.js';
-import { openSessionFile } from './sessionFile.js';
+import { endsWithNewline, openSessionFile } from './sessionFile.js';
 import { sessionsDir, transcriptPath } from './paths.js';
 import type { SessionHeader, SessionRecord } from './records.js';
 
@@ -201,12 +201,4 @@ export class TranscriptWriter {
 function redactLine(line: string, redactor: Redactor): string {
   const clean = redactor.jsonText(line);
   return clean === line || clean.endsWith('\n') ? clean : `${clean}\n`;
-}
-
-function endsWithNewline(fd: number): boolean {
-  const size = fstatSync(fd).size;
-  if (size === 0) return true;
-  const last = Buffer.alloc(1);
-  readSync(fd, last, 0, 1, size - 1);
-  return last[0] === 0x0a;
 }
