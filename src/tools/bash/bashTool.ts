@@ -188,7 +188,15 @@ function checkedSettings(options: BashToolOptions): typeof DEFAULTS {
  */
 function prepare(tool: BashState): void {
   prepareFifos();
-  const runnerReady = loadProcesses().then((processes) => processes.prepareProcesses({ warmUp: commandsStarting === 0 }));
+  const runnerReady = loadProcesses().then((processes) => {
+    processes.prepareProcesses({ warmUp: false });
+    // The warm-up run is a process of its own: started at once, it would sit on the path of a first command that comes
+    // right after the reply begins (its fork and exec on the main thread, its process beside the command's on a busy
+    // machine). It waits a little, and does not run once a command has come.
+    setTimeout(() => {
+      if (commandsCalled === 0) processes.prepareProcesses({ warmUp: true });
+    }, WARM_UP_AFTER_MS).unref();
+  });
   tool.runner().catch(() => undefined);
   isSafeAlongside(plainReader, 'ls -A');
   const warmParser = () => void loadShellParser().catch(() => undefined);
@@ -238,11 +246,16 @@ async function runCommand(tool: BashState, parsed: { command: string; timeout?: 
  * process they would sit on the path of the first command.
  */
 let commandsStarting = 0;
+/** Commands called in this process: after the first, the path is warm (no warm-up run). */
+let commandsCalled = 0;
 let afterStart: Array<() => void> = [];
+/** How long after the reply begins the warm-up run may start. */
+const WARM_UP_AFTER_MS = 100;
 
 /** Runs `start`, counted among the commands starting until it calls `spawned` (or ends). */
 async function whileStarting<T>(start: (spawned: () => void) => Promise<T>): Promise<T> {
   commandsStarting++;
+  commandsCalled++;
   let starting = true;
   const spawned = () => {
     if (!starting) return;
