@@ -190,9 +190,8 @@ function prepare(tool: BashState): void {
   prepareFifos();
   const runnerReady = loadProcesses().then((processes) => {
     processes.prepareProcesses({ warmUp: false });
-    // The warm-up run is a process of its own: started at once, it would sit on the path of a first command that comes
-    // right after the reply begins (its fork and exec on the main thread, its process beside the command's on a busy
-    // machine). It waits a little, and does not run once a command has come.
+    // The warm-up run, a process of its own, waits: at once it would sit before a first command that comes right after
+    // the reply begins (its fork and exec on the main thread, its process beside the command's). None once one came.
     setTimeout(() => {
       if (commandsCalled === 0) processes.prepareProcesses({ warmUp: true });
     }, WARM_UP_AFTER_MS).unref();
