@@ -35,6 +35,9 @@ export function transcripts(home: string): Map<string, string> {
  */
 export function killGroupsMarked(marker: string): number[] {
   const killed: number[] = [];
+  // An empty marker (a test whose setup failed before it drew one) is in every command line: it would kill every
+  // bash on the machine, the test runner's own shell and other sessions' included.
+  if (marker === '') return killed;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let cmdline: string;
