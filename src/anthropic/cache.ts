@@ -14,8 +14,10 @@
  * That is at most 3 breakpoints; the API allows 4.
  *
  * The context's messages are never changed; only the messages that get a breakpoint are copied, and
- * `stripCacheControl` gives back exactly the request without breakpoints. The model service sends, turn after turn,
- * one array per history that it grows (`cacheBreakpointsOverTime`): a new array each turn would copy the history.
+ * `stripCacheControl` gives back exactly the request without breakpoints. Each request gets an array of its own,
+ * which nothing changes after: the `request` event hands it to listeners as sent (core/events.ts). (An earlier
+ * version kept one array per history and grew it, to save the copy of the history a turn: 3 µs at 1,000 turns, 90
+ * at 10,000; the event's payload then changed after it was emitted. docs/performance.md.)
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageParam } from '../core/messages.js';
@@ -61,12 +63,9 @@ export function cachedMessageIndexes(messages: readonly MessageParam[]): number[
 /** The request with its cache breakpoints (see the top of this file): a new array of messages, the request's left as it is. */
 export function withCacheBreakpoints(request: ModelRequest): ModelRequest {
   const out = withPrefixBreakpoint(request);
-  const indexes = cachedMessageIndexes(request.messages);
-  if (indexes.length > 0) {
-    const messages = request.messages.slice(); // slice copies large arrays far faster than a spread
-    for (const i of indexes) messages[i] = markLastBlock(messages[i] as MessageParam);
-    out.messages = messages;
-  }
+  const messages = request.messages.slice(); // slice copies large arrays far faster than a spread
+  for (const i of cachedMessageIndexes(request.messages)) messages[i] = markLastBlock(messages[i] as MessageParam);
+  out.messages = messages;
   return out;
 }
 
@@ -83,51 +82,6 @@ function withPrefixBreakpoint(request: ModelRequest): ModelRequest {
     out.tools = tools;
   }
   return out;
-}
-
-/** The array a model service sent for one history last time, to send it again grown (`cacheBreakpointsOverTime`). */
-interface Sent {
-  messages: MessageParam[];
-  /** The history's last message then (unmarked): the same object at the same index means the prefix is unchanged. */
-  last: MessageParam | undefined;
-  /** The indexes marked then: their entries are the marked copies. */
-  marked: number[];
-}
-
-/**
- * `withCacheBreakpoints` for one model service, call after call, at a cost that does not grow with the history.
- *
- * Why: the breakpoints are on the last messages, so the body sent must be an array other than the history (which no
- * one may change); copying the history into a new array every turn was the one step of a turn that grew with it
- * (90 µs a turn at 10,000 turns here, 3 at 1,000: an array of 20,000 entries is allocated in V8's large-object
- * space). Instead the array sent for a history is kept, by history: when the same history comes back grown (the run's
- * shared log: only appended to, its entries never changed, `SharedLog`), the entries marked last time are put back
- * as they are in the history, what was appended is pushed, and the new marks are set: O(appended). Anything else (a
- * new history, one whose last checked message was replaced, a `transformContext` hook's new array) is copied whole.
- *
- * The array sent is changed by the next call for that history: as `CallEvent`'s `request` says, a listener reads the
- * body's first `messageCount` messages when it is told, and copies what it keeps. The body sent is always exactly
- * `withCacheBreakpoints(request)` (test/anthropic/cacheOverTime.test.ts).
- */
-export function cacheBreakpointsOverTime(): (request: ModelRequest) => ModelRequest {
-  const sentFor = new WeakMap<readonly MessageParam[], Sent>();
-  return (request) => {
-    const history = request.messages;
-    const out = withPrefixBreakpoint(request);
-    if (history.length === 0) return out;
-    const before = sentFor.get(history);
-    const grown = before !== undefined && history.length >= before.messages.length && history[before.messages.length - 1] === before.last;
-    const messages = grown ? before.messages : history.slice();
-    if (grown) {
-      for (const i of before.marked) messages[i] = history[i] as MessageParam;
-      for (let i = messages.length; i < history.length; i++) messages.push(history[i] as MessageParam);
-    }
-    const marked = cachedMessageIndexes(history);
-    for (const i of marked) messages[i] = markLastBlock(history[i] as MessageParam);
-    sentFor.set(history, { messages, last: history[history.length - 1], marked });
-    out.messages = messages;
-    return out;
-  };
 }
 
 /** How many messages at the end of a request `withCacheBreakpoints` may mark (see `cachedMessageIndexes`). */

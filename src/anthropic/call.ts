@@ -1,6 +1,6 @@
 import { clientOptions, MessagesClient, type ClientSettings, type MessagesApi } from './client.js';
 import { assertValidHistory, InvalidHistoryError } from '../history/validate.js';
-import { cacheBreakpointsOverTime } from './cache.js';
+import { withCacheBreakpoints } from './cache.js';
 import { toModelError } from './errors.js';
 import { ReplyBuilder, StreamProtocolError } from './stream.js';
 import type { ModelCall, ModelReply, ModelRequest } from '../core/model.js';
@@ -25,7 +25,7 @@ export interface AnthropicModelOptions extends ClientSettings {
 export function createAnthropicModel(options: AnthropicModelOptions): ModelCall {
   const client = options.client ?? new MessagesClient(clientOptions(options));
   const idleTimeoutMs = options.idleTimeoutMs ?? 90_000;
-  const prepare = options.promptCaching === false ? (r: ModelRequest) => r : cacheBreakpointsOverTime();
+  const prepare = options.promptCaching === false ? (r: ModelRequest) => r : withCacheBreakpoints;
 
   return async (input, signal) => {
     refuseInvalidHistory(input.request);

@@ -101,10 +101,8 @@ export type MachineEvent =
 /** Reported by the model call. */
 export type CallEvent =
   /**
-   * A request is about to be sent: exactly the body the model gets. `body.messages` may be the
-   * run's live history, or the array the model service sends for it, which grow after this (and
-   * whose cache breakpoints the next request moves, anthropic/cache.ts): the request holds its
-   * first `messageCount` messages as they are now (copy them in the handler to keep them).
+   * A request is about to be sent: exactly the body the model gets, which nothing changes after this (a listener may
+   * keep it as it is). `messageCount` is the number of its messages (`body.messages.length`).
    */
   | { type: 'request'; turnCount: number; body: ModelRequest; messageCount: number }
   /** A piece of the model's text, as it streams. */

@@ -6,8 +6,8 @@
 import { fromCallback, fromPromise } from 'xstate';
 import type { CallEvent } from '../core/events.js';
 import type { RunHooks } from '../core/hooks.js';
-import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
-import { ModelError, type ModelCall, type ModelCallInput, type ModelReply } from '../core/model.js';
+import type { MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
+import { ModelError, type ModelCall, type ModelCallInput, type ModelReply, type ModelRequest } from '../core/model.js';
 import { noRedaction, type Redactor } from '../core/redact.js';
 import { isModelError } from '../core/outcome.js';
 import type { DenyRule, Tool } from '../core/tool.js';
@@ -108,12 +108,13 @@ export function modelActor(
     }
     if (onResponse && first) call = { ...call, onResponse };
     // Stepping: the machine rests in callingModel until the request may go; it shows what will be sent.
-    await gate?.wait({ type: 'request', turnCount: input.turnCount, body: call.request, messageCount: call.request.messages.length }, signal);
+    const shared = call.request.messages;
+    await gate?.wait({ type: 'request', turnCount: input.turnCount, body: ownBody(call.request, shared), messageCount: shared.length }, signal);
     if (report) {
       const { turnCount } = input;
       call = {
         ...call,
-        onRequest: (body) => report({ type: 'request', turnCount, body, messageCount: body.messages.length }),
+        onRequest: (body) => report({ type: 'request', turnCount, body: ownBody(body, shared), messageCount: body.messages.length }),
         onText: (delta) => report({ type: 'text', delta }),
         onThinking: (piece) => report({ type: 'thinking', piece }),
         ...(includeStreamEvents
@@ -214,4 +215,13 @@ export function createAgentMachine(options: AgentActorsOptions) {
     actors: { callModel, runTools: steppedToolRunner(options.tools, runnerSettings(options), gate, options.redactor) },
     guards: { runnerStartsAtFinish: () => false },
   });
+}
+
+/**
+ * The body a `request` event hands on, which nothing may change after (core/events.ts): a model call that sent the
+ * run's shared log itself (the scripted model, a replay; the SDK's sends an array of its own, with the cache
+ * breakpoints) gets a copy here, as later turns grow that log.
+ */
+function ownBody(body: ModelRequest, shared: readonly MessageParam[]): ModelRequest {
+  return body.messages === shared ? { ...body, messages: body.messages.slice() } : body;
 }
