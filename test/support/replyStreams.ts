@@ -1,6 +1,6 @@
 /**
  * Random replies as the Messages API streams them, and random ways a server can break them, for the property test of
- * the stream reader (test/anthropic/protocolProperty.test.ts). A reply is generated valid; a mutation then breaks it
+ * the stream reader (test/anthropic/protocolProperty.process.test.ts). A reply is generated valid; a mutation then breaks it
  * in a way that is invalid by construction (the oracle is how it was made, not the reader under test), or leaves it
  * valid (a ping, an event type the reader does not know).
  */
