@@ -1,6 +1,6 @@
 /**
  * Every flag of every command, declared once. The parser (./parse.ts), `--help` per command (./help.ts), the usage
- * errors and the docs' flag table (docs/cli.md, checked by test/cli/optionTable.test.ts) are all walked from OPTIONS.
+ * errors and the docs' flag table (docs/cli.md, checked by test/cli/optionTable.process.test.ts) are all walked from OPTIONS.
  * Adding a flag: a field in `Flags`, an entry in OPTIONS (the compiler asks for it), and the code that reads it.
  */
 import { defaultRunConfig } from '../core/config.js';

@@ -117,7 +117,7 @@ describe.skipIf('problem' in binary)('several workers', () => {
       processes.push(second);
       const refused = await second.done;
       expect(refused.code).toBe(1);
-      // The balancer it offers takes a port that is free and is not the first worker's (test/cli/hintsDurable.test.ts runs it).
+      // The balancer it offers takes a port that is free and is not the first worker's (test/cli/hintsDurable.restate.test.ts runs it).
       const port = /balancer --port (\d+) /.exec(refused.stderr)?.[1];
       expect(port).not.toBe(new URL(firstUrl).port);
       expect(refused.stderr.split('\n').filter((l) => l.startsWith('agentloop:'))).toEqual([

@@ -273,7 +273,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'partial messages',
     replies: [text('Streamed words.')],
     program: (e) => collect(e, 'stream', { includePartialMessages: true }),
-    // What the issue's `jq '.event.delta.text'` prints for each message, line for line (test/cli/jqPartial.test.ts).
+    // What the issue's `jq '.event.delta.text'` prints for each message, line for line (test/cli/jqPartial.process.test.ts).
     facts: ({ messages }) => shownOf(messages).map(deltaText),
   },
   { name: 'streaming input', replies: [text('First.'), text('Second.')], program: (e) => turns(e, ['one', 'two']) },

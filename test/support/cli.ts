@@ -16,7 +16,7 @@ export interface CliRun {
 /**
  * Where the CLI under test looks for Claude Code's configuration (~/.claude.json, ~/.claude/settings.json): a folder
  * that does not exist, so a developer's own MCP servers and approvals never start in a test. A test of those files
- * deletes it from its env (test/cli/mcpScopes.test.ts) and gives its own HOME.
+ * deletes it from its env (test/cli/mcpScopes.process.test.ts) and gives its own HOME.
  */
 export const NO_CLAUDE_CONFIG = '/nonexistent/agentloop-tests/claude-config';
 

@@ -1,6 +1,6 @@
 /**
  * What a `-p` run loads before its first request that it never calls (issue 27's 9a: bench/engine.ts). The CLI as a
- * process against the local Messages API server, as test/cli/mcpLoads.test.ts runs it:
+ * process against the local Messages API server, as test/cli/mcpLoads.process.test.ts runs it:
  * - a command through the bash tool, without execa (src/tools/bash/run/process.ts spawns with child_process: execa's
  *   import was 25 ms of CPU between the first reply and the first command);
  * - of the Anthropic SDK, the base client and the Messages resource only (src/anthropic/client.ts), not the SDK's

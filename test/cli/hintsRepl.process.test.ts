@@ -1,6 +1,6 @@
 /**
  * The command the REPL prints at `/clear` for the session it leaves, run AS PRINTED after the README's install (as
- * test/cli/hints.test.ts does for the others): a user's shell in a real terminal (tmux), no `agentloop` on the PATH,
+ * test/cli/hints.browser.test.ts does for the others): a user's shell in a real terminal (tmux), no `agentloop` on the PATH,
  * the REPL started as the README writes it (`node dist/cli/main.js`, in the checkout); after `/clear` and `/exit`, the
  * user goes to another directory and types the "(… --resume ID)" it printed: the REPL that starts goes on with that
  * session (the model's next request holds its first question and answer).

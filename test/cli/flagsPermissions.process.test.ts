@@ -90,7 +90,7 @@ describe('an allowed command runs', () => {
     expect(JSON.parse(run.stdout).permission_denials).toEqual([]);
   });
 
-  it("without rules or a mode, -p is Claude Code's: rm is denied (test/cli/permissionDefaults.test.ts); with --dangerously-skip-permissions it runs", async () => {
+  it("without rules or a mode, -p is Claude Code's: rm is denied (test/cli/permissionDefaults.process.test.ts); with --dangerously-skip-permissions it runs", async () => {
     asks('rm victim.txt');
     const judged = await cli(['-p', '--output-format', 'json', 'go']);
     expect(judged.code, judged.stderr).toBe(0);

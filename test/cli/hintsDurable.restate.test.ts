@@ -1,6 +1,6 @@
 /**
  * The commands the durable commands print for the user to run next, run AS PRINTED after the README's install (as
- * test/cli/hints.test.ts does for the others): each first command runs as the README writes it (`node dist/cli/main.js
+ * test/cli/hints.browser.test.ts does for the others): each first command runs as the README writes it (`node dist/cli/main.js
  * …` through sh in the checkout, no `agentloop` on the PATH), against a real restate-server and the local Messages API
  * server; each hint is taken out of its real output and run through sh from another directory, as pasted.
  */
