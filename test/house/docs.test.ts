@@ -87,9 +87,9 @@ describe('the README', () => {
 });
 
 describe('the pages', () => {
-  it('show the examples test/house/readme-example.test.ts runs, line for line', () => {
+  it('show the examples test/house/readme-example.process.test.ts runs, line for line', () => {
     const normal = (line: string) => line.trim().replace(/\?\./g, '.');
-    const test = read('test/house/readme-example.test.ts').split('\n').map(normal);
+    const test = read('test/house/readme-example.process.test.ts').split('\n').map(normal);
     let examples = 0;
     for (const document of DOCUMENTS) {
       for (const m of read(document).matchAll(/\(this is `test\/house\/readme-example\.test\.ts`\):\n\n```ts\n([\s\S]*?)```/g)) {
