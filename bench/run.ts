@@ -412,7 +412,7 @@ ${m ? `- The machines alone, with an in-process model that answers at once (no H
   checked before it joins the history. XState's own work (macrosteps, snapshots, actor start and stop) is most of a
   profile of it. A profile found the context in V8's dictionary mode: XState copies it with \`Object.assign\` at every
   \`assign\`, and with 22 fields V8 kept the copies as hash tables (about 8 µs a copy); grouped into 16 fields the
-  machine's turn took half the time (test/machine/fastContext.test.ts keeps it so). A CPU profile of agentloop's side
+  machine's turn took half the time (test/machine/fastContext.process.test.ts keeps it so). A CPU profile of agentloop's side
   here (${m.profile.turns.toLocaleString('en')} turns, node:inspector), share of the main thread's busy time:
   ${m.profile.shares.map((s) => `${s.place} ${fmt(s.percent, 0)} %`).join(', ')}.
 ` : ''}- agentloop adds ${extraUs(r, 'plainEvents')} µs a turn to that floor with one write per reply

@@ -13,7 +13,7 @@ import { zeroUsage } from '../core/usage.js';
  * The loop's state. It has few top-level fields on purpose: XState copies it with `Object.assign` at every
  * `assign`, and V8 keeps an object built that way with more than about 19 properties in slow
  * (dictionary) mode, which made every copy ~8 µs and every read slower (BENCHMARKS.md, section 1).
- * test/machine/fastContext.test.ts checks that the machine's contexts stay fast.
+ * test/machine/fastContext.process.test.ts checks that the machine's contexts stay fast.
  *
  * Every update makes new values: nothing in a context changes after it is made (XState's rule), so a snapshot, the
  * inspector and a recorded state hold the truth of their moment. The growing logs (`messages`, `turnUsage`,

@@ -1,5 +1,5 @@
 /**
- * Run by test/machine/fastContext.test.ts as `node --allow-natives-syntax --import tsx`: drives the
+ * Run by test/machine/fastContext.process.test.ts as `node --allow-natives-syntax --import tsx`: drives the
  * real machine through tool turns, max_tokens continuations, a pause_turn and a retry, and asks V8
  * of every context it went through whether it is in fast mode. Prints one JSON line.
  */
