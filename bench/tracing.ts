@@ -149,7 +149,7 @@ ${rows.join('\n')}
 ${ratios('off ÷ without', f.offWithout)}
 ${ratios('on ÷ off', f.onOff)}
 
-A run without the \`OTEL_*\` variables loads none of OpenTelemetry (test/otel/cli.test.ts checks the files a run
+A run without the \`OTEL_*\` variables loads none of OpenTelemetry (test/otel/cli.process.test.ts checks the files a run
 loads): off ÷ without is what the tracing code costs a plain run. On ÷ off is what tracing costs when asked for: the
 SDK's and the exporter's loading, and the export of the spans at the end.`;
 }
