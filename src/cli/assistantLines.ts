@@ -1,7 +1,7 @@
 /**
  * Claude Code's `assistant` lines: one per content block of a reply (the same message id on each), each holding the
  * message with that block alone. With `--include-partial-messages` a block's line comes as soon as the block is
- * complete, before its `content_block_stop` stream_event (Claude Code's order, recorded in test/sdk/claudeCode.json);
+ * complete, before its `content_block_stop` stream_event (Claude Code's order, recorded in test/cli/sdk/claudeCode.json);
  * otherwise when the reply is in. A reply's blocks are printed once: those the stream completed are not printed again.
  */
 import type { ContentBlock } from '../core/messages.js';

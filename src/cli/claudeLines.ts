@@ -1,6 +1,6 @@
 /**
  * What Claude Code's stream-json lines say that agentloop's events do not say the same way (recorded from Claude Code
- * 2.1.197 in test/sdk/claudeCode.json): the tool's name (`Bash`), a retry's `system/api_retry` line, a tool result's
+ * 2.1.197 in test/cli/sdk/claudeCode.json): the tool's name (`Bash`), a retry's `system/api_retry` line, a tool result's
  * `user` line keys, an API error reported as Claude Code reports it (an `assistant` line with the text
  * `API Error: STATUS MESSAGE`, and a result with `is_error: true` and `api_error_status`), and the result's
  * `terminal_reason`, the `thinking_tokens` lines of a streaming thinking block.

@@ -14,5 +14,5 @@ export function resolveModel(name: string): string {
   return MODEL_ALIASES[name.toLowerCase()] ?? name;
 }
 
-/** The model Claude Code 2.1.197 asks for when none is set and a key is (recorded in test/sdk/claudeCode.json). */
+/** The model Claude Code 2.1.197 asks for when none is set and a key is (recorded in test/cli/sdk/claudeCode.json). */
 export const DEFAULT_MODEL = 'claude-opus-4-8';

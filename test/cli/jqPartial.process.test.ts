@@ -1,8 +1,8 @@
 /**
  * Issue 27's own filter: `jq '.event.delta.text'` on `-p --output-format stream-json --verbose
  * --include-partial-messages`, run through the real jq in a shell pipeline, prints line for line what it prints on
- * Claude Code 2.1.197's stream for the same reply (test/sdk/claudeCode.json, 'partial messages': each message's
- * `.event.delta.text`, recorded from Claude Code by test/sdk/record.ts; Claude Code's bookkeeping lines left out, as
+ * Claude Code 2.1.197's stream for the same reply (test/cli/sdk/claudeCode.json, 'partial messages': each message's
+ * `.event.delta.text`, recorded from Claude Code by test/cli/sdk/record.ts; Claude Code's bookkeeping lines left out, as
  * in the sequences). Before the collision fix a `transition` line's string `event` made jq fail on `.delta`.
  */
 import { execFile } from 'node:child_process';
@@ -12,11 +12,11 @@ import { describe, expect, it } from 'vitest';
 import { CLI } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
-import type { Recorded } from '../sdk/record.js';
-import { SCENARIOS } from '../sdk/scenarios.js';
+import type { Recorded } from './sdk/record.js';
+import { SCENARIOS } from './sdk/scenarios.js';
 
 const exec = promisify(execFile);
-const claudeCode = JSON.parse(readFileSync(new URL('../sdk/claudeCode.json', import.meta.url), 'utf8')) as { scenarios: Record<string, Recorded> };
+const claudeCode = JSON.parse(readFileSync(new URL('./sdk/claudeCode.json', import.meta.url), 'utf8')) as { scenarios: Record<string, Recorded> };
 
 let project: CliProject;
 let server: MessagesServer;

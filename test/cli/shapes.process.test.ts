@@ -243,7 +243,7 @@ describe('--output-format json in Claude Code shape', () => {
     const run = await runCli(['-p', 'list the files', '--output-format', 'json'], { cwd: project.dir, env: project.env });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trim().split('\n')).toHaveLength(1);
-    // Claude Code 2.1.197's keys in its order (test/sdk/claudeCode.json has them for the Agent SDK), then agentloop's.
+    // Claude Code 2.1.197's keys in its order (test/cli/sdk/claudeCode.json has them for the Agent SDK), then agentloop's.
     expect(Object.keys(JSON.parse(run.stdout))).toEqual([
       'type',
       'subtype',

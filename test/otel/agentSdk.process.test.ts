@@ -16,7 +16,7 @@ import { CLI } from '../support/cli.js';
 import type { RequestBody } from '../support/messagesServer.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
-import { promptStream } from '../sdk/scenarios.js';
+import { promptStream } from '../cli/sdk/scenarios.js';
 
 let project: CliProject;
 let receiver: OtlpReceiver;

@@ -1,17 +1,17 @@
 /**
  * Structured output (the Agent SDK's `outputFormat`, the CLI's `--json-schema`), with the real SDK driving the built CLI
- * against the local Messages API, as Claude Code 2.1.197 does it (test/sdk/claudeCode.json holds its sequences for the
+ * against the local Messages API, as Claude Code 2.1.197 does it (test/cli/sdk/claudeCode.json holds its sequences for the
  * same programs; src/cli/structuredOutput.ts says what it does): the `StructuredOutput` tool offered with the schema,
  * an invalid answer refused with Ajv's words and answered again, a valid one ending the turn with `structured_output`,
  * the reminder when no call comes, and `error_max_structured_output_retries` when the calls run out.
  */
 import type { Options, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { describe, expect, it } from 'vitest';
-import { lastToolResults, resultText } from '../support/agentServer.js';
-import { runCli } from '../support/cli.js';
-import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
-import { cliProjectPerTest, type CliProject } from '../support/project.js';
-import { collectSdk } from '../support/sdkCollect.js';
+import { lastToolResults, resultText } from '../../support/agentServer.js';
+import { runCli } from '../../support/cli.js';
+import type { MessagesServer, RequestBody } from '../../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../../support/project.js';
+import { collectSdk } from '../../support/sdkCollect.js';
 import { NUMBER_SCHEMA } from './scenarios.js';
 
 let project: CliProject;

@@ -1,16 +1,16 @@
 /**
  * What an Agent SDK program reads in the messages agentloop sends, value by value, as Claude Code 2.1.197 sends them
- * (its lines for the same programs were read from the recording run of test/sdk/record.ts): an API error reported in
+ * (its lines for the same programs were read from the recording run of test/cli/sdk/record.ts): an API error reported in
  * the result (`is_error`, `API Error: STATUS MESSAGE`, `api_error_status`) after a synthetic assistant message, a retry's
  * `system/api_retry`, the tool named `Bash` wherever the program sees it, a tool result's `tool_use_result` and
  * `timestamp`, the result's `terminal_reason`, and each assistant message's `request_id` (the API's `request-id` header). The real SDK drives the built CLI against the local Messages API.
  */
 import type { Options, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { describe, expect, it } from 'vitest';
-import { bashUse } from '../support/agentServer.js';
-import type { MessagesServer } from '../support/messagesServer.js';
-import { cliProjectPerTest, type CliProject } from '../support/project.js';
-import { collectSdk } from '../support/sdkCollect.js';
+import { bashUse } from '../../support/agentServer.js';
+import type { MessagesServer } from '../../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../../support/project.js';
+import { collectSdk } from '../../support/sdkCollect.js';
 
 let project: CliProject;
 let server: MessagesServer;

@@ -1,14 +1,14 @@
 /**
  * Agent SDK programs, each run the same way against any engine (agentloop's built CLI, or Claude Code's binary when
- * the fixtures are recorded: test/sdk/record.ts) and the same scripted Messages API: the message sequence each program
- * receives is what test/sdk/sequences.test.ts compares with Claude Code's recorded one.
+ * the fixtures are recorded: test/cli/sdk/record.ts) and the same scripted Messages API: the message sequence each program
+ * receives is what test/cli/sdk/sequences.process.test.ts compares with Claude Code's recorded one.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSdkMcpServer, getSessionMessages, listSessions, query, tool, type Options, type Query, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import { z } from 'zod';
-import type { RequestBody, ScriptedBlock, Step } from '../support/messagesServer.js';
-import { EVERYTHING } from '../support/mcp.js';
+import type { RequestBody, ScriptedBlock, Step } from '../../support/messagesServer.js';
+import { EVERYTHING } from '../../support/mcp.js';
 
 /** Where a program runs: the engine's executable, its environment (the mock's URL, a key), the working directory. */
 export interface Engine {

@@ -3,15 +3,15 @@
  * reference that test/sdk/sequences.test.ts holds agentloop to. Claude Code 2.1.197 (the last on Node 20) runs offline
  * against the same local Messages API server. To re-record:
  *
- *   npm ci --prefix bench/peers && npx tsx test/sdk/record.ts ['NAME' ...]      (or CLAUDE_CODE=/path/to/claude)
+ *   npm ci --prefix bench/peers && npx tsx test/cli/sdk/record.ts ['NAME' ...]      (or CLAUDE_CODE=/path/to/claude)
  *
  * With scenario names, only those are recorded (a new scenario, say); the others keep their recording.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { claudeCodeBinary, claudeCodeEnv } from '../support/claudeCode.js';
-import { startMessagesServer } from '../support/messagesServer.js';
+import { claudeCodeBinary, claudeCodeEnv } from '../../support/claudeCode.js';
+import { startMessagesServer } from '../../support/messagesServer.js';
 import { keysOf, SCENARIOS, sequenceOf, type Scenario } from './scenarios.js';
 
 export interface Recorded {
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     scenarios[scenario.name] = await record(scenario, executable);
     process.stdout.write(`${scenario.name}: ${scenarios[scenario.name]!.sequence.join(' ')}\n`);
   }
-  const fixture = { recordedWith: { claudeCode: '2.1.197', agentSdk: '0.3.335' }, command: 'CLAUDE_CODE=... npx tsx test/sdk/record.ts', scenarios };
+  const fixture = { recordedWith: { claudeCode: '2.1.197', agentSdk: '0.3.335' }, command: 'CLAUDE_CODE=... npx tsx test/cli/sdk/record.ts', scenarios };
   writeFileSync(FIXTURE, `${JSON.stringify(fixture, null, 1)}\n`);
 }
 

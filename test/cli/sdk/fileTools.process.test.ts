@@ -9,10 +9,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { query, type Options, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../support/cli.js';
-import { lastToolResults, resultText } from '../support/agentServer.js';
-import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
-import { cliProjectPerTest, type CliProject } from '../support/project.js';
+import { CLI } from '../../support/cli.js';
+import { lastToolResults, resultText } from '../../support/agentServer.js';
+import type { MessagesServer, RequestBody } from '../../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../../support/project.js';
 
 let project: CliProject;
 let server: MessagesServer;

@@ -6,10 +6,10 @@
  */
 import { createSdkMcpServer, query, tool, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../support/cli.js';
-import { answerFromResults, lastToolResults } from '../support/agentServer.js';
-import type { RequestBody } from '../support/messagesServer.js';
-import { cliProjectPerTest, type CliProject } from '../support/project.js';
+import { CLI } from '../../support/cli.js';
+import { answerFromResults, lastToolResults } from '../../support/agentServer.js';
+import type { RequestBody } from '../../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../../support/project.js';
 
 let project: CliProject;
 cliProjectPerTest('sdk-mcp', (p) => (project = p), { noViolations: true });

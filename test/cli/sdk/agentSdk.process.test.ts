@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { createSdkMcpServer, query, tool, type Options, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CLI } from '../support/cli.js';
-import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
-import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
-import { cliProjectPerTest, type CliProject } from '../support/project.js';
+import { CLI } from '../../support/cli.js';
+import { bashUse, lastToolResults, resultText } from '../../support/agentServer.js';
+import type { MessagesServer, RequestBody } from '../../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../../support/project.js';
 import { promptStream } from './scenarios.js';
 
 let project: CliProject;

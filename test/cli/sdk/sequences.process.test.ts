@@ -1,15 +1,15 @@
 /**
- * Each Agent SDK program of test/sdk/scenarios.ts, run by the real SDK with agentloop's built CLI as its engine,
+ * Each Agent SDK program of test/cli/sdk/scenarios.ts, run by the real SDK with agentloop's built CLI as its engine,
  * receives the message sequence Claude Code 2.1.197 sent the same program against the same scripted Messages API
- * (recorded in test/sdk/claudeCode.json by test/sdk/record.ts: data, not agentloop's output), and the same model
+ * (recorded in test/cli/sdk/claudeCode.json by test/cli/sdk/record.ts: data, not agentloop's output), and the same model
  * is asked for in each request; and each line a program receives has the keys Claude Code's line of that kind had
  * (a script reading them finds them), but for those agentloop cannot honestly give (KEYS_NOT_GIVEN).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../support/cli.js';
-import type { MessagesServer } from '../support/messagesServer.js';
-import { cliProjectPerTest, type CliProject } from '../support/project.js';
+import { CLI } from '../../support/cli.js';
+import type { MessagesServer } from '../../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../../support/project.js';
 import type { Recorded } from './record.js';
 import { keysOf, SCENARIOS, sequenceOf } from './scenarios.js';
 

@@ -10,11 +10,11 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { lastToolResults, resultText } from '../support/agentServer.js';
-import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
-import { cliProjectPerTest, type CliProject } from '../support/project.js';
+import { lastToolResults, resultText } from '../../support/agentServer.js';
+import type { MessagesServer, RequestBody } from '../../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../../support/project.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const HEADING = '## Run Agent SDK programs on agentloop';
 
 let project: CliProject;

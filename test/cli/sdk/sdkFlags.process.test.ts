@@ -2,7 +2,7 @@
  * The flags the Claude Agent SDK passes for its options, with the real SDK driving the built CLI against the local
  * Messages API: what agentloop honours (settingSources, additionalDirectories with acceptEdits, persistSession: false,
  * thinking and maxThinkingTokens, allowDangerouslySkipPermissions, tools; includeHookEvents in
- * test/sdk/sequences.test.ts) and what it refuses with one line naming the option (effort): the program's error says
+ * test/cli/sdk/sequences.process.test.ts) and what it refuses with one line naming the option (effort): the program's error says
  * it, nothing is silently ignored.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -10,11 +10,11 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Options, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { describe, expect, it } from 'vitest';
-import { bashUse } from '../support/agentServer.js';
-import type { MessagesServer, ScriptedBlock } from '../support/messagesServer.js';
-import { cliProjectPerTest, type CliProject } from '../support/project.js';
-import { collectSdk } from '../support/sdkCollect.js';
-import { testUsers } from '../support/users.js';
+import { bashUse } from '../../support/agentServer.js';
+import type { MessagesServer, ScriptedBlock } from '../../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../../support/project.js';
+import { collectSdk } from '../../support/sdkCollect.js';
+import { testUsers } from '../../support/users.js';
 
 let project: CliProject;
 let server: MessagesServer;

@@ -7,11 +7,11 @@
  */
 import { query, type HookCallback, type Options, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../support/cli.js';
-import { bashUse } from '../support/agentServer.js';
-import type { MessagesServer } from '../support/messagesServer.js';
-import { cliProjectPerTest, type CliProject } from '../support/project.js';
-import { waitFor } from '../session/helpers.js';
+import { CLI } from '../../support/cli.js';
+import { bashUse } from '../../support/agentServer.js';
+import type { MessagesServer } from '../../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../../support/project.js';
+import { waitFor } from '../../session/helpers.js';
 import { promptStream } from './scenarios.js';
 
 let project: CliProject;
