@@ -163,7 +163,7 @@ export class ToolExecutor {
     const signal = (this.controller ??= new AbortController()).signal;
     // Write-ahead: the tool is called once its start is on record (the machine announced it, the transcript
     // holds the tool_start record, the run's observers saw it so `envOf` can name the call's trace), even a tool
-    // that acts at once when called (test/session/writeAheadGate.test.ts). A turn cancelled meanwhile never calls it.
+    // that acts at once when called (test/run/writeAheadGate.test.ts). A turn cancelled meanwhile never calls it.
     const recorded = this.options.writeAhead?.(entry.block) ?? Promise.resolve();
     void recorded
       .then(() => (this.cancelled ? undefined : runOne(this.tools, entry.block, this.contextOf(entry.block, signal), this.options.hooks)))

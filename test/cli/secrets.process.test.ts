@@ -19,7 +19,7 @@ import { cliEnv, startCli } from '../support/cli.js';
 import { runCliAs, testUsers } from '../support/users.js';
 import type { RecordedRequest, Step } from '../support/messagesServer.js';
 import { cliProjectFor } from '../support/project.js';
-import { waitFor } from '../session/helpers.js';
+import { waitFor } from '../support/sessions.js';
 import { expectNoSecret as expectNone, FORMS, PASSWORD } from '../support/secretForms.js';
 
 const KEY = 'sk-ant-api03-CLIsecretKEY_0123456789-abcdefghijkl';

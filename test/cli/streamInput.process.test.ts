@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli, SELF, startCli } from '../support/cli.js';
 import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
-import { waitFor } from '../session/helpers.js';
+import { waitFor } from '../support/sessions.js';
 
 let project: CliProject;
 let server: MessagesServer;

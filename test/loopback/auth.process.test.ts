@@ -13,7 +13,7 @@ import { runAgent } from '../../src/run/runAgent.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { sameToken } from '../../src/loopback/auth.js';
 import { startViewer, type Viewer } from '../../src/view/server.js';
-import { waitFor } from '../session/helpers.js';
+import { waitFor } from '../support/sessions.js';
 
 let dir: string;
 let viewer: Viewer | undefined;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MISTAKE_NAMES } from '../../src/mistakes/names.js';
 import { spawn } from 'node:child_process';
 import { CLI, SELF, cliEnv, runCli } from '../support/cli.js';
-import { waitFor } from '../session/helpers.js';
+import { waitFor } from '../support/sessions.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let dir: string;

@@ -1,5 +1,5 @@
 /**
- * Run by test/session/lostTranscript.test.ts as `node --import tsx lostAfterLastWrite.ts HOME` (as root, and as nobody
+ * Run by test/transcript/lostTranscript.process.test.ts as `node --import tsx lostAfterLastWrite.ts HOME` (as root, and as nobody
  * through setpriv): one run in this process, recorded in a session under HOME; its transcript removed after the run's
  * last write, then the session closed. Prints what the test checks, as one line of JSON.
  */

@@ -2,7 +2,7 @@
  * The run that takes every kind of model call: three replies cut by max_tokens (continuations), a
  * pause_turn, an overloaded error (a retry), then the answer: six calls. The machine's test drives
  * it with the scripted model (test/machine/events.test.ts), the CLI's through the Messages API server
- * (test/session/everyStep.test.ts), the viewer's in the page (test/view/viewer.browser.test.ts).
+ * (test/cli/everyStep.process.test.ts), the viewer's in the page (test/view/viewer.browser.test.ts).
  * Each file writes its own error and answer (the error's shape differs per side).
  */
 

@@ -17,7 +17,7 @@ import { runAgent } from '../../src/run/runAgent.js';
 import { startSession } from '../../src/transcript/recorder.js';
 import { startViewer } from '../../src/view/server.js';
 import { echoTool } from '../support/drive.js';
-import { waitFor } from '../session/helpers.js';
+import { waitFor } from '../support/sessions.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 

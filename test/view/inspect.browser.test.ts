@@ -7,7 +7,7 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStatelyInspector, type StatelyInspector } from '../../src/inspect/stately.js';
-import { waitFor } from '../session/helpers.js';
+import { waitFor } from '../support/sessions.js';
 
 let browser: Browser;
 let inspector: StatelyInspector | undefined;

@@ -16,7 +16,7 @@ import { runAgent } from '../../src/run/runAgent.js';
 import { startCheckedServer } from '../support/agentServer.js';
 import { CLI, cliEnv, startCli } from '../support/cli.js';
 import { echoTool } from '../support/drive.js';
-import { waitFor } from '../session/helpers.js';
+import { waitFor } from '../support/sessions.js';
 
 interface Received {
   type: string;

@@ -16,7 +16,7 @@ import { answerFromResults, bashUse, startCheckedServer } from '../support/agent
 import { cliEnv, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { echoTool } from '../support/drive.js';
-import { waitFor } from '../session/helpers.js';
+import { waitFor } from '../support/sessions.js';
 
 let dir: string;
 let home: string;

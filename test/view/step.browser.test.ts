@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerFromResults, bashUse, startCheckedServer } from '../support/agentServer.js';
 import { cliEnv, runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
-import { waitFor } from '../session/helpers.js';
+import { waitFor } from '../support/sessions.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 

@@ -11,7 +11,7 @@ import { Stepper, type Effect } from '../../src/run/gate.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { echoTool } from '../support/drive.js';
-import { waitFor } from '../session/helpers.js';
+import { waitFor } from '../support/sessions.js';
 
 const twoTools = () =>
   scriptedModel([

@@ -25,7 +25,7 @@ describe('the catalogues', () => {
   });
 
   it('render a value of any JSON shape a damaged transcript may hold, as text, never as a line', () => {
-    // A record's field where a command or an id was expected: {} or [[]] (test/session/damaged.test.ts found it).
+    // A record's field where a command or an id was expected: {} or [[]] (test/transcript/damaged.test.ts found it).
     for (const value of [{}, [[]], [{}, 1], { key: 'not.a.key', params: {} }, { key: 'say.retryUnknown' }]) {
       for (const key of Object.keys(en) as TextKey[]) {
         for (const lang of ['en', 'zh'] as const) expect(() => render(lang, { key, params: { command: value, id: value, name: value, error: value } as never })).not.toThrow();

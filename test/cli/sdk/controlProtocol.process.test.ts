@@ -11,7 +11,7 @@ import { CLI } from '../../support/cli.js';
 import { bashUse } from '../../support/agentServer.js';
 import type { MessagesServer } from '../../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../../support/project.js';
-import { waitFor } from '../../session/helpers.js';
+import { waitFor } from '../../support/sessions.js';
 import { promptStream } from './scenarios.js';
 
 let project: CliProject;

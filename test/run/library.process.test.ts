@@ -19,7 +19,7 @@ import { runCli, startCli } from '../support/cli.js';
 import { openCliProject } from '../support/project.js';
 import { startSession } from '../../src/transcript/recorder.js';
 import type { Question } from '../../src/transcript/records.js';
-import { waitFor } from './helpers.js';
+import { waitFor } from '../support/sessions.js';
 
 let home: string;
 afterEach(() => rmSync(home, { recursive: true, force: true }));

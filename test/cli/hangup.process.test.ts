@@ -11,7 +11,7 @@ import { bashUse, lastToolResults } from '../support/agentServer.js';
 import { RUN_EVERYTHING, runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { processes } from '../support/processes.js';
-import { markedCliProjectPerTest, transcripts, waitFor } from './helpers.js';
+import { markedCliProjectPerTest, transcripts, waitFor } from '../support/sessions.js';
 
 let server: MessagesServer;
 let dir: string;

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { cliProjectPerTest, type CliProject, type CliProjectOptions } from '../support/project.js';
+import { cliProjectPerTest, type CliProject, type CliProjectOptions } from './project.js';
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
 export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 10_000, everyMs = 20): Promise<T> {

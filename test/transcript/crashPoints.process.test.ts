@@ -24,7 +24,7 @@ import { parseTranscript } from '../../src/transcript/store.js';
 import { bashUse, startCheckedServer } from '../support/agentServer.js';
 import { RUN_EVERYTHING, cliEnv, runCli, startCli } from '../support/cli.js';
 import type { MessagesServer, RequestBody, Step } from '../support/messagesServer.js';
-import { killGroupsMarked, transcripts, waitFor } from './helpers.js';
+import { killGroupsMarked, transcripts, waitFor } from '../support/sessions.js';
 
 const PROMPT = 'do the three steps';
 

@@ -15,7 +15,7 @@ import { RUN_EVERYTHING, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { killMarked, liveWithMarker } from '../support/processes.js';
 import { testUsers, type TestUser } from '../support/users.js';
-import { transcripts, waitFor } from './helpers.js';
+import { transcripts, waitFor } from '../support/sessions.js';
 
 const API_KEY = `sk-ant-api03-${randomUUID().replaceAll('-', '')}${randomUUID().replaceAll('-', '')}-AA`;
 

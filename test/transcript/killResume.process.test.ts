@@ -11,7 +11,7 @@ import { INTERRUPTED_TOOL_RESULT } from '../../src/transcript/resume.js';
 import { lastToolResults } from '../support/agentServer.js';
 import { RUN_EVERYTHING, runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
-import { markedCliProjectPerTest, transcripts, waitFor } from './helpers.js';
+import { markedCliProjectPerTest, transcripts, waitFor } from '../support/sessions.js';
 
 const API_KEY = `sk-ant-test-${randomUUID()}`;
 

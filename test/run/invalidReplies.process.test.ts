@@ -14,7 +14,7 @@ import { historyProblems } from '../../src/history/validate.js';
 import { bashUse } from '../support/agentServer.js';
 import { RUN_EVERYTHING, runCli } from '../support/cli.js';
 import type { MessagesServer, ReplyStep } from '../support/messagesServer.js';
-import { transcripts } from './helpers.js';
+import { transcripts } from '../support/sessions.js';
 
 let server: MessagesServer;
 let dir: string;

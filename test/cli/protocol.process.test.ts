@@ -13,7 +13,7 @@ import { runCli } from '../support/cli.js';
 import type { MessagesServer, ReplyStep, SseFrame } from '../support/messagesServer.js';
 import { cliProjectPerTest } from '../support/project.js';
 import { beforeEnd, blockDelta, blockStart, blockStop, textFrames, toolUseFrames } from '../support/sseFrames.js';
-import { transcripts } from './helpers.js';
+import { transcripts } from '../support/sessions.js';
 
 let server: MessagesServer;
 let dir: string;

@@ -22,7 +22,7 @@ import { bashUse, lastToolResults, resultText } from '../support/agentServer.js'
 import { RUN_EVERYTHING, startCli } from '../support/cli.js';
 import type { CliProject } from '../support/project.js';
 import { testUsers } from '../support/users.js';
-import { markedCliProjectPerTest, waitFor } from './helpers.js';
+import { markedCliProjectPerTest, waitFor } from '../support/sessions.js';
 
 let project: CliProject;
 let marker: string;

@@ -25,7 +25,7 @@ import type { RequestBody, Step } from '../support/messagesServer.js';
 import { RUN_EVERYTHING, startCli, type CliRun } from '../support/cli.js';
 import type { CliProject } from '../support/project.js';
 import { testUsers, type TestUser } from '../support/users.js';
-import { markedCliProjectPerTest } from './helpers.js';
+import { markedCliProjectPerTest } from '../support/sessions.js';
 
 let project: CliProject;
 let marker: string;

@@ -21,7 +21,7 @@ import { RUN_EVERYTHING, startCli } from '../support/cli.js';
 import type { RecordedRequest, RequestBody, Step } from '../support/messagesServer.js';
 import type { CliProject } from '../support/project.js';
 import { runAs, testUsers, type TestUser } from '../support/users.js';
-import { markedCliProjectPerTest, transcripts, waitFor } from './helpers.js';
+import { markedCliProjectPerTest, transcripts, waitFor } from '../support/sessions.js';
 
 let project: CliProject;
 let marker: string;

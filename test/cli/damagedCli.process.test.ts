@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
 import { runCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
-import { transcripts } from './helpers.js';
+import { transcripts } from '../support/sessions.js';
 
 let server: MessagesServer;
 let dir: string;

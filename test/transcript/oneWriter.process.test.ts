@@ -16,7 +16,7 @@ import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { restoreConversation } from '../../src/transcript/resume.js';
 import { readTranscript } from '../../src/transcript/store.js';
 import { RUN_EVERYTHING, startCli, type CliRun } from '../support/cli.js';
-import { markedCliProjectPerTest, transcripts, waitFor } from './helpers.js';
+import { markedCliProjectPerTest, transcripts, waitFor } from '../support/sessions.js';
 import type { CliProject } from '../support/project.js';
 
 let project: CliProject;

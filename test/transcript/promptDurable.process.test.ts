@@ -9,7 +9,7 @@ import { cliProjectPerTest } from '../support/project.js';
 import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
-import { transcripts, waitFor } from './helpers.js';
+import { transcripts, waitFor } from '../support/sessions.js';
 
 let server: MessagesServer;
 let dir: string;

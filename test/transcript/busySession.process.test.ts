@@ -12,7 +12,7 @@ import { readTranscript } from '../../src/transcript/store.js';
 import { bashUse, lastToolResults, resultText } from '../support/agentServer.js';
 import { RUN_EVERYTHING, runCli, startCli } from '../support/cli.js';
 import type { CliProject } from '../support/project.js';
-import { markedCliProjectPerTest, transcripts, waitFor } from './helpers.js';
+import { markedCliProjectPerTest, transcripts, waitFor } from '../support/sessions.js';
 
 let project: CliProject;
 let marker: string;
