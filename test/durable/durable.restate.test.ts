@@ -191,7 +191,7 @@ describe.skipIf('problem' in binary)('durable runs on a real restate-server', ()
       expect(result.context.exitReason).toBe('completed');
       expect(result.sessionId).toBe(`many-${i}`);
       // The answer names the run's own prompt, and its tool saw its own word (no output lost under this load:
-      // test/tools/bashDrain.test.ts).
+      // test/tools/bash/bashDrain.process.test.ts).
       expect(result.text).toBe(`Answer to "echo ${words[i]}": tool saw ${words[i]}`);
     });
     for (const worker of live) expect(cluster.balancer.counts.get(worker.url) ?? 0).toBeGreaterThan(before.get(worker.url) ?? 0);

@@ -10,7 +10,7 @@ import { startCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { cliProjectPerTest } from '../support/project.js';
 import { liveWithMarker } from '../support/processes.js';
-import { waitUntilEmpty } from '../tools/bashHelpers.js';
+import { waitUntilEmpty } from '../tools/bash/bashHelpers.js';
 
 let server: MessagesServer;
 let dir: string;

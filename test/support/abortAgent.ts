@@ -1,5 +1,5 @@
 /**
- * An agent of the abort tests (test/tools/bashAbort.test.ts): a process of the user's own (test/support/users.ts)
+ * An agent of the abort tests (test/tools/bash/bashAbort.process.test.ts): a process of the user's own (test/support/users.ts)
  * that holds one command runner of the bash tool (src/tools/bash/run/) and runs one command per line of stdin, aborting
  * it at the point the line names; each ending comes back as a line of JSON once the runner has answered. The runner
  * is the built one (dist/, which vitest's global setup builds from src/ first), as test/support/bashAs.ts runs the tool.

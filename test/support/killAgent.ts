@@ -1,5 +1,5 @@
 /**
- * An agent of the kill -9 tests (test/tools/killAgent.test.ts): a process of the user's own (test/support/users.ts)
+ * An agent of the kill -9 tests (test/tools/bash/killAgent.process.test.ts): a process of the user's own (test/support/users.ts)
  * that starts one command with one runner of the bash tool (src/tools/bash/run/), or one stdio MCP server, and kills
  * itself with SIGKILL at the point its case names. The runners are the built ones (dist/), as in abortAgent.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * An agent of the MCP stop tests (test/tools/mcpStop.test.ts): a process of the user's own (test/support/users.ts)
+ * An agent of the MCP stop tests (test/tools/mcp/mcpStop.process.test.ts): a process of the user's own (test/support/users.ts)
  * that starts one stdio MCP server per line of stdin (startMcpServers, the built one in dist/), stops it (`close()`) at
  * the point the line names, and answers a line once the stop has resolved. Every process of the server carries the
  * line's marker in its environment (AGENTLOOP_TEST_MARKER), bubblewrap's included.

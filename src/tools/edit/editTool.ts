@@ -1,7 +1,7 @@
 /**
  * Edit: replaces `old_string` by `new_string` in a file the model has read in this run, unchanged since; the string
  * must occur exactly once unless `replace_all`. An empty `old_string` creates a file that does not exist (or fills an
- * empty one). Claude Code 2.1.197's checks, in its order, and its words (recorded in test/tools/files/claudeCode.json).
+ * empty one). Claude Code 2.1.197's checks, in its order, and its words (recorded in test/tools/fileAccess/claudeCode.json).
  * The file keeps its encoding and line endings. The guard refuses what Write refuses.
  */
 import type { Tool, ToolContext, ToolOutput } from '../../core/tool.js';

@@ -1,6 +1,6 @@
 /**
  * Edit's description and input schema as Claude Code 2.1.197 sends them to the model (recorded:
- * test/tools/files/claudeCode.json), so a model trained on Claude Code's tools gets the same words.
+ * test/tools/fileAccess/claudeCode.json), so a model trained on Claude Code's tools gets the same words.
  */
 import type { ToolInputSchema } from '../../core/tool.js';
 

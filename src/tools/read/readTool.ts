@@ -1,6 +1,6 @@
 /**
  * Read: a file's lines numbered as `cat -n` writes them (`1\ta`), from `offset` for `limit` lines; an image as an
- * image block; Claude Code 2.1.197's answers, limits and errors (recorded in test/tools/files/claudeCode.json):
+ * image block; Claude Code 2.1.197's answers, limits and errors (recorded in test/tools/fileAccess/claudeCode.json):
  * 256 KB for a read without `limit`, 25,000 tokens (a whole-file read is cut to a first page instead), binary
  * formats refused by name, a directory or a missing file answered with Claude Code's words. A FIFO, socket or device
  * is refused before it is opened (opening one would block). What the model saw is recorded for Write and Edit.

@@ -22,8 +22,8 @@
  *   process runner made for that bwrap (it starts commands detached: setsid). bubblewrap's own `--new-session` would
  *   move the namespace's first process to a session of its own, and bubblewrap sets that process's parent-death signal
  *   only after the whole setup: a Ctrl-C in between killed bwrap and left the namespace running, its command with it
- *   (test/tools/bashAbort.test.ts). A long-lived program (`wrap`: an MCP server) is spawned detached too, and its stop
- *   kills its group (tools/mcp/stdio.ts, test/tools/mcpStop.test.ts).
+ *   (test/tools/bash/bashAbort.process.test.ts). A long-lived program (`wrap`: an MCP server) is spawned detached too, and its stop
+ *   kills its group (tools/mcp/stdio.ts, test/tools/mcp/mcpStop.process.test.ts).
  *
  * A process group (the plain way) is escaped by `setsid`, and a dead agent kills nothing; `PR_SET_PDEATHSIG` alone
  * (`setpriv --pdeathsig`) covers only the direct child; a cgroup is not removed when the agent dies and needs a

@@ -6,7 +6,7 @@
  * anything else (quotes, `$`, globs, redirections, an assignment or a reserved word in command
  * position, ...) answers null, and the caller waits for the parser.
  *
- * What it gives is the Script parse.ts gives for the same line (test/tools/bashPlain.test.ts holds
+ * What it gives is the Script parse.ts gives for the same line (test/tools/bash/bashPlain.process.test.ts holds
  * the two side by side): the same commands with the same words, what flows through each pipe
  * (shell/knownOutput.ts), and the directory a `cd` before a command moved to.
  */

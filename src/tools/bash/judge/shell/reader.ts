@@ -1,6 +1,6 @@
 /**
  * How the checks (guard.ts, interactive.ts, readOnly.ts, permissions.ts) read command lines: a line of plain words with
- * plain.ts, which gives the Script the parser would (test/tools/bashPlain.test.ts), and any other line with the bash
+ * plain.ts, which gives the Script the parser would (test/tools/bash/bashPlain.process.test.ts), and any other line with the bash
  * parser, waiting for it to load when it has not. So the first command of a process, often sent before the parser has
  * loaded (~0.1 s), is judged at once by the same rules when it is plain, and no plain line waits for a parse.
  */
