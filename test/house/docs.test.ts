@@ -92,7 +92,7 @@ describe('the pages', () => {
     const test = read('test/house/readme-example.process.test.ts').split('\n').map(normal);
     let examples = 0;
     for (const document of DOCUMENTS) {
-      for (const m of read(document).matchAll(/\(this is `test\/house\/readme-example\.test\.ts`\):\n\n```ts\n([\s\S]*?)```/g)) {
+      for (const m of read(document).matchAll(/\(this is `test\/house\/readme-example\.process\.test\.ts`\):\n\n```ts\n([\s\S]*?)```/g)) {
         examples += 1;
         const lines = (m[1] as string).split('\n').map(normal).filter((line) => line !== '' && !line.startsWith('import '));
         expect(lines.filter((line) => !test.some((t) => t.includes(line))), document).toEqual([]);
