@@ -17,14 +17,21 @@ function refuse(what: string): never {
   throw new Error(`${what} in the unit tier: ${HINT}`);
 }
 
+/** The tier runs its files in one process each worker (isolate: false): this file runs before each, and guards once. */
+const GUARDED = Symbol.for('agentloop.unitGuard');
+const guarded = globalThis as { [GUARDED]?: true };
+
 const NAMES = ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'] as const;
-for (const name of NAMES) {
-  (childProcess as unknown as Record<string, unknown>)[name] = () => refuse(`child_process.${name}`);
+if (!guarded[GUARDED]) {
+  guarded[GUARDED] = true;
+  for (const name of NAMES) {
+    (childProcess as unknown as Record<string, unknown>)[name] = () => refuse(`child_process.${name}`);
+  }
+  net.Server.prototype.listen = function listen(): never {
+    return refuse('a server listening (net.Server.listen)');
+  };
+  // A signal to a process group (pid 0 or below) from a test whose own setup failed could reach processes far beyond it.
+  const kill = process.kill.bind(process);
+  process.kill = (pid: number, signal?: string | number) => (pid > 0 ? kill(pid, signal) : refuse(`process.kill(${pid})`));
+  syncBuiltinESMExports();
 }
-net.Server.prototype.listen = function listen(): never {
-  return refuse('a server listening (net.Server.listen)');
-};
-// A signal to a process group (pid 0 or below) from a test whose own setup failed could reach processes far beyond it.
-const kill = process.kill.bind(process);
-process.kill = (pid: number, signal?: string | number) => (pid > 0 ? kill(pid, signal) : refuse(`process.kill(${pid})`));
-syncBuiltinESMExports();
