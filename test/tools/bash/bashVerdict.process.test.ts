@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { testUsers, type TestUser } from '../support/users.js';
+import { testUsers, type TestUser } from '../../support/users.js';
 
 const REAL_BWRAP = ['/usr/bin/bwrap', '/bin/bwrap'].find((p) => existsSync(p));
-const DIST = (path: string) => JSON.stringify(fileURLToPath(new URL(`../../dist/tools/bash/run/${path}`, import.meta.url)));
+const DIST = (path: string) => JSON.stringify(fileURLToPath(new URL(`../../../dist/tools/bash/run/${path}`, import.meta.url)));
 
 /** One agent process: chooses a runner, runs `echo ran > FILE` with it, and prints the runner's kind and the output. */
 const AGENT = `
