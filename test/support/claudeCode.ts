@@ -1,6 +1,6 @@
 /**
- * Claude Code 2.1.197 as the reference the recorders hold agentloop to (test/sdk/record.ts,
- * test/permissions/record*.ts, test/tools/files/record.ts, …): where its binary is, the environment it runs offline in
+ * Claude Code 2.1.197 as the reference the recorders hold agentloop to (test/cli/sdk/record.ts,
+ * test/permissions/record*.ts, test/tools/fileAccess/record.ts, …): where its binary is, the environment it runs offline in
  * against the local Messages API server (DESIGN.md §7), and one run of it as a process. One copy of each, so a new
  * recorder is its cases and nothing else.
  */

@@ -1,6 +1,6 @@
 /**
- * Records what Claude Code sends each Agent SDK program of test/sdk/scenarios.ts, into test/sdk/claudeCode.json: the
- * reference that test/sdk/sequences.test.ts holds agentloop to. Claude Code 2.1.197 (the last on Node 20) runs offline
+ * Records what Claude Code sends each Agent SDK program of test/cli/sdk/scenarios.ts, into test/cli/sdk/claudeCode.json: the
+ * reference that test/cli/sdk/sequences.process.test.ts holds agentloop to. Claude Code 2.1.197 (the last on Node 20) runs offline
  * against the same local Messages API server. To re-record:
  *
  *   npm ci --prefix bench/peers && npx tsx test/cli/sdk/record.ts ['NAME' ...]      (or CLAUDE_CODE=/path/to/claude)
