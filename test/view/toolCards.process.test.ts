@@ -28,7 +28,7 @@ import { paragraph, render, tr } from '../../src/view/texts/line.js';
 import { Stepper, type Effect } from '../../src/run/gate.js';
 import { checkShown } from '../support/lessonCheck.js';
 import { shownSteps } from '../support/lessonShown.js';
-import { waitFor } from '../session/helpers.js';
+import { waitFor } from '../support/sessions.js';
 import { buildTimeline, type Timeline } from '../../src/view/timeline.js';
 
 const graph = machineGraph(agentMachine);
