@@ -6,7 +6,7 @@
  * API's token counter (`/v1/messages/count_tokens`: a token per 4 bytes of the request), which Claude Code asks once
  * its own estimate passes half of MAX_MCP_OUTPUT_TOKENS. To re-record:
  *
- *   CLAUDE_CODE=/work/main/bench/peers/node_modules/@anthropic-ai/claude-code/bin/claude.exe npx tsx test/tools/recordMcpOutput.ts
+ *   CLAUDE_CODE=/work/main/bench/peers/node_modules/@anthropic-ai/claude-code/bin/claude.exe npx tsx test/tools/mcp/recordMcpOutput.ts
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,8 +14,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { garbage } from '../support/mcp.js';
-import { startMessagesServer } from '../support/messagesServer.js';
+import { garbage } from '../../support/mcp.js';
+import { startMessagesServer } from '../../support/messagesServer.js';
 
 export const FIXTURE = new URL('./claudeMcpOutput.json', import.meta.url);
 
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
     cases[c.name] = await record(c, executable);
     process.stdout.write(`${c.name}: ${JSON.stringify(cases[c.name]).slice(0, 300)}\n`);
   }
-  writeFileSync(FIXTURE, `${JSON.stringify({ recordedWith: version, command: 'CLAUDE_CODE=... npx tsx test/tools/recordMcpOutput.ts', cases }, null, 1)}\n`);
+  writeFileSync(FIXTURE, `${JSON.stringify({ recordedWith: version, command: 'CLAUDE_CODE=... npx tsx test/tools/mcp/recordMcpOutput.ts', cases }, null, 1)}\n`);
 }
 
 if (process.argv[1]?.endsWith('recordMcpOutput.ts')) await main();
