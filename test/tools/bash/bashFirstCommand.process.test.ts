@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { testUsers, type TestUser } from '../support/users.js';
+import { testUsers, type TestUser } from '../../support/users.js';
 
-const DIST_BASH = JSON.stringify(fileURLToPath(new URL('../../dist/tools/bash/bashTool.js', import.meta.url)));
+const DIST_BASH = JSON.stringify(fileURLToPath(new URL('../../../dist/tools/bash/bashTool.js', import.meta.url)));
 
 /** An agent: the tool's prepare, then at once one command (argv[1]); prints what it spawned (under the lifeline's watcher: the program) and the result. */
 const AGENT = `
