@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InspectionEvent } from 'xstate';
 import type { ModelCall } from '../src/core/model.js';
+import { agentMachine } from '../src/machine/agentMachine.js';
 import { runAgent } from '../src/run/runAgent.js';
 import { TURNS, conversationStep, echoTool } from './conversation.js';
 import { summarizeProfiles } from './profileSummary.js';
@@ -23,6 +24,12 @@ export interface MachineTurnFigures {
   agentloopUs: number;
   minimalUs: number;
   ratio: number;
+  /**
+   * agentloop's machine with the plain runner protocol for the tool that starts when the reply is in: the runner
+   * announces it (TOOL_STARTED, an event of its own) instead of the machine in the step that takes the reply (FINISH's
+   * `announced`, the guard `runnerStartsAtFinish`): one event more a tool turn. Median CPU µs per turn.
+   */
+  plainProtocolUs: number;
   /**
    * The events each machine takes in a tool turn (each one an XState macrostep: a snapshot, its observers), counted
    * with XState's inspection over one run and divided by its turns; `agentloopTurn` names those of one turn.
@@ -76,10 +83,17 @@ async function eventsPerTurn(): Promise<MachineTurnFigures['eventsPerTurn']> {
   return { agentloop: count(a.byTurn), minimal: count(m.byTurn), agentloopTurn: a.byTurn[2] ?? [] };
 }
 
+/** The plain protocol: no start announced at FINISH, every start the runner's (as the stepped runner has it). */
+const plainProtocol = agentMachine.provide({ guards: { runnerStartsAtFinish: () => false } });
+
 const sides = {
   agentloop: async () => {
     const result = await runAgent('go', { model: 'claude-bench', modelCall: inProcessModel, tools: [echoTool], cwd: '/', maxTurns: TURNS + 10 });
     if (result.context.turnCount !== TURNS) throw new Error(`agentloop ran ${result.context.turnCount} turns`);
+  },
+  plainProtocol: async () => {
+    const result = await runAgent('go', { model: 'claude-bench', modelCall: inProcessModel, tools: [echoTool], cwd: '/', maxTurns: TURNS + 10, machine: plainProtocol });
+    if (result.context.turnCount !== TURNS) throw new Error(`agentloop (plain protocol) ran ${result.context.turnCount} turns`);
   },
   minimal: async () => {
     const result = await xstateLoopWith('go', minimalStep);
@@ -88,7 +102,7 @@ const sides = {
 };
 
 export async function benchMachineTurn(rounds: number, log: (line: string) => void): Promise<MachineTurnFigures> {
-  const cpu: Record<keyof typeof sides, number[]> = { agentloop: [], minimal: [] };
+  const cpu: Record<keyof typeof sides, number[]> = { agentloop: [], plainProtocol: [], minimal: [] };
   const order = Object.keys(sides) as Array<keyof typeof sides>;
   for (let round = -20; round < rounds; round++) {
     for (const name of round % 2 ? [...order].reverse() : order) {
@@ -105,10 +119,11 @@ export async function benchMachineTurn(rounds: number, log: (line: string) => vo
     agentloopUs,
     minimalUs,
     ratio: agentloopUs / minimalUs,
+    plainProtocolUs: median(cpu.plainProtocol),
     eventsPerTurn: await eventsPerTurn(),
     profile: await profileAgentloop(Math.max(20, rounds / 2)),
   };
-  log(`machine alone: agentloop ${figures.agentloopUs.toFixed(0)} µs, minimal machine ${figures.minimalUs.toFixed(0)} µs CPU a turn`);
+  log(`machine alone: agentloop ${figures.agentloopUs.toFixed(0)} µs (plain protocol ${figures.plainProtocolUs.toFixed(0)}), minimal machine ${figures.minimalUs.toFixed(0)} µs CPU a turn`);
   return figures;
 }
 
