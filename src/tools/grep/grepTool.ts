@@ -20,7 +20,7 @@ import { pathPermission, readDenials } from '../fileAccess/permission.js';
 import { pathField, textField, type FileToolsShared } from '../fileAccess/shared.js';
 import { walkFiles } from '../fileAccess/walk.js';
 import { similarFile } from '../read/similar.js';
-import { formatResult, type GrepInput } from './result.js';
+import { formatResult, type Found, type GrepInput } from './result.js';
 import { DESCRIPTION, INPUT_SCHEMA } from './schema.js';
 import { contentLines, ripgrepRegex, searchText, type SearchSpec } from './search.js';
 import { typeGlobs } from './types.js';
@@ -129,11 +129,6 @@ async function filesToSearch(shared: FileToolsShared, input: GrepInput, root: st
     keep,
     signal: context.signal,
   });
-}
-
-export interface Found {
-  /** Absolute path and its output lines (content), its count (count), in path order. */
-  files: { path: string; lines: string[]; count: number }[];
 }
 
 /**

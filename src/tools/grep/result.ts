@@ -5,7 +5,6 @@
  */
 import { stat } from 'node:fs/promises';
 import type { ToolOutput } from '../../core/tool.js';
-import type { Found } from './grepTool.js';
 
 export interface GrepInput {
   pattern: string;
@@ -38,6 +37,12 @@ function page<T>(items: readonly T[], limit: number | undefined, offset: number)
 
 function pagination(appliedLimit: number | undefined, offset: number): string {
   return [...(appliedLimit !== undefined ? [`limit: ${appliedLimit}`] : []), ...(offset ? [`offset: ${offset}`] : [])].join(', ');
+}
+
+/** What a search found: the grep tool's search fills it, formatResult writes it. */
+export interface Found {
+  /** Absolute path and its output lines (content), its count (count), in path order. */
+  files: { path: string; lines: string[]; count: number }[];
 }
 
 export async function formatResult(input: GrepInput, mode: string, found: Found, shown: (path: string) => string): Promise<ToolOutput> {
