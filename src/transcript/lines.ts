@@ -4,8 +4,28 @@
  * (store.ts) and for pieces of them (the ends that headers.ts reads).
  */
 import { plural } from '../core/plural.js';
-import type { SessionRecord } from './records.js';
+import type { SessionHeader, SessionRecord } from './records.js';
 import { recordProblem } from './shapes.js';
+
+/** A transcript as read: its header, its records, what could not be read (store.ts reads one). */
+export interface Transcript {
+  path: string;
+  header: SessionHeader | undefined;
+  /** The records that are whole and of a known shape (shapes.ts), in file order. */
+  records: SessionRecord[];
+  /**
+   * Lines that could not be read, e.g. `line 12: not valid JSON (cut off by a crash?): skipped`
+   * or `line 7: message record: index: 1000000000 is beyond the 7 lines read so far: skipped`;
+   * at most `MAX_PROBLEMS`, then a count of the rest.
+   */
+  problems: string[];
+  /**
+   * The lines of valid JSON that are not a record of a known shape, as read: skipped by everything
+   * that trusts the records (resume), but kept for a reader that shows what a run wrote, broken
+   * records included (the viewer marks a tool_result written without its tool_use_id).
+   */
+  damaged: DamagedLine[];
+}
 
 export const MAX_PROBLEMS = 20;
 

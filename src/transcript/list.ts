@@ -7,7 +7,7 @@ import { readEnds, readHeader, transcriptsByNewest } from './headers.js';
 import { cachedSummary, openCache, remember, saveCache, type ReadSummary, type SummaryCache } from './listCache.js';
 import { runningHolder, type LockHolder } from './lock.js';
 import type { SessionHeader, SessionRecord } from './records.js';
-import type { Transcript } from './store.js';
+import type { Transcript } from './lines.js';
 import { sessionIdOfPath } from './paths.js';
 
 /** A session as `agentloop sessions` lists it. */

@@ -6,31 +6,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sessionIdProblem, sessionsDir, transcriptPath } from './paths.js';
-import type { SessionHeader, SessionRecord } from './records.js';
-import { parseRecordLines, type DamagedLine } from './lines.js';
+import { parseRecordLines, type Transcript } from './lines.js';
 
 export { agentloopHome, sessionFilesDir, sessionsDir, transcriptPath } from './paths.js';
 export { SessionExistsError, TranscriptWriter } from './writer.js';
 export { listSessions, newestSessionFor, summarize, type SessionSummary } from './list.js';
 
-export interface Transcript {
-  path: string;
-  header: SessionHeader | undefined;
-  /** The records that are whole and of a known shape (shapes.ts), in file order. */
-  records: SessionRecord[];
-  /**
-   * Lines that could not be read, e.g. `line 12: not valid JSON (cut off by a crash?): skipped`
-   * or `line 7: message record: index: 1000000000 is beyond the 7 lines read so far: skipped`;
-   * at most `MAX_PROBLEMS`, then a count of the rest.
-   */
-  problems: string[];
-  /**
-   * The lines of valid JSON that are not a record of a known shape, as read: skipped by everything
-   * that trusts the records (resume), but kept for a reader that shows what a run wrote, broken
-   * records included (the viewer marks a tool_result written without its tool_use_id).
-   */
-  damaged: DamagedLine[];
-}
+export type { Transcript } from './lines.js';
 
 export { MAX_PROBLEMS, type DamagedLine } from './lines.js';
 
