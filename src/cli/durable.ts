@@ -12,6 +12,7 @@ import { RestateCallError } from '../durable/http.js';
 import { submitRun } from '../durable/ingress.js';
 import { fromDurableResult, SERVICE_NAME, type DurableRunResult } from '../durable/protocol.js';
 import type { DurableOptions } from './durableOptions.js';
+import type { DurableIo } from './durableIo.js';
 import { costOf } from '../core/pricing.js';
 import type { SessionRecord } from '../transcript/records.js';
 import { recordedMessages } from '../transcript/resume.js';
@@ -23,14 +24,7 @@ import { credentialRedactor } from '../tools/bash/judge/secrets.js';
 import { selfCommand, shellWord } from './self.js';
 import { adminUrlOf } from '../durable/addresses.js';
 
-export interface DurableIo {
-  env: NodeJS.ProcessEnv;
-  /** agentloop's version (a worker's traces carry it). */
-  version?: string;
-  cwd: string;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
+export type { DurableIo } from './durableIo.js';
 
 /** Exit codes of the reading commands (`result`, `messages`, `view --restate`): the same for the same situation. */
 export const NO_SUCH_SESSION = 2;

@@ -5,7 +5,7 @@
  */
 import { answerApproval, listApprovals } from '../durable/approvalsClient.js';
 import type { DurableOptions } from './durableOptions.js';
-import type { DurableIo } from './durable.js';
+import type { DurableIo } from './durableIo.js';
 import { selfCommand, shellWord } from './self.js';
 import { shown } from './terminal.js';
 

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import type { DurableOptions } from './durableOptions.js';
-import type { DurableIo } from './durable.js';
+import type { DurableIo } from './durableIo.js';
 import { outputRedactor, shown, useRedactor } from './terminal.js';
 import { credentialRedactor } from '../tools/bash/judge/secrets.js';
 import { selfCommand } from './self.js';
