@@ -3,9 +3,10 @@
  * lower layer. The order is rooms.ts's, which README's architecture section draws.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { importsOf } from './imports.js';
 import { LAYERS } from './rooms.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
@@ -27,11 +28,6 @@ function files(dir: string): string[] {
   });
 }
 
-/** Relative imports of a file (static, `export ... from` and dynamic), as src-relative paths. */
-export function importsOf(file: string, text: string): string[] {
-  const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.{1,2}\/[^']+)'/g)].map((m) => m[1] as string);
-  return specs.map((spec) => relative(SRC, normalize(join(dirname(file), spec))));
-}
 
 const folderOf = (srcPath: string) => srcPath.split('/')[0] as string;
 
