@@ -20,7 +20,7 @@ export type { OutputFormat } from './options.js';
 
 /** The flags a run keeps as they were parsed (each described in ./options.ts). */
 const RUN_VALUES = [
-  'inputFormat', 'model', 'fallbackModel', 'maxTurns', 'maxTokens', 'maxRetries', 'maxBudgetUsd', 'systemPrompt',
+  'inputFormat', 'model', 'fallbackModel', 'maxTurns', 'maxTokens', 'maxRetries', 'maxBudgetUsd', 'contextWindow', 'systemPrompt',
   'appendSystemPrompt', 'verbose', 'includePartialMessages', 'allowedTools', 'disallowedTools', 'cwd', 'sandbox',
   'allowEnv', 'resume', 'continue', 'sessionId', 'forkSession', 'inspect', 'view', 'port', 'mistake',
   'includeLoopEvents', 'permissionPromptTool', 'mcpConfig', 'strictMcpConfig', 'allowWrite', 'waitForSession', 'step', 'lang',

@@ -14,6 +14,7 @@ const ENTRIES = Object.values(OPTIONS) as AnyOption[];
 const CONFIGURATION = `Configuration (environment or .env in the working directory):
   ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, MODEL_ID (or ANTHROPIC_MODEL), NO_COLOR
   AGENTLOOP_HOME: where sessions are saved (default ~/.agentloop; transcripts in sessions/ID.jsonl)
+  AGENTLOOP_CONTEXT_WINDOW: the model's context window in tokens, as --context-window
 
 Exit codes: 0 success, 1 the run failed, 2 bad usage or configuration, 3 a durable run still running (result),
 130/143 interrupted.`;

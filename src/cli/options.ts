@@ -42,6 +42,7 @@ export interface Flags {
   dangerouslySkipPermissions: boolean;
   maxTurns: number;
   maxBudgetUsd: number;
+  contextWindow: number;
   maxTokens: number;
   maxRetries: number;
   cwd: string;
@@ -184,6 +185,10 @@ export const OPTIONS: OptionTable<Flags> = {
   dangerouslySkipPermissions: { flag: 'dangerously-skip-permissions', commands: ['run'], description: '--permission-mode bypassPermissions: every call runs (as root only with IS_SANDBOX=1)' },
   maxTurns: { flag: 'max-turns', argument: 'N', commands: ['run', 'submit'], parse: (text, flag) => positiveInt(flag, text), description: `stop after N model calls (default ${defaultRunConfig.maxTurns})` },
   maxBudgetUsd: { flag: 'max-budget-usd', argument: 'AMOUNT', commands: ['run'], parse: (text, flag) => positiveNumber(flag, text), description: 'stop once the run has cost AMOUNT dollars' },
+  contextWindow: {
+    flag: 'context-window', argument: 'N', commands: ['run'], parse: (text, flag) => positiveInt(flag, text, 1000),
+    description: "the model's context window in tokens, for a gateway's model (default: the model's known one, 200000 for Claude; also AGENTLOOP_CONTEXT_WINDOW): the history is compacted before a request would pass it",
+  },
   maxTokens: { flag: 'max-tokens', argument: 'N', commands: ['run', 'submit'], parse: (text, flag) => positiveInt(flag, text), description: `max_tokens of each request (default ${defaultRunConfig.maxTokens})` },
   maxRetries: { flag: 'max-retries', argument: 'N', commands: ['run', 'submit'], parse: (text, flag) => positiveInt(flag, text, 0), description: `retries of a failed model call (default ${CLI_MAX_RETRIES} in a run, as Claude Code's; ${defaultRunConfig.maxRetries} for submit)` },
   cwd: { flag: 'cwd', argument: 'DIR', commands: ['run', 'worker'], description: 'working directory of the tools (default: the current one)' },

@@ -21,6 +21,7 @@ import { assistantLines } from './assistantLines.js';
 import { publicToolName, toolLookup, type Tool, type ToolLookup } from '../core/tool.js';
 import { apiRetryLine, claudeBlock, modelFallbackLine, statusLine, thinkingTokensLines, userLines } from './claudeLines.js';
 import { CLI_MAX_RETRIES } from './sdkFlags.js';
+import { compactLinesOf } from './compactLines.js';
 
 /** What the init line tells about the run. */
 export interface InitFacts {
@@ -147,6 +148,7 @@ export function streamJsonPrinter(
         loop(event);
         return;
       default:
+        for (const line of compactLinesOf(event, session_id)) out(line);
         loop(event);
     }
   };

@@ -30,7 +30,24 @@ export interface RunConfig {
   maxBudgetUsd?: number;
   /** Extended thinking (./thinking.ts): each request's `thinking`, as the model of that request takes it. None: off. */
   thinking?: ThinkingSetting;
+  /**
+   * The model's context window, in tokens: default the model's known one (./models.ts). With none known (a gateway's
+   * model), the loop compacts only after the API refuses a request as too long.
+   */
+  contextWindow?: number;
+  /** When and how the loop compacts its history (docs/loop.md, "Compaction"); default `{}`: on, with the defaults. */
+  compaction?: CompactionSetting;
 }
+
+/**
+ * Compaction: `'off'` (a request over the window fails the run with `prompt_too_long`), or
+ * - `threshold`: compact before a request estimated past it: a fraction of the window (0.8) or tokens (150000);
+ *   default Claude Code's: the window less 33,000 tokens (20,000 for the summary, 13,000 of margin), or 80 % of a
+ *   window too small for that;
+ * - `strategy`: `auto` (default) clears old tool results first when that is enough, else summarizes; `summary`
+ *   always summarizes.
+ */
+export type CompactionSetting = 'off' | { threshold?: number; strategy?: 'auto' | 'summary' };
 
 export const defaultRunConfig: Omit<RunConfig, 'model' | 'tools'> = {
   maxTokens: 8000,

@@ -14,12 +14,45 @@ export type LoopState =
   | 'executingTools'
   | 'appendingResults'
   | 'waitingToRetry'
+  | 'compacting'
   | 'done'
   | 'failed'
   | 'aborted';
 
 /** The states where a guard picks the way on. */
-export type ChoiceState = 'checkingReply' | 'checkingError' | 'appendingResults';
+export type ChoiceState = 'checkingContext' | 'checkingReply' | 'checkingError' | 'appendingResults';
+
+/**
+ * Why the history was compacted: the next request was estimated past the threshold (`threshold`), the API refused a
+ * request as too long (`prompt_too_long`), or the user asked (`manual`: `/compact`, `compactConversation`).
+ */
+export type CompactTrigger = 'threshold' | 'prompt_too_long' | 'manual';
+
+/** A compaction boundary: the history before it is summarized (or its old tool results cleared), what follows is sent. */
+export interface CompactBoundary {
+  trigger: CompactTrigger;
+  /** `summary`: the model summarized the history; `cleared`: clearing old tool results was enough. */
+  kind: 'summary' | 'cleared';
+  /** The history's length before; how many of its messages the summary replaced; how many were kept after it. */
+  messagesBefore: number;
+  summarized: number;
+  kept: number;
+  /** Tool results whose content was cleared. */
+  clearedResults: number;
+  /** Estimated tokens of the request before and after (./history/tokens.ts). */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** The summary the model wrote (absent when clearing was enough). */
+  summary?: string;
+  /** The history from the boundary on: what the next request sends. */
+  messages: MessageParam[];
+  /** The summary call's usage and cost (counted in the run's), and how long compacting took. */
+  usage?: Usage;
+  costUsd?: number;
+  durationMs: number;
+  /** The user's instructions for the summary (`/compact INSTRUCTIONS`, a PreCompact hook). */
+  instructions?: string;
+}
 
 /** Who wrote a message into the history. */
 export type MessageOrigin =
@@ -50,6 +83,8 @@ export type MachineEvent =
     }
   /** Which branch of a choice fired: the guard's name, or `else`; `target` is where it leads. */
   | { type: 'decision'; state: ChoiceState; guard: string; target: string }
+  /** The history was compacted: the messages from here on are `boundary.messages` (their indices start again at 0). */
+  | { type: 'compact_boundary'; turnCount: number; boundary: CompactBoundary }
   /** A tool_use block is complete in the stream: `needsFollowUp` is true from here on. */
   | { type: 'tool_use'; turnCount: number; block: ToolUseBlock }
   /** A message was written to the history at `index`; the same index again means it was replaced. */

@@ -49,4 +49,10 @@ export interface RunHooks {
    * sent is still checked against the history invariant. A throw fails the model call.
    */
   transformContext?(messages: readonly MessageParam[], info: { turnCount: number }): MessageParam[] | Promise<MessageParam[]>;
+  /**
+   * Called before the loop compacts its history (Claude Code's PreCompact): `trigger` is `manual` (`/compact`) or `auto`
+   * (near the window, or after a request refused as too long); `instructions` the user's. Returns instructions to add
+   * to the summary request, or nothing. A throw is ignored.
+   */
+  beforeCompact?(info: { trigger: 'manual' | 'auto'; instructions: string | null }): { instructions?: string } | void | Promise<{ instructions?: string } | void>;
 }

@@ -16,3 +16,15 @@ export function resolveModel(name: string): string {
 
 /** The model Claude Code 2.1.197 asks for when none is set and a key is (recorded in test/cli/sdk/claudeCode.json). */
 export const DEFAULT_MODEL = 'claude-opus-4-8';
+
+/** The context window of the models agentloop knows, in tokens (every current Claude model's is 200,000). */
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+
+/**
+ * The context window of `model`: a Claude model's is DEFAULT_CONTEXT_WINDOW; another name (a gateway's, a scripted
+ * model's) has none known, so only a refused request (prompt too long) or a window the user sets
+ * (`--context-window`, AGENTLOOP_CONTEXT_WINDOW, runAgent's `contextWindow`) makes the loop compact.
+ */
+export function knownContextWindow(model: string): number | undefined {
+  return /^claude-/i.test(resolveModel(model)) ? DEFAULT_CONTEXT_WINDOW : undefined;
+}

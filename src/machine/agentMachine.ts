@@ -1,5 +1,6 @@
 import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
-import type { ChoiceState, LoopState, MachineEvent } from '../core/events.js';
+import type { ChoiceState, CompactBoundary, LoopState, MachineEvent } from '../core/events.js';
+import type { CompactInput } from '../history/compact.js';
 import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { ModelCallInput, ModelReply } from '../core/model.js';
 import { INTERRUPTED_BY_USER, NO_RESULT, RUNNER_FAILED } from '../core/prompts.js';
@@ -8,10 +9,11 @@ import { toRunError } from '../core/outcome.js';
 import { toolUseProblem } from '../history/validate.js';
 import { buildRequest, freshTurn, initialContext, outputOf, type AgentContext, type AgentInput, type AgentOutput } from './context.js';
 import { choose, exit, otherwise, when } from './choices.js';
+import { canCompactAfterRefusal, compactedUpdate, compactInputOf, compactionFailedUpdate, needsCompaction, refusedUpdate } from './compaction.js';
 import type { AgentEvent, ToolRunnerCommand } from './events.js';
 import { nextTransitionReason, overBudget } from './rules.js';
 import { invalidReplyError, openToolUsesUpdate, problemsOfReply, replyMessageUpdate, replyUpdate, resultsUpdate, startedAtFinish } from './updates.js';
-import { applyWrite, recordFailure, recordStart } from './writes.js';
+import { applyWrite, recordFailure, recordStart, replyEvent } from './writes.js';
 
 export { CONTINUE_AFTER_MAX_TOKENS } from '../core/prompts.js';
 
@@ -35,11 +37,14 @@ export const agentMachine = setup({
   actors: {
     callModel: fromPromise<ModelReply, ModelCallInput>(async () => notProvided('callModel')),
     runTools: fromCallback<ToolRunnerCommand>(() => notProvided('runTools')),
+    compactHistory: fromPromise<CompactBoundary, CompactInput>(async () => notProvided('compactHistory')),
   },
   delays: {
     retryDelay: ({ context }) => context.recovery.retryDelayMs,
   },
   guards: {
+    needsCompaction: ({ context }) => needsCompaction(context),
+    canCompactAfterRefusal: ({ context }) => canCompactAfterRefusal(context),
     needsFollowUp: ({ context }) => context.needsFollowUp,
     isRefusal: ({ context }) => context.stopReason === 'refusal',
     needsContinuation: ({ context }) => context.turn.continuation !== null,
@@ -115,22 +120,8 @@ export const agentMachine = setup({
     ),
     /** The turn's outcome is read from the reply (after `appendReply`). */
     recordReply: enqueueActions(({ context, enqueue }, params: { reply: ModelReply }) => {
-      const { reply } = params;
-      enqueue.assign(replyUpdate(context, reply));
-      enqueue.emit(({ context: after }) => ({
-        type: 'reply' as const,
-        turnCount: after.turnCount,
-        index: after.messages.length - 1,
-        ...(reply.id ? { id: reply.id } : {}),
-        ...(reply.requestId ? { requestId: reply.requestId } : {}),
-        model: reply.model ?? after.model,
-        stopReason: reply.stopReason,
-        usage: reply.usage,
-        total: after.usage,
-        costUsd: after.costUsd,
-        needsFollowUp: after.needsFollowUp,
-        droppedIncompleteBlock: reply.droppedIncompleteBlock,
-      }));
+      enqueue.assign(replyUpdate(context, params.reply));
+      enqueue.emit(({ context: after }) => replyEvent(after, params.reply));
     }),
     recordError: enqueueActions(({ context, enqueue }, params: { error: unknown }) => recordFailure(enqueue, context, params.error)),
     rejectReply: enqueueActions(({ context, enqueue }, params: { reply: ModelReply }) =>
@@ -160,6 +151,14 @@ export const agentMachine = setup({
     /** Lets the machine rest in appendingResults: the event arrives once this step's snapshot is out. */
     sendResultsAppended: sendTo(({ self }) => self, { type: 'RESULTS_APPENDED' } satisfies AgentEvent),
     markRetry: assign({ transitionReason: 'retry' }),
+    /** A request refused as too long: compact, then send it again. */
+    markRefused: assign(({ context }) => refusedUpdate(context)),
+    /** The boundary: what is sent from now on is the compacted history (the transcript keeps all of it). */
+    applyCompaction: enqueueActions(({ context, enqueue }, params: { boundary: CompactBoundary }) => {
+      enqueue.assign(compactedUpdate(context, params.boundary));
+      enqueue.emit({ type: 'compact_boundary', turnCount: context.turnCount, boundary: params.boundary });
+    }),
+    markCompactionFailed: assign(({ context }) => compactionFailedUpdate(context)),
     exit: assign((_, reason: ExitReason) => ({ exitReason: reason, transitionReason: null })),
   },
 }).createMachine({
@@ -192,8 +191,21 @@ export const agentMachine = setup({
         },
         TOOL_RESULT: { actions: { type: 'recordToolResult', params: ({ event }) => ({ done: event }) } },
       },
-      initial: 'callingModel',
+      initial: 'checkingContext',
       states: {
+        // Before each request: compact first when it would pass the threshold of the window, or was refused as too long.
+        checkingContext: { always: choose('checkingContext', when('needsCompaction', 'compacting'), otherwise('callingModel')) },
+        compacting: {
+          entry: { type: 'enter', params: { state: 'compacting' } },
+          invoke: {
+            id: 'compaction',
+            src: 'compactHistory',
+            input: ({ context }) => compactInputOf(context),
+            onDone: { target: 'callingModel', actions: { type: 'applyCompaction', params: ({ event }) => ({ boundary: event.output }) } },
+            onError: { target: 'checkingError', actions: ['markCompactionFailed', { type: 'recordError', params: ({ event }) => ({ error: event.error }) }] },
+          },
+          on: { ABORT: { target: '#agent.aborted', actions: exit('aborted') } },
+        },
         callingModel: {
           entry: { type: 'enter', params: { state: 'callingModel' } },
           invoke: {
@@ -241,6 +253,7 @@ export const agentMachine = setup({
         checkingError: {
           always: choose(
             'checkingError',
+            when('canCompactAfterRefusal', 'compacting', 'markRefused'),
             when('isPromptTooLong', '#agent.failed', exit('prompt_too_long')),
             when('canRetry', '#agent.waitingToRetry'),
             otherwise('#agent.failed', exit('model_error')),

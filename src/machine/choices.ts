@@ -1,5 +1,5 @@
 /**
- * The branches of the machine's choices (`checkingReply`, `checkingError`, `appendingResults`), written once each:
+ * The branches of the machine's choices (`checkingContext`, `checkingReply`, `checkingError`, `appendingResults`), written once each:
  * `when(guard, target, ...actions)` and `otherwise(target, ...actions)`, turned by `choose` into XState transitions
  * that announce which branch fired (`decide`) before their own actions.
  */
@@ -7,8 +7,8 @@ import type { ChoiceState } from '../core/events.js';
 import type { ExitReason } from '../core/outcome.js';
 
 /** The guards a choice state picks its way by. */
-type ChoiceGuard = 'needsFollowUp' | 'isRefusal' | 'needsContinuation' | 'isCutByMaxTokens' | 'isPromptTooLong' | 'canRetry' | 'reachedMaxTurns' | 'reachedBudget';
-type BranchAction = ReturnType<typeof exit> | 'startNextTurn';
+type ChoiceGuard = 'needsCompaction' | 'canCompactAfterRefusal' | 'needsFollowUp' | 'isRefusal' | 'needsContinuation' | 'isCutByMaxTokens' | 'isPromptTooLong' | 'canRetry' | 'reachedMaxTurns' | 'reachedBudget';
+type BranchAction = ReturnType<typeof exit> | 'startNextTurn' | 'markRefused';
 /** One branch of a choice: where it leads when its guard holds (`else`: when no guard before it did), and what it does. */
 interface Branch {
   guard: ChoiceGuard | 'else';

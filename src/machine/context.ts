@@ -7,6 +7,7 @@ import type { ExitReason, RunError, TransitionReason } from '../core/outcome.js'
 import { thinkingParam } from '../core/thinking.js';
 import type { Usage } from '../core/usage.js';
 import type { Continuation } from './rules.js';
+import { initialCompaction, type CompactionState } from './compaction.js';
 import { zeroUsage } from '../core/usage.js';
 
 /**
@@ -51,6 +52,8 @@ export interface AgentContext {
   /** Counters of the loop's recoveries: retries of a failed call, continuations after max_tokens. */
   recovery: RecoveryState;
   error: RunError | null;
+  /** What the loop knows of the context window's use, and its compactions (./compaction.ts). */
+  compaction: CompactionState;
   /** The run's randomness (retry jitter) is derived from this seed (machine/rules.ts). */
   seed: number;
 }
@@ -116,6 +119,7 @@ export function initialContext(input: AgentInput): AgentContext {
     turn: freshTurn(),
     recovery: { retryAttempt: 0, retryDelayMs: 0, maxTokensStreak: 0, overloadedStreak: 0 },
     error: null,
+    compaction: initialCompaction(),
     seed: input.seed ?? 0,
   };
 }

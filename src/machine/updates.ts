@@ -14,6 +14,7 @@ import { isModelError, toRunError } from '../core/outcome.js';
 import { addUsage, usageProblems } from '../core/usage.js';
 import type { ToolUseBlock } from '../core/messages.js';
 import type { AgentContext, TurnState } from './context.js';
+import { measuredUpdate } from './compaction.js';
 import { canRetryAfter, continuationAfter, fallbackAfter, retryDelayMs, seededRandom } from './rules.js';
 
 export type ContextUpdate = Partial<AgentContext>;
@@ -42,6 +43,7 @@ export function replyUpdate(context: AgentContext, reply: ModelReply): ContextUp
     needsFollowUp: context.needsFollowUp || toolUses.length > 0,
     recovery: { retryAttempt: 0, retryDelayMs: context.recovery.retryDelayMs, maxTokensStreak: streak, overloadedStreak: 0 },
     error: null,
+    ...measuredUpdate(context, reply),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import type { MachineEvent, MessageOrigin } from '../core/events.js';
 import type { MessageParam, ToolUseBlock } from '../core/messages.js';
+import type { ModelReply } from '../core/model.js';
 import type { AgentContext } from './context.js';
 import { errorUpdate, type ContextUpdate } from './updates.js';
 
@@ -34,4 +35,22 @@ export function recordFailure(enqueue: Enqueue, context: AgentContext, error: un
   enqueue.assign(update);
   if (update.error?.kind !== 'invalid_reply') return;
   enqueue.emit({ type: 'reply_refused', turnCount: context.turnCount, error: update.error, startedToolIds: [...context.turn.startedToolIds] });
+}
+
+/** The `reply` event: the metadata of the reply just written, read from the context after it (`after`). */
+export function replyEvent(after: AgentContext, reply: ModelReply): MachineEvent {
+  return {
+    type: 'reply',
+    turnCount: after.turnCount,
+    index: after.messages.length - 1,
+    ...(reply.id ? { id: reply.id } : {}),
+    ...(reply.requestId ? { requestId: reply.requestId } : {}),
+    model: reply.model ?? after.model,
+    stopReason: reply.stopReason,
+    usage: reply.usage,
+    total: after.usage,
+    costUsd: after.costUsd,
+    needsFollowUp: after.needsFollowUp,
+    droppedIncompleteBlock: reply.droppedIncompleteBlock,
+  };
 }

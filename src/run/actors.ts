@@ -18,6 +18,9 @@ import { ToolExecutor, type ExecutorListener, type ExecutorOptions } from '../to
 import type { StepGate } from './gate.js';
 import { steppedToolRunner } from './steppedTools.js';
 import { describingGate } from './toolStarts.js';
+import { compactHistory } from './compaction.js';
+import type { CompactInput } from '../history/compact.js';
+import type { CompactBoundary } from '../core/events.js';
 
 export interface AgentActorsOptions {
   /** The model: `createAnthropicModel(...)` or `scriptedModel(...).call`. */
@@ -51,6 +54,8 @@ export interface AgentActorsOptions {
    * page) and out of tool results, before the machine gets them: nothing downstream (history, events, result) holds them.
    */
   redactor?: Redactor;
+  /** Where the session's transcript is: a compaction's summary message names it (run/compaction.ts). */
+  transcriptPath?: string;
 }
 
 /** `model` with the message of every error it throws redacted. */
@@ -127,6 +132,13 @@ export function modelActor(
     await gate?.wait({ type: 'reply', turnCount: input.turnCount, stopReason: reply.stopReason, content: reply.content }, signal);
     return reply;
   });
+}
+
+/** Compaction (the machine's `compacting` state) as an XState actor: the summary call goes through the run's model call. */
+export function compactionActor(model: ModelCall, options: Pick<AgentActorsOptions, 'hooks' | 'redactor' | 'transcriptPath'> = {}) {
+  const redacting = redactingModel(model, options.redactor ?? noRedaction);
+  const settings = { ...(options.hooks ? { hooks: options.hooks } : {}), ...(options.transcriptPath ? { transcriptPath: options.transcriptPath } : {}) };
+  return fromPromise<CompactBoundary, CompactInput>(({ input, signal }) => compactHistory(input, redacting, signal, settings));
 }
 
 /** The executor's settings from the actors' options. */
@@ -209,10 +221,11 @@ export function createAgentMachine(options: AgentActorsOptions) {
   const gate = options.gate && describingGate(options.gate, options.tools);
   const callModel = modelActor(options.model, { ...options, gate, onFirstResponse });
   const machine = options.machine ?? agentMachine;
-  if (!gate) return machine.provide({ actors: { callModel, runTools: toolRunnerActor(options.tools, options.cwd, options) } });
+  const compact = compactionActor(options.model, options);
+  if (!gate) return machine.provide({ actors: { callModel, compactHistory: compact, runTools: toolRunnerActor(options.tools, options.cwd, options) } });
   // Stepping: each tool waits at the gate before it starts, so the machine announces none at FINISH (agentMachine.ts).
   return machine.provide({
-    actors: { callModel, runTools: steppedToolRunner(options.tools, runnerSettings(options), gate, options.redactor) },
+    actors: { callModel, compactHistory: compact, runTools: steppedToolRunner(options.tools, runnerSettings(options), gate, options.redactor) },
     guards: { runnerStartsAtFinish: () => false },
   });
 }

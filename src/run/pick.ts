@@ -1,7 +1,7 @@
 /** Picking set options out of runAgent's (./runAgent.ts). */
 import type { RunConfig } from '../core/config.js';
 
-const CONFIG_KEYS = ['maxTokens', 'maxTurns', 'maxRetries', 'retryBaseMs', 'retryMaxMs', 'maxTokensContinuations', 'fallbackModel', 'maxBudgetUsd', 'thinking'] as const;
+const CONFIG_KEYS = ['maxTokens', 'maxTurns', 'maxRetries', 'retryBaseMs', 'retryMaxMs', 'maxTokensContinuations', 'fallbackModel', 'maxBudgetUsd', 'thinking', 'contextWindow', 'compaction'] as const;
 
 /** The loop settings among the options (the rest is what is plugged in). */
 export function configOf(options: Partial<Omit<RunConfig, 'tools' | 'model'>>): Partial<RunConfig> {

@@ -4,6 +4,9 @@ import type { Usage } from '../core/usage.js';
 import { ModelError } from '../core/model.js';
 import { zeroUsage } from '../core/usage.js';
 import { asSent } from '../history/messages.js';
+import { isCompactRequest } from '../history/compact.js';
+import { jsonTokens } from '../history/tokens.js';
+import { summaryReply, type SummaryOption } from './summary.js';
 
 /** One scripted reply: what the model "says", as the API would put it. */
 export interface ScriptedReply {
@@ -36,6 +39,18 @@ export interface ScriptedModel {
 export interface ScriptedModelOptions {
   /** Pause before each reply, e.g. to abort a run mid-call in a test. */
   delayMs?: number;
+  /**
+   * Compaction's summary requests (history/compact.ts) are answered without taking a step: with this text, or what
+   * this function gives (a reply or an error, to test a failed compaction); default a short summary naming the user's
+   * latest request (./summary.ts). `false`: they take the next step like any call.
+   */
+  summary?: SummaryOption;
+  /**
+   * A context window, in tokens: a request estimated past it (history/tokens.ts) fails as the API refuses it (400
+   * "prompt is too long: N tokens > W maximum"), and each reply reports the request's estimate as its input tokens:
+   * to test an agent past the window.
+   */
+  contextWindow?: number;
 }
 
 /**
@@ -67,7 +82,12 @@ function playedModel(take: () => ScriptStep | undefined, left: () => number, opt
     onResponse?.();
     requests.push(asSent(request));
     if (options.delayMs) await abortableDelay(options.delayMs, signal);
-    const next = take();
+    const tokens = options.contextWindow === undefined ? 0 : jsonTokens(request.system) + jsonTokens(request.tools) + jsonTokens(request.messages);
+    if (options.contextWindow !== undefined && tokens > options.contextWindow) {
+      throw new ModelError('prompt_too_long', `prompt is too long: ${tokens} tokens > ${options.contextWindow} maximum`, { status: 400, apiType: 'invalid_request_error' });
+    }
+    const summary = options.summary !== false && isCompactRequest(request) ? summaryReply(request, options.summary) : undefined;
+    const next = summary ?? take();
     if (next === undefined) throw new ModelError('unknown', 'the scripted model has no reply left');
     const step = typeof next === 'function' ? next(request) : next;
     if ('error' in step) throw step.error;
@@ -78,7 +98,7 @@ function playedModel(take: () => ScriptStep | undefined, left: () => number, opt
     const reply: ModelReply = {
       content: step.content,
       stopReason: step.stop_reason,
-      usage: { ...zeroUsage(), ...step.usage },
+      usage: { ...zeroUsage(), ...(tokens > 0 ? { input_tokens: tokens, output_tokens: jsonTokens(step.content) } : {}), ...step.usage },
       droppedIncompleteBlock: step.cutBlock !== undefined,
     };
     return reply;

@@ -121,6 +121,7 @@ export function draftOf(event: RunEvent): Draft | undefined {
       return deniedDraft(event);
     case 'reply_refused':
       return { type: 'reply_refused', turnCount: event.turnCount, error: event.error.message, startedToolIds: event.startedToolIds };
+    case 'compact_boundary': return { type: 'compact_boundary', turnCount: event.turnCount, ...event.boundary };
     case 'tool_use': // the block arrives whole in the assistant message
     case 'text':
     case 'thinking':

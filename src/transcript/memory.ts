@@ -43,6 +43,12 @@ export class SessionMemory {
         this.resumedAt = draft.turnCount;
         if (draft.messageCount !== undefined && draft.messageCount < this.messages.length) this.messages.length = draft.messageCount;
         break;
+      case 'compact_boundary':
+        // The history goes on from the boundary's; nothing was asked since.
+        this.seed(draft.messages);
+        this.lastRequest = undefined;
+        this.resumedAt = draft.turnCount;
+        break;
       case 'tool_start':
       case 'tool_result':
       case 'result':

@@ -17,6 +17,8 @@
  *   prompt to the history): the prompt is added as the next user message, and the model is
  *   asked it;
  * - only the header: nothing was asked; a new prompt starts the conversation.
+ * A `compact_boundary` record starts the history again from its messages (the summary and what was kept): a session
+ * that outgrew the context window resumes from its last boundary, not from the whole conversation.
  */
 import { appendUser, appendUserText, toolUsesOf } from '../history/messages.js';
 import { historyProblems } from '../history/validate.js';
@@ -77,6 +79,14 @@ export function recordedMessages(records: readonly SessionRecord[]): RecordedMes
       ahead.clear();
       if (record.messageCount !== undefined && record.messageCount < messages.length) messages.length = record.messageCount;
     }
+    if (record.type === 'compact_boundary') {
+      // The history goes on from the boundary's: what came before is summarized in it.
+      ahead.clear();
+      messages.length = 0;
+      messages.push(...record.messages);
+      pendingPrompt = undefined;
+      pendingContent = undefined;
+    }
     if (record.type !== 'message') continue;
     pendingPrompt = undefined;
     pendingContent = undefined;
@@ -105,8 +115,8 @@ export function resumeTurnCount(records: readonly SessionRecord[], messages: rea
   let resumedAt = 1;
   for (const record of records) {
     if (record.type === 'request') lastRequest = record;
-    if (record.type === 'resume') {
-      // Nothing was asked since this resume (yet): it starts where the resume said.
+    if (record.type === 'resume' || record.type === 'compact_boundary') {
+      // Nothing was asked since this resume or boundary (yet): it starts where the record said.
       lastRequest = undefined;
       resumedAt = record.turnCount;
     }

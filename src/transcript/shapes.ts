@@ -168,6 +168,16 @@ export const RECORD_SHAPES: { readonly [T in RecordType]: Check } & Readonly<Rec
     durationMs: number,
     error: optional(string),
   }),
+  compact_boundary: object({
+    at,
+    turnCount: count,
+    trigger: literal('threshold', 'prompt_too_long', 'manual'),
+    kind: literal('summary', 'cleared'),
+    tokensBefore: number,
+    tokensAfter: number,
+    summary: optional(string),
+    messages: arrayOf(message),
+  }),
   resume: object({ at, turnCount: count, repaired: arrayOf(string), messageCount: optional(withinLine), forkedFrom: optional(string) }),
 };
 

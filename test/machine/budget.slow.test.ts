@@ -41,7 +41,8 @@ describe('the budget', () => {
         const actor = createActor(machine, {
           input: {
             messages: [{ role: 'user', content: 'go' }],
-            config: { model: MODEL, tools: [toolDefinition(noop)], maxTurns: 40, maxRetries: 40, retryBaseMs: 0, retryMaxMs: 0, maxBudgetUsd: budget },
+            // (Counts near a window would compact the history first: not the subject here.)
+            config: { model: MODEL, tools: [toolDefinition(noop)], maxTurns: 40, maxRetries: 40, retryBaseMs: 0, retryMaxMs: 0, maxBudgetUsd: budget, compaction: 'off' },
           },
         });
         const events: MachineEvent[] = [];

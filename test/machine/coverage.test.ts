@@ -14,6 +14,7 @@ import { takenTransitions } from '../support/coverage.js';
 import { drive, echoTool, type DriveOptions } from '../support/drive.js';
 
 const use = (id: string) => ({ id, name: 'echo', input: { text: id } });
+const tooLong = () => ({ error: new ModelError('prompt_too_long', 'prompt is too long', { status: 400 }) });
 const overloaded = () => ({ error: new ModelError('overloaded', 'Overloaded', { status: 529 }) });
 const cut: ScriptedReply = { content: [{ type: 'text', text: 'cut' }], stop_reason: 'max_tokens' };
 const abortWhen = (ready: (state: { matches: (v: unknown) => boolean; context: { turn: { startedToolIds: string[] } } }) => boolean): DriveOptions['onStart'] =>
@@ -47,7 +48,24 @@ const scenarios: Record<string, DriveOptions> = {
   },
   refusal: { steps: [{ content: [{ type: 'text', text: 'No.' }], stop_reason: 'refusal' }] },
   'max_tokens until the continuations run out': { steps: [cut, cut, cut, cut] },
-  'prompt too long': { steps: [{ error: new ModelError('prompt_too_long', 'prompt is too long', { status: 400 }) }] },
+  // Refused, compacted, sent again: refused again ends the run.
+  'prompt too long, compacted, too long again': { steps: [tooLong(), tooLong()] },
+  'compaction before a request past the threshold': {
+    steps: [reply.text('ok')],
+    messages: [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'echo', input: { text: 'x'.repeat(9000) } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'y'.repeat(9000) }] },
+    ],
+    tools: [echoTool()],
+    config: { contextWindow: 4000 },
+  },
+  'the compaction call fails': { steps: [tooLong()], scripted: { summary: () => overloaded() }, config: { maxRetries: 0 } },
+  'abort while compacting': {
+    steps: [tooLong()],
+    modelDelayMs: 1000,
+    onStart: abortWhen((s) => s.matches({ turn: 'compacting' })),
+  },
   'retries run out': { steps: [overloaded(), overloaded()], config: { maxRetries: 1 } },
   'an invalid reply, then a valid one': {
     steps: [reply.toolUse([{ id: 'x', name: 'echo', input: [1, 2] }]), reply.text('ok')],

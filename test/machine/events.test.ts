@@ -25,9 +25,12 @@ describe('the machine announces every step', () => {
   it('names the guard of each branch taken, in order', async () => {
     const run = await drive({ steps: [reply.toolUse([{ id: 't1', name: 'echo', input: {} }]), overloaded(), reply.text('ok')], tools: [echoTool()] });
     expect(of(run.events, 'decision').map((d) => `${d.state}[${d.guard}]->${d.target}`)).toEqual([
+      'checkingContext[else]->callingModel',
       'checkingReply[needsFollowUp]->executingTools',
       'appendingResults[else]->turn',
+      'checkingContext[else]->callingModel',
       'checkingError[canRetry]->waitingToRetry',
+      'checkingContext[else]->callingModel',
       'checkingReply[else]->done',
     ]);
   });

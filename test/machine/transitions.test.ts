@@ -254,9 +254,9 @@ describe('the agent machine, driven by a scripted model', () => {
     expect(run.context.messages).toEqual([{ role: 'user', content: 'go' }]);
   });
 
-  it('ends with prompt_too_long on a 400 "prompt is too long"', async () => {
+  it('ends with prompt_too_long on a 400 "prompt is too long" with compaction off (test/machine/compaction.test.ts: on)', async () => {
     const tooLong = { error: new ModelError('prompt_too_long', 'prompt is too long: 210000 tokens > 200000 maximum', { status: 400 }) };
-    const run = await drive({ steps: [tooLong] });
+    const run = await drive({ steps: [tooLong], config: { compaction: 'off' } });
     expect(run.finalState).toBe('failed');
     expect(run.context.exitReason).toBe('prompt_too_long');
   });

@@ -5,7 +5,7 @@ import type { MessageParam } from '../../src/core/messages.js';
 import type { ModelRequest } from '../../src/core/model.js';
 import { toolDefinition, type Tool } from '../../src/core/tool.js';
 import { historyProblems } from '../../src/history/validate.js';
-import { scriptedModel, type ScriptStep } from '../../src/scripted/model.js';
+import { scriptedModel, type ScriptedModelOptions, type ScriptStep } from '../../src/scripted/model.js';
 import { createAgentMachine } from '../../src/run/actors.js';
 
 export interface DriveOptions {
@@ -17,6 +17,8 @@ export interface DriveOptions {
   seed?: number;
   /** Called once the actor has started: to send ABORT at the right moment, say. */
   onStart?: (actor: Actor<ReturnType<typeof createAgentMachine>>) => void;
+  /** The scripted model's options besides `modelDelayMs` (its summary answer, its context window). */
+  scripted?: ScriptedModelOptions;
   /** Replace the machine (e.g. a broken tool runner); default: the real one with the scripted model. */
   machine?: ReturnType<typeof createAgentMachine>;
 }
@@ -34,7 +36,7 @@ export interface Driven {
 /** Runs the real machine with a scripted model and keeps what it emits. */
 export async function drive(options: DriveOptions): Promise<Driven> {
   const tools = options.tools ?? [];
-  const model = scriptedModel(options.steps, options.modelDelayMs ? { delayMs: options.modelDelayMs } : {});
+  const model = scriptedModel(options.steps, { ...options.scripted, ...(options.modelDelayMs ? { delayMs: options.modelDelayMs } : {}) });
   const machine = options.machine ?? createAgentMachine({ model: model.call, tools, cwd: process.cwd() });
   const events: MachineEvent[] = [];
   const actor = createActor(machine, {

@@ -169,6 +169,11 @@ export interface ServerOptions {
    * replies are raw frames (`rewrite`) with thinking blocks the ledger never saw given, where the stream is the subject.
    */
   thinkingRules?: boolean;
+  /**
+   * A context window, in tokens: a request whose input (`inputTokens`) passes it is refused as the API refuses it,
+   * 400 invalid_request_error "prompt is too long: N tokens > W maximum", before it takes a step. Records `refusedTooLong`.
+   */
+  contextWindow?: number;
   /** Text and tool-input deltas of at most this many characters (default: a text in 3 pieces, a tool input in 4). */
   deltaChars?: number;
 }
@@ -180,6 +185,8 @@ export interface MessagesServer {
   readonly requests: RecordedRequest[];
   /** Messages of the `validate` calls that threw. */
   readonly violations: string[];
+  /** Indices in `requests` of the requests refused as past `contextWindow`. */
+  readonly refusedTooLong: number[];
   /** Scripted steps not consumed yet. */
   readonly pending: number;
   /** Appends steps; each request to `POST /v1/messages` takes the next one. */
@@ -195,6 +202,7 @@ export interface MessagesServer {
 export async function startMessagesServer(options: ServerOptions = {}): Promise<MessagesServer> {
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
+  const tooLong: number[] = [];
   const queue: Step[] = [];
   const sockets = new Set<Socket>();
   // Extended thinking's rules (./thinkingContract.ts): every request is held to them.
@@ -225,6 +233,11 @@ export async function startMessagesServer(options: ServerOptions = {}): Promise<
     const rejection = rejectionOf(req, recorded.body, options.validate, violations);
     if (rejection) return sendApiError(res, rejection.status, rejection.type, rejection.message);
     const body = recorded.body as RequestBody; // rejectionOf refuses a missing body
+    const tokens = options.contextWindow === undefined ? 0 : (options.inputTokens ?? defaultInputTokens)(body);
+    if (options.contextWindow !== undefined && tokens > options.contextWindow) {
+      tooLong.push(index);
+      return sendApiError(res, 400, 'invalid_request_error', `prompt is too long: ${tokens} tokens > ${options.contextWindow} maximum`);
+    }
     const broken = options.thinkingRules === false ? undefined : thinking.problem(body);
     if (broken !== undefined) return refuse(res, broken);
 
@@ -250,6 +263,7 @@ export async function startMessagesServer(options: ServerOptions = {}): Promise<
     url: `http://127.0.0.1:${port}`,
     requests,
     violations,
+    refusedTooLong: tooLong,
     get pending() {
       return queue.length;
     },

@@ -1,0 +1,112 @@
+/**
+ * Compaction in the machine, as pure functions of the context: whether the next request must be compacted first (the
+ * `checkingContext` choice), whether a refused request may be compacted and sent again (`checkingError`), what the
+ * `compacting` state hands its actor, and what the boundary changes. docs/loop.md, "Compaction".
+ */
+import { AppendLog } from '../core/appendLog.js';
+import type { CompactBoundary } from '../core/events.js';
+import { knownContextWindow } from '../core/models.js';
+import type { ModelReply } from '../core/model.js';
+import { addUsage } from '../core/usage.js';
+import { windowFromRefusal, type CompactInput } from '../history/compact.js';
+import { basisAfter, compactThreshold, estimateTokens, NO_BASIS, type TokenBasis } from '../history/tokens.js';
+import type { AgentContext } from './context.js';
+import type { ContextUpdate } from './updates.js';
+
+export interface CompactionState {
+  /** What the API counted last, and for how many messages of the history (history/tokens.ts). */
+  basis: TokenBasis;
+  /** A compaction asked for and not done yet: after a refused request, or one that failed and is tried again. */
+  pending: 'threshold' | 'prompt_too_long' | null;
+  /** The history was compacted (or tried) after the last accepted reply: a refusal now ends the run (no loop). */
+  since: boolean;
+  /** Boundaries in this run. */
+  count: number;
+  /** The window a refusal named ("prompt is too long: N tokens > W maximum"), when smaller than the one assumed. */
+  learnedWindow?: number;
+}
+
+export const initialCompaction = (): CompactionState => ({ basis: NO_BASIS, pending: null, since: false, count: 0 });
+
+type Ctx = Pick<AgentContext, 'config' | 'model' | 'messages' | 'compaction' | 'error' | 'turnCount'>;
+
+/** The context window the loop keeps to: the one set, else the model's known one. */
+export function windowOf(context: Pick<AgentContext, 'config' | 'model' | 'compaction'>): number | undefined {
+  const assumed = context.config.contextWindow ?? knownContextWindow(context.model);
+  const learned = context.compaction.learnedWindow;
+  return learned !== undefined && (assumed === undefined || learned < assumed) ? learned : assumed;
+}
+
+/** The tokens past which a request is compacted first (none: only after a refusal). */
+export function thresholdOf(context: Pick<AgentContext, 'config' | 'model' | 'compaction'>): number | undefined {
+  return compactThreshold(windowOf(context), context.config.compaction);
+}
+
+/** The next request's estimated tokens. */
+export function estimateOf(context: Ctx): number {
+  return estimateTokens(context.compaction.basis, context.messages, { system: context.config.system, tools: context.config.tools });
+}
+
+/** Compact before the next request: one was refused as too long, or it is estimated past the threshold. */
+export function needsCompaction(context: Ctx): boolean {
+  if (context.compaction.pending !== null) return true;
+  const threshold = thresholdOf(context);
+  return threshold !== undefined && !context.compaction.since && context.messages.length > 1 && estimateOf(context) > threshold;
+}
+
+/** A request refused as too long is compacted and sent again, once: refused again after a compaction, the run ends. */
+export function canCompactAfterRefusal(context: Ctx): boolean {
+  return context.error?.kind === 'prompt_too_long' && context.config.compaction !== 'off' && !context.compaction.since;
+}
+
+/** What the `compacting` state hands its actor. */
+export function compactInputOf(context: Ctx): CompactInput {
+  const { config } = context;
+  const setting = config.compaction === 'off' ? undefined : config.compaction;
+  const trigger = context.compaction.pending ?? 'threshold';
+  return {
+    trigger,
+    messages: context.messages.toArray(),
+    base: {
+      model: context.model,
+      max_tokens: config.maxTokens,
+      ...(config.system ? { system: config.system } : {}),
+      ...(config.tools.length > 0 ? { tools: config.tools } : {}),
+    },
+    turnCount: context.turnCount,
+    tokensBefore: estimateOf(context),
+    window: windowOf(context),
+    threshold: thresholdOf(context),
+    strategy: setting?.strategy ?? 'auto',
+  };
+}
+
+/** A refused request: compact before sending it again; the window it names is the one kept to from now on. */
+export function refusedUpdate(context: Pick<AgentContext, 'compaction' | 'error'>): ContextUpdate {
+  const named = windowFromRefusal(context.error?.message);
+  const learned = context.compaction.learnedWindow;
+  const learnedWindow = named !== undefined && (learned === undefined || named < learned) ? named : learned;
+  return { compaction: { ...context.compaction, pending: 'prompt_too_long', ...(learnedWindow !== undefined ? { learnedWindow } : {}) } };
+}
+
+/** The compaction call failed: a refusal now ends the run; a retry compacts again (`pending`). */
+export function compactionFailedUpdate(context: Pick<AgentContext, 'compaction'>): ContextUpdate {
+  return { compaction: { ...context.compaction, since: true, pending: context.compaction.pending ?? 'threshold' } };
+}
+
+/** The boundary: the history from it on is what is sent; the summary call's usage and cost count in the run's. */
+export function compactedUpdate(context: Pick<AgentContext, 'compaction' | 'usage' | 'costUsd'>, boundary: CompactBoundary): ContextUpdate {
+  return {
+    messages: AppendLog.of(boundary.messages),
+    compaction: { ...context.compaction, basis: NO_BASIS, pending: null, since: true, count: context.compaction.count + 1 },
+    usage: boundary.usage ? addUsage(context.usage, boundary.usage) : context.usage,
+    costUsd: context.costUsd + (boundary.costUsd ?? 0),
+    error: null,
+  };
+}
+
+/** A reply was accepted: what the API counted is the new basis, and a refusal may be compacted again. */
+export function measuredUpdate(context: Pick<AgentContext, 'compaction' | 'messages'>, reply: ModelReply): ContextUpdate {
+  const basis = basisAfter(context.compaction.basis, reply.usage, context.messages.length);
+  return { compaction: { ...context.compaction, basis, since: false } };
+}

@@ -1,0 +1,66 @@
+/**
+ * Issue 42's "done when", the CLI as a real process against the local Messages API server that refuses any request
+ * over a small window with the API's own 400 "prompt is too long": a -p run whose tools print more than the window
+ * holds finishes its task; every history sent is valid (the server checks each); `--continue` goes on from the
+ * boundary in the same session.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RUN_EVERYTHING, runCli } from '../support/cli.js';
+import type { MessagesServer } from '../support/messagesServer.js';
+import { cliProjectPerTest, type CliProject } from '../support/project.js';
+import { DONE, isSummaryBody, printingTask, serverTokens, SUMMARY } from './support.js';
+
+const WINDOW = 12_000;
+let project: CliProject;
+let server: MessagesServer;
+
+cliProjectPerTest('compact', (p) => { project = p; server = p.server; }, { noViolations: true, server: { contextWindow: WINDOW } });
+
+const run = (...args: string[]) => runCli(args, { cwd: project.dir, env: project.env });
+const records = (id: string) =>
+  readFileSync(join(project.home, 'sessions', `${id}.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const accepted = () => server.requests.filter((_, i) => !server.refusedTooLong.includes(i));
+
+describe('a -p run whose tools print more than the window holds', () => {
+  it('compacts after the API refuses a request as too long, sends the turn again, and finishes its task', async () => {
+    const task = printingTask(server, { chunks: 6, chars: 16_000 });
+    const cli = await run('-p', 'print the six chunks', '--output-format', 'json', RUN_EVERYTHING);
+    expect(cli.code, cli.stderr).toBe(0);
+    const result = JSON.parse(cli.stdout) as { result: string; session_id: string };
+    expect(result.result).toBe(DONE);
+    // The model (a Claude id) is assumed to have 200,000 tokens: the first refusal compacts, and names the real window,
+    // which the loop keeps to from then on (it compacts before a request would pass it: no second refusal).
+    expect(server.refusedTooLong).toHaveLength(1);
+    const refused = server.refusedTooLong[0] as number;
+    expect(isSummaryBody(server.requests[refused + 1]?.body), 'a summary request follows the refusal').toBe(true);
+    const again = server.requests[refused + 2]?.body;
+    expect(again?.messages[0]?.content, 'the same turn, sent again from the boundary').toEqual([expect.objectContaining({ text: expect.stringContaining(SUMMARY) })]);
+    for (const request of accepted()) expect(serverTokens(request.body)).toBeLessThanOrEqual(WINDOW);
+    const boundaries = records(result.session_id).filter((r) => r.type === 'compact_boundary');
+    expect(boundaries[0]).toMatchObject({ trigger: 'prompt_too_long', kind: 'summary', summary: SUMMARY });
+    expect(boundaries.slice(1).every((b) => b.trigger === 'threshold')).toBe(true);
+
+    // --continue goes on from the last boundary, in the same session.
+    task.followUp('Six chunks.');
+    const next = await run('-p', 'how many chunks were there?', '--continue', '--output-format', 'json', RUN_EVERYTHING);
+    expect(next.code, next.stderr).toBe(0);
+    expect(JSON.parse(next.stdout)).toMatchObject({ result: 'Six chunks.', session_id: result.session_id });
+    const sent = server.requests.at(-1)?.body;
+    expect(JSON.stringify(sent?.messages[0])).toContain(SUMMARY);
+    expect(serverTokens(sent)).toBeLessThanOrEqual(WINDOW);
+  });
+
+  it('with the window known (--context-window), compacts before the request would pass it: none is refused', async () => {
+    printingTask(server, { chunks: 6, chars: 16_000 });
+    const cli = await run('-p', 'print the six chunks', '--context-window', String(WINDOW), '--output-format', 'json', RUN_EVERYTHING);
+    expect(cli.code, cli.stderr).toBe(0);
+    const result = JSON.parse(cli.stdout) as { result: string; session_id: string };
+    expect(result.result).toBe(DONE);
+    expect(server.refusedTooLong).toEqual([]);
+    const boundaries = records(result.session_id).filter((r) => r.type === 'compact_boundary');
+    expect(boundaries.length).toBeGreaterThan(0);
+    expect(boundaries.every((b) => b.trigger === 'threshold')).toBe(true);
+  });
+});
