@@ -19,8 +19,9 @@ export type { AgentEvent, ToolRunnerCommand } from './machine/events.js';
 export { createAgentMachine, modelActor, toolRunnerActor, type AgentActorsOptions } from './run/actors.js';
 export { defaultSystemPrompt } from './core/prompts.js';
 export { runAgent, type FinalState, type RunAgentOptions, type RunResult } from './run/runAgent.js';
+export { compactConversation, type CompactConversationOptions } from './run/compactConversation.js';
 export type { Question } from './transcript/records.js';
-export type { CallEvent, ChoiceState, GateEvent, LoopState, MachineEvent, MessageOrigin, RunEvent, RunEventType, SubagentEvent } from './core/events.js';
+export type { CallEvent, ChoiceState, CompactBoundary, CompactTrigger, GateEvent, LoopState, MachineEvent, MessageOrigin, RunEvent, RunEventType, SubagentEvent } from './core/events.js';
 export type { AgentDefinition, AgentDefinitions, SubagentCall, SubagentHost, SubagentResult } from './core/agents.js';
 export { createAgentTool } from './tools/agent/agentTool.js';
 export {

@@ -1,5 +1,5 @@
 /**
- * Compaction on stream-json, as Claude Code 2.1.197 prints it (recorded in test/compaction/claudeCompact.json): a
+ * Compaction on stream-json, as Claude Code 2.1.197 prints it (recorded in test/history/claudeCompact.json): a
  * `system/status` line `compacting` when it starts; when it is done a status line back to `null` with
  * `compact_result: "success"`, the `system/compact_boundary` line with `compact_metadata`, and the summary message as
  * a synthetic `user` line.

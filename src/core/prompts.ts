@@ -27,7 +27,7 @@ export const INTERRUPTED_TOOL_RESULT = 'interrupted: the session ended before th
 
 /**
  * The request for a summary that compaction sends (src/history/compact.ts), after the history it summarizes. Its
- * sections follow Claude Code 2.1.197's compact prompt (recorded in test/compaction/claudeCompact.json); its first line
+ * sections follow Claude Code 2.1.197's compact prompt (recorded in test/history/claudeCompact.json); its first line
  * is how a model service (the scripted model, say) tells a summary request from a turn of the loop.
  */
 export const COMPACT_PROMPT = `CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.
@@ -57,7 +57,7 @@ export const COMPACT_REMINDER = '\n\nREMINDER: Do NOT call any tools. Respond wi
 
 /**
  * The user message that starts the history after a compaction boundary: the summary, as Claude Code words it
- * (recorded in test/compaction/claudeCompact.json), with what agentloop keeps beside it (the user's latest request
+ * (recorded in test/history/claudeCompact.json), with what agentloop keeps beside it (the user's latest request
  * verbatim, the files in play, where the whole transcript is).
  */
 export function compactedHistoryText(summary: string, kept: { latestRequest?: string; files?: readonly string[]; transcriptPath?: string }): string {

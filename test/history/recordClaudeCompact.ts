@@ -4,7 +4,7 @@
  * system prompt's first line, and the `system/compact_boundary` line of stream-json. agentloop's prompt
  * (core/prompts.ts) and its stream-json line are held to it (compactShapes.test.ts). To re-record:
  *
- *   CLAUDE_CODE=/work/main/bench/peers/node_modules/@anthropic-ai/claude-code/bin/claude.exe npx tsx test/compaction/recordClaudeCompact.ts
+ *   CLAUDE_CODE=/work/main/bench/peers/node_modules/@anthropic-ai/claude-code/bin/claude.exe npx tsx test/history/recordClaudeCompact.ts
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     const system = compactRequest?.body?.system;
     const fixture = {
       recordedWith: version,
-      command: 'CLAUDE_CODE=... npx tsx test/compaction/recordClaudeCompact.ts',
+      command: 'CLAUDE_CODE=... npx tsx test/history/recordClaudeCompact.ts',
       compactPrompt: lastUserText(compactRequest?.body),
       compactRequest: {
         messageCount: compactRequest?.body?.messages.length,

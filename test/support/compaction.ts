@@ -5,7 +5,7 @@
  */
 import { isCompactRequest } from '../../src/history/compact.js';
 import type { MessageParam } from '../../src/core/messages.js';
-import type { MessagesServer, ReplyStep, RequestBody } from '../support/messagesServer.js';
+import type { MessagesServer, ReplyStep, RequestBody } from './messagesServer.js';
 
 export const SUMMARY = 'The user asked to print the chunks one by one; some are printed, the rest are to print.';
 export const DONE = 'All chunks printed.';

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { RUN_EVERYTHING, runCli } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
-import { DONE, isSummaryBody, printingTask, serverTokens, SUMMARY } from './support.js';
+import { DONE, isSummaryBody, printingTask, serverTokens, SUMMARY } from '../support/compaction.js';
 
 const WINDOW = 12_000;
 let project: CliProject;
