@@ -77,9 +77,29 @@ export interface ToolPermission {
   ruleNames?: readonly string[];
   /** acceptEdits: whether this call only edits files inside `dirs` (then it runs unasked in that mode). */
   isEditWithin?(input: unknown, dirs: readonly string[]): boolean | Promise<boolean>;
-  /** The rule that would allow this very call, as Claude Code writes it: `Bash(npm test:*)`, `Edit(src/app.ts)`. */
+  /** The rule that would allow this very call, as Claude Code writes it: `Bash(git commit *)`, `Edit(./src/app.ts)`. */
   suggestRule?(input: unknown): string;
+  /**
+   * Claude Code runs a read-only call unasked only inside the working directories: when given, whether this call reads
+   * only inside `dirs` (a read outside them is asked about). Absent: a read-only call runs unasked wherever it reads.
+   */
+  isReadWithin?(input: unknown, dirs: readonly string[]): boolean | Promise<boolean>;
+  /**
+   * What a question about this call offers, as Claude Code 2.1.197's `permission_suggestions` (the Agent SDK's
+   * `suggestions`): Write `[{type: 'setMode', mode: 'acceptEdits', ...}]`, Bash an `addRules` of its rule. Absent: the
+   * rule of `suggestRule` (or the tool's name), to the local settings.
+   */
+  suggestions?(input: unknown, dirs: readonly string[]): PermissionUpdate[] | Promise<PermissionUpdate[]>;
 }
+
+/** Where a permission update is kept: this session, or a settings file. */
+export type PermissionDestination = 'session' | 'localSettings' | 'projectSettings' | 'userSettings' | 'cliArg';
+
+/** One of Claude Code's permission updates (a can_use_tool question's `permission_suggestions`, the Agent SDK's `PermissionUpdate`). */
+export type PermissionUpdate =
+  | { type: 'addRules'; rules: Array<{ toolName: string; ruleContent?: string }>; behavior: 'allow' | 'deny' | 'ask'; destination: PermissionDestination }
+  | { type: 'setMode'; mode: string; destination: PermissionDestination }
+  | { type: 'addDirectories'; directories: string[]; destination: PermissionDestination };
 
 /** How a tool's call is shown: the terminal, the viewer, permission questions. */
 export interface ToolDisplay {

@@ -4,7 +4,8 @@
  * 2. an ask rule that matches asks, in every mode (bypassPermissions too; dontAsk denies);
  * 3. a call a hook allowed runs; so does a call of no known tool (the executor answers that it is unknown);
  * 4. bypassPermissions: it runs;
- * 5. a call the tool says only reads runs (default, acceptEdits, plan, dontAsk);
+ * 5. a call the tool says only reads runs (default, acceptEdits, plan, dontAsk), if it reads inside the working
+ *    directories when the tool can say so (`permission.isReadWithin`: Claude Code asks about a read outside them);
  * 6. plan: nothing else runs (asked about when someone can be asked);
  * 7. acceptEdits: a call that only edits files inside the working directory or an additional one runs;
  * 8. an allow rule that covers it: it runs;
@@ -14,6 +15,7 @@
  * parser cannot load) denies.
  */
 import type { ToolUseBlock } from '../core/messages.js';
+import type { PermissionUpdate } from '../core/tool.js';
 import type { GateCall, GateDecision, GateState, PermissionGate, SourcedRule } from './gateTypes.js';
 import type { ParsedRule } from './ruleText.js';
 import { partsOf, rulesAbout, type JudgedParts } from './toolParts.js';
@@ -48,12 +50,18 @@ async function judge(j: Judged, addRules: AddRules): Promise<GateDecision> {
   if (askRule) return ask(j, `asked by rule ${askRule.text}`, addRules);
   if (call.preApproved) return { behavior: 'allow', decidedBy: 'hook' };
   if (call.tool === undefined || state.mode === 'bypassPermissions') return { behavior: 'allow', decidedBy: 'mode' };
-  if (await j.parts.isReadOnly?.(input)) return { behavior: 'allow', decidedBy: 'mode' };
+  if ((await j.parts.isReadOnly?.(input)) && (await readsWithin(j))) return { behavior: 'allow', decidedBy: 'mode' };
   const what = describe(call.block);
   if (state.mode === 'plan') return ask(j, `not allowed in plan mode: only read-only commands run, and ${what} is not one`, addRules);
   if (state.mode === 'acceptEdits' && (await j.parts.permission?.isEditWithin?.(input, state.dirs))) return { behavior: 'allow', decidedBy: 'mode' };
   if (await allowed(j)) return { behavior: 'allow', decidedBy: 'rule' };
   return ask(j, modeReason(state, what), addRules);
+}
+
+/** Whether a read-only call reads inside the working directories (true when its tool cannot say). */
+async function readsWithin(j: Judged): Promise<boolean> {
+  const check = j.parts.permission?.isReadWithin;
+  return check === undefined || (await check(j.call.block.input, j.state.dirs));
 }
 
 /** Why neither the rules nor the mode let the call run (the model is told this when nobody is asked). */
@@ -94,7 +102,8 @@ async function ask(j: Judged, reason: string, addRules: AddRules): Promise<GateD
     const byRule = reason.startsWith('asked by rule');
     return { behavior: 'deny', decidedBy: byRule ? 'rule' : 'mode', rule: null, message: reason, ...(suggestion && !byRule ? { suggestion } : {}) };
   }
-  const answer = await state.asker({ block: call.block, tool: call.tool, reason, ...(suggestion ? { suggestion } : {}), signal: call.signal });
+  const updates = await updatesOf(j, suggestion);
+  const answer = await state.asker({ block: call.block, tool: call.tool, reason, ...(suggestion ? { suggestion } : {}), updates, signal: call.signal });
   if (!answer.allow) return { behavior: 'deny', decidedBy: 'asker', rule: null, message: answer.message };
   const gate = answer.rules?.length ? addRules(answer.rules.map((rule) => ({ rule, effect: 'allow' as const, source: 'session' }))) : undefined;
   return { behavior: 'allow', decidedBy: 'asker', ...(answer.input ? { input: answer.input } : {}), ...(gate ? { gate } : {}) };
@@ -107,6 +116,14 @@ function suggest(j: Judged): string | undefined {
   } catch {
     return j.parts.publicName;
   }
+}
+
+/** What Claude Code would offer for the call: the tool's own suggestions, else its rule (or the tool), to the local settings. */
+async function updatesOf(j: Judged, suggestion: string | undefined): Promise<PermissionUpdate[]> {
+  const own = j.parts.permission?.suggestions;
+  if (own) return Promise.resolve(own(j.call.block.input, j.state.dirs)).catch(() => []);
+  const content = suggestion === undefined ? undefined : /^[^(]*\((.*)\)$/s.exec(suggestion)?.[1];
+  return [{ type: 'addRules', rules: [{ toolName: j.parts.publicName, ...(content === undefined ? {} : { ruleContent: content }) }], behavior: 'allow', destination: 'localSettings' }];
 }
 
 /** The call in a sentence: a command as written, else the tool. */

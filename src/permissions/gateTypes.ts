@@ -3,7 +3,7 @@
  * which both import, so that neither imports the other.
  */
 import type { ToolUseBlock } from '../core/messages.js';
-import type { Tool } from '../core/tool.js';
+import type { PermissionUpdate, Tool } from '../core/tool.js';
 import type { PermissionMode } from './modes.js';
 import type { ParsedRule, RuleEffect } from './ruleText.js';
 
@@ -32,12 +32,16 @@ export type PermissionAnswer =
   | { allow: true; input?: Record<string, unknown>; rules?: string[] }
   | { allow: false; message: string };
 
-/** A call the gate asks about: `reason`, why the rules and the mode did not decide it; `suggestion`, the rule that would allow it. */
+/**
+ * A call the gate asks about: `reason`, why the rules and the mode did not decide it; `suggestion`, the rule that would
+ * allow it; `updates`, what Claude Code would offer (its `permission_suggestions`: a rule, the mode, folders).
+ */
 export interface PermissionQuestion {
   block: ToolUseBlock;
   tool: Tool | undefined;
   reason: string;
   suggestion?: string;
+  updates?: PermissionUpdate[];
   signal: AbortSignal;
 }
 

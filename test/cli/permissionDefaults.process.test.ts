@@ -57,7 +57,7 @@ describe('-p with no permission flag: as Claude Code 2.1.197 -p', () => {
     expect(file('made.txt')).toBe(false);
     expect(run.stdout).toContain('victim.txt');
     expect(run.stderr.trimEnd().split('\n')).toEqual([
-      `agentloop: not run: Bash "touch made.txt": ${DENIED('touch made.txt').slice('Not run: '.length)} (to allow: --allowedTools "Bash(touch:*)")`,
+      `agentloop: not run: Bash "touch made.txt": ${DENIED('touch made.txt').slice('Not run: '.length)} (to allow: --allowedTools "Bash(touch made.txt)")`,
     ]);
   });
 
@@ -83,7 +83,7 @@ describe('the REPL on piped input, with no flag: nobody can answer a question, s
     expect(resultText(cat!)).toBe('still here');
     expect([touch?.tool_use_id, touch?.is_error, resultText(touch!)]).toEqual(['toolu_2', true, DENIED('touch made.txt')]);
     expect(run.stderr.split('\n').filter((line) => line.includes('not run'))).toEqual([
-      `agentloop: not run: Bash "touch made.txt": ${DENIED('touch made.txt').slice('Not run: '.length)} (to allow: --allowedTools "Bash(touch:*)")`,
+      `agentloop: not run: Bash "touch made.txt": ${DENIED('touch made.txt').slice('Not run: '.length)} (to allow: --allowedTools "Bash(touch made.txt)")`,
     ]);
     expect(run.stdout).toContain('second answer');
     expect(project.server.requests).toHaveLength(3);

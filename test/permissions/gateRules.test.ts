@@ -221,7 +221,7 @@ describe('the gate before the parser has loaded (what the CLI asks before each t
     expect(await Promise.all(decisions)).toEqual([
       { behavior: 'allow', decidedBy: 'mode' },
       { behavior: 'deny', decidedBy: 'rule', rule: 'Bash(rm:*)', message: 'denied by rule Bash(rm:*)' },
-      { behavior: 'deny', decidedBy: 'mode', rule: null, message: 'not allowed: no allow rule matches "touch x" (permission mode default)', suggestion: 'Bash(touch:*)' },
+      { behavior: 'deny', decidedBy: 'mode', rule: null, message: 'not allowed: no allow rule matches "touch x" (permission mode default)', suggestion: 'Bash(touch x *)' },
       { behavior: 'allow', decidedBy: 'rule' },
     ]);
     expect(await quoted).toMatchObject({ behavior: 'allow' });

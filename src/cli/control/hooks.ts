@@ -11,7 +11,7 @@ import type { RunHooks, ToolCallDecision, ToolCallInfo } from '../../core/hooks.
 import type { ToolUseBlock } from '../../core/messages.js';
 import type { ControlChannel } from './channel.js';
 import type { HookEvent, SdkSetup } from './initialize.js';
-import { publicToolName, type Tool, type ToolOutput } from '../../core/tool.js';
+import { publicToolName, type PermissionUpdate, type Tool, type ToolOutput } from '../../core/tool.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -144,8 +144,9 @@ export async function stopHooks(context: HookContext, lastText: string, active: 
 export type HostPermission = { allow: true; input?: Record<string, unknown> } | { allow: false; message: string; interrupt: boolean };
 
 /** Asks the host whether a call may run (`can_use_tool`), saying why the mode would not run it. */
-export async function askHost(channel: ControlChannel, block: ToolUseBlock, why: string, signal: AbortSignal, tool?: Tool): Promise<HostPermission> {
-  const answer = await channel.ask('can_use_tool', { tool_name: tool ? publicToolName(tool) : block.name, input: block.input, tool_use_id: block.id, decision_reason: why }, signal);
+export async function askHost(channel: ControlChannel, block: ToolUseBlock, why: string, signal: AbortSignal, tool?: Tool, suggestions?: PermissionUpdate[]): Promise<HostPermission> {
+  const asked = { tool_name: tool ? publicToolName(tool) : block.name, input: block.input, ...(suggestions ? { permission_suggestions: suggestions } : {}), tool_use_id: block.id, decision_reason: why };
+  const answer = await channel.ask('can_use_tool', asked, signal);
   if (answer.behavior === 'allow') return { allow: true, ...(isObject(answer.updatedInput) ? { input: answer.updatedInput } : {}) };
   return { allow: false, message: text(answer.message) ?? 'The host denied this tool call.', interrupt: answer.interrupt === true };
 }

@@ -77,8 +77,8 @@ export class ControlSession {
     if (options.awaitInitialize) this.arrived = new Promise((resolve) => (this.arrive = resolve));
     this.gate = !options.askHost
       ? options.gate
-      : options.gate.withAsker(async ({ block, tool, reason, signal }) => {
-          const answer = await askHost(this.channel, block, reason, signal, tool);
+      : options.gate.withAsker(async ({ block, tool, reason, signal, updates }) => {
+          const answer = await askHost(this.channel, block, reason, signal, tool, updates);
           if (!answer.allow && answer.interrupt) options.interrupt();
           return answer;
         });

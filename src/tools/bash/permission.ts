@@ -10,7 +10,7 @@ import { isSafeAlongside } from './judge/checks.js';
 import { isFileEdit } from './judge/fileEdit.js';
 import { commandPattern, denies, uncovered, type CommandPattern } from './judge/rules.js';
 import { checkSoon } from './judge/shell/reader.js';
-import { suggestCommandRule } from './judge/suggest.js';
+import { commandSuggestions, suggestCommandRule } from './judge/suggest.js';
 import { BASH_PUBLIC_NAME } from './names.js';
 
 /** The command of a call, or null when its input has none. */
@@ -43,6 +43,11 @@ export const bashPermission: ToolPermission = {
     return checkSoon((read) => isFileEdit(read(command), dirs)).catch(() => false);
   },
   suggestRule: (input) => suggestCommandRule(BASH_PUBLIC_NAME, commandOf(input) ?? ''),
+  async suggestions(input, dirs) {
+    const command = commandOf(input) ?? '';
+    const script = await checkSoon((read) => read(command)).catch(() => null);
+    return commandSuggestions(BASH_PUBLIC_NAME, command, script, dirs);
+  },
 };
 
 async function denied(specifier: string, input: unknown): Promise<boolean> {

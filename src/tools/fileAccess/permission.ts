@@ -5,12 +5,12 @@
  * is covered, an allow rule only when both are (a link inside an allowed folder that leads out is not allowed).
  */
 import { realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { isWithin } from '../bash/run/hidden.js';
 import { forms } from './guard.js';
 import { checkPathSpecifier, patternCovers, rootedPattern } from './pathRules.js';
 import { resolvePath, shownPath } from './paths.js';
-import type { ToolContext, ToolPermission } from '../../core/tool.js';
+import type { PermissionUpdate, ToolContext, ToolPermission } from '../../core/tool.js';
 
 export interface PathPermissionOptions {
   /** The rule's tool name: `Read`, `Edit`, `Write`. */
@@ -49,16 +49,35 @@ export function pathPermission(options: PathPermissionOptions): ToolPermission {
     suggestRule(input) {
       const path = resolvePath(options.pathOf(input) ?? options.cwd, options.cwd, options.home);
       const shown = shownPath(path, options.cwd);
-      return `${options.tool}(${shown === path ? `/${path}` : `./${shown}`})`;
+      // Claude Code's rules name every edit Edit (they apply to Write too) and a read outside the project by its folder.
+      if (!options.edits && shown === path) return `Read(${readRuleContent(folderOf(path))})`;
+      return `${options.edits ? 'Edit' : options.tool}(${shown === path ? `/${path}` : `./${shown}`})`;
     },
   };
-  if (options.edits) {
-    permission.isEditWithin = (input, dirs) => {
-      const folders = dirs.flatMap((d) => [d, realOrSelf(d)]);
-      return target(input, dirs[0] ?? options.cwd).every((p) => folders.some((d) => isWithin(p, d)));
-    };
-  }
+  const within = (input: unknown, dirs: readonly string[]) => {
+    const folders = dirs.flatMap((d) => [d, realOrSelf(d)]);
+    return target(input, dirs[0] ?? options.cwd).every((p) => folders.some((d) => isWithin(p, d)));
+  };
+  const folderOf = (path: string) => (options.searches ? path : dirname(path));
+  if (options.edits) permission.isEditWithin = within;
+  else permission.isReadWithin = within;
+  // As Claude Code 2.1.197 suggests (test/permissions/claudeSuggestions.json): an edit, the mode acceptEdits (and the
+  // file's folder when it is outside); a read outside the working directories, a Read rule for its folder.
+  permission.suggestions = (input, dirs) => {
+    const path = resolvePath(options.pathOf(input) ?? dirs[0] ?? options.cwd, dirs[0] ?? options.cwd, options.home);
+    const outside = !within(input, dirs);
+    if (options.edits) {
+      const mode: PermissionUpdate = { type: 'setMode', mode: 'acceptEdits', destination: 'session' };
+      return outside ? [mode, { type: 'addDirectories', directories: [dirname(path)], destination: 'session' }] : [mode];
+    }
+    return [{ type: 'addRules', rules: [{ toolName: 'Read', ruleContent: readRuleContent(folderOf(path)) }], behavior: 'allow', destination: 'session' }];
+  };
   return permission;
+}
+
+/** Claude Code's rule for what is in a folder given by its absolute path: `//abs/folder/**`. */
+function readRuleContent(folder: string): string {
+  return `/${folder}/**`;
 }
 
 function realOrSelf(path: string): string {

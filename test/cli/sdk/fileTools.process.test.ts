@@ -88,4 +88,18 @@ describe('an Agent SDK program naming the file tools', () => {
     expect(result(1)).toMatchObject({ is_error: true });
     expect(denials(messages)).toEqual([expect.objectContaining({ tool_name: 'Write', tool_use_id: 't1' })]);
   });
+
+  it("canUseTool is asked about a Write with Claude Code 2.1.197's suggestions (test/permissions/claudeSuggestions.json)", async () => {
+    server.enqueue(use('t1', 'Write', { file_path: join(project.dir, 'yes.txt'), content: 'y' }), answer('Written.'));
+    const asked: unknown[] = [];
+    await collect('write', {
+      canUseTool: async (toolName, input, { suggestions }) => {
+        asked.push({ toolName, suggestions });
+        return { behavior: 'allow', updatedInput: input };
+      },
+    });
+    const recorded = JSON.parse(readFileSync(new URL('../../permissions/claudeSuggestions.json', import.meta.url), 'utf8')) as { cases: Record<string, Array<{ suggestions: unknown }>> };
+    expect(asked).toEqual([{ toolName: 'Write', suggestions: recorded.cases['Write a new file']?.[0]?.suggestions }]);
+    expect(readFileSync(join(project.dir, 'yes.txt'), 'utf8')).toBe('y');
+  });
 });

@@ -92,9 +92,12 @@ describe("the bash tool's permission", () => {
   });
 
   it.each([
-    ['touch a.txt', 'Bash(touch:*)'],
-    ['git commit -m x', 'Bash(git commit:*)'],
-    ['echo hi > a.txt', 'Bash(echo hi > a.txt)'],
+    // As Claude Code 2.1.197 suggests (test/permissions/claudeSuggestions.json; suggestions.test.ts runs the whole question).
+    ['touch a.txt', 'Bash(touch a.txt)'],
+    ['git commit -m x', 'Bash(git commit *)'],
+    ['echo hi > a.txt', 'Bash(echo hi *)'],
+    ['npm test', 'Bash(npm test *)'],
+    ['ls && rm x', 'Bash(ls && rm x)'],
   ])('suggests for %j the rule %s', (command, rule) => {
     expect(permission.suggestRule?.({ command })).toBe(rule);
   });
