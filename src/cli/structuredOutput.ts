@@ -14,14 +14,13 @@
  * says.
  */
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type { RunHooks } from '../core/hooks.js';
 import type { MessageParam } from '../core/messages.js';
 import type { Tool, ToolOutput } from '../core/tool.js';
 import type { RunResult } from '../run/runAgent.js';
 import type { Question } from '../transcript/records.js';
-import { UsageError } from './argValues.js';
 import type { JsonResult } from './output.js';
+import { newAjv, type Ajv, type JsonSchema } from './jsonSchemaValue.js';
 import type { ModelChoice } from './start.js';
 
 export const STRUCTURED_TOOL = 'StructuredOutput';
@@ -30,40 +29,7 @@ export const REMINDER = `[structured-output-enforce] You MUST call the ${STRUCTU
 const DESCRIPTION =
   'Use this tool to return your final response in the requested structured format. You MUST call this tool exactly once at the end of your response to provide the structured output.';
 
-export type JsonSchema = Record<string, unknown>;
-
-interface AjvError {
-  instancePath?: string;
-  message?: string;
-}
-interface Ajv {
-  validateSchema(schema: unknown): boolean;
-  errorsText(errors?: unknown): string;
-  errors?: unknown;
-  compile(schema: unknown): ((data: unknown) => boolean) & { errors?: AjvError[] | null };
-}
-
-/** Ajv, loaded when a schema is given (no other run pays for it). */
-function newAjv(): Ajv {
-  const { Ajv } = createRequire(import.meta.url)('ajv') as { Ajv: new (options: object) => Ajv };
-  return new Ajv({ allErrors: true });
-}
-
-/** `--json-schema SCHEMA` (or initialize's `jsonSchema`): a JSON Schema object, refused with one line if it is not one. */
-export function jsonSchema(text: string | unknown, flag = '--json-schema'): JsonSchema {
-  let schema: unknown = text;
-  if (typeof text === 'string') {
-    try {
-      schema = JSON.parse(text);
-    } catch {
-      throw new UsageError(`${flag} takes a JSON Schema as JSON text: ${JSON.stringify(text.slice(0, 40))} is not JSON`);
-    }
-  }
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw new UsageError(`${flag} takes a JSON Schema object`);
-  const ajv = newAjv();
-  if (!ajv.validateSchema(schema)) throw new UsageError(`${flag} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
-  return schema as JsonSchema;
-}
+export { jsonSchema, type JsonSchema } from './jsonSchemaValue.js';
 
 /** How a turn asked for structured output ended: the valid input, or why there is none. */
 export type StructuredOutcome = { value: unknown } | { failure: string } | undefined;
