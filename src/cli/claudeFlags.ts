@@ -6,7 +6,7 @@
  * `--debug-file`, `--safe-mode`, `--replay-user-messages`, ...) are read where they act.
  */
 import { UsageError } from './argValues.js';
-import type { Flags } from './options.js';
+import type { Flags } from './flags.js';
 import type { OptionTable } from './optionTable.js';
 
 /** What agentloop does with each taken flag, in the words of its stderr line (`agentloop: --FLAG: ...`). */

@@ -16,8 +16,6 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
  * so the list only shrinks. A circle is named by its files, sorted, joined with ' <-> '.
  */
 const BEING_BROKEN: Record<string, string> = {
-  'cli/args.ts <-> cli/claudeFlags.ts <-> cli/durableOptions.ts <-> cli/options.ts <-> cli/parse.ts <-> cli/sessions.ts <-> cli/start.ts <-> cli/structuredOutput.ts':
-    'issue 41: one option table typed by the settings it fills (cli/ by job)',
   'core/agents.ts <-> core/model.ts <-> core/outcome.ts <-> core/tool.ts': 'issue 38 (subagents, new this session): the types of an agent apart from the tool contract',
   'run/runAgent.ts <-> run/runParts.ts <-> run/subagents.ts': "issue 38 (subagents, new this session): runAgent's options in a file of their own",
   'view/explain.ts <-> view/facts.ts <-> view/history.ts <-> view/lesson.ts <-> view/read.ts <-> view/reasons.ts <-> view/timeline.ts <-> view/timelineShape.ts':
