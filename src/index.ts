@@ -36,6 +36,7 @@ export {
   type SourcedRule,
 } from './permissions/gate.js';
 export { PERMISSION_MODES, type PermissionMode } from './permissions/modes.js';
+export type { GateRef, PermissionsOption } from './run/permissionHooks.js';
 export type { RunHooks, ToolCallDecision, ToolCallInfo } from './core/hooks.js';
 export { costOf, priceOf, PRICES, type ModelPrice } from './core/pricing.js';
 export { createRedactor, noRedaction, type Redactor, type SecretValue } from './core/redact.js';

@@ -8,6 +8,7 @@ import { claudeConfigDir, type MirrorOptions } from '../transcript/claudeMirror.
 import type { RunEvent } from '../core/events.js';
 import type { RunHooks } from '../core/hooks.js';
 import type { PermissionGate } from '../permissions/gate.js';
+import type { GateRef } from '../run/permissionHooks.js';
 import type { ModelCall } from '../core/model.js';
 import { plural } from '../core/plural.js';
 import type { Tool, ToolLookup } from '../core/tool.js';
@@ -97,8 +98,8 @@ export interface ModelChoice {
   modelCall?: ModelCall;
   client?: { apiKey?: string; authToken?: string; baseURL?: string };
   hooks?: RunHooks;
-  /** The permission gate of the runs (./permissions.ts). */
-  permissions?: PermissionGate;
+  /** The permission gate of the runs (./permissions.ts), or a reference to it that the control channel swaps (control/session.ts). */
+  permissions?: PermissionGate | GateRef;
   /** OpenTelemetry, when the OTEL_* variables ask for it (./telemetry.ts): each run is traced. */
   tracing?: RunTracing;
   /** The tools of `--mcp-config`'s servers (./mcp.ts), beside the bash tool. */

@@ -79,9 +79,9 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   /** Gate or change tool calls, or prune what is sent (core/hooks.ts). */
   hooks?: RunHooks;
   /**
-   * Claude Code's permissions: a gate (`createPermissionGate`, permissions/gate.ts) or its settings (`{ mode, allow,
-   * deny, ask, additionalDirectories, asker }`), judging each call after `hooks.beforeToolCall` (./permissionHooks.ts).
-   * A denied call never runs: the model gets the reason, listeners a `permission_denied` event. None: every call runs.
+   * Claude Code's permissions: a gate (`createPermissionGate`), a `GateRef` (`{ current: gate }`, swapped mid-run by
+   * its holder), or the settings (`{ mode, allow, deny, ask, additionalDirectories, asker }`), judging each call after
+   * `hooks.beforeToolCall` (./permissionHooks.ts). A denied call never runs; the model gets why. None: every call runs.
    */
   permissions?: PermissionsOption;
   /**
@@ -168,7 +168,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   const emit = listenerOf(options.onEvent, recorder, spans, ahead, describedEvents(tools));
   const hooks = gate ? gatedHooks(options.hooks, gate, emit) : options.hooks;
   const subagents = subagentHost({ options, cwd, tools, modelCall, gate, redactor, spans, emit, runAgent }); // the Agent tool's children (./subagents.ts)
-  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks, denyRules: gate && denyRulesOf(gate), subagents });
+  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks, denyRules: gate && denyRulesOf(gate.current), subagents });
   if (emit && prompt) {
     const index = startMessages.length - 1;
     emit({ type: 'message', index, message: startMessages[index] as MessageParam, origin: 'prompt' });

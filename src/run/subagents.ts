@@ -14,6 +14,7 @@ import { publicToolName, type Tool } from '../core/tool.js';
 import type { RunSpans } from '../otel/runSpans.js';
 import { AGENT_TOOL_NAME, createAgentTool } from '../tools/agent/agentTool.js';
 import type { PermissionGate } from '../permissions/gate.js';
+import type { GateRef } from './permissionHooks.js';
 import type { Redactor } from '../core/redact.js';
 import type { ModelCall } from '../core/model.js';
 import type { RunAgentOptions, RunResult } from './runAgent.js';
@@ -48,7 +49,8 @@ export interface ParentRun {
   /** The parent's tools, its Agent tool among them. */
   tools: readonly Tool[];
   modelCall: ModelCall;
-  gate: PermissionGate | undefined;
+  /** The parent's gate (its reference: a mode set mid-run holds for the child too). */
+  gate: PermissionGate | GateRef | undefined;
   redactor: Redactor;
   spans: RunSpans | undefined;
   emit: ((event: RunEvent) => void) | undefined;

@@ -10,6 +10,7 @@ import type { RunHooks } from '../../core/hooks.js';
 import type { Tool } from '../../core/tool.js';
 import { PERMISSION_MODES, type PermissionMode } from '../../permissions/modes.js';
 import type { PermissionGate } from '../../permissions/gate.js';
+import type { GateRef } from '../../run/permissionHooks.js';
 import type { ModelChoice } from '../start.js';
 import { ControlChannel, type ControlLine } from './channel.js';
 import { type HookContext, askHost, controlHooks } from './hooks.js';
@@ -32,7 +33,7 @@ export interface ControlSessionOptions {
   cwd: string;
   transcriptPath: string;
   model: string;
-  /** The gate of the rules and the mode the session starts with: set_permission_mode makes a new one for later turns. */
+  /** The gate of the rules and the mode the session starts with: set_permission_mode swaps in a new one (./session.ts setMode). */
   gate: PermissionGate;
   /** `--permission-prompt-tool stdio`: ask the host about what the mode would not run. */
   askHost: boolean;
@@ -66,8 +67,12 @@ export class ControlSession {
   /** What set_max_thinking_tokens changed of the thinking flags (`thinkingFlags`), if it came. */
   thinking: ThinkingOverride | undefined;
   thinkingFlags: ThinkingFlags = {};
-  /** The gate of the next turn: the session's, with the host as its asker under --permission-prompt-tool stdio. */
-  gate: PermissionGate;
+  /**
+   * The session's gate, with the host as its asker under --permission-prompt-tool stdio, in the reference each turn
+   * judges its calls by (run/permissionHooks.ts): set_permission_mode swaps in a new gate, so a call decided after it,
+   * in the turn under way too, is judged in the new mode, as Claude Code's setPermissionMode() applies.
+   */
+  readonly gateRef: GateRef;
   /** The calls a PreToolUse hook denied, in order (the result's `permission_denials`, beside the gate's). */
   readonly hookDenials: PermissionDenial[] = [];
 
@@ -75,13 +80,19 @@ export class ControlSession {
     this.channel = new ControlChannel(options.write);
     this.model = options.model;
     if (options.awaitInitialize) this.arrived = new Promise((resolve) => (this.arrive = resolve));
-    this.gate = !options.askHost
+    const gate = !options.askHost
       ? options.gate
       : options.gate.withAsker(async ({ block, tool, reason, signal, updates }) => {
           const answer = await askHost(this.channel, block, reason, signal, tool, updates);
           if (!answer.allow && answer.interrupt) options.interrupt();
           return answer;
         });
+    this.gateRef = { current: gate };
+  }
+
+  /** The gate in force now. */
+  get gate(): PermissionGate {
+    return this.gateRef.current;
   }
 
   /** A control line read from stdin. */
@@ -156,7 +167,7 @@ export class ControlSession {
   }
 
   /**
-   * set_permission_mode: a new gate for the turns after this one. bypassPermissions is refused, as Claude Code refuses
+   * set_permission_mode: a new gate for every call decided from now on, in the turn under way too. bypassPermissions is refused, as Claude Code refuses
    * it, to a session not launched with a bypass flag, and by the gate's root rule as root outside a sandbox.
    */
   private setMode(id: string, mode: unknown): void {
@@ -167,7 +178,7 @@ export class ControlSession {
       return this.channel.refuse(id, 'Cannot set permission mode to bypassPermissions because the session was not launched with --dangerously-skip-permissions');
     }
     try {
-      this.gate = this.gate.withMode(mode as PermissionMode);
+      this.gateRef.current = this.gate.withMode(mode as PermissionMode);
     } catch (error) {
       return this.channel.refuse(id, error instanceof Error ? error.message : String(error));
     }
@@ -273,7 +284,7 @@ export class ControlSession {
       ...choice,
       model: this.model,
       ...(hooks ? { hooks } : {}),
-      permissions: this.gate,
+      permissions: this.gateRef,
       addTools: [...(choice.addTools ?? []), ...(this.options.mcp?.tools() ?? []), ...this.tools],
       mcpStates: [...(choice.mcpStates ?? []), ...this.mcpStates()],
     };

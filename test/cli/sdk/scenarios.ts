@@ -175,6 +175,47 @@ const delivery = (engine: Engine): Options['mcpServersDelivery'] => (engine.exec
 /** The schema of the structured-output scenarios: an object with a number `n`. */
 export const NUMBER_SCHEMA = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
 
+/**
+ * setPermissionMode while the model's reply is under way: the reply (a Write) is held back until the mode is
+ * acceptEdits; the call is decided after the change, so it runs under the new mode (in default it would be denied).
+ */
+function midTurnMode(): Scenario {
+  let dir = '';
+  let asked: () => void = () => {};
+  let changed: Promise<void> = Promise.resolve();
+  let release: () => void = () => {};
+  const write: Step = async () => {
+    asked();
+    await changed;
+    return { content: [{ type: 'tool_use', id: 'w1', name: 'Write', input: { file_path: join(dir, 'mode.txt'), content: 'acceptEdits\n' } }], stop_reason: 'tool_use' };
+  };
+  return {
+    name: 'setPermissionMode during a turn',
+    replies: [write, text('Written.')],
+    program: async (engine) => {
+      dir = engine.cwd;
+      const requested = new Promise<void>((resolve) => (asked = resolve));
+      changed = new Promise<void>((resolve) => (release = resolve));
+      const stream = promptStream();
+      const q = query({ prompt: stream, options: sdkOptions(engine) });
+      stream.push('write mode.txt');
+      const messages: SDKMessage[] = [];
+      const changing = requested.then(async () => {
+        await q.setPermissionMode('acceptEdits');
+        release();
+      });
+      for await (const message of q) {
+        messages.push(message);
+        if (message.type === 'result') break;
+      }
+      await changing;
+      stream.end();
+      return messages;
+    },
+    facts: ({ cwd, messages }) => ({ wrote: existsSync(join(cwd, 'mode.txt')), denied: denialsOf(messages), statuses: statusesOf(messages) }),
+  };
+}
+
 export const SCENARIOS: Scenario[] = [
   { name: 'defaults', replies: [text('Hello.')], program: (e) => collect(e, 'hi', { model: undefined }) },
   { name: 'systemPrompt', replies: [text('One.')], program: (e) => collect(e, 'hi', { systemPrompt: 'You answer in one word.' }) },
@@ -294,6 +335,7 @@ export const SCENARIOS: Scenario[] = [
       }),
     facts: ({ messages }) => statusesOf(messages),
   },
+  midTurnMode(),
   {
     name: 'overloaded, then an answer, partial messages',
     replies: [shell('t1', 'ls'), { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }, text('After a retry.')],
