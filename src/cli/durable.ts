@@ -4,9 +4,6 @@
  * these commands; the worker's SDK and loop load only for `worker`.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { readSession, type PendingRun, type SessionView } from '../durable/admin.js';
 import { RestateCallError } from '../durable/http.js';
 import { submitRun } from '../durable/ingress.js';
@@ -45,7 +42,7 @@ export async function runDurable(options: DurableOptions, io: DurableIo): Promis
       case 'messages':
         return await messagesCommand(options, io);
       case 'view':
-        return await viewCommand(options, io);
+        return await (await import('./durableView.js')).viewCommand(options, io);
       case 'approvals':
       case 'approve':
       case 'deny':
@@ -170,7 +167,7 @@ async function submitCommand(options: Extract<DurableOptions, { command: 'submit
 }
 
 /** What a reading command says of a session that has no result to give. */
-function notDone(view: Exclude<SessionView, { state: 'done' }>, options: { restate: string; id: string }, io: DurableIo): number {
+export function notDone(view: Exclude<SessionView, { state: 'done' }>, options: { restate: string; id: string }, io: DurableIo): number {
   if (view.state === 'unknown') {
     io.stderr.write(`agentloop: no durable run of session ${options.id} at ${options.restate}\n`);
     return NO_SUCH_SESSION;
@@ -207,59 +204,4 @@ async function messagesCommand(options: { restate: string; admin: string; id: st
   if (view.state === 'unknown') return notDone(view, options, io);
   io.stdout.write(jsonLine(recordedMessages(view.records).messages));
   return view.state === 'done' ? 0 : notDone(view, options, io);
-}
-
-/** Says each call of the run that waits for approval, once, with the commands that answer it. */
-function waitingSayer(options: { restate: string; id: string }, io: DurableIo): (view: SessionView) => void {
-  const said = new Set<string>();
-  return (view) => {
-    for (const call of view.state === 'running' ? view.waiting : []) {
-      if (said.has(call.toolUseId)) continue;
-      said.add(call.toolUseId);
-      const answer = `${selfCommand()} approve ${options.id} ${call.toolUseId} --restate ${shellWord(options.restate)} (or deny ... --reason TEXT)`;
-      io.stderr.write(`${shown(`waiting for approval since ${call.since}: ${call.call} (${call.toolUseId}); ${answer}`)}\n`);
-    }
-  };
-}
-
-/** `view --restate URL ID`: the durable run's records in a temporary home, for the local viewer, refreshed while it runs. */
-async function viewCommand(options: Extract<DurableOptions, { command: 'view' }>, io: DurableIo): Promise<number> {
-  const read = async () => readSession({ admin: options.admin }, SERVICE_NAME, options.id);
-  const first = await read();
-  // Nothing recorded yet (unknown, or a run no worker has started): nothing to show.
-  if (first.state === 'unknown' || (first.state === 'running' && first.records.length === 0)) return notDone(first, options, io);
-  const records = first.records;
-  const sayWaiting = waitingSayer(options, io);
-  sayWaiting(first);
-  const home = mkdtempSync(join(tmpdir(), 'agentloop-durable-view-'));
-  const sessions = join(home, 'sessions');
-  mkdirSync(sessions);
-  const file = join(sessions, `${options.id}.jsonl`);
-  const write = (list: readonly unknown[]) => writeFileSync(file, `${list.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  write(records);
-  let count = records.length;
-  const timer = setInterval(() => {
-    read().then(
-      (view) => {
-        const latest = view.state === 'unknown' ? [] : view.records;
-        if (latest.length !== count) write(latest);
-        count = latest.length;
-        sayWaiting(view);
-      },
-      () => {}, // Restate is away for a moment: the page keeps what it has
-    );
-  }, 1000);
-  try {
-    const [{ startViewer }, { waitForInterrupt }] = await Promise.all([import('../view/server.js'), import('./view.js')]);
-    const port = options.port !== undefined ? { port: options.port } : {};
-    const viewer = await startViewer({ home, sessionId: options.id, live: true, ...port, redactor: outputRedactor() });
-    io.stdout.write(`${viewer.url}\n`);
-    io.stderr.write(`Serving durable session ${options.id} from ${options.restate} on 127.0.0.1; press Ctrl-C to stop.\n`);
-    await waitForInterrupt();
-    await viewer.close();
-    return 0;
-  } finally {
-    clearInterval(timer);
-    rmSync(home, { recursive: true, force: true });
-  }
 }

@@ -35,7 +35,7 @@ function scriptJson(value: unknown): string {
  * The page, with its config. The config holds data (session ids from transcript headers): it goes in through a
  * function, never as a replacement string, where `$'`, `$&` or `$\`` in an id would paste parts of the page instead.
  */
-export function viewerPage(config: { defaultSession: string | null; command?: string; startAtEnd?: boolean; compare?: [string, string]; stepping?: boolean; lang?: string }): string {
+export function viewerPage(config: { defaultSession: string | null; command?: string; startAtEnd?: boolean; compare?: [string, string]; stepping?: boolean; approvals?: boolean; lang?: string }): string {
   const json = scriptJson(config);
   return clientFile('index.html').replace(
     '<script type="application/json" id="agentloop-config">{}</script>',

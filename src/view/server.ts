@@ -11,6 +11,7 @@ import { existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { agentMachine } from '../machine/agentMachine.js';
 import type { Stepper } from '../run/gate.js';
+import type { ApprovalFeed } from './approvals.js';
 import { findSession, listSessions, newestSessionFor, SessionNotFoundError, type Transcript } from '../transcript/store.js';
 import { lineAt, TranscriptReader } from '../transcript/reader.js';
 import { CLIENT_FILES, clientFile, graphOf, machineView, viewerPage } from './assets.js';
@@ -36,6 +37,8 @@ export interface ViewerOptions {
   compare?: [string, string];
   /** A stepped run (`--step`): the page shows what it waits before and lets it go on. */
   stepper?: Stepper;
+  /** A durable run's calls that wait for an approval (`view --restate`): the page shows them, and how to answer. */
+  approvals?: ApprovalFeed;
   /** How the page names agentloop in a command it offers (the CLI's cli/self.ts); default `agentloop`. */
   command?: string;
   /** The lesson's language (`--lang`); absent: the page picks it from the browser's languages. */
@@ -147,8 +150,8 @@ function servePage(s: ServerState, res: ServerResponse): void {
     'cache-control': 'no-store',
     'set-cookie': tokenCookie(tokenCookieName('view', s.port), s.token),
   });
-  const { live, compare, stepper } = s.options;
-  res.end(viewerPage({ defaultSession: defaultSession(s), startAtEnd: live === true, ...(compare ? { compare } : {}), ...(stepper ? { stepping: true } : {}), ...(s.options.command ? { command: s.options.command } : {}), ...(s.options.lang ? { lang: s.options.lang } : {}) }));
+  const { live, compare, stepper, approvals } = s.options;
+  res.end(viewerPage({ defaultSession: defaultSession(s), startAtEnd: live === true, ...(compare ? { compare } : {}), ...(stepper ? { stepping: true } : {}), ...(approvals ? { approvals: true } : {}), ...(s.options.command ? { command: s.options.command } : {}), ...(s.options.lang ? { lang: s.options.lang } : {}) }));
 }
 
 function serveStatic(path: string, res: ServerResponse): boolean {
@@ -230,10 +233,18 @@ function streamTimeline(s: ServerState, path: string, res: ServerResponse): void
     sendStep();
   });
   if (stepper) sendStep();
+  const { approvals } = s.options;
+  const sendApprovals = () => res.write(`event: approvals\ndata: ${s.redactor.json(approvals?.current)}\n\n`);
+  const unlisten = approvals?.subscribe(() => {
+    tick(); // the records of the answered call, with it
+    sendApprovals();
+  });
+  if (approvals) sendApprovals();
   res.on('close', () => {
     clearInterval(timer);
     clearInterval(keepAlive);
     unsubscribe?.();
+    unlisten?.();
     s.streams.delete(res);
   });
 }

@@ -4,6 +4,7 @@
  */
 import type { StepperState } from '../../run/gate.js';
 import type { Timeline } from '../timeline.js';
+import type { WaitingCallView } from '../approvals.js';
 
 export interface MachineView {
   /** The diagram's SVG markup (src/diagram/svg.ts). */
@@ -38,11 +39,15 @@ async function getJson<T>(path: string): Promise<T> {
 export const fetchMachine = () => getJson<MachineView>('/api/machine');
 export const fetchSessions = () => getJson<SessionSummary[]>('/api/sessions');
 
-/** Follows a session: `onTimeline` gets the whole timeline now and whenever it grows; `onStep` what a stepped run waits before. */
-export function followSession(id: string, onTimeline: (timeline: Timeline) => void, onStep?: (state: StepperState) => void): EventSource {
+/**
+ * Follows a session: `onTimeline` gets the whole timeline now and whenever it grows; `onStep` what a stepped run waits
+ * before; `onApprovals` a durable run's calls that wait for an approval (`view --restate`), whenever they change.
+ */
+export function followSession(id: string, onTimeline: (timeline: Timeline) => void, onStep?: (state: StepperState) => void, onApprovals?: (calls: WaitingCallView[]) => void): EventSource {
   const source = new EventSource(apiUrl(`/api/sessions/${encodeURIComponent(id)}/events`));
   source.addEventListener('timeline', (event) => onTimeline(JSON.parse((event as MessageEvent<string>).data) as Timeline));
   if (onStep) source.addEventListener('step', (event) => onStep(JSON.parse((event as MessageEvent<string>).data) as StepperState));
+  if (onApprovals) source.addEventListener('approvals', (event) => onApprovals(JSON.parse((event as MessageEvent<string>).data) as WaitingCallView[]));
   return source;
 }
 

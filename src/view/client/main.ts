@@ -8,6 +8,8 @@ import { describeDivergence, firstDivergence } from './compare.js';
 import { h, part } from './dom.js';
 import { applyStatic, initialLang, keepLang, tr, type Lang } from './lang.js';
 import { renderStepper } from './stepper.js';
+import { renderApprovals } from './approvals.js';
+import type { WaitingCallView } from '../approvals.js';
 import { TimelineView } from './view.js';
 import type { StepperState } from '../../run/gate.js';
 import { FINAL_STATES as FINAL } from '../history.js';
@@ -20,6 +22,8 @@ interface PageConfig {
   compare?: [string, string];
   /** A stepped run: the page lets it go on (stepper.ts). */
   stepping?: boolean;
+  /** A durable run (`view --restate`): the page shows its calls that wait for an approval (approvals.ts). */
+  approvals?: boolean;
   /** The language asked for on the command line (`--lang`); else the browser's. */
   lang?: string;
 }
@@ -158,6 +162,23 @@ function stepTogether(views: TimelineView[], both: HTMLInputElement): void {
   }
 }
 
+/**
+ * `view --restate`: the card of the durable run's calls that wait for an approval, drawn as the list changes, each
+ * second while one waits (the time waited), and in a new language; the listener of the list.
+ */
+function approvalsCard(view: TimelineView): ((calls: WaitingCallView[]) => void) | undefined {
+  if (!config.approvals) return undefined;
+  const box = part(view.root, 'approvals');
+  let calls: WaitingCallView[] = [];
+  const draw = () => renderApprovals(box, calls, lang);
+  redraws.push(draw);
+  setInterval(() => calls.some((call) => call.state === 'waiting') && draw(), 1000);
+  return (list) => {
+    calls = list;
+    draw();
+  };
+}
+
 async function start(): Promise<void> {
   bindLang();
   const machine = await fetchMachine();
@@ -202,6 +223,7 @@ async function start(): Promise<void> {
             renderStepper(stepper, state, view.timeline, lang);
           }
         : undefined,
+      approvalsCard(view),
     );
     source.addEventListener('error', list);
   } else {

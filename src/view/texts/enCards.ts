@@ -156,4 +156,14 @@ export const enCards = {
   'step.goingOn': () => 'The run goes on to its next stop…',
   'step.running': () => 'Running to the end: no more stops.',
   'step.ended': () => 'The run is over: nothing more will happen. The page stays up until Ctrl-C in the terminal.',
+  // A durable run's calls that wait for an approval (approvals.ts, `view --restate`).
+  'approvals.title': () => 'Waiting for approval',
+  'approvals.count': (p: P) => (p.count ? `${n(p.count, 'call')} waiting` : 'none waits now'),
+  'approvals.since': (p: P) => `Waiting since ${p.since} (${p.ago}): the run is parked on Restate, no worker holds it.`,
+  'approvals.reason': (p: P) => `Asked because ${p.reason}.`,
+  'approvals.deadline': (p: P) => `Denied at ${p.deadline} unless answered (--approval-timeout).`,
+  'approvals.answer': () => 'Answer it from any terminal that reaches Restate:',
+  'approvals.approved': () => 'Approved: the call ran.',
+  'approvals.denied': (p: P) => `Denied: the model was told "${p.message}".`,
+  'approvals.answered': () => 'Answered: the run goes on.',
 };

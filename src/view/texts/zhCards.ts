@@ -148,4 +148,14 @@ export const zhCards: Record<keyof typeof enCards, (p: P) => string> = {
   'step.goingOn': () => '运行继续，直到下一个停点…',
   'step.running': () => '一直运行到结束：不再停下。',
   'step.ended': () => '运行已结束：不会再有动作。页面一直开着，直到在终端按 Ctrl-C。',
+  // 持久运行中等待批准的调用（approvals.ts，`view --restate`）。
+  'approvals.title': () => '等待批准',
+  'approvals.count': (p: P) => (p.count ? `${p.count} 个调用在等待` : '现在没有等待的调用'),
+  'approvals.since': (p: P) => `自 ${p.since} 起等待（${p.ago}）：运行停在 Restate 上，不占用任何 worker。`,
+  'approvals.reason': (p: P) => `询问原因：${p.reason}。`,
+  'approvals.deadline': (p: P) => `若到 ${p.deadline} 仍无答复则拒绝（--approval-timeout）。`,
+  'approvals.answer': () => '在任何能连到 Restate 的终端里回答：',
+  'approvals.approved': () => '已批准：调用已运行。',
+  'approvals.denied': (p: P) => `已拒绝：模型收到的理由是“${p.message}”。`,
+  'approvals.answered': () => '已回答：运行继续。',
 };
