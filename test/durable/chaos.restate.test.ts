@@ -9,7 +9,9 @@
  *
  * And runs that wait for approval (issue 43): 8 runs in the default mode, each a writing command asked about; while
  * all wait, kill -9 of a worker and of the server; then half approved, half denied, and at once kill -9 of the worker
- * running the most (the approved commands run 2 s). Then: 0 calls run unapproved, none run twice, none asked again. */
+ * running the most (the approved commands run 2 s). Then: 0 calls run unapproved, none run twice, none asked again;
+ * as root and as nobody. */
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +25,7 @@ import { bashUse, lastToolResults, resultText, firstPrompt } from '../support/ag
 import type { Step, StepFn } from '../support/messagesServer.js';
 import { startCluster, type Cluster, type WorkerProcess, until } from './cluster.js';
 import { restateBinary } from './restateServer.js';
+import { testUsers } from '../support/users.js';
 
 const binary = restateBinary();
 if ('problem' in binary) console.warn(`durable chaos test skipped: ${binary.problem}`);
@@ -141,14 +144,17 @@ function askingAgent(log: string): StepFn {
   };
 }
 
-describe.skipIf('problem' in binary)('chaos: runs waiting for approval, kill -9 of workers and of the server', () => {
+// A security claim (no call runs unapproved): as root and as nobody (the workers and their commands run as the user).
+describe.skipIf('problem' in binary).each(testUsers())('chaos: runs waiting for approval, kill -9 of workers and of the server (as $name)', (user) => {
   let cluster: Cluster;
   let log: string;
 
   beforeAll(async () => {
-    cluster = await startCluster((binary as { path: string }).path, { pings: true });
+    if (user.skip) return;
+    cluster = await startCluster((binary as { path: string }).path, { pings: true, user });
     log = join(cluster.dir, 'effects.log');
     appendFileSync(log, '');
+    if (user.owner) execFileSync('chown', [user.owner, log]);
     for (let i = 0; i < WAITING_RUNS * 4; i++) cluster.model.enqueue(askingAgent(log));
     for (let i = 0; i < 2; i++) await cluster.addWorker();
     await cluster.register();
@@ -158,7 +164,7 @@ describe.skipIf('problem' in binary)('chaos: runs waiting for approval, kill -9 
     await cluster?.close();
   });
 
-  it('runs no call unapproved, none twice, and asks none again', async () => {
+  it.skipIf(user.skip !== undefined)('runs no call unapproved, none twice, and asks none again', async () => {
     const effects = () => readFileSync(log, 'utf8').split('\n').filter((l) => l !== '');
     const admin = { admin: cluster.restate.admin };
     const target = { restate: cluster.restate.ingress, admin: cluster.restate.admin };
@@ -197,7 +203,7 @@ describe.skipIf('problem' in binary)('chaos: runs waiting for approval, kill -9 
     }, 90_000, 500);
 
     const lines = effects();
-    console.info(`chaos (approvals): ${lines.length} approved commands started, ${[...results.values()].filter((t) => t.includes(INTERRUPTED_BY_WORKER)).length} interrupted`);
+    console.info(`chaos (approvals, as ${user.name}): ${lines.length} approved commands started, ${[...results.values()].filter((t) => t.includes(INTERRUPTED_BY_WORKER)).length} interrupted`);
     expect(new Set(lines).size, 'no call run twice').toBe(lines.length);
     expect(lines.every((l) => approved.has(ids[Number(l.slice(1))] as string)), 'no call run unapproved').toBe(true);
     ids.forEach((id, i) => {
