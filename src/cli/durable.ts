@@ -4,12 +4,13 @@
  * these commands; the worker's SDK and loop load only for `worker`.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { readSession, type PendingRun, type SessionView } from '../durable/admin.js';
+import { readSession } from '../durable/admin.js';
 import { RestateCallError } from '../durable/http.js';
 import { submitRun } from '../durable/ingress.js';
 import { fromDurableResult, SERVICE_NAME, type DurableRunResult } from '../durable/protocol.js';
 import type { DurableOptions } from './durableOptions.js';
 import type { DurableIo } from './durableIo.js';
+import { notDone, stillRunning, STILL_RUNNING } from './durableNotDone.js';
 import { costOf } from '../core/pricing.js';
 import type { SessionRecord } from '../transcript/records.js';
 import { recordedMessages } from '../transcript/resume.js';
@@ -23,9 +24,6 @@ import { adminUrlOf } from '../durable/addresses.js';
 
 export type { DurableIo } from './durableIo.js';
 
-/** Exit codes of the reading commands (`result`, `messages`, `view --restate`): the same for the same situation. */
-export const NO_SUCH_SESSION = 2;
-export const STILL_RUNNING = 3;
 
 export async function runDurable(options: DurableOptions, io: DurableIo): Promise<number> {
   // What these commands print holds no key of this configuration, nor a credential of the environment (./terminal.ts).
@@ -166,31 +164,6 @@ async function submitCommand(options: Extract<DurableOptions, { command: 'submit
   return printResult(waited.result, 'records' in view ? view.records : [], io);
 }
 
-/** What a reading command says of a session that has no result to give. */
-export function notDone(view: Exclude<SessionView, { state: 'done' }>, options: { restate: string; id: string }, io: DurableIo): number {
-  if (view.state === 'unknown') {
-    io.stderr.write(`agentloop: no durable run of session ${options.id} at ${options.restate}\n`);
-    return NO_SUCH_SESSION;
-  }
-  if (view.state === 'ended') {
-    io.stderr.write(`agentloop: the run of session ${options.id} ended without a result (cancelled or killed in Restate)\n`);
-    return 1;
-  }
-  io.stderr.write(`${shown(stillRunning(options.id, view.run))}\n`);
-  return STILL_RUNNING;
-}
-
-/** "still running", and why it may not move: no worker answers, or Restate paused it. */
-export function stillRunning(id: string, run: PendingRun): string {
-  const failure = run.lastFailure ? `: ${run.lastFailure.split('\n')[0]?.slice(0, 200)}` : '';
-  if (run.status === 'paused') {
-    return `session ${id}: still running, but paused by Restate after ${run.retryCount} failed attempts${failure}; resume invocation ${run.invocationId} with Restate's UI or CLI`;
-  }
-  if (run.status === 'backing-off') {
-    return `session ${id}: still running, but no worker answers (attempt ${run.retryCount} failed${failure}); it goes on when a worker is back`;
-  }
-  return `session ${id}: still running`;
-}
 
 async function resultCommand(options: { restate: string; admin: string; id: string }, io: DurableIo): Promise<number> {
   const view = await readSession({ admin: options.admin }, SERVICE_NAME, options.id);
