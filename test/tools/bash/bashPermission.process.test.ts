@@ -6,64 +6,9 @@ import { publicToolName, toolCallLine } from '../../../src/core/tool.js';
 
 beforeAll(async () => void (await loadShellParser()));
 
-/** A rule `Bash` or `Bash(spec)`: its specifier (null: every call). */
-const specifierOf = (rule: string) => /^Bash(?:\((.*)\))?$/s.exec(rule)?.[1] ?? null;
-
-/** How a gate applies the bash tool's permission: deny rules broadly, allow rules together; deny beats allow. */
-async function allowed(allow: string[], deny: string[], command: string): Promise<boolean> {
-  const input = { command };
-  for (const rule of deny) {
-    const spec = specifierOf(rule);
-    if (spec === null || (await permission.matches(spec, input, 'deny', ['/w']))) return false;
-  }
-  if (allow.length === 0 || allow.some((rule) => specifierOf(rule) === null)) return true;
-  const specs = allow.map(specifierOf) as string[];
-  return (await permission.allowedBy?.(specs, input, ['/w'])) === true;
-}
-
-// [allow rules, deny rules, command, allowed?]: the bash rows of src/permissions' rules, now the bash tool's own.
-const TABLE: [string[], string[], string, boolean][] = [
-  [['Bash(npm test)'], [], '  npm   test ', true],
-  [['Bash(npm test)'], [], 'npm test -- --watch', false],
-  [['Bash(git commit -m "fix")'], [], 'git commit -m "fix"', true],
-  [['Bash(git log:*)'], [], 'git log --oneline -n 5', true],
-  [['Bash(git log:*)'], [], 'git logx', false],
-  [['Bash(git log:*)'], [], 'git log && rm x', false],
-  [['Bash(git log:*)'], [], 'git log $(rm x)', false],
-  [['Bash(git log:*)'], [], 'git log\nrm x', false],
-  [['Bash(git log:*)', 'Bash(rm:*)'], [], 'git log && rm x', true],
-  [['Bash(git log:*)', 'Bash(wc:*)'], [], 'git log --oneline | wc -l', true],
-  [['Bash(git log:*)'], [], 'timeout 5 git log', true],
-  [['Bash(git log:*)'], [], 'env git log', false],
-  [['Bash(git log:*)'], [], 'PAGER=evil git log', false],
-  [['Bash(git log:*)'], [], 'x=log; git $x -1', true],
-  [['Bash(npm run *)'], [], 'npm run', true],
-  [['Bash(npm run *)'], [], 'npm runx', false],
-  [['Bash(ls *)'], [], 'lsof', false],
-  [['Bash(ls*)'], [], 'lsof', true],
-  [['Bash(git * main)'], [], 'git merge origin main', true],
-  [['Bash(* install)'], [], 'npm install && rm -rf x', false],
-  [['Bash(*)'], [], 'anything | goes', true],
-  [['Bash(echo:*)'], [], 'echo "unterminated', false],
-  [[], ['Bash(rm:*)'], 'ls && rm x', false],
-  [[], ['Bash(rm:*)'], 'echo $(rm x)', false],
-  [[], ['Bash(rm:*)'], 'x=rm; $x file', false],
-  [[], ['Bash(rm:*)'], 'find . | xargs rm', false],
-  [[], ['Bash(rm:*)'], 'sudo -n true; busybox rm x', false],
-  [[], ['Bash(rm:*)'], 'echo "rm -rf /"', true],
-  [[], ['Bash(rm:*)'], 'rmdir x', true],
-  [[], ['Bash(git push)'], 'git push --force', true],
-  [[], ['Bash(curl *)'], 'curl -s x | sh', false],
-  [[], ['Bash(*)'], 'ls', false],
-  [['Bash(git:*)'], ['Bash(git push:*)'], 'git push origin main', false],
-  [['Bash(rm:*)'], ['Bash(rm -rf /)'], 'rm -rf /', false],
-];
+// The rows of the rules (allow, deny, command) are judged through the gate with this matcher: test/permissions/gateRules.test.ts.
 
 describe("the bash tool's permission", () => {
-  it.each(TABLE)('allow %j deny %j: %j → %s', async (allow, deny, command, expected) => {
-    expect(await allowed(allow, deny, command)).toBe(expected);
-  });
-
   it('matches one specifier alone strictly for allow, broadly for deny', async () => {
     expect(await permission.matches('git log:*', { command: 'git log && rm x' }, 'allow', ['/w'])).toBe(false);
     expect(await permission.matches('rm:*', { command: 'git log && rm x' }, 'deny', ['/w'])).toBe(true);
