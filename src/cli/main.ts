@@ -104,7 +104,10 @@ export async function main(argv: string[]): Promise<number> {
     print(2, taken.map((flag) => `agentloop: --${flag}: ${TAKEN[flag]}\n`).join(''));
   }
   const { run } = await import('./run.js');
-  return run(options, version);
+  // Claude Code's settings files' env and model, before anything reads the environment (./settingsEnv.ts).
+  const { withClaudeSettings } = await import('./settingsEnv.js');
+  const cli = options as CliOptions;
+  return run(cli.command === 'run' ? withClaudeSettings(cli, cli.cwd ?? process.cwd(), process.env, (line) => print(2, `${line}\n`)) : cli, version);
 }
 
 /**

@@ -147,7 +147,7 @@ export const OPTIONS: OptionTable<Flags> = {
   },
   // What the Claude Agent SDK passes (./sdkFlags.ts; docs/agent-sdk.md): honoured, or refused with the reason.
   settingSources: { flag: 'setting-sources', argument: 'LIST', list: 'repeat', commands: ['run', 'mcp'], parse: settingSources, description: "Claude Code's settings files to read: user, project, local (by commas; default all three): their permissions, MCP servers and approvals" },
-  settings: { flag: 'settings', argument: 'FILE|JSON', commands: ['run'], description: "more of Claude Code's settings, over those of its files: a file, or the JSON itself (permissions: docs/cli.md#claude-codes-settings-files)" },
+  settings: { flag: 'settings', argument: 'FILE|JSON', commands: ['run'], description: "more of Claude Code's settings, over those of its files: a file, or the JSON itself (permissions, env, model: docs/cli.md#claude-codes-settings-files)" },
   addDir: { flag: 'add-dir', argument: 'DIR', list: 'repeat', commands: ['run'], parse: addDirs, description: "another directory the tools work in: acceptEdits' file commands run inside it too (repeat the flag for more)" },
   awaitInitialize: { flag: 'await-initialize', commands: ['run'], description: "stream-json input: the Agent SDK's initialize comes first, with the MCP servers to start (answered before any turn)" },
   allowDangerouslySkipPermissions: { flag: 'allow-dangerously-skip-permissions', commands: ['run'], description: 'let a control request switch to bypassPermissions, as Claude Code (as root only with IS_SANDBOX=1)' },

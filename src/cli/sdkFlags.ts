@@ -12,7 +12,7 @@ const SETTING_SOURCES = ['user', 'project', 'local'];
 /** Retries of a failed model call in a CLI run without `--max-retries`: Claude Code's 10 (the library's default is 4). */
 export const CLI_MAX_RETRIES = 10;
 
-/** `--setting-sources user,project`: which of Claude Code's settings files to read (agentloop reads none of them). */
+/** `--setting-sources user,project`: which of Claude Code's settings files to read (their permissions, env, model, CLAUDE.md and MCP servers). */
 export function settingSources(texts: readonly string[], flag: string): string[] {
   const sources = texts.flatMap((text) => text.split(',')).map((source) => source.trim()).filter((source) => source !== '');
   const bad = sources.find((source) => !SETTING_SOURCES.includes(source));
