@@ -22,6 +22,7 @@ import { ask, conversationOf, type Conversation } from './ask.js';
 import { onEndSignals, onParentGone, type EndSignals } from './signals.js';
 import type { PreparedSession } from './sessions.js';
 import { readInput, type InputReader, type StreamInputIo } from './streamInputLines.js';
+import { replayingWriter } from './replayLines.js';
 import { jsonLine, shown } from './terminal.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunResult } from '../run/runAgent.js';
@@ -138,12 +139,11 @@ export async function streamInput(
     return 2;
   }
   const session = await openSession(options, cwd, choice.model, null);
-  const write = (line: string) => io.stdout.write(line);
+  const { write, replay } = replayingWriter(io.stdout, session.id, options.replayUserMessages);
   const turn: Turn = { interrupted: false };
   const bypassAvailable = options.permissionMode === 'bypassPermissions' || options.allowDangerouslySkipPermissions === true;
   const control = controlOf(io, session, cwd, choice, gate, { askHost: options.permissionPromptTool === 'stdio', bypassAvailable }, turn, mcp, options.awaitInitialize === true);
   control.thinkingFlags = options;
-  const replay = options.replayUserMessages ? (question: Question) => control.userLine(question as string, { isReplay: true }) : undefined;
   const input = readInput(io, control, inputErrorReporter(io, write, session.id), replay);
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => {
     turn.running?.abort();

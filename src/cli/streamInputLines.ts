@@ -9,7 +9,7 @@ import type { ControlSession } from './control/session.js';
 import { StdinLines, tooLarge, type StdinLine } from './stdinLines.js';
 
 /** A line of stdin read: the question of a turn, or why it is not one. */
-export type InputLine = { question: Question } | { error: string };
+export type InputLine = { question: Question; uuid?: string } | { error: string };
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -32,12 +32,13 @@ export function parseInputLine(text: string): InputLine {
   if (!isObject(message)) return { error: `no "message" object: ${EXPECTED}` };
   if (message.role !== 'user') return { error: `message.role must be "user", not ${JSON.stringify(message.role) ?? 'undefined'}` };
   const content = message.content;
-  if (typeof content === 'string') return content.trim() === '' ? { error: 'message.content is empty' } : { question: content };
+  const uuid = typeof value.uuid === 'string' ? { uuid: value.uuid } : {}; // the host's own id of the line (replayed)
+  if (typeof content === 'string') return content.trim() === '' ? { error: 'message.content is empty' } : { question: content, ...uuid };
   if (!Array.isArray(content)) return { error: 'message.content must be a string or an array of content blocks' };
   if (content.length === 0) return { error: 'message.content has no blocks' };
   const problem = arrayOf(block)(content, Number.MAX_SAFE_INTEGER);
   if (problem !== undefined) return { error: `message.content${problem}` };
-  return { question: content as Question & unknown[] };
+  return { question: content as Question & unknown[], ...uuid };
 }
 
 export interface StreamInputIo {
@@ -54,7 +55,7 @@ export type Queued = { number: number; question: Question };
  * Reads stdin all along: control lines go to `control` at once, user messages queue up for `next()`, and a bad line is
  * reported through `report` (a bad control line only on stderr: the SDK would hand an input_error line to the program).
  */
-export function readInput(io: StreamInputIo, control: ControlSession, report: (number: number, why: string) => void, onQuestion?: (question: Question) => void) {
+export function readInput(io: StreamInputIo, control: ControlSession, report: (number: number, why: string) => void, onQuestion?: (question: Question, uuid?: string) => void) {
   const queue: Queued[] = [];
   let ended = false;
   let wake: (() => void) | undefined;
@@ -80,7 +81,7 @@ export function readInput(io: StreamInputIo, control: ControlSession, report: (n
     if (controlLine !== undefined) return control.handle(controlLine);
     const line = parseInputLine(text);
     if ('error' in line) return reject(number, line.error);
-    onQuestion?.(line.question); // --replay-user-messages: said back at once, as Claude Code
+    onQuestion?.(line.question, line.uuid); // --replay-user-messages (./replayLines.ts)
     queue.push({ number, question: line.question });
     wake?.();
   };
