@@ -1,6 +1,6 @@
 /**
  * Records Claude Code 2.1.197's `--replay-user-messages` (stream-json in and out, `--verbose`) into
- * ./claudeReplay.json, which replayUserMessages.test.ts holds agentloop to: the lines it writes for INPUTS (each sent
+ * ./claudeReplay.json, which replayUserMessages.process.test.ts holds agentloop to: the lines it writes for INPUTS (each sent
  * once the result of the one before is out), each as its type and, for a user line, its keys in order and its
  * message. Claude Code runs as a process offline against the local Messages API server, with a fresh HOME. To
  * re-record:

@@ -1,6 +1,6 @@
 /**
  * Records what Claude Code 2.1.197 does with its settings files' `env` and `model` in each case of
- * ./settingsEnvCases.ts into ./claudeSettingsEnv.json (settingsEnv.test.ts holds agentloop to it). Claude Code runs as
+ * ./settingsEnvCases.ts into ./claudeSettingsEnv.json (settingsEnv.process.test.ts holds agentloop to it). Claude Code runs as
  * a process offline against the local Messages API server, with a fresh HOME per case. To re-record:
  *
  *   CLAUDE_CODE=/work/main/bench/peers/node_modules/@anthropic-ai/claude-code/bin/claude.exe npx tsx test/cli/recordSettingsEnv.ts

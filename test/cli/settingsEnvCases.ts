@@ -1,7 +1,7 @@
 /**
  * Cases of Claude Code's settings files' `env` and `model` (user, project, local, `--settings`, the shell's own
  * variables, `--model`, `ANTHROPIC_MODEL`, `--setting-sources`), shared by ./recordSettingsEnv.ts, which records what
- * Claude Code 2.1.197 does in each into ./claudeSettingsEnv.json, and ./settingsEnv.test.ts, which holds agentloop to
+ * Claude Code 2.1.197 does in each into ./claudeSettingsEnv.json, and ./settingsEnv.process.test.ts, which holds agentloop to
  * it: the model of the first request, and what a command sees (`echo` of the variables).
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';

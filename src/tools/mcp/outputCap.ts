@@ -1,6 +1,6 @@
 /**
  * Claude Code's bound on what one MCP tool call gives the model: `MAX_MCP_OUTPUT_TOKENS` (a positive integer; else
- * 25,000 tokens). A result estimated over it is cut as Claude Code 2.1.197 cuts one (recorded: test/tools/
+ * 25,000 tokens). A result estimated over it is cut as Claude Code 2.1.197 cuts one (recorded: test/tools/mcp/
  * claudeMcpOutput.json): its blocks are kept in order within 4 characters a token (an image counts as 1600 tokens,
  * 6400 characters), the text block that crosses the bound is cut there and nothing after it is kept, and a last text
  * block says the output was truncated, in Claude Code's words. The estimate is Claude Code's own rough one (a token
