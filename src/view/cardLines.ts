@@ -11,7 +11,7 @@ import { deltaLine } from './explain.js';
 import { commandOf } from './facts.js';
 import { FINAL_STATES, messagesAt, requestDelta, requestMessages } from './history.js';
 import { line, type Line } from './texts/line.js';
-import type { Timeline, TimelineStep, TimelineTool } from './timeline.js';
+import type { Timeline, TimelineStep, TimelineTool } from './timeline/build.js';
 
 /** One line of a card: a name and a value as recorded (data, never translated), and what it means (a line). */
 export interface CardItem {

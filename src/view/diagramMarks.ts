@@ -6,7 +6,7 @@
  */
 import { LESSON_BOXES, LESSON_EDGES } from './lessonLayout.js';
 import { line, type Line } from './texts/line.js';
-import type { Timeline } from './timeline.js';
+import type { Timeline } from './timeline/build.js';
 
 export interface DiagramMarks {
   node: string | null;

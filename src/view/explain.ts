@@ -12,18 +12,19 @@ import { brokenBlocks, type StepFacts } from './facts.js';
 import { lessonOf } from './lesson.js';
 import { line, paragraph, type Line } from './texts/line.js';
 import { reasonOf } from './reasons.js';
-import type { Timeline, TimelineStep } from './timeline.js';
+import type { Timeline, TimelineStep } from './timeline/shape.js';
 
 const uses = (list: Array<{ call: string }>) => list.map((u) => u.call).join('; ');
 
-/** Fills `say`, `sentence` (its English), `why` and `lesson` of every step. */
-export function explainAll(t: Timeline): void {
-  t.steps.forEach((step, i) => {
-    step.lesson = lessonOf(step);
-    step.say = explainStep(t, step, i);
-    step.sentence = paragraph('en', step.say);
-    step.why = reasonOf(t, step, i);
-  });
+/** The timeline with each step's `say`, `sentence` (its English), `why` and `lesson`: a new timeline, `t` left as it is. */
+export function explained(t: Timeline): Timeline {
+  return {
+    ...t,
+    steps: t.steps.map((step, i) => {
+      const say = explainStep(t, step, i);
+      return { ...step, lesson: lessonOf(step), say, sentence: paragraph('en', say), why: reasonOf(t, step, i) };
+    }),
+  };
 }
 
 export function explainStep(t: Timeline, step: TimelineStep, i: number): Line[] {

@@ -8,61 +8,9 @@
 import type { MessageParam, ToolUseBlock } from '../core/messages.js';
 import { historyProblems } from '../history/validate.js';
 import { FINAL_STATES as FINAL, messagesAt, removedAt, requestDelta, requestMessages } from './history.js';
-import type { Timeline, TimelineMessage, TimelineStep } from './timeline.js';
+import type { ReplyFacts, StepFacts, Timeline, TimelineMessage, TimelineStep } from './timeline/shape.js';
 
-export interface ReplyFacts {
-  /** `stop_reason` as the API reported it. */
-  stopReason: string | null;
-  /** The loop's own flag, as it was recorded (null: an older transcript). */
-  needsFollowUp: boolean | null;
-  /** Where the reply was written in messages; null when the loop did not append it. */
-  index: number | null;
-  /** Its tool_use blocks, each with the line it is shown as (callLine). */
-  toolUses: Array<{ id: string; name: string; call: string }>;
-  /** Where they were counted: in the written reply, or (not written) in the tools that started. */
-  toolUsesFrom: 'message' | 'tool_start';
-  /** What the teaching loop's check (`stop_reason == "tool_use"`) would do with this reply. */
-  teaching: 'tools' | 'stop';
-  /** The guard that fired in checkingReply, and where it led. */
-  guard: string | null;
-  target: string | null;
-}
-
-export interface ToolFact {
-  id: string;
-  name: string;
-  at: string;
-  /** The call as shown (callLine). */
-  call: string;
-}
-
-export interface StepFacts {
-  /** The history after this step's records (indices in order). */
-  history: number[];
-  /** Messages first in the history at this step (an index the history did not hold at the step before). */
-  added: number[];
-  /** Messages written at this step over one the history held at that index (e.g. results joined to a user message). */
-  rewritten: number[];
-  /** Messages the loop deleted from the history at this step. */
-  removed: number[];
-  /** Messages in the history at this step that were written broken, and how. */
-  broken: Array<{ index: number; what: string }>;
-  /** The request sent at this step: its number (from 1), messages carried and readable, what it adds. */
-  request?: { number: number; messageCount: number; readable: number; added: number[]; removed: number[]; problems: string[] };
-  toolStarts: ToolFact[];
-  toolResults: Array<ToolFact & { bound: boolean; isError: boolean; broken?: string }>;
-  /** Results of this turn's tools that are in no message of the history (appendingResults, final steps). */
-  unwritten: string[];
-  /** What the validator finds in the history at this step, on the steps that end a run. */
-  historyProblems: string[];
-  /** The prompt given at this step, and whether the session was resumed here. */
-  prompt?: string;
-  resumed: boolean;
-  /** The run's error, on the step that ends it. */
-  error?: string;
-  /** The last guard that fired on the way into this step. */
-  guard: string | null;
-}
+export type { ReplyFacts, StepFacts, ToolFact } from './timeline/shape.js';
 
 type Block = Exclude<MessageParam['content'], string>[number];
 const blocksOf = (m: MessageParam | undefined): Block[] => (!m ? [] : typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content);
@@ -92,29 +40,32 @@ export function toolUsesIn(message: MessageParam | undefined): ToolUseBlock[] {
 }
 
 /** Fills `facts` (and `reply`) of every step. */
-export function addFacts(t: Timeline): void {
-  t.steps.forEach((step, i) => {
-    const history = messagesAt(t, i);
-    const k = t.requests.findIndex((r) => r.step === i);
-    const written = writtenAt(t, i, history);
-    step.facts = {
-      history: history.map((m) => m.index),
-      added: written.filter((w) => !w.over).map((w) => w.index),
-      rewritten: written.filter((w) => w.over).map((w) => w.index),
-      removed: removedAt(t, i).map((m) => m.index),
-      broken: history.flatMap((m) => (m.broken || brokenBlocks(m.message).length ? [{ index: m.index, what: brokenBlocks(m.message)[0] ?? 'a damaged record' }] : [])),
-      ...(k >= 0 ? { request: requestFacts(t, k) } : {}),
-      toolStarts: t.tools.filter((x) => x.step === i && x.kind === 'start').map((x) => ({ id: x.id, name: x.name, at: x.at, call: callLine(t, x.id, x.name, x.input) })),
-      toolResults: t.tools.filter((x) => x.step === i && x.kind === 'result').map((x) => toolResultFact(t, x)),
-      unwritten: step.state === 'appendingResults' || FINAL.has(step.state) ? unwrittenResults(t, i, history) : [],
-      historyProblems: FINAL.has(step.state) && history.length > 0 ? historyProblems(history.map((m) => m.message)) : [],
-      ...(promptOf(step) !== undefined ? { prompt: promptOf(step) } : {}),
-      resumed: step.notes.some((n) => n.includes('resumed at turn')),
-      ...(errorOf(t, i) ? { error: errorOf(t, i) } : {}),
-      guard: lastGuard(step),
-    };
-    if (step.reply) step.reply = replyFacts(t, i, step.reply, history);
-  });
+/** The timeline with each step's facts (and its reply's, on a reply step): a new timeline, `t` left as it is. */
+export function withFacts(t: Timeline): Timeline {
+  return { ...t, steps: t.steps.map((step, i) => factsOfStep(t, step, i)) };
+}
+
+function factsOfStep(t: Timeline, step: TimelineStep, i: number): TimelineStep {
+  const history = messagesAt(t, i);
+  const k = t.requests.findIndex((r) => r.step === i);
+  const written = writtenAt(t, i, history);
+  const facts: StepFacts = {
+    history: history.map((m) => m.index),
+    added: written.filter((w) => !w.over).map((w) => w.index),
+    rewritten: written.filter((w) => w.over).map((w) => w.index),
+    removed: removedAt(t, i).map((m) => m.index),
+    broken: history.flatMap((m) => (m.broken || brokenBlocks(m.message).length ? [{ index: m.index, what: brokenBlocks(m.message)[0] ?? 'a damaged record' }] : [])),
+    ...(k >= 0 ? { request: requestFacts(t, k) } : {}),
+    toolStarts: t.tools.filter((x) => x.step === i && x.kind === 'start').map((x) => ({ id: x.id, name: x.name, at: x.at, call: callLine(t, x.id, x.name, x.input) })),
+    toolResults: t.tools.filter((x) => x.step === i && x.kind === 'result').map((x) => toolResultFact(t, x)),
+    unwritten: step.state === 'appendingResults' || FINAL.has(step.state) ? unwrittenResults(t, i, history) : [],
+    historyProblems: FINAL.has(step.state) && history.length > 0 ? historyProblems(history.map((m) => m.message)) : [],
+    ...(promptOf(step) !== undefined ? { prompt: promptOf(step) } : {}),
+    resumed: step.notes.some((n) => n.includes('resumed at turn')),
+    ...(errorOf(t, i) ? { error: errorOf(t, i) } : {}),
+    guard: lastGuard(step),
+  };
+  return { ...step, facts, ...(step.reply ? { reply: replyFacts(t, i, step.reply, history) } : {}) };
 }
 
 /** The messages of the history written at step `i`, each over a message the history held there before or not. */

@@ -3,7 +3,7 @@
  * and the page's panes both read (no DOM here; the page bundles it).
  */
 import type { MessageParam } from '../core/messages.js';
-import type { Timeline, TimelineMessage, TimelineRequest } from './timeline.js';
+import type { Timeline, TimelineMessage, TimelineRequest } from './timeline/shape.js';
 
 /** The states a run ends in. */
 export const FINAL_STATES: ReadonlySet<string> = new Set(['done', 'failed', 'aborted']);

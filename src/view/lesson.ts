@@ -5,7 +5,7 @@
  * failure) is a production path: no number.
  */
 import { line } from './texts/line.js';
-import type { TimelineStep } from './timeline.js';
+import type { TimelineStep } from './timeline/shape.js';
 
 const MARKS = ['', '①', '②', '③', '④', '⑤', '⑥', '⑦', '⑧'];
 const marks = (...n: number[]) => n.map((k) => MARKS[k]).join('');

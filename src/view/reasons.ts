@@ -8,7 +8,7 @@
  */
 import { messagesAt } from './history.js';
 import { line, type Line } from './texts/line.js';
-import type { Timeline, TimelineStep } from './timeline.js';
+import type { Timeline, TimelineStep } from './timeline/shape.js';
 
 /** Whether request `number` (from 1) carries every message the history held when it was sent. */
 function carriesAll(t: Timeline, i: number): boolean {

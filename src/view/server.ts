@@ -15,7 +15,7 @@ import type { ApprovalFeed } from './approvals.js';
 import { findSession, listSessions, newestSessionFor, SessionNotFoundError, type Transcript } from '../transcript/store.js';
 import { lineAt, TranscriptReader } from '../transcript/reader.js';
 import { CLIENT_FILES, clientFile, graphOf, machineView, viewerPage } from './assets.js';
-import { buildTimeline, type Timeline } from './timeline.js';
+import { buildTimeline, type Timeline } from './timeline/build.js';
 import { listenOnLoopback } from '../loopback/listen.js';
 import { checkToken, newToken, tokenCookie, tokenCookieName } from '../loopback/auth.js';
 import { noRedaction, type Redactor } from '../core/redact.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentMachine } from '../../src/machine/agentMachine.js';
 import { findSession, readTranscript } from '../../src/transcript/store.js';
 import { graphOf } from '../../src/view/assets.js';
-import { buildTimeline } from '../../src/view/timeline.js';
+import { buildTimeline } from '../../src/view/timeline/build.js';
 import { startCheckedServer } from '../support/agentServer.js';
 import { cliEnv, runCli, type CliRun } from '../support/cli.js';
 import type { MessagesServer } from '../support/messagesServer.js';

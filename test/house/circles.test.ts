@@ -20,8 +20,6 @@ const BEING_BROKEN: Record<string, string> = {
   'scripted/model.ts <-> scripted/summary.ts': 'issue 42 (compaction, new this session)',
   'core/agents.ts <-> core/model.ts <-> core/outcome.ts <-> core/tool.ts': 'issue 38 (subagents, new this session): the types of an agent apart from the tool contract',
   'run/runAgent.ts <-> run/runParts.ts <-> run/subagents.ts': "issue 38 (subagents, new this session): runAgent's options in a file of their own",
-  'view/explain.ts <-> view/facts.ts <-> view/history.ts <-> view/lesson.ts <-> view/read.ts <-> view/reasons.ts <-> view/timeline.ts <-> view/timelineShape.ts':
-    'issue 41: an immutable timeline in view/timeline/ (shape, read, build) and a card registry',
   'view/texts/en.ts <-> view/texts/enCards.ts <-> view/texts/line.ts <-> view/texts/zh.ts <-> view/texts/zhCards.ts': "issue 41: the texts' types apart from the texts",
 };
 

@@ -12,7 +12,7 @@ import { runAgent } from '../../src/run/runAgent.js';
 import { findSession, listSessions, readTranscript, SessionExistsError } from '../../src/transcript/store.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
 import { graphOf } from '../../src/view/assets.js';
-import { buildTimeline } from '../../src/view/timeline.js';
+import { buildTimeline } from '../../src/view/timeline/build.js';
 import { echoTool } from '../support/drive.js';
 import { bashUse } from '../support/agentServer.js';
 import { runCli, startCli } from '../support/cli.js';

@@ -7,7 +7,7 @@
  * failure too: every line is checked. Returns the contradictions found, one string each.
  */
 import type { MessageParam } from '../../src/core/messages.js';
-import type { ReadRecord } from '../../src/view/read.js';
+import type { ReadRecord } from '../../src/view/timeline/read.js';
 import { checkStep, historyBefore, liveBefore, shownCall } from './narration.js';
 
 type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

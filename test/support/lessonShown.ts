@@ -6,7 +6,7 @@
 import { feedsLine, replyCard, toolEntry, turnStarts } from '../../src/view/cardLines.js';
 import { diagramMarks } from '../../src/view/diagramMarks.js';
 import { paragraph, render, tr } from '../../src/view/texts/line.js';
-import type { Timeline } from '../../src/view/timeline.js';
+import type { Timeline } from '../../src/view/timeline/build.js';
 import type { ShownStep } from './lessonCheck.js';
 
 const itemText = (it: { name?: string; value?: string; line: Parameters<typeof render>[1] | null }) =>

@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import type { MessageParam } from '../../src/core/messages.js';
 import { historyProblems } from '../../src/history/validate.js';
-import type { ReadRecord } from '../../src/view/read.js';
+import type { ReadRecord } from '../../src/view/timeline/read.js';
 
 type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { startSession } from '../../src/transcript/recorder.js';
 import { runAgent } from '../../src/run/runAgent.js';
-import type { Timeline } from '../../src/view/timeline.js';
+import type { Timeline } from '../../src/view/timeline/build.js';
 import { startViewer, type Viewer } from '../../src/view/server.js';
 import { answerFromResults, bashUse, startCheckedServer } from '../support/agentServer.js';
 import { cliEnv, startCli } from '../support/cli.js';

@@ -21,8 +21,8 @@ import { runAgent } from '../../src/run/runAgent.js';
 import { DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from '../../src/scripted/demo.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { listSessions, readTranscript } from '../../src/transcript/store.js';
-import { readOrder, type ReadRecord } from '../../src/view/read.js';
-import { buildTimeline, type Timeline } from '../../src/view/timeline.js';
+import { readOrder, type ReadRecord } from '../../src/view/timeline/read.js';
+import { buildTimeline, type Timeline } from '../../src/view/timeline/build.js';
 import { checkStep } from '../support/narration.js';
 import { cut, paused } from '../support/sixCalls.js';
 

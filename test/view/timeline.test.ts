@@ -6,7 +6,7 @@ import { type RunEvent } from '../../src/core/events.js';
 import { sequenceDiagram } from '../../src/view/sequence.js';
 import { machineGraph } from '../../src/diagram/graph.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
-import { buildTimeline } from '../../src/view/timeline.js';
+import { buildTimeline } from '../../src/view/timeline/build.js';
 
 const graph = machineGraph(agentMachine);
 import { echoTool } from '../support/drive.js';

@@ -22,14 +22,14 @@ import { reply, scriptedModel } from '../../src/scripted/model.js';
 import type { SessionRecord } from '../../src/transcript/records.js';
 import { findSession, readTranscript } from '../../src/transcript/store.js';
 import { replyCard, toolEntry } from '../../src/view/cardLines.js';
-import { readOrder } from '../../src/view/read.js';
+import { readOrder } from '../../src/view/timeline/read.js';
 import { sequenceDiagram } from '../../src/view/sequence.js';
 import { paragraph, render, tr } from '../../src/view/texts/line.js';
 import { Stepper, type Effect } from '../../src/run/gate.js';
 import { checkShown } from '../support/lessonCheck.js';
 import { shownSteps } from '../support/lessonShown.js';
 import { waitFor } from '../support/sessions.js';
-import { buildTimeline, type Timeline } from '../../src/view/timeline.js';
+import { buildTimeline, type Timeline } from '../../src/view/timeline/build.js';
 
 const graph = machineGraph(agentMachine);
 let dir: string;

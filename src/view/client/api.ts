@@ -3,7 +3,7 @@
  * has one (the server may require it), so the page works with whatever URL it was opened with.
  */
 import type { StepperState } from '../../run/gate.js';
-import type { Timeline } from '../timeline.js';
+import type { Timeline } from '../timeline/build.js';
 import type { WaitingCallView } from '../approvals.js';
 
 export interface MachineView {

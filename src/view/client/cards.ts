@@ -7,7 +7,7 @@
  */
 import { feedsLine, replyCard, toolEntry, turnStarts, type CardItem } from '../cardLines.js';
 import { messagesAt } from '../history.js';
-import type { Timeline, TimelineStep, TimelineTool } from '../timeline.js';
+import type { Timeline, TimelineStep, TimelineTool } from '../timeline/build.js';
 import { h } from './dom.js';
 import { render, tr, type Lang } from './lang.js';
 import { resultContent } from './media.js';

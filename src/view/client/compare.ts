@@ -1,5 +1,5 @@
 /** Two runs side by side: where their requests first differ (the bodies as sent, rebuilt from each transcript). */
-import type { Timeline } from '../timeline.js';
+import type { Timeline } from '../timeline/build.js';
 import { requestBody } from '../history.js';
 import { tr, type Lang } from '../texts/line.js';
 

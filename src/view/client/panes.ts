@@ -7,7 +7,7 @@
 import type { ContentBlock, MessageParam } from '../../core/messages.js';
 import { deltaLine } from '../explain.js';
 import { FINAL_STATES, messagesAt, requestBody, requestDelta } from '../history.js';
-import type { Timeline, TimelineMessage, TimelineStep } from '../timeline.js';
+import type { Timeline, TimelineMessage, TimelineStep } from '../timeline/build.js';
 import { h, highlightJson, hue } from './dom.js';
 import { render, tr, type Lang } from './lang.js';
 import { mediaBlock, resultContent, withoutData } from './media.js';

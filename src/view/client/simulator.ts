@@ -1,12 +1,12 @@
 /**
  * The simulator page (issue 39, the course site's second layer): one self-contained file, no server. The learner
  * edits a script (the model's replies, bash's outputs), Run plays it on the real machine (../sim/simulate.ts) and the
- * run is drawn as a recorded one is: the records it would leave, read by timeline.ts, drawn by TimelineView.
+ * run is drawn as a recorded one is: the records it would leave, read by timeline/build.ts, drawn by TimelineView.
  */
 import './main.css';
 import './simulator.css';
 import type { MachineGraph } from '../../diagram/graph.js';
-import { buildTimeline, type Timeline } from '../timeline.js';
+import { buildTimeline, type Timeline } from '../timeline/build.js';
 import { PRESETS, PRESET_NAMES } from '../sim/presets.js';
 import { parseScript } from '../sim/script.js';
 import { scriptFragment, scriptFromFragment } from '../sim/scriptLink.js';

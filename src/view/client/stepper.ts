@@ -8,7 +8,7 @@
  */
 import type { Effect, StepperState } from '../../run/gate.js';
 import { commandOf } from '../facts.js';
-import type { Timeline } from '../timeline.js';
+import type { Timeline } from '../timeline/build.js';
 import { releaseStep } from './api.js';
 import { h, highlightJson } from './dom.js';
 import { tr, type Lang } from './lang.js';

@@ -5,7 +5,7 @@
  */
 import type { Usage } from '../../core/usage.js';
 import { diagramMarks } from '../diagramMarks.js';
-import type { Timeline, TimelineStep } from '../timeline.js';
+import type { Timeline, TimelineStep } from '../timeline/build.js';
 import type { MachineView } from './api.js';
 import { renderReply, renderState, renderTools } from './cards.js';
 import { Diagram } from './diagram.js';

@@ -2,7 +2,7 @@
  * The simulator's run (issue 39): the real machine (agentMachine, as runAgent plugs it in: run/actors.ts) against a
  * scripted model that plays the learner's replies and a stand-in bash that prints the scripted outputs. Every event
  * the machine emits becomes the record the recorder would write (transcript/drafts.ts's draftOf), so the page draws
- * the run with the code it draws transcripts with (timeline.ts). Pure: no I/O, it runs in a browser page.
+ * the run with the code it draws transcripts with (timeline/build.ts). Pure: no I/O, it runs in a browser page.
  */
 import { createActor, toPromise } from 'xstate';
 import type { RunEvent } from '../../core/events.js';
@@ -16,7 +16,7 @@ import { BASH_PUBLIC_NAME, BASH_TOOL_NAME } from '../../tools/bash/names.js';
 import { scriptedModel, type ScriptedReply } from '../../scripted/model.js';
 import { draftOf, resultDraft, type Draft } from '../../transcript/drafts.js';
 import { TRANSCRIPT_VERSION, type SessionHeader } from '../../transcript/records.js';
-import type { AnyRecord } from '../timelineShape.js';
+import type { AnyRecord } from '../timeline/shape.js';
 import type { SimOutput, SimOutputs, SimScript } from './script.js';
 
 export const SIM_CWD = '/home/learner/project';

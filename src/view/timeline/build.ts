@@ -12,17 +12,18 @@
  * Records a mistaken loop wrote broken (a tool_result without its tool_use_id) are read from the
  * transcript's damaged lines and kept, marked, where they stood.
  */
-import type { MachineGraph } from '../diagram/graph.js';
-import type { DamagedLine } from '../transcript/store.js';
-import type { RequestRecord, ResultRecord } from '../transcript/records.js';
-import { explainAll } from './explain.js';
-import { addFacts, type StepFacts } from './facts.js';
-import { edgesTaken, type Decision } from './path.js';
+import type { MachineGraph } from '../../diagram/graph.js';
+import type { DamagedLine } from '../../transcript/store.js';
+import type { RequestRecord, ResultRecord } from '../../transcript/records.js';
+import { explained } from '../explain.js';
+import { withFacts } from '../facts.js';
+import type { StepFacts } from './shape.js';
+import { edgesTaken, type Decision } from '../path.js';
 import { readOrder, type ReadRecord } from './read.js';
-import type { AnyRecord, Timeline, TimelineStep } from './timelineShape.js';
-import { line } from './texts/line.js';
+import type { AnyRecord, Timeline, TimelineStep } from './shape.js';
+import { line } from '../texts/line.js';
 
-export type { AnyRecord, Timeline, TimelineMessage, TimelineRequest, TimelineStep, TimelineTool, TimelineUsage } from './timelineShape.js';
+export type { AnyRecord, Timeline, TimelineMessage, TimelineRequest, TimelineStep, TimelineTool, TimelineUsage } from './shape.js';
 
 const errorText = (error: unknown): string =>
   typeof error === 'string' ? error : error && typeof error === 'object' && 'message' in error ? String(error.message) : String(error);
@@ -225,8 +226,6 @@ export function buildTimeline(records: readonly AnyRecord[], graph: MachineGraph
   const builder = new TimelineBuilder(graph, problems);
   const order = readOrder(records, damaged);
   order.forEach((entry, position) => builder.read(entry, position));
-  const t = builder.finish(order.length);
-  addFacts(t);
-  explainAll(t);
-  return t;
+  // Read, then each step's facts, then its sentences: each pass a new timeline, none filled in place.
+  return explained(withFacts(builder.finish(order.length)));
 }

@@ -5,8 +5,8 @@
  * without its tool_use_id), and a `tool_result` record whose result is such a block. They keep
  * what is wrong with them (`broken`); any other damaged line stays out, as for every reader.
  */
-import type { DamagedLine } from '../transcript/store.js';
-import type { AnyRecord } from './timeline.js';
+import type { DamagedLine } from '../../transcript/store.js';
+import type { AnyRecord } from './shape.js';
 
 export interface ReadRecord {
   record: AnyRecord;

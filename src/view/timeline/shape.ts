@@ -1,14 +1,13 @@
 /**
- * The shape of a timeline (timeline.ts builds it): the steps the viewer steps through and the
+ * The shape of a timeline (build.ts builds it, read.ts orders its records): the steps the viewer steps through and the
  * messages, requests, tools, usage and results tied to them. Types only: the page imports them too.
  */
-import type { MessageParam, ToolResultBlockParam } from '../core/messages.js';
-import type { ExitReason, TransitionReason } from '../core/outcome.js';
-import type { Usage } from '../core/usage.js';
-import type { CacheMark, RequestRecord, ResultRecord, SessionHeader, SessionRecord } from '../transcript/records.js';
-import type { ReplyFacts, StepFacts } from './facts.js';
-import type { Decision } from './path.js';
-import type { Line } from './texts/line.js';
+import type { MessageParam, ToolResultBlockParam } from '../../core/messages.js';
+import type { ExitReason, TransitionReason } from '../../core/outcome.js';
+import type { Usage } from '../../core/usage.js';
+import type { CacheMark, RequestRecord, ResultRecord, SessionHeader, SessionRecord } from '../../transcript/records.js';
+import type { Decision } from '../path.js';
+import type { Line } from '../texts/line.js';
 
 export interface TimelineStep {
   /** `state`: the machine entered `state`; `reply`: a reply arrived (the machine is in the choice `checkingReply`). */
@@ -109,3 +108,58 @@ export interface Timeline {
 /** Records the machine's own events add (issue 13); read when present. */
 type EventRecord = { type: 'decision'; at?: string; state: string; guard: string; target: string };
 export type AnyRecord = SessionRecord | EventRecord;
+
+/** What the records of a step show (facts.ts gathers them). */
+export interface ReplyFacts {
+  /** `stop_reason` as the API reported it. */
+  stopReason: string | null;
+  /** The loop's own flag, as it was recorded (null: an older transcript). */
+  needsFollowUp: boolean | null;
+  /** Where the reply was written in messages; null when the loop did not append it. */
+  index: number | null;
+  /** Its tool_use blocks, each with the line it is shown as (callLine). */
+  toolUses: Array<{ id: string; name: string; call: string }>;
+  /** Where they were counted: in the written reply, or (not written) in the tools that started. */
+  toolUsesFrom: 'message' | 'tool_start';
+  /** What the teaching loop's check (`stop_reason == "tool_use"`) would do with this reply. */
+  teaching: 'tools' | 'stop';
+  /** The guard that fired in checkingReply, and where it led. */
+  guard: string | null;
+  target: string | null;
+}
+
+export interface ToolFact {
+  id: string;
+  name: string;
+  at: string;
+  /** The call as shown (callLine). */
+  call: string;
+}
+
+export interface StepFacts {
+  /** The history after this step's records (indices in order). */
+  history: number[];
+  /** Messages first in the history at this step (an index the history did not hold at the step before). */
+  added: number[];
+  /** Messages written at this step over one the history held at that index (e.g. results joined to a user message). */
+  rewritten: number[];
+  /** Messages the loop deleted from the history at this step. */
+  removed: number[];
+  /** Messages in the history at this step that were written broken, and how. */
+  broken: Array<{ index: number; what: string }>;
+  /** The request sent at this step: its number (from 1), messages carried and readable, what it adds. */
+  request?: { number: number; messageCount: number; readable: number; added: number[]; removed: number[]; problems: string[] };
+  toolStarts: ToolFact[];
+  toolResults: Array<ToolFact & { bound: boolean; isError: boolean; broken?: string }>;
+  /** Results of this turn's tools that are in no message of the history (appendingResults, final steps). */
+  unwritten: string[];
+  /** What the validator finds in the history at this step, on the steps that end a run. */
+  historyProblems: string[];
+  /** The prompt given at this step, and whether the session was resumed here. */
+  prompt?: string;
+  resumed: boolean;
+  /** The run's error, on the step that ends it. */
+  error?: string;
+  /** The last guard that fired on the way into this step. */
+  guard: string | null;
+}
