@@ -16,6 +16,7 @@ import { PROMPT, openReplInput, type ReplInput } from './replInput.js';
 import { type ModelChoice, openSession, progressPrinter, refusalWarner } from './start.js';
 import { ask, conversationOf, type Conversation } from './ask.js';
 import { onEndSignals } from './signals.js';
+import { compactInRepl, contextLeftLine } from './compactCommand.js';
 import { type LastRun, type SessionCost, type SlashCommand, costText, helpText, parseSlash, stateText, unknownText } from './slash.js';
 import { createSpinner, type Spinner } from './spinner.js';
 import { shown } from './terminal.js';
@@ -164,6 +165,7 @@ class Repl {
     this.armedQuit = false;
     if (text.trim() === 'q' || text.trim() === 'exit') return true; // the old ways out still work
     const slash = parseSlash(text);
+    if (slash?.name === 'compact') return compactInRepl(this, slash.instructions, { stdout, stderr }).then(() => false);
     if (slash) return this.command(slash);
     await this.askNext(text);
     return false;
@@ -199,7 +201,8 @@ class Repl {
     show.end();
     this.answered(result);
     if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(shown(describeError(result)))}\n`);
-    stderr.write(`${colors.dim(shown((await loadSessions()).usageSummary(result)))}\n`);
+    const left = contextLeftLine(result.context); // as Claude Code shows it, near the threshold
+    stderr.write(`${colors.dim(shown([(await loadSessions()).usageSummary(result), left].filter(Boolean).join(' · ')))}\n`);
   }
 
   /** A run's result kept: the history, the last run (for /state) and the cost (for /cost). */

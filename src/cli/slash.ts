@@ -14,13 +14,14 @@ export const SLASH_COMMANDS = [
   ['/clear', 'start a new session (the current one stays saved)'],
   ['/cost', "this session's tokens and cost since the REPL opened it"],
   ['/state', 'the loop state after the last run, next to what the next request body will hold'],
+  ['/compact', 'summarize the conversation so far to free the context window (/compact INSTRUCTIONS: what to keep)'],
   ['/permissions', 'the permission mode and every rule in force, with where it came from'],
   ['/exit', 'quit (so do Ctrl-D and, at the prompt, Ctrl-C twice)'],
 ] as const;
 
 export type SlashName = 'help' | 'clear' | 'cost' | 'state' | 'permissions' | 'exit';
 
-export type SlashCommand = { name: SlashName } | { name: 'unknown'; text: string };
+export type SlashCommand = { name: SlashName } | { name: 'compact'; instructions: string } | { name: 'unknown'; text: string };
 
 /**
  * The command a message is, or `undefined` for a question. A command is one line: `/` and a word (`/help`, `/cost
@@ -30,6 +31,7 @@ export function parseSlash(message: string): SlashCommand | undefined {
   const match = /^\/([A-Za-z][\w-]*)(?:\s.*)?$/.exec(message.trim());
   if (!match || message.trim().includes('\n')) return undefined;
   const name = (match[1] as string).toLowerCase();
+  if (name === 'compact') return { name, instructions: message.trim().slice('/compact'.length).trim() };
   if (SLASH_COMMANDS.some(([command]) => command === `/${name}`)) return { name: name as SlashName };
   return { name: 'unknown', text: `/${match[1] as string}` };
 }

@@ -10,7 +10,8 @@
 import { toolLookup } from '../core/tool.js';
 import { randomUUID } from 'node:crypto';
 import type { MessageParam } from '../core/messages.js';
-import { appendUser, appendUserText, textOf } from '../history/messages.js';
+import { appendUserContent, textOf } from '../history/messages.js';
+import { compactCommand, compactTurn } from './compactCommand.js';
 import { historyProblems } from '../history/validate.js';
 import type { Question } from '../transcript/records.js';
 import type { CliOptions } from './args.js';
@@ -34,11 +35,6 @@ import type { SessionMcp } from './sessionMcp.js';
 import { selfCommand } from './self.js';
 import { maxAttempts, reminderLine, structuredResult, StructuredTurn, type StructuredOutcome } from './structuredOutput.js';
 import { thinkingOfTurn } from './control/thinking.js';
-
-/** The history with `question` as its next user message. */
-function withQuestion(messages: readonly MessageParam[], question: Question): MessageParam[] {
-  return typeof question === 'string' ? appendUserText(messages, question) : appendUser(messages, question);
-}
 
 /**
  * A turn's stream-json lines (its own `system`/`init` line first, as Claude Code starts each turn of a streamed input),
@@ -222,7 +218,9 @@ async function answerAll(stream: Stream): Promise<number | undefined> {
   for (let next = await input.next(); next !== undefined && !stream.turn.hostGone; next = await input.next()) {
     await control.beforeTurn();
     if (control.missingInitialize) return noInitialize(stream);
-    const problems = historyProblems(withQuestion(messages, next.question));
+    const instructions = compactCommand(next.question); // `/compact [instructions]`: Claude Code's lines, no model turn
+    if (instructions !== undefined && messages.length > 0) { messages = await compactTurn(stream, instructions, messages); continue; }
+    const problems = historyProblems(appendUserContent(messages, next.question));
     if (problems.length > 0) {
       input.reject(next.number, `the message would make the conversation invalid: ${problems.join('; ')}`);
       continue;

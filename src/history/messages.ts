@@ -31,6 +31,11 @@ export function appendUserText(messages: readonly MessageParam[], text: string):
   return appendUser(messages, [{ type: 'text', text }]);
 }
 
+/** `content` (a text, or the blocks of a user message) as the next user message. */
+export function appendUserContent(messages: readonly MessageParam[], content: string | readonly Block[]): MessageParam[] {
+  return typeof content === 'string' ? appendUserText(messages, content) : appendUser(messages, content);
+}
+
 export function toolUsesOf(content: readonly ContentBlock[]): ToolUseBlock[] {
   return content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
 }

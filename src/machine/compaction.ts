@@ -9,24 +9,10 @@ import { knownContextWindow } from '../core/models.js';
 import type { ModelReply } from '../core/model.js';
 import { addUsage } from '../core/usage.js';
 import { windowFromRefusal, type CompactInput } from '../history/compact.js';
-import { basisAfter, compactThreshold, estimateTokens, NO_BASIS, type TokenBasis } from '../history/tokens.js';
+import { basisAfter, compactThreshold, estimateTokens, NO_BASIS } from '../history/tokens.js';
 import type { AgentContext } from './context.js';
-import type { ContextUpdate } from './updates.js';
 
-export interface CompactionState {
-  /** What the API counted last, and for how many messages of the history (history/tokens.ts). */
-  basis: TokenBasis;
-  /** A compaction asked for and not done yet: after a refused request, or one that failed and is tried again. */
-  pending: 'threshold' | 'prompt_too_long' | null;
-  /** The history was compacted (or tried) after the last accepted reply: a refusal now ends the run (no loop). */
-  since: boolean;
-  /** Boundaries in this run. */
-  count: number;
-  /** The window a refusal named ("prompt is too long: N tokens > W maximum"), when smaller than the one assumed. */
-  learnedWindow?: number;
-}
-
-export const initialCompaction = (): CompactionState => ({ basis: NO_BASIS, pending: null, since: false, count: 0 });
+type ContextUpdate = Partial<AgentContext>;
 
 type Ctx = Pick<AgentContext, 'config' | 'model' | 'messages' | 'compaction' | 'error' | 'turnCount'>;
 

@@ -7,7 +7,7 @@ import type { ExitReason, RunError, TransitionReason } from '../core/outcome.js'
 import { thinkingParam } from '../core/thinking.js';
 import type { Usage } from '../core/usage.js';
 import type { Continuation } from './rules.js';
-import { initialCompaction, type CompactionState } from './compaction.js';
+import { NO_BASIS, type TokenBasis } from '../history/tokens.js';
 import { zeroUsage } from '../core/usage.js';
 
 /**
@@ -84,6 +84,21 @@ export interface RecoveryState {
   /** The model the next attempt leaves for the fallback (set only for that attempt). */
   fallbackFrom?: string;
 }
+
+export interface CompactionState {
+  /** What the API counted last, and for how many messages of the history (history/tokens.ts). */
+  basis: TokenBasis;
+  /** A compaction asked for and not done yet: after a refused request, or one that failed and is tried again. */
+  pending: 'threshold' | 'prompt_too_long' | null;
+  /** The history was compacted (or tried) after the last accepted reply: a refusal now ends the run (no loop). */
+  since: boolean;
+  /** Boundaries in this run. */
+  count: number;
+  /** The window a refusal named ("prompt is too long: N tokens > W maximum"), when smaller than the one assumed. */
+  learnedWindow?: number;
+}
+
+export const initialCompaction = (): CompactionState => ({ basis: NO_BASIS, pending: null, since: false, count: 0 });
 
 /** A turn before anything has happened in it. */
 export function freshTurn(): TurnState {

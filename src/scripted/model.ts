@@ -4,9 +4,8 @@ import type { Usage } from '../core/usage.js';
 import { ModelError } from '../core/model.js';
 import { zeroUsage } from '../core/usage.js';
 import { asSent } from '../history/messages.js';
-import { isCompactRequest } from '../history/compact.js';
+import { isCompactRequest, latestRequest } from '../history/compact.js';
 import { jsonTokens } from '../history/tokens.js';
-import { summaryReply, type SummaryOption } from './summary.js';
 
 /** One scripted reply: what the model "says", as the API would put it. */
 export interface ScriptedReply {
@@ -44,7 +43,7 @@ export interface ScriptedModelOptions {
    * this function gives (a reply or an error, to test a failed compaction); default a short summary naming the user's
    * latest request (./summary.ts). `false`: they take the next step like any call.
    */
-  summary?: SummaryOption;
+  summary?: string | ((request: ModelRequest) => string | ScriptedReply | ScriptedError) | false;
   /**
    * A context window, in tokens: a request estimated past it (history/tokens.ts) fails as the API refuses it (400
    * "prompt is too long: N tokens > W maximum"), and each reply reports the request's estimate as its input tokens:
@@ -110,6 +109,18 @@ function playedModel(take: () => ScriptStep | undefined, left: () => number, opt
       return left();
     },
   };
+}
+
+/**
+ * The answer to compaction's request for a summary (history/compact.ts): the text given, what the function gives, or
+ * by default a short summary naming the user's latest request.
+ */
+function summaryReply(request: ModelRequest, option: ScriptedModelOptions['summary']): ScriptedReply | ScriptedError {
+  const given = typeof option === 'function' ? option(request) : option === false ? undefined : option;
+  if (given !== undefined && typeof given !== 'string') return given;
+  const latest = latestRequest(request.messages) ?? 'none';
+  const text = given ?? `<summary>A conversation of ${request.messages.length} messages. The user's latest request: ${latest.split('\n')[0]}</summary>`;
+  return { content: [{ type: 'text', text }], stop_reason: 'end_turn' };
 }
 
 function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {

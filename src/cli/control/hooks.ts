@@ -113,6 +113,7 @@ export function controlHooks(context: HookContext): RunHooks {
       if (decision?.action === 'deny') denied.add(call.block.id);
       return decision;
     },
+    beforeCompact: (info) => preCompactHooks(context, info),
     async afterToolCall(call) {
       if (denied.delete(call.block.id)) return undefined;
       const name = nameOf(call);
@@ -131,6 +132,12 @@ export async function promptHooks(context: HookContext, prompt: string): Promise
   const blocked = outputs.find((o) => o.decision === 'block' || o.continue === false);
   if (blocked) return { block: text(blocked.reason) ?? text(blocked.stopReason) ?? 'Blocked by a UserPromptSubmit hook', context: [] };
   return { context: outputs.map((o) => text(o.hookSpecificOutput?.additionalContext)).filter((t): t is string => t !== undefined) };
+}
+
+/** PreCompact: the host's callbacks are told the trigger (`manual`, `auto`: their matcher) and the user's instructions. */
+export async function preCompactHooks(context: HookContext, info: { trigger: 'manual' | 'auto'; instructions: string | null }): Promise<undefined> {
+  await callHooks(context, 'PreCompact', info.trigger, { trigger: info.trigger, custom_instructions: info.instructions });
+  return undefined;
 }
 
 /** Stop: the reason a hook gives to go on (`decision: "block"`), or undefined to stop. */

@@ -9,7 +9,7 @@ import { MODEL_ALIASES } from '../../core/models.js';
 import { jsonSchema, type JsonSchema } from '../structuredOutput.js';
 
 /** The hook events whose callbacks agentloop calls (./hooks.ts). */
-export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'] as const;
+export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'PreCompact'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 /** One matcher of the host's hooks: the tool names it applies to (all when absent) and the callbacks to call. */
