@@ -27,8 +27,8 @@ export interface StepEnds {
 
 const leafOf = (edge: MachineEdge) => edge.targetKey;
 
-/** The chain of initial edges from the machine's start to `to` (the first step of a run). */
-function startPath(graph: MachineGraph, to: string): MachineEdge[] {
+/** The chain of initial edges from the machine's start (the first step of a run), to a state or a choice (`checkingContext`). */
+function startPath(graph: MachineGraph): MachineEdge[] {
   const path: MachineEdge[] = [];
   let at = graph.edges.find((e) => e.source === `${graph.id}.(initial)`);
   while (at && path.length < 8) {
@@ -36,7 +36,7 @@ function startPath(graph: MachineGraph, to: string): MachineEdge[] {
     const next = graph.edges.find((e) => e.source === `${at?.target}.(initial)`);
     at = next;
   }
-  return path.at(-1)?.targetKey === to ? path : [];
+  return path;
 }
 
 /** Shortest path from `from` to `to`: the first edge by event, the rest through choices. */
@@ -63,12 +63,14 @@ function search(graph: MachineGraph, from: string, to: string, event: string | n
 
 /** Ids of the edges taken into a step, in order. */
 export function edgesTaken(graph: MachineGraph, ends: StepEnds): string[] {
-  if (ends.from === null) return startPath(graph, ends.to).map((e) => e.id);
+  // The first step: the initial edges, then the branches of the choices they lead to (`checkingContext`), if any.
+  const start = ends.from === null ? startPath(graph) : [];
+  if (ends.from === null && (start.at(-1)?.targetKey === ends.to || start.length === 0)) return start.at(-1)?.targetKey === ends.to ? start.map((e) => e.id) : [];
   const event = readableEvent(ends.event);
   const decisions = [...ends.decisions];
-  const path: MachineEdge[] = [];
-  let at = ends.from;
-  for (let hop = 0; hop < 8 && (hop === 0 || at !== ends.to); hop++) {
+  const path: MachineEdge[] = [...start];
+  let at = ends.from ?? (start.at(-1)?.targetKey as string);
+  for (let hop = start.length > 0 ? 1 : 0; hop < 8 && (hop === 0 || at !== ends.to); hop++) {
     const decision = decisions[0];
     let edge: MachineEdge | undefined;
     if (decision && decision.state === at) {

@@ -28,7 +28,7 @@ describe('the machine graph, read from the definition', () => {
   it('draws the machine’s own transition (the tool runner failing) from the machine’s frame, taken from any state', () => {
     const edge = graph.edges.find((e) => e.event === 'error: tools');
     expect(edge).toMatchObject({ source: 'agent', target: 'failed', targetKey: 'failed' });
-    expect(edge?.sourceKeys.sort()).toEqual(['appendingResults', 'callingModel', 'checkingError', 'checkingReply', 'executingTools', 'waitingToRetry']);
+    expect(edge?.sourceKeys.sort()).toEqual(['appendingResults', 'callingModel', 'checkingContext', 'checkingError', 'checkingReply', 'compacting', 'executingTools', 'waitingToRetry']);
     expect(graph.nodes.find((n) => n.id === 'agent')).toMatchObject({ kind: 'machine', rows: ['invoke runTools'] });
   });
 

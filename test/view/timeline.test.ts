@@ -64,9 +64,10 @@ describe('the edges and the sentence of each step', () => {
     ] as unknown as SessionRecord[];
     const t = buildTimeline(records, graph);
     expect(t.steps.map((s) => [s.state, s.edges])).toEqual([
-      ['callingModel', ['agent.(initial) --> turn', 'turn.(initial) --> turn.callingModel']],
+      // Each turn begins in the choice checkingContext (compaction, issue 42): its `else` branch leads to callingModel.
+      ['callingModel', ['agent.(initial) --> turn', 'turn.(initial) --> turn.checkingContext', 'turn.checkingContext --always--> turn.callingModel']],
       ['waitingToRetry', ['turn.callingModel --error: model--> turn.checkingError', 'turn.checkingError --always [canRetry]--> waitingToRetry']],
-      ['callingModel', ['waitingToRetry --after: retryDelay--> turn']],
+      ['callingModel', ['waitingToRetry --after: retryDelay--> turn', 'turn.checkingContext --always--> turn.callingModel']],
       ['done', ['turn.callingModel --done: model--> turn.checkingReply', 'turn.checkingReply --always--> done']],
     ]);
     expect(t.steps[1]?.retry).toEqual({ attempt: 1, delayMs: 500, error: 'Overloaded' });
