@@ -10,7 +10,7 @@ import { restateId, UsageError } from './argValues.js';
 import { durableOptions, restateOf, type DurableOptions } from './durableOptions.js';
 import { OPTIONS, type CommandName, type Flags, type OutputFormat } from './options.js';
 import { TAKEN } from './claudeFlags.js';
-import { parseLine, pickFlags, type ParsedLine } from './parse.js';
+import { parseLine, type ParsedLine } from './parse.js';
 import { checkThinkingRoom } from './sdkFlags.js';
 import { selfCommand } from './self.js';
 
@@ -18,18 +18,15 @@ export { UsageError } from './argValues.js';
 export type { DurableOptions } from './durableOptions.js';
 export type { OutputFormat } from './options.js';
 
-/** The flags a run keeps as they were parsed (each described in ./options.ts). */
-const RUN_VALUES = [
-  'inputFormat', 'model', 'fallbackModel', 'maxTurns', 'maxTokens', 'maxRetries', 'maxBudgetUsd', 'contextWindow', 'systemPrompt',
-  'appendSystemPrompt', 'verbose', 'includePartialMessages', 'allowedTools', 'disallowedTools', 'cwd', 'sandbox',
-  'allowEnv', 'resume', 'continue', 'sessionId', 'forkSession', 'inspect', 'view', 'port', 'mistake',
-  'includeLoopEvents', 'permissionPromptTool', 'mcpConfig', 'strictMcpConfig', 'allowWrite', 'waitForSession', 'step', 'lang',
-  'addDir', 'noSessionPersistence', 'settingSources', 'settings', 'jsonSchema', 'allowDangerouslySkipPermissions', 'thinking',
-  'thinkingDisplay', 'maxThinkingTokens', 'tools', 'awaitInitialize', 'systemPromptFile',
-  'appendSystemPromptFile', 'bare', 'name', 'debug', 'debugFile', 'excludeDynamicSystemPromptSections', 'replayUserMessages',
-] as const satisfies readonly (keyof Flags)[];
+/**
+ * The flags a run reads through fields of its own (below: `print`, `outputFormat`, `permissionMode`, `demo`,
+ * `compare`) or that end the command line (`help`, `version`). Every other flag a run takes is kept as parsed, under
+ * its own name: a new flag needs its entry in ./options.ts and its type in ./flags.ts, and is listed nowhere else.
+ */
+const READ_APART = ['print', 'outputFormat', 'permissionMode', 'dangerouslySkipPermissions', 'demo', 'compare', 'help', 'version'] as const;
+type ReadApart = (typeof READ_APART)[number];
 
-export interface CliOptions extends Partial<Pick<Flags, (typeof RUN_VALUES)[number]>> {
+export interface CliOptions extends Partial<Omit<Flags, ReadApart>> {
   /** `sessions` lists the saved sessions; `view` serves the step-through viewer; `help` of a command or of all. */
   command: 'run' | 'help' | 'version' | 'sessions' | 'mcp' | 'view';
   /** `mcp list` or `mcp get NAME`. */
@@ -102,6 +99,16 @@ export function isLocal(options: CommandLine): options is CliOptions {
   return ['run', 'help', 'version', 'sessions', 'mcp'].includes(options.command) || (options.command === 'view' && !('restate' in options));
 }
 
+/** A run's flags as parsed, but those it reads apart and Claude Code's that it takes with a line on stderr. */
+function keptFlags(flags: Partial<Flags>): Partial<Omit<Flags, ReadApart>> {
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(flags)) {
+    if ((READ_APART as readonly string[]).includes(key) || OPTIONS[key as keyof Flags].flag in TAKEN) continue;
+    kept[key] = value;
+  }
+  return kept as Partial<Omit<Flags, ReadApart>>;
+}
+
 /** The flags of `given` that agentloop takes with one line on stderr (./claudeFlags.ts). */
 function takenOf(given: ParsedLine['given']): string[] {
   return [...given].map((key) => OPTIONS[key].flag).filter((flag) => flag in TAKEN);
@@ -120,7 +127,7 @@ function runOptions({ flags, positionals, trailing, given }: ParsedLine): CliOpt
     print: flags.print === true || format !== 'text' || flags.inputFormat === 'stream-json',
     demo: flags.demo ?? false,
     outputFormat: format,
-    ...pickFlags(flags, RUN_VALUES),
+    ...keptFlags(flags),
   };
   if (first !== undefined) options.prompt = first;
   else if (trailing && trailing.word.trim() !== '') options.lastWordPrompt = { prompt: trailing.word, [trailing.key]: trailing.without };

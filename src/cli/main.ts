@@ -93,7 +93,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   await enableCompileCache();
-  if ('restate' in options || options.command === 'worker' || options.command === 'balancer') {
+  // args.js is loaded already (commandLine parsed with it): the same module, no cost.
+  if (!(await import('./args.js')).isLocal(options)) {
     const { runDurable } = await import('./durable.js');
     return runDurable(options, { env: process.env, version: version(), cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
   }
