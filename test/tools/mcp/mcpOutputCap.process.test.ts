@@ -1,8 +1,8 @@
 /**
  * An MCP tool's result over `MAX_MCP_OUTPUT_TOKENS` (default 25,000 tokens) is cut as Claude Code 2.1.197 cuts it,
  * held to its recording (./claudeMcpOutput.json, ./recordMcpOutput.ts): the CLI with a stdio server (2 MB of text;
- * text, images and text), the env honoured; the library's runAgent with a streamable HTTP server and with the Agent
- * SDK's in-process server. What Claude Code saves to a file instead (a text-only result at its default) is cut here
+ * text, images and text), the env honoured; the library's runAgent with a streamable HTTP server, an HTTP+SSE one
+ * (server-everything's echo) and the Agent SDK's in-process server. What Claude Code saves to a file instead (a text-only result at its default) is cut here
  * (docs/mcp.md says why): that recording is kept beside, not compared.
  */
 import { createSdkMcpServer, tool } from '@anthropic-ai/claude-agent-sdk';
@@ -19,6 +19,7 @@ import { lastToolResults } from '../../support/agentServer.js';
 import { startCli } from '../../support/cli.js';
 import { garbage } from '../../support/mcp.js';
 import { startProbeHttp } from '../../support/mcpProbeServer.js';
+import { startEverythingSse } from '../../support/mcpSseServer.js';
 import type { RequestBody } from '../../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../../support/project.js';
 import { CASES, FIXTURE, shapeOf, type BlockShape } from './recordMcpOutput.js';
@@ -63,7 +64,7 @@ describe('the CLI cuts a stdio server’s big result as Claude Code does', () =>
   }
 });
 
-describe('every transport: the library with a streamable HTTP server and the Agent SDK’s in-process server', () => {
+describe('every transport: the library with a streamable HTTP server, an HTTP+SSE server and the Agent SDK’s in-process server', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'agentloop-mcp-cap-'));
@@ -81,20 +82,24 @@ describe('every transport: the library with a streamable HTTP server and the Age
 
   it('a 200,000-character result of each is cut to MAX_MCP_OUTPUT_TOKENS=2000 (8000 characters) and said so', async () => {
     const http = await startProbeHttp();
+    const sse = await startEverythingSse();
     const inProcess = createSdkMcpServer({ name: 'inproc', tools: [tool('big_text', 'Answers much text.', { n: z.number().optional() }, async () => ({ content: [{ type: 'text', text: `START${'q'.repeat(200_000)}END` }] }))] });
     process.env.MAX_MCP_OUTPUT_TOKENS = '2000';
     try {
       const model = scriptedModel([
-        reply.toolUse([{ id: 'h', name: 'mcp__web__big_text', input: {} }, { id: 'i', name: 'mcp__inproc__big_text', input: {} }]),
+        reply.toolUse([{ id: 'h', name: 'mcp__web__big_text', input: {} }, { id: 'i', name: 'mcp__inproc__big_text', input: {} }, { id: 's', name: 'mcp__every__echo', input: { message: `START${'s'.repeat(200_000)}END` } }]),
         reply.text('done'),
       ]);
-      const result = await runAgent('go', { model: 'claude-test', modelCall: model.call, tools: [], cwd: dir, mcpServers: { web: { type: 'http', url: http.url }, inproc: inProcess } });
+      const result = await runAgent('go', { model: 'claude-test', modelCall: model.call, tools: [], cwd: dir, mcpServers: { web: { type: 'http', url: http.url }, inproc: inProcess, every: { type: 'sse', url: sse.url } } });
       for (const [id, letter] of [['h', 'p'], ['i', 'q']] as const) {
         expect(resultTexts(result.context.messages, id)).toEqual([`START${letter.repeat(8000 - 5)}`, truncationNotice(2000)]);
       }
+      // server-everything's echo answers `Echo: ` and the message.
+      expect(resultTexts(result.context.messages, 's')).toEqual([`Echo: START${'s'.repeat(8000 - 11)}`, truncationNotice(2000)]);
     } finally {
       delete process.env.MAX_MCP_OUTPUT_TOKENS;
       await http.close();
+      await sse.kill();
     }
   }, 60_000);
 });
