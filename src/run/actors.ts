@@ -21,6 +21,7 @@ import { describingGate } from './toolStarts.js';
 import { compactHistory } from './compaction.js';
 import type { CompactInput } from '../history/compact.js';
 import type { CompactBoundary } from '../core/events.js';
+import { shareMachine } from './shareMachine.js';
 
 export interface AgentActorsOptions {
   /** The model: `createAnthropicModel(...)` or `scriptedModel(...).call`. */
@@ -222,9 +223,9 @@ export function createAgentMachine(options: AgentActorsOptions) {
   const callModel = modelActor(options.model, { ...options, gate, onFirstResponse });
   const machine = options.machine ?? agentMachine;
   const compact = compactionActor(options.model, options);
-  if (!gate) return machine.provide({ actors: { callModel, compactHistory: compact, runTools: toolRunnerActor(options.tools, options.cwd, options) } });
+  if (!gate) return shareMachine(machine, { actors: { callModel, compactHistory: compact, runTools: toolRunnerActor(options.tools, options.cwd, options) } });
   // Stepping: each tool waits at the gate before it starts, so the machine announces none at FINISH (agentMachine.ts).
-  return machine.provide({
+  return shareMachine(machine, {
     actors: { callModel, compactHistory: compact, runTools: steppedToolRunner(options.tools, runnerSettings(options), gate, options.redactor) },
     guards: { runnerStartsAtFinish: () => false },
   });
