@@ -6,6 +6,7 @@
  *   npm run bench:peers                        both scenarios, all sides, writes BENCHMARKS.md
  *   npm run bench:peers -- --quick             fewer rounds, printed only
  *   npm run bench:peers -- --only=a --sides=agentloop,plain --rounds=5
+ *   npm run bench:peers -- --only=a --idle-only   (a) without its rounds under the fixed load (peersLoad.ts)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { renderPeers, replaceSection } from './peersReport.js';
 import { PEERS_DIR, prepareBench, SIDE_NAMES, type SideName } from './peersSides.js';
 import { commandsOf, makeWorkspace, scenarioA, scenarioB, startTaskServer } from './peersTask.js';
 import { profileFirstTool, type FirstToolProfile } from './peersProfile.js';
+import { measureBothWays, renderConditions } from './peersLoad.js';
 import { build } from './build.js';
 
 const args = process.argv.slice(2);
@@ -55,7 +57,13 @@ try {
   const tools = await commandTimes(bench.workspace, commandsOf);
   log(`bench:peers: the (b) commands alone: ${tools.sequentialMs.toFixed(0)} ms one after another, ${tools.parallelMs.toFixed(0)} ms reply by reply at once`);
   const results: { a?: SideResult[]; b?: SideResult[] } = {};
-  if (only.includes('a')) results.a = await measureScenario(scenarioA, sides, bench, { rounds: roundsA, warmup: 1, log });
+  let loaded: string | undefined;
+  if (only.includes('a') && args.includes('--idle-only')) results.a = await measureScenario(scenarioA, sides, bench, { rounds: roundsA, warmup: 1, log });
+  else if (only.includes('a')) {
+    const both = await measureBothWays(scenarioA, sides, bench, roundsA, log);
+    results.a = both.idle;
+    loaded = renderConditions(both);
+  }
   // Where agentloop's first tool waits in (a), from a few more runs under the profiler.
   let firstTool: FirstToolProfile | undefined;
   if (only.includes('a') && sides.includes('agentloop')) {
@@ -80,6 +88,7 @@ try {
     roundsA,
     roundsB,
     ...(firstTool ? { firstTool } : {}),
+    ...(loaded ? { loaded } : {}),
   });
   if (out) {
     const path = out;

@@ -88,15 +88,17 @@ export async function measureScenario(
   spec: ScenarioSpec,
   sides: readonly SideName[],
   bench: Bench,
-  options: { rounds: number; warmup: number; log: (line: string) => void },
+  options: { rounds: number; warmup: number; log: (line: string) => void; firstRound?: number; tag?: string },
 ): Promise<SideResult[]> {
+  const first = options.firstRound ?? 0;
+  const name = options.tag === undefined ? spec.name : `${spec.name}, ${options.tag}`;
   const server = await startTaskServer(spec);
   const results = new Map<SideName, SideResult>(sides.map((s) => [s, { side: s, runs: [], failures: [] }]));
   let active = [...sides];
   let runNumber = 0;
   try {
-    for (let round = -options.warmup; round < options.rounds; round++) {
-      const order = active.map((_, i) => active[(i + round + options.warmup) % active.length] as SideName);
+    for (let round = first - options.warmup; round < first + options.rounds; round++) {
+      const order = active.map((_, i) => active[(((i + round + options.warmup) % active.length) + active.length) % active.length] as SideName);
       for (const side of order) {
         const log = server.begin(++runNumber);
         const run = await runSide(side, spec.prompt, bench, server.url);
@@ -110,16 +112,16 @@ export async function measureScenario(
             failure = (error as Error).message;
           }
         }
-        const tag = round < 0 ? 'warm-up' : `round ${round + 1}/${options.rounds}`;
+        const tag = round < first ? 'warm-up' : `round ${round + 1}`;
         if (failure || !figures) {
           result.failures.push(failure ?? 'no figures');
-          options.log(`peers (${spec.name}) ${tag} ${side}: FAILED ${failure}`);
-          if (round < 0) active = active.filter((s) => s !== side);
+          options.log(`peers (${name}) ${tag} ${side}: FAILED ${failure}`);
+          if (round < first) active = active.filter((s) => s !== side);
           continue;
         }
-        if (round >= 0) result.runs.push(figures);
+        if (round >= first) result.runs.push(figures);
         options.log(
-          `peers (${spec.name}) ${tag} ${side}: wall ${figures.wallMs.toFixed(0)} ms, cpu ${figures.cpuMs.toFixed(0)} ms, ` +
+          `peers (${name}) ${tag} ${side}: wall ${figures.wallMs.toFixed(0)} ms, cpu ${figures.cpuMs.toFixed(0)} ms, ` +
             `rss ${figures.peakRssMb.toFixed(0)} MB, first request ${figures.firstRequestMs.toFixed(0)} ms, ` +
             `first tool ${figures.firstToolMs.toFixed(1)} ms, mid-stream ${figures.startedMidStream}/${figures.toolCalls}` +
             (figures.otherRequests ? `, ${figures.otherRequests} other requests` : ''),

@@ -38,6 +38,8 @@ export interface PeersReport {
   roundsB: number;
   /** Where the first tool of a fresh process waits in (a), from profiled runs of agentloop's side. */
   firstTool?: FirstToolProfile;
+  /** (a) at idle and under the fixed load, rendered (peersLoad.ts). */
+  loaded?: string;
 }
 
 const verdict = (pass: boolean) => (pass ? '**pass**' : '**FAIL**');
@@ -215,6 +217,8 @@ SSE event is its own write, with no pause. ${r.roundsA} round${r.roundsA === 1 ?
 ${tableA(r.a)}
 
 ${targetsA(r.a, r.rawA)}
+
+${r.loaded ?? ''}
 
 ${r.firstTool ? firstToolSection(r.firstTool, r.a.find((s) => s.side === 'agentloop')?.firstToolMs, r.b?.find((s) => s.side === 'agentloop' && s.runs > 0)?.firstToolMs) : ''}`);
   }

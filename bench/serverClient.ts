@@ -8,19 +8,24 @@ export interface RemoteServer {
   url: string;
   /** Queue `count` replies of the scripted conversation. */
   conversation(count: number): Promise<ServerAnswer>;
+  /** Queue `count` replies of the many-at-once task, behind a new gate (manyTask.ts). */
+  many(count: number): Promise<ServerAnswer>;
+  /** Open the many-at-once task's gate. */
+  open(): Promise<ServerAnswer>;
   enqueue(...steps: Step[]): Promise<ServerAnswer>;
   clear(): Promise<ServerAnswer>;
   stats(): Promise<ServerAnswer>;
   close(): Promise<void>;
 }
 
-export async function startRemoteServer(options: { eventDelayMs?: number; oneWritePerReply?: boolean } = {}): Promise<RemoteServer> {
+export async function startRemoteServer(options: { eventDelayMs?: number; oneWritePerReply?: boolean; firstFrameMs?: number } = {}): Promise<RemoteServer> {
   const child: ChildProcess = fork(fileURLToPath(new URL('./serverProcess.ts', import.meta.url)), [], {
     execArgv: ['--import', 'tsx'],
     env: {
       ...process.env,
       BENCH_EVENT_DELAY_MS: String(options.eventDelayMs ?? 0),
       BENCH_ONE_WRITE: options.oneWritePerReply ? '1' : '',
+      BENCH_FIRST_FRAME_MS: String(options.firstFrameMs ?? 0),
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -44,6 +49,8 @@ export async function startRemoteServer(options: { eventDelayMs?: number; oneWri
   return {
     url,
     conversation: (count) => send({ type: 'conversation', count }),
+    many: (count) => send({ type: 'many', count }),
+    open: () => send({ type: 'open' }),
     enqueue: (...steps) => send({ type: 'enqueue', steps }),
     clear: () => send({ type: 'clear' }),
     stats: () => send({ type: 'stats' }),
