@@ -43,7 +43,7 @@ describe('a run’s machine', () => {
   it('restores a snapshot it persisted, on its own implementations', async () => {
     const a = machineFor('gamma');
     const persisted = createActor(a.machine, { input: a.input }).getPersistedSnapshot();
-    const again = createActor(a.machine, { snapshot: persisted });
+    const again = createActor(a.machine, { snapshot: persisted, input: a.input });
     expect(again.getSnapshot().machine).toBe(a.machine);
   });
 });
