@@ -3,7 +3,7 @@
  * phrase; the values it names come in `p`. zh.ts has the same keys (a test fails when one is missing).
  * The checker (test/support/lessonCheck.ts) reads these sentences: keep their wording in step with it.
  */
-import type { Params } from './line.js';
+import type { Params } from './params.js';
 import { enCards } from './enCards.js';
 
 type P = Params & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

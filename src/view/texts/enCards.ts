@@ -1,5 +1,5 @@
 /** The lesson in English, the page's part: the cards, the panes, the controls, a stepped run's card. */
-import type { Params } from './line.js';
+import type { Params } from './params.js';
 
 type P = Params & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const n = (count: number, one: string, other = `${one}s`) => `${count} ${count === 1 ? one : other}`;

@@ -5,10 +5,10 @@
  * from pieces: each key is a whole sentence or a whole phrase in every catalogue (en.ts, zh.ts).
  */
 import { en } from './en.js';
+import { LANGS, type Lang, type Param, type Params, type Text } from './params.js';
 import { zh } from './zh.js';
 
-export type Param = string | number | boolean | null | undefined | Line | Line[];
-export type Params = Readonly<Record<string, Param>>;
+export { LANGS, type Lang, type Param, type Params, type Text } from './params.js';
 
 export type TextKey = keyof typeof en;
 
@@ -17,11 +17,6 @@ export interface Line {
   params: Params;
 }
 
-export const LANGS = ['en', 'zh'] as const;
-export type Lang = (typeof LANGS)[number];
-
-/** A text of the catalogue: a whole sentence or phrase, from its values. */
-export type Text = (p: Params, lang: Lang) => string;
 export type Catalogue = Record<TextKey, Text>;
 
 const CATALOGUES: Record<Lang, Catalogue> = { en, zh };

@@ -2,7 +2,8 @@
  * 中文课程文本：与 en.ts 同样的键（缺一个键，测试就失败）。用词跟着章节走：循环（loop）、轮（turn）、
  * state、messages、tool_use、tool_result、stop_reason、Harness；字段名和 id 原样保留。
  */
-import type { Catalogue, Params } from './line.js';
+import type { en } from './en.js';
+import type { Params, Text } from './params.js';
 import { zhCards } from './zhCards.js';
 
 type P = Params & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -10,7 +11,8 @@ const reasonText = (p: P) => (p.reason ? `，transitionReason 为 ${p.reason}` :
 const exitText = (p: P) => (p.exit ? `（exitReason ${p.exit}）` : '');
 const blocks = (p: P) => (p.count ? `${p.count} 个 tool_use 块（${p.uses}）` : '没有 tool_use 块');
 
-export const zh: Catalogue = {
+/** The same keys as en.ts (line.ts's `Catalogue`). */
+export const zh: Record<keyof typeof en, Text> = {
   'say.noRequest': (p: P) => `循环要调用模型（第 ${p.turn} 轮${reasonText(p)}）；这次调用还没有请求的记录。`,
   'say.request': (p: P) => `循环把请求 ${p.number} 发给模型：state.messages（${p.count} 条消息）加上工具定义（第 ${p.turn} 轮${reasonText(p)}）。`,
   'say.requestLost': (p: P) => `它带的 ${p.count} 条消息里有 ${p.lost} 条无法从 transcript 读出。`,

@@ -1,5 +1,5 @@
 /** 中文课程文本，页面部分：卡片、窗格、控件、单步运行的卡片（与 enCards.ts 同样的键）。 */
-import type { Params } from './line.js';
+import type { Params } from './params.js';
 import type { enCards } from './enCards.js';
 
 type P = Params & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
