@@ -36,6 +36,8 @@ export function lessonOf(step: TimelineStep): TimelineStep['lesson'] {
         : { marks: '', title: line('title.productionExit', { exit: step.exitReason }) };
     case 'waitingToRetry':
       return { marks: '', title: line('title.retry') };
+    case 'compacting':
+      return { marks: '', title: line('title.compacting') };
     default:
       return { marks: '', title: line('title.productionExit', { exit: step.exitReason ?? step.state }) };
   }

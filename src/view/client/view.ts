@@ -8,6 +8,7 @@ import { diagramMarks } from '../diagramMarks.js';
 import type { Timeline, TimelineStep } from '../timeline/build.js';
 import type { MachineView } from './api.js';
 import { renderReply, renderState, renderTools } from './cards.js';
+import { renderCompaction } from './compactCard.js';
 import { Diagram } from './diagram.js';
 import { h, part } from './dom.js';
 import { paragraph, render, tr, type Lang } from './lang.js';
@@ -131,6 +132,7 @@ export class TimelineView {
     this.machine.show(step.state, visited, step.edges);
     renderReply(part(this.root, 'reply-card'), step, this.lang);
     renderTools(part(this.root, 'tool-card'), t, i, this.lang);
+    renderCompaction(part(this.root, 'compact-card'), t, i, this.lang);
     renderState(part(this.root, 'state-card'), t, i, this.lang);
     text('msg-count', `(${renderMessages(part(this.root, 'messages'), t, i, this.lang)})`);
     text('req-label', renderRequest(part(this.root, 'request-pane'), t, i, this.lang));

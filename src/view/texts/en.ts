@@ -91,6 +91,7 @@ export const en = {
   'title.answer': () => 'The answer goes to the user',
   'title.productionExit': (p: P) => `Production exit: ${p.exit}`,
   'title.retry': () => 'Production path: wait, then retry',
+  'title.compacting': () => 'Production path: compact the history (the context window is nearly full)',
 
   ...enCards,
 };

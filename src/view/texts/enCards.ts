@@ -62,6 +62,12 @@ export const enCards = {
   'card.state.sent': (p: P) => `request ${p.number}, sent at this step: { model, max_tokens, system, tools, messages: ${p.count} } · ${p.delta}`,
   'card.state.next': (p: P) => `the next request’s body: { model, max_tokens, system, tools, messages: ${p.count} }${p.last ? ` (request ${p.last} was the last sent)` : ' (none sent yet)'}`,
   'card.state.ended': (p: P) => `the run has ended: no request follows${p.last ? ` (request ${p.last} was the last sent)` : ''}`,
+  // The compaction card (issue 42).
+  'card.compact.title': () => 'Compaction boundary',
+  'card.compact.why': (p: P) => (p.trigger === 'prompt_too_long' ? 'the API refused the request as too long: the same turn is sent again, compacted' : p.trigger === 'manual' ? 'asked for by /compact' : 'the next request would have passed the threshold of the context window'),
+  'card.compact.kept': (p: P) => `kept in state (the transcript): all ${p.before} messages, unchanged`,
+  'card.compact.sent': (p: P) => `sent from the next step on: ${p.sent} messages (${p.kind === 'summary' ? `a summary of ${p.summarized}, then ${p.kept} kept whole` : 'old tool results cleared'})`,
+  'card.compact.tokens': (p: P) => `tokens of the request: ~${p.before} before, ~${p.after} after`,
   // The messages pane.
   'msg.none': () => 'no messages yet',
   'msg.resume': () => 'added by resume',

@@ -88,6 +88,7 @@ export const zh: Record<keyof typeof en, Text> = {
   'title.answer': () => 'Agent 把答案返回给用户',
   'title.productionExit': (p: P) => `生产路径的出口：${p.exit}`,
   'title.retry': () => '生产路径：等待，然后重试',
+  'title.compacting': () => '生产路径：压缩历史（上下文窗口快满了）',
 
   ...zhCards,
 };

@@ -158,4 +158,10 @@ export const zhCards: Record<keyof typeof enCards, (p: P) => string> = {
   'approvals.approved': () => '已批准：调用已运行。',
   'approvals.denied': (p: P) => `已拒绝：模型收到的理由是“${p.message}”。`,
   'approvals.answered': () => '已回答：运行继续。',
+  // 压缩卡片（issue 42）。
+  'card.compact.title': () => '压缩边界',
+  'card.compact.why': (p: P) => (p.trigger === 'prompt_too_long' ? 'API 以过长拒绝了请求：压缩后重发同一轮' : p.trigger === 'manual' ? '由 /compact 要求' : '下一个请求会超过上下文窗口的阈值'),
+  'card.compact.kept': (p: P) => `保存在 state（记录文件）中：全部 ${p.before} 条消息，原样不变`,
+  'card.compact.sent': (p: P) => `从下一步起发送：${p.sent} 条消息（${p.kind === 'summary' ? `${p.summarized} 条的摘要，再加完整保留的 ${p.kept} 条` : '清除了旧的工具结果'}）`,
+  'card.compact.tokens': (p: P) => `请求的 token：之前约 ${p.before}，之后约 ${p.after}`,
 };

@@ -99,7 +99,19 @@ class TimelineBuilder {
         return this.retryRecord(record);
       case 'result':
         return this.result(record);
+      case 'compact_boundary':
+        return this.boundary(record);
     }
+  }
+
+  /** A compaction boundary: the history goes on from its messages at the next step; every message before stays in the transcript. */
+  private boundary(record: Extract<AnyRecord, { type: 'compact_boundary' }>): void {
+    const next = this.next();
+    for (const m of this.t.messages) if (m.removedAt === undefined && m.step < next) m.removedAt = next;
+    record.messages.forEach((message, index) => this.t.messages.push({ index, step: next, message, synthetic: false }));
+    this.historyLength = record.messages.length;
+    const { trigger, kind, messagesBefore, summarized, kept, tokensBefore, tokensAfter, summary } = record;
+    (this.t.boundaries ??= []).push({ step: this.current(), trigger, kind, messagesBefore, summarized, kept, sent: record.messages.length, tokensBefore, tokensAfter, ...(summary ? { summary } : {}) });
   }
 
   /** A new step; the previous one's records end where this one's lead-in began. */

@@ -101,6 +101,11 @@ export interface Timeline {
    * `length` and beyond are gone.
    */
   truncations: Array<{ step: number; length: number }>;
+  /**
+   * Compaction boundaries (issue 42): at `step` (the `compacting` step) the history was compacted; from the next step
+   * on, what is sent is the boundary's messages, while the transcript (the state kept) holds every message before.
+   */
+  boundaries?: TimelineBoundary[];
   /** Lines of the transcript that could not be read. */
   problems: string[];
 }
@@ -162,4 +167,19 @@ export interface StepFacts {
   error?: string;
   /** The last guard that fired on the way into this step. */
   guard: string | null;
+}
+
+/** A compaction boundary as the viewer shows it (src/view/client/compactCard.ts). */
+export interface TimelineBoundary {
+  step: number;
+  trigger: string;
+  kind: string;
+  /** Messages in the history before it; summarized; kept after the summary; sent from the next step on. */
+  messagesBefore: number;
+  summarized: number;
+  kept: number;
+  sent: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  summary?: string;
 }

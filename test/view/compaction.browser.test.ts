@@ -1,0 +1,57 @@
+/**
+ * The viewer in Chromium shows a compaction boundary (issue 42): the `compacting` step's card says why, what stays in
+ * the loop's state (the transcript) and what is sent from then on, with the summary; the lesson names the step.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelError } from '../../src/core/model.js';
+import { runAgent } from '../../src/run/runAgent.js';
+import { reply, scriptedModel } from '../../src/scripted/model.js';
+import { startViewer, type Viewer } from '../../src/view/server.js';
+import { echoTool } from '../support/drive.js';
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+let home: string;
+let viewer: Viewer;
+let browser: Browser;
+let sessionId: string;
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'agentloop-viewcompact-'));
+  const tooLong = { error: new ModelError('prompt_too_long', 'prompt is too long: 9000 tokens > 8000 maximum', { status: 400 }) };
+  const model = scriptedModel([reply.toolUse([{ id: 'toolu_1', name: 'echo', input: { text: 'x' } }]), tooLong, reply.text('done')], { summary: '<summary>echoed x</summary>' });
+  sessionId = (await runAgent('echo x', { model: 'scripted', modelCall: model.call, tools: [echoTool()], session: { home } })).sessionId;
+  viewer = await startViewer({ home });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await viewer?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+describe('the viewer: a compaction boundary', () => {
+  it('is a step with its card: why, kept in state vs sent, the summary', async () => {
+    const page = await browser.newPage();
+    const url = new URL(viewer.url);
+    url.searchParams.set('session', sessionId);
+    url.searchParams.set('lang', 'en');
+    await page.goto(url.toString());
+    await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+    await page.keyboard.press('Home');
+    const card = page.getByTestId('compact-card');
+    for (let i = 0; i < 20 && !(await card.isVisible()); i++) await page.keyboard.press('ArrowRight');
+    expect(await card.isVisible()).toBe(true);
+    expect(await page.getByTestId('compact-why').textContent()).toContain('refused the request as too long');
+    expect(await page.getByTestId('compact-kept').textContent()).toBe('kept in state (the transcript): all 3 messages, unchanged');
+    expect(await page.getByTestId('compact-sent').textContent()).toMatch(/^sent from the next step on: \d+ messages \(a summary of \d+/);
+    expect(await page.getByTestId('compact-summary').textContent()).toBe('echoed x');
+    expect(await page.getByTestId('chapter-title').first().textContent()).toContain('compact the history');
+    await page.keyboard.press('ArrowRight');
+    expect(await card.isVisible()).toBe(false);
+  }, 60_000);
+});
