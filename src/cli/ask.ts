@@ -17,6 +17,8 @@ import type { CliOptions } from './args.js';
 import type { PreparedSession } from './sessions.js';
 import { limitsOf, type ModelChoice } from './start.js';
 import { offeredToolNames } from './toolSet.js';
+import { offeredAgents, sessionAgents } from './agents.js';
+import type { AgentDefinitions } from '../core/agents.js';
 import { MAX_TOTAL_CHARS, memoryReminder, readMemoryFiles, withMemory } from './claudeMd.js';
 
 /**
@@ -72,6 +74,8 @@ export interface Conversation {
   readonly memory?: string;
   /** `--debug`, `--debug-file`: where each run event goes as a JSON line (redacted), besides the run's own printer. */
   readonly debug?: (event: RunEvent) => void;
+  /** The session's subagents (its agent files, `--agents`; an initialize request's join them: ./agents.ts). */
+  readonly agents?: AgentDefinitions;
 }
 
 /** What a question brings besides itself and the history it goes on from. */
@@ -114,7 +118,8 @@ export async function conversationOf(options: CliOptions, cwd: string, choice: M
   const tools = defaultTools({ ...settings(session.recorder ? session.id : undefined), ...(names ? { tools: names } : {}) });
   const memory = memoryOf(options, cwd);
   const debug = debugOf(options);
-  return { options, cwd, session, tools, ...(memory ? { memory } : {}), ...(debug ? { debug } : {}) };
+  const agents = sessionAgents(options, cwd);
+  return { options, cwd, session, tools, ...(memory ? { memory } : {}), ...(debug ? { debug } : {}), ...(agents ? { agents } : {}) };
 }
 
 /** Asks `question` (or, with `null`, lets the model finish a turn `history` leaves open) and runs the loop to its end. */
@@ -138,5 +143,6 @@ export async function ask(conversation: Conversation, question: Question | null,
     signal: asking.signal,
     onEvent: conversation.debug ? both(conversation.debug, asking.onEvent) : asking.onEvent,
     ...asking.extra,
+    agents: offeredAgents(options, conversation.agents, asking.extra?.agents),
   });
 }

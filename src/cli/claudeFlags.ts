@@ -1,5 +1,5 @@
 /**
- * Claude Code 2.1.197's long options that agentloop has no feature behind (no subagents, plugins, IDE, Chrome, Remote
+ * Claude Code 2.1.197's long options that agentloop has no feature behind (no plugins, IDE, Chrome, Remote
  * Control, worktrees, effort, beta headers, Files API): each is taken, as Claude Code takes it, with the nearest
  * meaning agentloop has, and one line on stderr says what became of it (`noteOf`), so that nothing is silently
  * ignored and a script written for `claude` still runs. The flags agentloop honours (`--bare`, `--name`, `--debug`,
@@ -7,12 +7,12 @@
  */
 import { UsageError } from './argValues.js';
 import type { Flags } from './flags.js';
+import { agentsOfJson } from './agents.js';
 import type { OptionTable } from './optionTable.js';
 
 /** What agentloop does with each taken flag, in the words of its stderr line (`agentloop: --FLAG: ...`). */
 export const TAKEN: Readonly<Record<string, string>> = {
   agent: 'agentloop has no agent definitions: the session runs as the main agent',
-  agents: 'agentloop has no subagents: these agents are not offered (no Agent tool)',
   'ax-screen-reader': "agentloop's terminal output is plain lines already (NO_COLOR=1 turns its colours off)",
   background: 'agentloop has no background agents: the session runs in the foreground',
   betas: 'agentloop sends no beta headers: these are not sent',
@@ -45,15 +45,9 @@ export function takenValues(texts: readonly string[], flag: string): string[] {
   return texts.map((text) => takenValue(text, flag));
 }
 
-/** `--agents JSON`: Claude Code refuses what is not a JSON object; so does agentloop, before saying it has no subagents. */
+/** `--agents JSON`: its agents are checked here (a bad one is a usage error: ./agents.ts) and read where the session starts. */
 export function agentsJson(text: string, flag: string): string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new UsageError(`${flag} takes a JSON object of agents, not ${JSON.stringify(text.slice(0, 40))}`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${flag} takes a JSON object of agents`);
+  agentsOfJson(text, flag);
   return text;
 }
 
@@ -80,7 +74,7 @@ export const TAKEN_OPTIONS: Pick<OptionTable<Flags>, TakenKey> = {
   replayUserMessages: { flag: 'replay-user-messages', commands: ['run'], description: 'stream-json input and output: each user message read is written back as a user line (isReplay)' },
   safeMode: { flag: 'safe-mode', commands: ['run'], description: "no customizations: --bare, and none of the scopes' MCP servers (--strict-mcp-config)" },
   noChrome: { flag: 'no-chrome', commands: ['run'], description: 'no Chrome integration (agentloop has none)' },
-  agents: { flag: 'agents', argument: 'JSON', commands: ['run'], parse: agentsJson, description: 'taken, one line on stderr: no subagents' },
+  agents: { flag: 'agents', argument: 'JSON', commands: ['run'], parse: agentsJson, description: 'subagents, as Claude Code takes them: {"NAME": {"description", "prompt", "tools", "model"}}; the model gets the Agent tool' },
   axScreenReader: { flag: 'ax-screen-reader', commands: ['run'], description: 'taken, one line on stderr: the output is plain lines already' },
   background: { flag: 'background', aliases: ['bg'], commands: ['run'], description: 'taken, one line on stderr: the session runs in the foreground' },
   brief: { flag: 'brief', commands: ['run'], description: 'taken, one line on stderr: no SendUserMessage tool' },

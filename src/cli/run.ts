@@ -66,7 +66,7 @@ function onePrinter(options: CliOptions, cwd: string, choice: ModelChoice, conve
   const verbose = options.verbose === true || options.demo;
   const show =
     format === 'stream-json'
-      ? streamJsonPrinter({ ...initFacts(options, cwd, choice, { id: conversation.session.id, tools: conversation.tools }, version), ...(choice.permissions ? { permissionMode: ('current' in choice.permissions ? choice.permissions.current : choice.permissions).mode } : {}) }, (line) => stdout.write(line), options)
+      ? streamJsonPrinter({ ...initFacts(options, cwd, choice, { id: conversation.session.id, tools: conversation.tools, agents: conversation.agents }, version), ...(choice.permissions ? { permissionMode: ('current' in choice.permissions ? choice.permissions.current : choice.permissions).mode } : {}) }, (line) => stdout.write(line), options)
       : format === 'text' && verbose
         ? progressPrinter(toolLookup(conversation.tools))
         : undefined;

@@ -20,6 +20,7 @@ import type { PermissionGate } from '../permissions/gate.js';
 import { deniedCalls } from './permissions.js';
 import { openSession, refusalWarner, type ModelChoice } from './start.js';
 import { ask, conversationOf, type Conversation } from './ask.js';
+import { sessionAgents, withAgents, type AgentDefinitions } from './agents.js';
 import { onEndSignals, onParentGone, type EndSignals } from './signals.js';
 import type { PreparedSession } from './sessions.js';
 import { readInput, type InputReader, type StreamInputIo } from './streamInputLines.js';
@@ -31,6 +32,7 @@ import { apiErrorLine } from './claudeLines.js';
 import { initFacts, runMeter, streamJsonPrinter } from './streamJson.js';
 import { promptHooks, stopHooks } from './control/hooks.js';
 import { ControlSession } from './control/session.js';
+import { setupOptions } from './control/initialize.js';
 import type { SessionMcp } from './sessionMcp.js';
 import { selfCommand } from './self.js';
 import { maxAttempts, reminderLine, structuredResult, StructuredTurn, type StructuredOutcome } from './structuredOutput.js';
@@ -54,7 +56,7 @@ function turnOutput(
   const meter = runMeter(undefined, options.maxTokens);
   const denied = deniedCalls(); // this turn's
   const hookDenied = hookDenials.length; // a PreToolUse hook's denials (the gate's come as events)
-  const facts = initFacts(options, cwd, choice, { id: sessionId, tools: conversation.tools }, version);
+  const facts = initFacts(options, cwd, choice, { id: sessionId, tools: conversation.tools, agents: conversation.agents }, version);
   const print = streamJsonPrinter({ ...facts, permissionMode: gate.mode }, write, options);
   const warn = refusalWarner(toolLookup(conversation.tools));
   return {
@@ -138,7 +140,7 @@ export async function streamInput(
   const { write, replay } = replayingWriter(io.stdout, session.id, options.replayUserMessages);
   const turn: Turn = { interrupted: false };
   const bypassAvailable = options.permissionMode === 'bypassPermissions' || options.allowDangerouslySkipPermissions === true;
-  const control = controlOf(io, session, cwd, choice, gate, { askHost: options.permissionPromptTool === 'stdio', bypassAvailable }, turn, mcp, options.awaitInitialize === true);
+  const control = controlOf(io, session, cwd, choice, gate, { askHost: options.permissionPromptTool === 'stdio', bypassAvailable, agents: sessionAgents(options, cwd) }, turn, mcp, options.awaitInitialize === true);
   control.thinkingFlags = options;
   const input = readInput(io, control, inputErrorReporter(io, write, session.id), replay);
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => {
@@ -176,7 +178,7 @@ function controlOf(
   cwd: string,
   choice: ModelChoice,
   gate: PermissionGate,
-  flags: { askHost: boolean; bypassAvailable: boolean },
+  flags: { askHost: boolean; bypassAvailable: boolean; agents: AgentDefinitions | undefined },
   turn: Turn,
   mcp?: SessionMcp,
   awaitInitialize = false,
@@ -251,9 +253,9 @@ async function answer(stream: Stream, question: Question, messages: MessageParam
   const structured = schema ? new StructuredTurn(schema, maxAttempts(process.env)) : undefined;
   const choice = structured ? structured.choice(control.choiceOf(stream.choice)) : control.choiceOf(stream.choice);
   const signal = structured ? structured.signal(running.signal) : running.signal;
-  const output = turnOutput(stream.options, stream.cwd, choice, stream.conversation, stream.version, stream.write, control.gate, control.hookDenials);
+  const output = turnOutput(stream.options, stream.cwd, choice, withAgents(stream.conversation, control.setup.agents), stream.version, stream.write, control.gate, control.hookDenials);
   const once = (q: Question | null, history: MessageParam[], turnCount: number | undefined) =>
-    ask(stream.conversation, q, history, { choice, signal, onEvent: output.onEvent, turnCount, extra: { ...systemOf(control), ...thinkingOfTurn(stream.options, control.thinking) } });
+    ask(stream.conversation, q, history, { choice, signal, onEvent: output.onEvent, turnCount, extra: { ...setupOptions(control.setup), ...thinkingOfTurn(stream.options, control.thinking) } });
   const run = structured ? structured.around(once, (text) => stream.write(jsonLine(reminderLine(text, session.id)))) : once;
   const result = await runTurn(control, question, messages, resumeAt, run, (q) => session.recorder?.prompt(q));
   turn.running = undefined;
@@ -265,12 +267,6 @@ async function answer(stream: Stream, question: Question, messages: MessageParam
   output.finish(result, structured?.outcome());
   // An interrupt the host asked for is no failure of the session.
   return { exitCode: turn.interrupted ? 0 : exitCodeOf(result), messages: result.context.messages };
-}
-
-/** The system prompt an initialize request set (over the flags'). */
-function systemOf(control: ControlSession) {
-  const { system, appendSystemPrompt } = control.setup;
-  return { ...(system !== undefined ? { system } : {}), ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}) };
 }
 
 type Run = (question: Question, history: MessageParam[], turnCount: number | undefined) => Promise<RunResult>;

@@ -22,6 +22,7 @@ import { publicToolName, toolLookup, type Tool, type ToolLookup } from '../core/
 import { apiRetryLine, claudeBlock, modelFallbackLine, statusLine, thinkingTokensLines, userLines } from './claudeLines.js';
 import { CLI_MAX_RETRIES } from './sdkFlags.js';
 import { compactLinesOf } from './compactLines.js';
+import { heldUntilShown, taskLines } from './taskLines.js';
 
 /** What the init line tells about the run. */
 export interface InitFacts {
@@ -37,6 +38,8 @@ export interface InitFacts {
   /** Where the credentials came from: `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, or `none` (the demo). */
   apiKeySource: string;
   version: string;
+  /** The names of the subagents offered (the Agent tool's, listed as Claude Code's init line lists it: `Task`). */
+  agents?: string[];
 }
 
 /**
@@ -47,11 +50,12 @@ export function initFacts(
   options: Pick<CliOptions, 'allowedTools' | 'permissionMode' | 'permissionPromptTool' | 'inputFormat'>,
   cwd: string,
   choice: { model: string; client?: { apiKey?: string; authToken?: string }; addTools?: Tool[]; mcpStates?: { name: string; status: string }[] },
-  session: { id: string; tools: readonly Tool[] },
+  session: { id: string; tools: readonly Tool[]; agents?: Readonly<Record<string, unknown>> | undefined },
   version: string,
 ): InitFacts {
   const client = choice.client;
   return {
+    ...(session.agents ? { agents: Object.keys(session.agents) } : {}),
     sessionId: session.id,
     cwd,
     model: choice.model,
@@ -70,7 +74,7 @@ export function initLine(facts: InitFacts) {
     subtype: 'init',
     cwd: facts.cwd,
     session_id: facts.sessionId,
-    tools: facts.tools.map(publicToolName),
+    tools: [...(facts.agents?.length ? ['Task'] : []), ...facts.tools.map(publicToolName)],
     mcp_servers: facts.mcpServers,
     model: facts.model,
     permissionMode: facts.permissionMode,
@@ -78,8 +82,8 @@ export function initLine(facts: InitFacts) {
     apiKeySource: facts.apiKeySource,
     output_style: 'default',
     agentloop_version: facts.version,
-    // Claude Code's keys for what agentloop has none of (no subagents, skills, plugins, fast mode or memory files).
-    agents: [],
+    agents: facts.agents ?? [],
+    // Claude Code's keys for what agentloop has none of (no skills, plugins, fast mode or memory files).
     skills: [],
     plugins: [],
     analytics_disabled: true,
@@ -90,6 +94,8 @@ export function initLine(facts: InitFacts) {
   };
 }
 
+type PrinterOptions = { includeLoopEvents?: boolean; includePartialMessages?: boolean; maxRetries?: number };
+
 /**
  * Prints a run's events as stream-json lines through `write` (one JSON text and a newline each), the init line at
  * once. The result line is the caller's: `toJsonResult`.
@@ -97,13 +103,17 @@ export function initLine(facts: InitFacts) {
 export function streamJsonPrinter(
   facts: InitFacts,
   write: (line: string) => void,
-  options: { includeLoopEvents?: boolean; includePartialMessages?: boolean; maxRetries?: number } = {},
+  options: PrinterOptions = {},
 ): (event: RunEvent) => void {
-  const session_id = facts.sessionId;
-  const tools = toolLookup(facts.tools);
   const out = (line: object) => write(jsonLine(line));
-  const loop = loopLines(out, session_id, options.includeLoopEvents === true);
   out(initLine(facts));
+  return runLines(facts.sessionId, toolLookup(facts.tools), out, options);
+}
+
+/** The lines of one run's events through `out`: the session's run, or a subagent's (./taskLines.ts gives its `out`). */
+function runLines(session_id: string, tools: ToolLookup, out: (line: object) => void, options: PrinterOptions): (event: RunEvent) => void {
+  const loop = loopLines(out, session_id, options.includeLoopEvents === true);
+  const tasks = heldUntilShown(taskLines(session_id, out, (childOut) => runLines(session_id, tools, childOut, { ...options, includePartialMessages: false })));
   const thinkingTokens = thinkingTokensLines(session_id);
   const turn = turnLines(session_id, out);
   let requesting = false; // a `requesting` status line was written for the model call under way
@@ -111,6 +121,7 @@ export function streamJsonPrinter(
   const assistant = assistantLines((head, block, requestId) => {
     const message = { ...head, type: 'message', role: 'assistant', content: [claudeBlock(block, tools)], stop_reason: null, stop_sequence: null, context_management: null };
     out({ type: 'assistant', message, parent_tool_use_id: null, session_id, uuid: randomUUID(), ...(requestId ? { request_id: requestId } : {}) });
+    if (block.type === 'tool_use') tasks.shown(block.id);
   });
   return (event) => {
     switch (event.type) {
@@ -136,6 +147,7 @@ export function streamJsonPrinter(
         const content = turn.replyContent(event.index);
         requesting = false;
         assistant.onReply({ ...(event.id ? { id: event.id } : {}), model: event.model, stop_reason: event.stopReason, usage: event.usage }, content, event.requestId);
+        tasks.flush();
         loop(event);
         return;
       }
@@ -143,7 +155,14 @@ export function streamJsonPrinter(
         assistant.onStreamEvent(event.event, event.requestId);
         out({ type: 'stream_event', event: claudeStreamEvent(event.event, tools), parent_tool_use_id: null, session_id, uuid: randomUUID() });
         return;
+      case 'agent_start':
+      case 'agent_event':
+      case 'agent_end':
+        return requesting ? tasks.hold(event) : tasks.print(event);
+      case 'reply_refused':
       case 'retry':
+        tasks.flush();
+        if (event.type === 'reply_refused') return loop(event);
         out(event.fallbackFrom !== undefined ? modelFallbackLine(event, session_id) : apiRetryLine(event, options.maxRetries ?? CLI_MAX_RETRIES, session_id));
         loop(event);
         return;
@@ -230,18 +249,23 @@ export function runMeter(now: () => number = () => performance.now(), maxTokens?
     if (event.type === 'tool_start') running += 1;
     else if (event.type === 'tool_result') running = Math.max(0, running - 1);
   };
+  const count = (event: RunEvent): void => {
+    // A subagent's model calls count in the usage per model, as Claude Code's modelUsage counts them.
+    if (event.type === 'agent_event') return count(event.event);
+    if (event.type !== 'reply') return;
+    const usage = event.usage;
+    const sum = (modelUsage[event.model] ??= emptyModelUsage(maxOutputTokens));
+    sum.inputTokens += usage.input_tokens;
+    sum.outputTokens += usage.output_tokens;
+    sum.cacheReadInputTokens += usage.cache_read_input_tokens;
+    sum.cacheCreationInputTokens += usage.cache_creation_input_tokens;
+    sum.costUSD += costOf(usage, event.model);
+  };
   return {
     onEvent(event: RunEvent): void {
       onTiming(event);
       if (event.type === 'reply' || event.type === 'transition') endCall();
-      if (event.type !== 'reply') return;
-      const usage = event.usage;
-      const sum = (modelUsage[event.model] ??= emptyModelUsage(maxOutputTokens));
-      sum.inputTokens += usage.input_tokens;
-      sum.outputTokens += usage.output_tokens;
-      sum.cacheReadInputTokens += usage.cache_read_input_tokens;
-      sum.cacheCreationInputTokens += usage.cache_creation_input_tokens;
-      sum.costUSD += costOf(usage, event.model);
+      count(event);
     },
     facts(): RunFacts {
       endCall();

@@ -23,7 +23,7 @@ const firstUserText = (i = 0) => JSON.stringify(sent(i).messages[0]?.content);
 
 /** A value for each taken flag that takes one. */
 const VALUES: Record<string, string[]> = {
-  agent: ['--agent', 'reviewer'], agents: ['--agents', '{"r":{"description":"d","prompt":"p"}}'], betas: ['--betas', 'x-1'], effort: ['--effort', 'high'],
+  agent: ['--agent', 'reviewer'], betas: ['--betas', 'x-1'], effort: ['--effort', 'high'],
   file: ['--file', 'file_1:a.txt'], 'plugin-dir': ['--plugin-dir', 'p'], 'plugin-url': ['--plugin-url', 'https://example.com/p.zip'],
   'remote-control-session-name-prefix': ['--remote-control-session-name-prefix', 'x'],
 };

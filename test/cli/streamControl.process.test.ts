@@ -86,14 +86,14 @@ describe('control lines a host sends besides the SDK-driven ones', () => {
   it('an initialize asking for an unsupported field or hook event gets an error answer naming it; the session goes on, as Claude Code 2.1.197 goes on', async () => {
     server.enqueue(answer('Went on.'));
     const s = session();
-    s.send(initialize('req_agents', { agents: { reviewer: { description: 'Reviews', prompt: 'Review.' } } }));
+    s.send(initialize('req_agents', { agents: { reviewer: { description: 'Reviews', prompt: 'Review.', skills: ['pdf'] } } }));
     s.send(initialize('req_hook', { hooks: { SessionStart: [{ hookCallbackIds: ['hook_0'] }] } }));
     s.send(user('hi'));
     const done = await s.end();
     expect(done.code, done.stderr).toBe(0);
     const answers = linesOf(done.stdout).filter((l) => l.type === 'control_response').map((l) => l.response);
     expect(answers).toEqual([
-      { subtype: 'error', request_id: 'req_agents', error: 'agentloop does not support agents in initialize' },
+      { subtype: 'error', request_id: 'req_agents', error: 'initialize: agentloop does not support agents.reviewer.skills' },
       { subtype: 'error', request_id: 'req_hook', error: expect.stringMatching(/^agentloop does not support SessionStart hooks/) },
     ]);
     expect(results(done.stdout)).toMatchObject([{ is_error: false, result: 'Went on.' }]);

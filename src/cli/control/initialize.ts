@@ -7,6 +7,9 @@
  */
 import { MODEL_ALIASES } from '../../core/models.js';
 import { jsonSchema, type JsonSchema } from '../structuredOutput.js';
+import type { AgentDefinitions } from '../../core/agents.js';
+import { agentDefinitions } from '../../tools/agent/definitions.js';
+import { agentsAnswer } from '../agents.js';
 
 /** The hook events whose callbacks agentloop calls (./hooks.ts). */
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'PreCompact'] as const;
@@ -36,10 +39,17 @@ export interface SdkSetup {
   mcpServers?: Record<string, unknown>;
   /** `outputFormat`'s JSON Schema (also given as --json-schema): structured output (../structuredOutput.ts). */
   jsonSchema?: JsonSchema;
+  /** The program's subagents (`agents`), over the session's own (../agents.ts). */
+  agents?: AgentDefinitions;
+}
+
+/** What of `setup` each turn's run takes: the system prompt (over the flags'), the appended one, the agents. */
+export function setupOptions({ system, appendSystemPrompt, agents }: SdkSetup) {
+  return { ...(system !== undefined ? { system } : {}), ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}), ...(agents ? { agents } : {}) };
 }
 
 // `sdkMcpServerManifests` and `sdkMcpServerConfigs` are taken and not read: each server's tools come from its tools/list.
-const KNOWN = new Set(['subtype', 'jsonSchema', 'systemPrompt', 'appendSystemPrompt', 'hooks', 'sdkMcpServers', 'sdkMcpServerManifests', 'sdkMcpServerConfigs', 'mcpServers']);
+const KNOWN = new Set(['subtype', 'jsonSchema', 'systemPrompt', 'appendSystemPrompt', 'hooks', 'sdkMcpServers', 'sdkMcpServerManifests', 'sdkMcpServerConfigs', 'mcpServers', 'agents']);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -64,6 +74,13 @@ export function readInitialize(request: Record<string, unknown>): SdkSetup | { e
       setup.jsonSchema = jsonSchema(request.jsonSchema, 'jsonSchema');
     } catch (error) {
       return { error: (error as Error).message };
+    }
+  }
+  if (!isEmpty(request.agents)) {
+    try {
+      setup.agents = agentDefinitions(request.agents, 'agents');
+    } catch (error) {
+      return { error: `initialize: ${(error as Error).message}` };
     }
   }
   if (!isEmpty(request.mcpServers)) {
@@ -96,11 +113,11 @@ function readHooks(value: unknown): { hooks: SdkSetup['hooks'] } | { error: stri
   return { hooks };
 }
 
-/** The answer to `initialize`, in Claude Code's shape. */
-export function initializeAnswer(model: string) {
+/** The answer to `initialize`, in Claude Code's shape; `agents`: the session's and the request's. */
+export function initializeAnswer(model: string, agents?: AgentDefinitions) {
   const models = [
     { value: 'default', displayName: 'Default', description: `The model of this run (${model})` },
     ...Object.entries(MODEL_ALIASES).map(([alias, id]) => ({ value: alias, displayName: alias[0]?.toUpperCase() + alias.slice(1), description: id })),
   ];
-  return { commands: [], agents: [], output_style: 'default', available_output_styles: ['default'], models, account: {}, pid: process.pid };
+  return { commands: [], agents: agentsAnswer(agents), output_style: 'default', available_output_styles: ['default'], models, account: {}, pid: process.pid };
 }

@@ -15,6 +15,7 @@ import type { ModelChoice } from '../start.js';
 import { ControlChannel, type ControlLine } from './channel.js';
 import { type HookContext, askHost, controlHooks } from './hooks.js';
 import { type SdkSetup, initializeAnswer, readInitialize } from './initialize.js';
+import type { AgentDefinitions } from '../../core/agents.js';
 import { sdkServers } from './mcpTools.js';
 import { overrideOf, type ThinkingOverride } from './thinking.js';
 import type { ThinkingFlags } from '../sdkFlags.js';
@@ -45,6 +46,8 @@ export interface ControlSessionOptions {
   mcp?: SessionMcp;
   /** `--await-initialize`: no turn runs before the host's initialize request came (and was answered). */
   awaitInitialize?: boolean;
+  /** The session's subagents (its agent files, `--agents`): the initialize answer lists them with the request's. */
+  agents?: AgentDefinitions | undefined;
 }
 
 export class ControlSession {
@@ -202,7 +205,7 @@ export class ControlSession {
     this.ready = Promise.all([started.cli, servers.ready()]).then(
       () => {
         this.tools = servers.tools();
-        this.channel.answer(id, { ...initializeAnswer(this.model), ...applied });
+        this.channel.answer(id, { ...initializeAnswer(this.model, { ...this.options.agents, ...setup.agents }), ...applied });
       },
       async (error: unknown) => {
         // The servers could not be started at all (--sandbox without bubblewrap): a later initialize may try again.

@@ -72,14 +72,14 @@ describe('control requests cancelled, refused and blocked, with the real SDK', (
     expect(messages.find((m) => m.type === 'result')).toMatchObject({ is_error: true, subtype: 'error_during_execution' });
   });
 
-  it('refuses an initialize with what agentloop does not do, naming it: an agents option, a SessionStart hook', async () => {
+  it("refuses an initialize with what agentloop does not do, naming it: an agent's skills, a SessionStart hook", async () => {
     for (const extra of [
-      { agents: { reviewer: { description: 'Reviews code', prompt: 'Review it.' } } },
+      { agents: { reviewer: { description: 'Reviews code', prompt: 'Review it.', skills: ['pdf'] } } },
       { hooks: { SessionStart: [{ hooks: [async () => ({})] }] } },
     ] as Options[]) {
       const stream = promptStream();
       const q = query({ prompt: stream, options: options(extra) });
-      await expect(q.initializationResult()).rejects.toThrow('agents' in extra ? 'agentloop does not support agents in initialize' : /agentloop does not support SessionStart hooks/);
+      await expect(q.initializationResult()).rejects.toThrow('agents' in extra ? 'initialize: agentloop does not support agents.reviewer.skills' : /agentloop does not support SessionStart hooks/);
       stream.end();
       q.close();
     }

@@ -216,6 +216,39 @@ function midTurnMode(): Scenario {
   };
 }
 
+/** The subagent of the `agents` scenarios: its prompt marks its requests. */
+const REVIEWER = { description: 'Reviews a file', prompt: 'REVIEWER-PROMPT You review files.', tools: ['Bash', 'Read'] };
+
+const isChild = (body: RequestBody) => JSON.stringify(body.system ?? '').includes('REVIEWER-PROMPT');
+
+/** Replies for the parent's requests and the subagent's (told apart by the agent's prompt), each list in its order. */
+function routed(parent: Step[], child: Step[]): Step[] {
+  const queues = { parent: [...parent], child: [...child] };
+  return Array.from({ length: parent.length + child.length }, () => (body: RequestBody, index: number, request: Parameters<Extract<Step, (...args: never[]) => unknown>>[2]) => {
+    const queue = isChild(body) ? queues.child : queues.parent;
+    const step = queue.shift() ?? text('nothing left');
+    return typeof step === 'function' ? step(body, index, request) : step;
+  });
+}
+
+/** What a subagent run shows: the child's request, the parent's result block, the lines' parents, the task lines' keys. */
+function agentFacts(requests: RequestBody[], messages: SDKMessage[]) {
+  const child = requests.find(isChild);
+  const results = requests.filter((body) => !isChild(body)).flatMap((body) => body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])))
+    .filter((b) => b.type === 'tool_result' && String(b.tool_use_id).startsWith('toolu_A'))
+    .map((b) => (b.type === 'tool_result' && Array.isArray(b.content) ? b.content.map((c) => (c.type === 'text' ? c.text.replace(/a[0-9a-f]{16}/g, '<id>').replace(/\d+/g, 'N').replace(/ \(use SendMessage[^)]*\)/, '') : c.type)) : []));
+  const data = messages.map((m) => (m as { tool_use_result?: Record<string, unknown> }).tool_use_result).find((d) => d && 'agentId' in d);
+  return {
+    childTools: (child?.tools ?? []).map((t) => ('name' in t ? t.name.toLowerCase() : '')), // the model calls agentloop's shell tool `bash`
+    childTexts: textsOf(child),
+    results: [...new Set(results.map((r) => JSON.stringify(r)))].map((r) => JSON.parse(r) as unknown),
+    parents: shownOf(messages).filter((m) => m.type === 'assistant' || m.type === 'user').map((m) => (m as { parent_tool_use_id: string | null }).parent_tool_use_id),
+    toolUseResult: data ? { ...pickKeys(data, ['status', 'prompt', 'agentType', 'content']), agentId: String(data.agentId).replace(/a[0-9a-f]{16}/, '<id>') } : null,
+  };
+}
+
+const pickKeys = (value: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.map((key) => [key, value[key]]));
+
 export const SCENARIOS: Scenario[] = [
   { name: 'defaults', replies: [text('Hello.')], program: (e) => collect(e, 'hi', { model: undefined }) },
   { name: 'systemPrompt', replies: [text('One.')], program: (e) => collect(e, 'hi', { systemPrompt: 'You answer in one word.' }) },
@@ -446,6 +479,15 @@ export const SCENARIOS: Scenario[] = [
         const text = reminder && reminder.type === 'text' ? reminder.text : undefined;
         return text === undefined ? null : text.slice(text.indexOf('# claudeMd'), text.indexOf('# currentDate')).split(cwd).join('<dir>');
       }),
+  },
+  {
+    name: 'agents',
+    replies: routed(
+      [{ content: [{ type: 'text', text: 'Asking the reviewer.' }, { type: 'tool_use', id: 'toolu_A1', name: 'Agent', input: { description: 'Review notes', prompt: 'Review notes.md', subagent_type: 'reviewer' } }], stop_reason: 'tool_use' }, text('The reviewer says it looks good.')],
+      [shell('toolu_C1', 'echo a note'), text('Looks good: one line.')],
+    ),
+    program: (e) => collect(e, 'review notes.md', { allowedTools: ['Bash'], agents: { reviewer: REVIEWER } }),
+    facts: ({ requests, messages }) => agentFacts(requests, messages),
   },
   {
     name: 'initializationResult',
