@@ -10,9 +10,10 @@ export type { AgentDefinitions };
 import { agentDefinitions } from '../tools/agent/definitions.js';
 import { readAgentFiles } from '../tools/agent/files.js';
 import { UsageError } from './argValues.js';
-import type { CliOptions } from './args.js';
 
-type AgentFlags = Pick<CliOptions, 'agents' | 'settingSources' | 'bare' | 'tools'>;
+/** The flags that give a session its agents (CliOptions' own: ./args.ts, not imported here, which imports this file through claudeFlags.ts). */
+type AgentFlags = { agents?: string | undefined; settingSources?: readonly string[] | undefined; bare?: boolean | undefined; tools?: readonly string[] | undefined };
+type ToolFlags = Pick<AgentFlags, 'tools'>;
 
 const gathered = new WeakMap<object, AgentDefinitions>();
 
@@ -43,12 +44,12 @@ export function cliAgents(options: AgentFlags, cwd: string, env: NodeJS.ProcessE
 }
 
 /** Whether `--tools` leaves the Agent tool in. */
-export function offersAgentTool(options: Pick<CliOptions, 'tools'>): boolean {
+export function offersAgentTool(options: ToolFlags): boolean {
   return options.tools === undefined || options.tools.some((name) => name === 'Agent' || name.toLowerCase() === 'default');
 }
 
 /** The agents a run offers: the session's and an initialize request's (over them), none when `--tools` leaves Agent out. */
-export function offeredAgents(options: Pick<CliOptions, 'tools'>, ...sets: (AgentDefinitions | undefined)[]): AgentDefinitions | undefined {
+export function offeredAgents(options: ToolFlags, ...sets: (AgentDefinitions | undefined)[]): AgentDefinitions | undefined {
   const agents = Object.assign({}, ...sets) as AgentDefinitions;
   return offersAgentTool(options) && Object.keys(agents).length > 0 ? agents : undefined;
 }
@@ -64,7 +65,7 @@ export function sessionAgents(options: AgentFlags, cwd: string): AgentDefinition
 }
 
 /** `conversation` with an initialize request's agents over its own (the Agent tool left out by `--tools` stays out). */
-export function withAgents<C extends { options: Pick<CliOptions, 'tools'>; agents?: AgentDefinitions }>(conversation: C, agents: AgentDefinitions | undefined): C {
+export function withAgents<C extends { options: ToolFlags; agents?: AgentDefinitions }>(conversation: C, agents: AgentDefinitions | undefined): C {
   const offered = agents ? offeredAgents(conversation.options, conversation.agents, agents) : undefined;
   return offered ? { ...conversation, agents: offered } : conversation;
 }

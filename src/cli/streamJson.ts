@@ -129,8 +129,7 @@ function runLines(session_id: string, tools: ToolLookup, out: (line: object) => 
         return; // the text is in the assistant lines (and in stream_event lines when asked for)
       case 'thinking': {
         const line = thinkingTokens(event.piece);
-        if (line) out(line);
-        return;
+        return line ? out(line) : undefined;
       }
       case 'message':
         return turn.message(event);
