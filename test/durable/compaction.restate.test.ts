@@ -1,0 +1,107 @@
+/**
+ * A durable run compacts like any run, and its compaction call is journalled like any model call (issue 42): on a real
+ * restate-server, the API refuses the first request as too long, the worker compacts (one summary request) and sends
+ * the turn again; killed with -9 while that request is under way, the run is replayed on another worker, which takes
+ * the summary from the journal: the server never sees a second summary request, and the run finishes.
+ */
+import { describe, expect, it } from 'vitest';
+import { runStatus } from '../../src/durable/ingress.js';
+import { historyProblems } from '../../src/history/validate.js';
+import { isSummaryBody } from '../support/compaction.js';
+import type { RequestBody, Step } from '../support/messagesServer.js';
+import { startCluster, until } from './cluster.js';
+import { restateBinary } from './restateServer.js';
+
+const binary = restateBinary();
+if ('problem' in binary) console.warn(`durable compaction tests skipped: ${binary.problem}`);
+
+const compacted = (body: RequestBody) => JSON.stringify(body.messages[0]).includes('This session is being continued');
+
+describe.skipIf('problem' in binary)('compaction in a durable run', () => {
+  it('replays a run killed after its compaction without summarizing again', async () => {
+    const cluster = await startCluster((binary as { path: string }).path);
+    try {
+      let afterBoundary = 0;
+      let held: () => void = () => {};
+      const heldAsked = new Promise<void>((resolve) => (held = resolve));
+      const step = (body: RequestBody): Step | Promise<Step> => {
+        if (isSummaryBody(body)) return { content: [{ type: 'text', text: '<summary>the user asked for a short answer</summary>' }], stop_reason: 'end_turn' };
+        if (!compacted(body)) return { error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } };
+        afterBoundary++;
+        if (afterBoundary === 1) {
+          held();
+          return new Promise<Step>(() => {}); // under way when the worker is killed
+        }
+        return { content: [{ type: 'text', text: 'short answer' }], stop_reason: 'end_turn' };
+      };
+      for (let i = 0; i < 20; i++) cluster.model.enqueue(step);
+      const [first, second] = [await cluster.addWorker(), await cluster.addWorker()];
+      await cluster.register();
+      const submitted = await cluster.cli(['submit', '-p', 'answer briefly', ...cluster.flags]);
+      expect(submitted.code, submitted.stderr).toBe(0);
+      const sessionId = submitted.stdout.trim();
+      await heldAsked;
+      const running = [first, second].filter((w) => (cluster.balancer.open.get(w.url) ?? 0) > 0);
+      expect(running, 'the run is on one worker').toHaveLength(1);
+      await running[0]?.kill('SIGKILL');
+
+      const done = await until('the run to finish on the other worker', async () => {
+        const status = await runStatus(cluster.restate.ingress, sessionId);
+        return status.status === 'done' ? status.result : undefined;
+      });
+      expect(done.context.exitReason).toBe('completed');
+      expect(done.text).toBe('short answer');
+      const bodies = cluster.model.requests.map((r) => r.body as RequestBody);
+      // One refused request, one summary, the compacted turn twice (the held one never answered): no second summary.
+      expect(bodies.filter(isSummaryBody)).toHaveLength(1);
+      expect(bodies.filter((b) => !isSummaryBody(b) && !compacted(b))).toHaveLength(1);
+      expect(afterBoundary).toBe(2);
+      expect(JSON.stringify(done.context.messages[0])).toContain('the user asked for a short answer');
+      for (const body of bodies) expect(historyProblems(body.messages)).toEqual([]);
+    } finally {
+      await cluster.close();
+    }
+  }, 120_000);
+
+  it('resumes a run killed during its compaction call: the summary asked once more, the run finishes with one boundary', async () => {
+    const cluster = await startCluster((binary as { path: string }).path);
+    try {
+      let summaries = 0;
+      let held: () => void = () => {};
+      const heldAsked = new Promise<void>((resolve) => (held = resolve));
+      const step = (body: RequestBody): Step | Promise<Step> => {
+        if (isSummaryBody(body)) {
+          summaries++;
+          if (summaries === 1) {
+            held();
+            return new Promise<Step>(() => {}); // the compaction call under way when the worker is killed
+          }
+          return { content: [{ type: 'text', text: '<summary>asked for a short answer</summary>' }], stop_reason: 'end_turn' };
+        }
+        if (!compacted(body)) return { error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } };
+        return { content: [{ type: 'text', text: 'short answer' }], stop_reason: 'end_turn' };
+      };
+      for (let i = 0; i < 20; i++) cluster.model.enqueue(step);
+      const [first, second] = [await cluster.addWorker(), await cluster.addWorker()];
+      await cluster.register();
+      const submitted = await cluster.cli(['submit', '-p', 'answer briefly', ...cluster.flags]);
+      expect(submitted.code, submitted.stderr).toBe(0);
+      const sessionId = submitted.stdout.trim();
+      await heldAsked;
+      const running = [first, second].filter((w) => (cluster.balancer.open.get(w.url) ?? 0) > 0);
+      await running[0]?.kill('SIGKILL');
+      const done = await until('the run to finish on the other worker', async () => {
+        const status = await runStatus(cluster.restate.ingress, sessionId);
+        return status.status === 'done' ? status.result : undefined;
+      });
+      expect(done.context.exitReason).toBe('completed');
+      expect(done.text).toBe('short answer');
+      expect(summaries).toBe(2);
+      const bodies = cluster.model.requests.map((r) => r.body as RequestBody);
+      expect(bodies.filter((b) => !isSummaryBody(b) && !compacted(b)), 'the refusal came from the journal').toHaveLength(1);
+      expect(done.context.compaction.count).toBe(1);
+    } finally {
+      await cluster.close();
+    }
+  }, 120_000);
+});
