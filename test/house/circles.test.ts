@@ -23,7 +23,7 @@ const BEING_BROKEN: Record<string, string> = {
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) return name === 'client' ? [] : files(path);
+    if (statSync(path).isDirectory()) return files(path);
     return /\.ts$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
   });
 }

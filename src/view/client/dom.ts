@@ -1,5 +1,5 @@
 /** Small DOM helpers for the viewer's client. */
-import { withoutData } from './media.js';
+import { withoutData } from './base64Data.js';
 
 type Child = Node | string | null | undefined | false;
 

@@ -4,37 +4,13 @@
  * type, media type and size. Never the base64 as text: JSON the page shows has each such data string replaced by a
  * note that says what it stood for (`withoutData`).
  */
-import { base64Bytes, type ToolResultBlockParam } from '../../core/messages.js';
+import type { ToolResultBlockParam } from '../../core/messages.js';
+import { dataOf, sizeOf, withoutData } from './base64Data.js';
 import { h } from './dom.js';
 
 /** The image types the Messages API takes, the only ones drawn. */
 const IMAGES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-
-interface Data {
-  media: string;
-  data: string;
-}
-
-/** The base64 data of a block's `source` (`{type: 'base64', media_type, data}`), if it has any. */
-function dataOf(value: unknown): Data | undefined {
-  const source = (value as { source?: { type?: unknown; media_type?: unknown; data?: unknown } } | null)?.source;
-  if (source?.type !== 'base64' || typeof source.data !== 'string') return undefined;
-  return { media: typeof source.media_type === 'string' ? source.media_type : 'unknown type', data: source.data };
-}
-
-const sizeOf = (d: Data) => `${d.media}, ${base64Bytes(d.data)} bytes`;
-
-/** `value` with every base64 `source.data` replaced by a note naming its media type and size. */
-export function withoutData(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutData);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) out[key] = withoutData(v);
-  const d = dataOf(value);
-  if (d) out.source = { ...(out.source as object), data: `‹base64 of ${sizeOf(d)}: drawn in the messages pane›` };
-  return out;
-}
 
 /** A block with base64 data: an image drawn with its media type and size, anything else named; else undefined. */
 export function mediaBlock(block: { type: string }): HTMLElement | undefined {

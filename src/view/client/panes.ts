@@ -10,7 +10,8 @@ import { FINAL_STATES, messagesAt, requestBody, requestDelta } from '../history.
 import type { Timeline, TimelineMessage, TimelineStep } from '../timeline/build.js';
 import { h, highlightJson, hue } from './dom.js';
 import { render, tr, type Lang } from './lang.js';
-import { mediaBlock, resultContent, withoutData } from './media.js';
+import { withoutData } from './base64Data.js';
+import { mediaBlock, resultContent } from './media.js';
 
 function blocks(message: MessageParam): ContentBlock[] {
   return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
