@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { SharedLog } from './appendLog.js';
 import type { ContentBlock, MessageParam, StopReason, ToolUseBlock } from './messages.js';
 import type { ThinkingParam } from './thinking.js';
-import type { ToolDefinition } from './tool.js';
+import type { ToolDefinition } from './toolDefinition.js';
 import type { Usage } from './usage.js';
 
 /**

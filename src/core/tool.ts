@@ -1,8 +1,9 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { SubagentHost } from './agents.js';
 
-/** JSON Schema of a tool's input, as sent to the model in `tools[].input_schema`. */
-export type ToolInputSchema = Anthropic.Tool.InputSchema;
+import type { ToolDefinition, ToolInputSchema } from './toolDefinition.js';
+
+export type { ToolDefinition, ToolInputSchema } from './toolDefinition.js';
 
 /** What a tool gets besides its input. */
 export interface ToolContext {
@@ -182,12 +183,6 @@ export function toolCallLine(tool: Tool | undefined, name: string, input: unknow
 }
 
 /** The part of a tool that goes into the request body. */
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  input_schema: ToolInputSchema;
-}
-
 export function toolDefinition(tool: Tool): ToolDefinition {
   return { name: tool.name, description: tool.description, input_schema: tool.inputSchema };
 }
