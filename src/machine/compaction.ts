@@ -91,8 +91,14 @@ export function compactedUpdate(context: Pick<AgentContext, 'compaction' | 'usag
   };
 }
 
-/** A reply was accepted: what the API counted is the new basis, and a refusal may be compacted again. */
-export function measuredUpdate(context: Pick<AgentContext, 'compaction' | 'messages'>, reply: ModelReply): ContextUpdate {
-  const basis = basisAfter(context.compaction.basis, reply.usage, context.messages.length);
+/**
+ * A reply was accepted (and is in `messages`): what the API counted is the new basis, and a refusal may be compacted
+ * again. A model that counts nothing (a scripted one) gets the estimate as its basis, so each turn estimates only what
+ * it added: the estimate stays linear in a long run. With no threshold the loop estimates nothing.
+ */
+export function measuredUpdate(context: Ctx, reply: ModelReply): ContextUpdate {
+  const counted = basisAfter(context.compaction.basis, reply.usage, context.messages.length);
+  const estimated = counted === context.compaction.basis && thresholdOf(context) !== undefined;
+  const basis = estimated ? { tokens: estimateOf(context), messages: context.messages.length } : counted;
   return { compaction: { ...context.compaction, basis, since: false } };
 }

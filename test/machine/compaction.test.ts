@@ -119,4 +119,11 @@ describe('compaction in the machine', () => {
     expect(run.context.costUsd).toBeGreaterThan(0);
     expect(boundaries(run.events)[0]?.usage).toMatchObject({ input_tokens: 1000 });
   });
+
+  it('keeps its estimate linear with a model that counts no tokens: each reply moves the basis to the end of the history', async () => {
+    const steps = [1, 2, 3].map((i) => reply.toolUse([{ id: `u${i}`, name: 'echo', input: { text: `t${i}` } }]));
+    const run = await drive({ steps: [...steps, reply.text('done')], tools: [echoTool()], config: { contextWindow: 100_000 } });
+    expect(run.context.compaction.basis.messages).toBe(run.context.messages.length);
+    expect(run.context.compaction.basis.tokens).toBeGreaterThan(0);
+  });
 });
