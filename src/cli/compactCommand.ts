@@ -18,7 +18,7 @@ import type { AgentOutput } from '../machine/context.js';
 import { shown } from './terminal.js';
 import type { Question } from '../transcript/records.js';
 import type { Conversation } from './ask.js';
-import { compactBoundaryLines, compactingLine } from './compactLines.js';
+import { compactBoundaryLines, compactedText, compactingLine } from './compactLines.js';
 import type { HookContext } from './control/hooks.js';
 import { limitsOf, type ModelChoice } from './start.js';
 import { jsonLine } from './terminal.js';
@@ -134,8 +134,7 @@ export async function compactInRepl(repl: ReplSide, instructions: string, io: { 
     const boundary = await compactNow(repl.conversation, repl.choice, repl.messages, instructions);
     repl.messages = boundary.messages;
     repl.cost = { ...repl.cost, usage: addUsage(repl.cost.usage, boundary.usage), costUsd: repl.cost.costUsd + (boundary.costUsd ?? 0) };
-    const count = (n: number) => n.toLocaleString('en-US');
-    io.stdout.write(`Compacted: ${boundary.summarized} messages summarized, ${boundary.kept} kept (~${count(boundary.tokensBefore)} -> ~${count(boundary.tokensAfter)} tokens).\n`);
+    io.stdout.write(`${compactedText(boundary)}\n`);
   } catch (error) {
     io.stderr.write(`agentloop: /compact failed: ${shown(error instanceof Error ? error.message : String(error))} (the conversation is as it was)\n`);
   }

@@ -57,3 +57,11 @@ export function compactLinesOf(event: RunEvent, sessionId: string): object[] {
   if (event.type === 'compact_boundary') return compactBoundaryLines(event.boundary, sessionId);
   return [];
 }
+
+/** The line the terminal shows for a boundary (the REPL, a text-mode run's progress on stderr). */
+export function compactedText(boundary: CompactBoundary): string {
+  const count = (n: number) => n.toLocaleString('en-US');
+  const why = boundary.trigger === 'manual' ? 'Compacted' : boundary.trigger === 'prompt_too_long' ? 'Conversation compacted (the API refused the request as too long)' : 'Conversation compacted (the context window was nearly full)';
+  const what = boundary.kind === 'summary' ? `${boundary.summarized} messages summarized, ${boundary.kept} kept` : `${boundary.clearedResults} old tool results cleared`;
+  return `${why}: ${what} (~${count(boundary.tokensBefore)} -> ~${count(boundary.tokensAfter)} tokens).`;
+}

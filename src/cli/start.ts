@@ -22,6 +22,7 @@ import { outputRedactor, shown } from './terminal.js';
 import type { PreparedSession } from './sessions.js';
 import { CLI_MAX_RETRIES, thinkingOf } from './sdkFlags.js';
 import { positiveInt } from './argValues.js';
+import { compactedText } from './compactLines.js';
 
 const { stderr, env } = process;
 const colors = palette(stderr, env);
@@ -115,6 +116,7 @@ export function progressPrinter(tools: ToolLookup): (event: RunEvent) => void {
   return (event) => {
     if (event.type === 'tool_start') stderr.write(`${colors.cyan(formatToolStart(event, tools(event.block.name)))}\n`);
     if (event.type === 'tool_result') stderr.write(`${colors.dim(formatToolResult(event))}\n`);
+    if (event.type === 'compact_boundary') stderr.write(`${colors.dim(shown(compactedText(event.boundary)))}\n`);
     if (event.type === 'retry' && event.fallbackFrom !== undefined) {
       stderr.write(colors.dim(`${shown(event.fallbackFrom)} is overloaded (${shown(event.error.message)}); switching to ${shown(event.model)}\n`));
     } else if (event.type === 'retry') {
