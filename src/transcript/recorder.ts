@@ -147,6 +147,9 @@ const durability = (options: RecorderOptions) => ({ durable: options.durable, re
  */
 const WRITTEN_AT_ONCE: ReadonlySet<RunEvent['type']> = new Set(['tool_start']);
 
+/** Whether `event` is written at once: a tool's start, a subagent's tool's too (its tool waits for that record as well). */
+const writtenAtOnce = (event: RunEvent): boolean => WRITTEN_AT_ONCE.has(event.type) || (event.type === 'agent_event' && writtenAtOnce(event.event));
+
 
 function createRecorder(session: Written, options: RecorderOptions, recordedPrompt?: Question): Recorder {
   return new Recorder(session, options, recordedPrompt);
@@ -202,7 +205,7 @@ class Recorder implements SessionRecorder {
     this.mirror?.onEvent(event);
     const draft = draftOf(event);
     if (!draft || this.failure) return;
-    if (WRITTEN_AT_ONCE.has(event.type)) return this.write(draft);
+    if (writtenAtOnce(event)) return this.write(draft);
     this.add(draft, this.at());
     if (!this.scheduled) {
       this.scheduled = true;

@@ -240,8 +240,47 @@ export interface CompactBoundaryRecord {
   durationMs: number;
 }
 
+/** A subagent's run, started by the Agent call `toolUseId` (core/agents.ts); its records follow as `agent` records. */
+export interface AgentStartRecord {
+  type: 'agent_start';
+  at: string;
+  toolUseId: string;
+  agentId: string;
+  agentType: string;
+  description: string;
+  prompt: string;
+  model: string;
+}
+
+/** One record of a subagent's run, as a transcript of its own would hold it (without its `at`; a nested one's wrapped again). */
+export interface AgentRecord {
+  type: 'agent';
+  at: string;
+  toolUseId: string;
+  agentId: string;
+  record: { type: string } & Record<string, unknown>;
+}
+
+/** How a subagent's run ended: its answer is the Agent call's result. */
+export interface AgentEndRecord {
+  type: 'agent_end';
+  at: string;
+  toolUseId: string;
+  agentId: string;
+  agentType: string;
+  state: string;
+  exitReason: string | null;
+  text: string;
+  usage: Usage;
+  toolUses: number;
+  durationMs: number;
+}
+
 export type SessionRecord =
   | SessionHeader
+  | AgentStartRecord
+  | AgentRecord
+  | AgentEndRecord
   | PromptRecord
   | TransitionRecord
   | DecisionRecord

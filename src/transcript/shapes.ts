@@ -178,6 +178,9 @@ export const RECORD_SHAPES: { readonly [T in RecordType]: Check } & Readonly<Rec
     summary: optional(string),
     messages: arrayOf(message),
   }),
+  agent_start: object({ at, toolUseId: string, agentId: string, agentType: string, description: string, prompt: string, model: string }),
+  agent: object({ at, toolUseId: string, agentId: string, record: (value, line) => recordProblem({ ...(isObject(value) ? value : {}), at: '' }, line) }),
+  agent_end: object({ at, toolUseId: string, agentId: string, agentType: string, state: string, exitReason: nullable(string), text: string, usage, toolUses: count, durationMs: number }),
   resume: object({ at, turnCount: count, repaired: arrayOf(string), messageCount: optional(withinLine), forkedFrom: optional(string) }),
 };
 

@@ -11,6 +11,12 @@ import { historyProblems } from '../../src/history/validate.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { echoTool } from '../support/drive.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { agentRecords, agentStarts } from '../../src/transcript/agentRecords.js';
+import { restoreConversation } from '../../src/transcript/resume.js';
+import { findSession, readTranscript } from '../../src/transcript/store.js';
 
 const agentCall = (id: string, prompt: string, type = 'reviewer') => ({ id, name: 'Agent', input: { description: `Task ${id}`, prompt, subagent_type: type } });
 const toolNames = (request: ModelRequest | undefined) => (request?.tools ?? []).map((t) => t.name);
@@ -127,5 +133,39 @@ describe('runAgent({ agents })', () => {
     expect(JSON.stringify(resultOf(parent.requests[1], 'p1'))).toContain("Agent type 'nobody' not found. Available agents: reviewer");
     expect(JSON.stringify(resultOf(child.requests[1], 'c1'))).toContain('Not run');
     expect(events.some((e) => e.type === 'agent_event' && e.event.type === 'permission_denied')).toBe(true);
+  });
+
+  it("the transcript keeps the child's run: its records read back as its own conversation, the parent's as before", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'agentloop-subagents-'));
+    try {
+      const parent = scriptedModel([reply.toolUse([agentCall('p1', 'Review notes.md')]), reply.text('Fine.')]);
+      const child = scriptedModel([reply.toolUse([{ id: 'c1', name: 'echo', input: { text: 'notes' } }]), reply.text('Looks good.')]);
+      let childMessages: unknown;
+      const run = await runAgent('review', {
+        model: 'm',
+        modelCall: parent.call,
+        tools: [echoTool()],
+        agents: { reviewer: { description: 'Reviews', prompt: 'You review.', modelCall: child.call } },
+        session: { home },
+        cwd: home,
+        onEvent: (e) => {
+          if (e.type === 'agent_event' && e.event.type === 'message') childMessages = e.event.index;
+        },
+      });
+      const transcript = readTranscript(findSession(home, run.sessionId));
+      expect(transcript.problems).toEqual([]);
+      expect(restoreConversation(transcript.records).messages).toEqual(run.context.messages);
+      const [start] = agentStarts(transcript.records);
+      expect(start).toMatchObject({ toolUseId: 'p1', agentType: 'reviewer', prompt: 'Review notes.md' });
+      const mine = agentRecords(transcript.records, start!.agentId);
+      expect(mine.map((r) => r.type)).toContain('tool_start');
+      const restored = restoreConversation(mine);
+      expect(restored.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+      expect(restored.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Review notes.md' }] });
+      expect(childMessages).toBe(3);
+      expect(transcript.records.find((r) => r.type === 'agent_end')).toMatchObject({ state: 'done', text: 'Looks good.', toolUses: 1 });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
