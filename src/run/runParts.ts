@@ -10,7 +10,7 @@ import type { AgentOutput } from '../machine/context.js';
 import type { RunSpans, RunTracing } from '../otel/runSpans.js';
 import type { Question } from '../transcript/records.js';
 import { startSession, type SessionRecorder } from '../transcript/recorder.js';
-import type { RunAgentOptions } from './runAgent.js';
+import type { RunAgentOptions } from './runOptions.js';
 import type { WriteAhead } from './writeAhead.js';
 import { pick } from './pick.js';
 

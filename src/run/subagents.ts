@@ -17,7 +17,7 @@ import type { PermissionGate } from '../permissions/gate.js';
 import type { GateRef } from './permissionHooks.js';
 import type { Redactor } from '../core/redact.js';
 import type { ModelCall } from '../core/model.js';
-import type { RunAgentOptions, RunResult } from './runAgent.js';
+import type { RunAgentOptions, RunResult } from './runOptions.js';
 import { pick } from './pick.js';
 
 /** `tools` with the Agent tool of `agents` after them, when there are agents and no tool has its name yet. */
