@@ -6,6 +6,7 @@
 import { AppendLog } from '../core/appendLog.js';
 import type { CompactBoundary } from '../core/events.js';
 import { knownContextWindow } from '../core/models.js';
+import { thinkingParam } from '../core/thinking.js';
 import type { ModelReply } from '../core/model.js';
 import { addUsage } from '../core/usage.js';
 import { windowFromRefusal, type CompactInput } from '../history/compact.js';
@@ -58,6 +59,8 @@ export function compactInputOf(context: Ctx): CompactInput {
       max_tokens: config.maxTokens,
       ...(config.system ? { system: config.system } : {}),
       ...(config.tools.length > 0 ? { tools: config.tools } : {}),
+      // As the loop's own requests: a history with signed thinking blocks goes with the same thinking setting.
+      ...(config.thinking ? { thinking: thinkingParam(config.thinking, context.model, config.maxTokens) } : {}),
     },
     turnCount: context.turnCount,
     tokensBefore: estimateOf(context),

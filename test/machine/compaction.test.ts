@@ -126,4 +126,12 @@ describe('compaction in the machine', () => {
     expect(run.context.compaction.basis.messages).toBe(run.context.messages.length);
     expect(run.context.compaction.basis.tokens).toBeGreaterThan(0);
   });
+
+  it('asks for the summary with the run\'s thinking setting, as its own requests go', async () => {
+    const run = await drive({ steps: [tooLong(), reply.text('ok')], config: { model: 'claude-sonnet-4-5', thinking: { budgetTokens: 2000 }, maxTokens: 8000 } });
+    const [first, summary] = run.requests;
+    expect(isCompactRequest(summary as never)).toBe(true);
+    expect(summary?.thinking).toEqual(first?.thinking);
+    expect(summary?.thinking).toBeDefined();
+  });
 });
