@@ -17,6 +17,9 @@ import { join } from 'node:path';
 import { agentRecords, agentStarts } from '../../src/transcript/agentRecords.js';
 import { restoreConversation } from '../../src/transcript/resume.js';
 import { findSession, readTranscript } from '../../src/transcript/store.js';
+import { agentMachine } from '../../src/machine/agentMachine.js';
+import { graphOf } from '../../src/view/assets.js';
+import { buildTimeline } from '../../src/view/timeline/build.js';
 
 const agentCall = (id: string, prompt: string, type = 'reviewer') => ({ id, name: 'Agent', input: { description: `Task ${id}`, prompt, subagent_type: type } });
 const toolNames = (request: ModelRequest | undefined) => (request?.tools ?? []).map((t) => t.name);
@@ -164,6 +167,9 @@ describe('runAgent({ agents })', () => {
       expect(restored.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Review notes.md' }] });
       expect(childMessages).toBe(3);
       expect(transcript.records.find((r) => r.type === 'agent_end')).toMatchObject({ state: 'done', text: 'Looks good.', toolUses: 1 });
+      // The viewer's timeline of the session is the parent's run: the child's records do not join its steps.
+      expect(buildTimeline(transcript.records, graphOf(agentMachine)).steps.filter((step) => step.state === 'callingModel')).toHaveLength(2);
+      expect(buildTimeline(mine, graphOf(agentMachine)).steps.filter((step) => step.state === 'callingModel')).toHaveLength(2);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
