@@ -132,3 +132,10 @@ export function promptToolOf(value: string): 'stdio' {
   if (value === 'stdio') return value;
   throw new UsageError(`--permission-prompt-tool takes stdio (the host answers can_use_tool requests), not "${value}": an MCP tool as the prompt is not supported`);
 }
+
+/** The context window set by `--context-window`, else by AGENTLOOP_CONTEXT_WINDOW (a bad value is a usage error: main.ts checks it first). */
+export function contextWindowOf(options: { contextWindow?: number }, env: NodeJS.ProcessEnv): { contextWindow?: number } {
+  if (options.contextWindow !== undefined) return { contextWindow: options.contextWindow };
+  const value = env.AGENTLOOP_CONTEXT_WINDOW;
+  return value === undefined || value === '' ? {} : { contextWindow: positiveInt('AGENTLOOP_CONTEXT_WINDOW', value, 1000) };
+}

@@ -14,7 +14,7 @@ import { parseLine, type ParsedLine } from './parse.js';
 import { checkThinkingRoom } from './sdkFlags.js';
 import { selfCommand } from './self.js';
 
-export { UsageError } from './argValues.js';
+export { contextWindowOf, UsageError } from './argValues.js';
 export type { DurableOptions } from './durableOptions.js';
 export type { OutputFormat } from './options.js';
 

@@ -72,9 +72,11 @@ function usageFailure(error: unknown, UsageError: new (...args: never[]) => Erro
 async function commandLine(argv: string[]): Promise<CommandLine | number> {
   const quick = alone(argv);
   if (quick) return quick;
-  const { parseCommandLine, UsageError } = await import('./args.js');
+  const { parseCommandLine, UsageError, contextWindowOf } = await import('./args.js');
   try {
-    return parseCommandLine(argv);
+    const options = parseCommandLine(argv);
+    if (options.command === 'run') contextWindowOf(options, process.env); // a bad AGENTLOOP_CONTEXT_WINDOW: one line, exit 2
+    return options;
   } catch (error) {
     return usageFailure(error, UsageError);
   }

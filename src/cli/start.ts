@@ -21,7 +21,7 @@ import type { Redactor } from '../core/redact.js';
 import { outputRedactor, shown } from './terminal.js';
 import type { PreparedSession } from './sessions.js';
 import { CLI_MAX_RETRIES, thinkingOf } from './sdkFlags.js';
-import { positiveInt } from './argValues.js';
+import { contextWindowOf } from './argValues.js';
 import { compactedText } from './compactLines.js';
 
 const { stderr, env } = process;
@@ -152,13 +152,6 @@ export function refusalWarner(tools: ToolLookup): (event: RunEvent) => void {
  * resumed run starts at turn `startTurn`: `--max-turns` counts the model calls of this invocation, so the
  * machine's limit is moved on by the turns already done.
  */
-/** The context window set by `--context-window`, else by AGENTLOOP_CONTEXT_WINDOW (a bad value is a usage error). */
-export function contextWindowOf(options: Pick<CliOptions, 'contextWindow'>, env: NodeJS.ProcessEnv): { contextWindow?: number } {
-  if (options.contextWindow !== undefined) return { contextWindow: options.contextWindow };
-  const value = env.AGENTLOOP_CONTEXT_WINDOW;
-  return value === undefined || value === '' ? {} : { contextWindow: positiveInt('AGENTLOOP_CONTEXT_WINDOW', value, 1000) };
-}
-
 export function limitsOf(options: CliOptions, startTurn: number | undefined) {
   const maxTurns = startTurn !== undefined && startTurn > 1 ? (options.maxTurns ?? defaultRunConfig.maxTurns) + startTurn - 1 : options.maxTurns;
   return {

@@ -63,4 +63,13 @@ describe('a -p run whose tools print more than the window holds', () => {
     expect(boundaries.length).toBeGreaterThan(0);
     expect(boundaries.every((b) => b.trigger === 'threshold')).toBe(true);
   });
+
+  it('refuses a bad AGENTLOOP_CONTEXT_WINDOW or --context-window in one line, exit 2, before anything runs', async () => {
+    const bad = await runCli(['-p', 'hi'], { cwd: project.dir, env: { ...project.env, AGENTLOOP_CONTEXT_WINDOW: 'abc' } });
+    expect([bad.code, bad.stderr.split('\n')[0]]).toEqual([2, 'agentloop: AGENTLOOP_CONTEXT_WINDOW takes a whole number of at least 1000, not "abc"']);
+    expect(bad.stderr).not.toContain('    at ');
+    const flag = await run('-p', 'hi', '--context-window', '5');
+    expect([flag.code, flag.stderr.split('\n')[0]]).toEqual([2, 'agentloop: --context-window takes a whole number of at least 1000, not "5"']);
+    expect(server.requests).toHaveLength(0);
+  });
 });
