@@ -456,7 +456,9 @@ describe('faults in a stream', () => {
 
   it('a stall keeps the stream pending (the SDK timeout does not cover the body) until aborted', async () => {
     const { server } = await setup();
-    const client = new Anthropic({ apiKey: 'test', baseURL: server.url, maxRetries: 0, timeout: 20, logLevel: 'off' });
+    // The timeout must cover the headers (a loaded machine takes tens of ms to them: 20 ms failed there) and then be
+    // outlived by the wait below: it does not cover the body.
+    const client = new Anthropic({ apiKey: 'test', baseURL: server.url, maxRetries: 0, timeout: 1000, logLevel: 'off' });
     server.enqueue({ fault: 'stall', content: [text('waiting')] });
 
     const stream = client.messages.stream(request);
@@ -466,7 +468,7 @@ describe('faults in a stream', () => {
       (err: unknown) => err,
     );
     await firstBlock;
-    const early = await Promise.race([outcome, new Promise((resolve) => setTimeout(() => resolve('pending'), 40))]);
+    const early = await Promise.race([outcome, new Promise((resolve) => setTimeout(() => resolve('pending'), 1300))]);
     expect(early).toBe('pending');
 
     stream.abort();
