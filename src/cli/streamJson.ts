@@ -251,14 +251,16 @@ export function runMeter(now: () => number = () => performance.now(), maxTokens?
   const count = (event: RunEvent): void => {
     // A subagent's model calls count in the usage per model, as Claude Code's modelUsage counts them.
     if (event.type === 'agent_event') return count(event.event);
-    if (event.type !== 'reply') return;
-    const usage = event.usage;
-    const sum = (modelUsage[event.model] ??= emptyModelUsage(maxOutputTokens));
+    // A compaction's summary call counts too.
+    const call = event.type === 'reply' ? event : event.type === 'compact_boundary' && event.boundary.usage ? { model: event.boundary.model ?? '', usage: event.boundary.usage } : undefined;
+    if (!call) return;
+    const usage = call.usage;
+    const sum = (modelUsage[call.model] ??= emptyModelUsage(maxOutputTokens));
     sum.inputTokens += usage.input_tokens;
     sum.outputTokens += usage.output_tokens;
     sum.cacheReadInputTokens += usage.cache_read_input_tokens;
     sum.cacheCreationInputTokens += usage.cache_creation_input_tokens;
-    sum.costUSD += costOf(usage, event.model);
+    sum.costUSD += costOf(usage, call.model);
   };
   return {
     onEvent(event: RunEvent): void {

@@ -46,7 +46,8 @@ export interface CompactBoundary {
   summary?: string;
   /** The history from the boundary on: what the next request sends. */
   messages: MessageParam[];
-  /** The summary call's usage and cost (counted in the run's), and how long compacting took. */
+  /** The summary call's model, usage and cost (counted in the run's), and how long compacting took. */
+  model?: string;
   usage?: Usage;
   costUsd?: number;
   durationMs: number;

@@ -65,6 +65,7 @@ export async function compactHistory(input: CompactInput, model: ModelCall, sign
     tokensAfter: prefix + messagesTokens(messages),
     summary,
     messages,
+    model: reply.model ?? input.base.model,
     usage: reply.usage,
     costUsd: costOf(reply.usage, reply.model ?? input.base.model),
     durationMs: Date.now() - started,

@@ -234,7 +234,8 @@ export interface CompactBoundaryRecord {
   instructions?: string;
   /** The history from the boundary on. */
   messages: MessageParam[];
-  /** The summary call's usage and cost. */
+  /** The summary call's model, usage and cost. */
+  model?: string;
   usage?: Usage;
   costUsd?: number;
   durationMs: number;

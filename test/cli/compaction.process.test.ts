@@ -28,8 +28,10 @@ describe('a -p run whose tools print more than the window holds', () => {
     const task = printingTask(server, { chunks: 6, chars: 16_000 });
     const cli = await run('-p', 'print the six chunks', '--output-format', 'json', RUN_EVERYTHING);
     expect(cli.code, cli.stderr).toBe(0);
-    const result = JSON.parse(cli.stdout) as { result: string; session_id: string };
+    const result = JSON.parse(cli.stdout) as { result: string; session_id: string; modelUsage: Record<string, { inputTokens: number }> };
     expect(result.result).toBe(DONE);
+    // The summary calls count in the usage per model, as every accepted call does.
+    expect(result.modelUsage['claude-test']?.inputTokens).toBe(accepted().reduce((n, r) => n + serverTokens(r.body), 0));
     // The model (a Claude id) is assumed to have 200,000 tokens: the first refusal compacts, and names the real window,
     // which the loop keeps to from then on (it compacts before a request would pass it: no second refusal).
     expect(server.refusedTooLong).toHaveLength(1);
