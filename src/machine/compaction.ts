@@ -41,9 +41,12 @@ export function needsCompaction(context: Ctx): boolean {
   return threshold !== undefined && !context.compaction.since && context.messages.length > 1 && estimateOf(context) > threshold;
 }
 
-/** A request refused as too long is compacted and sent again, once: refused again after a compaction, the run ends. */
+/**
+ * A request refused as too long is compacted and sent again, once: refused again after a compaction, the run ends. A
+ * history of the one question has nothing to compact (a summary of nothing would not shrink it): the run ends at once.
+ */
 export function canCompactAfterRefusal(context: Ctx): boolean {
-  return context.error?.kind === 'prompt_too_long' && context.config.compaction !== 'off' && !context.compaction.since;
+  return context.error?.kind === 'prompt_too_long' && context.config.compaction !== 'off' && !context.compaction.since && context.messages.length > 1;
 }
 
 /** What the `compacting` state hands its actor. */

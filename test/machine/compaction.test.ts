@@ -14,6 +14,12 @@ import { drive, echoTool, requestProblems } from '../support/drive.js';
 const tooLong = () => ({ error: new ModelError('prompt_too_long', 'prompt is too long: 9000 tokens > 8000 maximum', { status: 400 }) });
 const boundaries = (events: MachineEvent[]) => events.flatMap((e) => (e.type === 'compact_boundary' ? [e.boundary] : []));
 const big = (n: number) => 'x'.repeat(n);
+/** A history with an exchange before the question: something to compact (a history of the one question has none). */
+const exchange = () => [
+  { role: 'user' as const, content: 'first' },
+  { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'first answer' }] },
+  { role: 'user' as const, content: 'go' },
+];
 /** A history of `turns` tool exchanges, each result `chars` long, then a user question. */
 function longHistory(turns: number, chars: number) {
   const messages = [];
@@ -27,19 +33,27 @@ function longHistory(turns: number, chars: number) {
 
 describe('compaction in the machine', () => {
   it('after a refusal, compacts and sends the same turn again, which is answered', async () => {
-    const run = await drive({ steps: [tooLong(), reply.text('ok')] });
+    const run = await drive({ messages: exchange(), steps: [tooLong(), reply.text('ok')] });
     expect(run.finalState).toBe('done');
     expect(run.context.exitReason).toBe('completed');
     expect(run.states).toEqual(['callingModel', 'compacting', 'callingModel', 'done']);
     expect(run.requests.map(isCompactRequest)).toEqual([false, true, false]);
-    expect(boundaries(run.events)).toEqual([expect.objectContaining({ trigger: 'prompt_too_long', kind: 'summary', messagesBefore: 1 })]);
+    expect(boundaries(run.events)).toEqual([expect.objectContaining({ trigger: 'prompt_too_long', kind: 'summary', messagesBefore: 3 })]);
     expect(JSON.stringify(run.requests[2]?.messages)).toContain('This session is being continued');
     expect(run.context.compaction.learnedWindow).toBe(8000);
     expect(requestProblems(run.requests)).toEqual([]);
   });
 
+  it('ends with prompt_too_long at once when the refused request is the one question: nothing to compact, no summary asked', async () => {
+    const run = await drive({ steps: [tooLong(), reply.text('never')] });
+    expect(run.context.exitReason).toBe('prompt_too_long');
+    expect(run.states).toEqual(['callingModel', 'failed']);
+    expect(run.requests).toHaveLength(1);
+    expect(boundaries(run.events)).toEqual([]);
+  });
+
   it('ends with prompt_too_long when the compacted request is refused again: no loop', async () => {
-    const run = await drive({ steps: [tooLong(), tooLong(), reply.text('never')] });
+    const run = await drive({ messages: exchange(), steps: [tooLong(), tooLong(), reply.text('never')] });
     expect(run.finalState).toBe('failed');
     expect(run.context.exitReason).toBe('prompt_too_long');
     expect(boundaries(run.events)).toHaveLength(1);
@@ -84,19 +98,20 @@ describe('compaction in the machine', () => {
   it('retries a compaction whose call failed with a retryable error, then goes on', async () => {
     let calls = 0;
     const summary = () => (++calls === 1 ? { error: new ModelError('overloaded', 'Overloaded', { status: 529 }) } : '<summary>s</summary>');
-    const run = await drive({ steps: [tooLong(), reply.text('ok')], scripted: { summary } });
+    const run = await drive({ messages: exchange(), steps: [tooLong(), reply.text('ok')], scripted: { summary } });
     expect(run.states).toEqual(['callingModel', 'compacting', 'waitingToRetry', 'compacting', 'callingModel', 'done']);
     expect(run.context.exitReason).toBe('completed');
   });
 
   it('ends with prompt_too_long when the summary request itself is refused as too long', async () => {
-    const run = await drive({ steps: [tooLong(), reply.text('never')], scripted: { summary: () => tooLong() } });
+    const run = await drive({ messages: exchange(), steps: [tooLong(), reply.text('never')], scripted: { summary: () => tooLong() } });
     expect(run.context.exitReason).toBe('prompt_too_long');
     expect(run.states).toEqual(['callingModel', 'compacting', 'failed']);
   });
 
   it('is aborted while compacting with the history as it was', async () => {
     const run = await drive({
+      messages: exchange(),
       steps: [tooLong()],
       scripted: { summary: () => ({ error: new ModelError('overloaded', 'Overloaded', { status: 529 }) }) },
       modelDelayMs: 30,
@@ -109,12 +124,12 @@ describe('compaction in the machine', () => {
       },
     });
     expect(run.finalState).toBe('aborted');
-    expect(run.context.messages).toEqual([{ role: 'user', content: 'go' }]);
+    expect(run.context.messages).toEqual(exchange());
   });
 
   it('counts the summary call in the run\'s usage and cost', async () => {
     const summary = () => ({ content: [{ type: 'text' as const, text: '<summary>s</summary>' }], stop_reason: 'end_turn' as const, usage: { input_tokens: 1000, output_tokens: 100 } });
-    const run = await drive({ steps: [tooLong(), reply.text('ok')], scripted: { summary }, config: { model: 'claude-sonnet-4-5' } });
+    const run = await drive({ messages: exchange(), steps: [tooLong(), reply.text('ok')], scripted: { summary }, config: { model: 'claude-sonnet-4-5' } });
     expect(run.context.usage).toMatchObject({ input_tokens: 1000, output_tokens: 100 });
     expect(run.context.costUsd).toBeGreaterThan(0);
     expect(boundaries(run.events)[0]?.usage).toMatchObject({ input_tokens: 1000 });
@@ -128,7 +143,7 @@ describe('compaction in the machine', () => {
   });
 
   it('asks for the summary with the run\'s thinking setting, as its own requests go', async () => {
-    const run = await drive({ steps: [tooLong(), reply.text('ok')], config: { model: 'claude-sonnet-4-5', thinking: { budgetTokens: 2000 }, maxTokens: 8000 } });
+    const run = await drive({ messages: exchange(), steps: [tooLong(), reply.text('ok')], config: { model: 'claude-sonnet-4-5', thinking: { budgetTokens: 2000 }, maxTokens: 8000 } });
     const [first, summary] = run.requests;
     expect(isCompactRequest(summary as never)).toBe(true);
     expect(summary?.thinking).toEqual(first?.thinking);

@@ -4,6 +4,7 @@
  * fails the same when run alone (`-t coverage`) as in the whole suite.
  */
 import { fromCallback } from 'xstate';
+import type { MessageParam } from '../../src/core/messages.js';
 import { describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/core/model.js';
 import { listTransitions } from '../../src/diagram/transitions.js';
@@ -15,6 +16,12 @@ import { drive, echoTool, type DriveOptions } from '../support/drive.js';
 
 const use = (id: string) => ({ id, name: 'echo', input: { text: id } });
 const tooLong = () => ({ error: new ModelError('prompt_too_long', 'prompt is too long', { status: 400 }) });
+/** An exchange before the question: a refused history needs one to be compacted (the one question is not). */
+const exchange = (): MessageParam[] => [
+  { role: 'user', content: 'first' },
+  { role: 'assistant', content: [{ type: 'text', text: 'first answer' }] },
+  { role: 'user', content: 'go' },
+];
 const overloaded = () => ({ error: new ModelError('overloaded', 'Overloaded', { status: 529 }) });
 const cut: ScriptedReply = { content: [{ type: 'text', text: 'cut' }], stop_reason: 'max_tokens' };
 const abortWhen = (ready: (state: { matches: (v: unknown) => boolean; context: { turn: { startedToolIds: string[] } } }) => boolean): DriveOptions['onStart'] =>
@@ -49,7 +56,7 @@ const scenarios: Record<string, DriveOptions> = {
   refusal: { steps: [{ content: [{ type: 'text', text: 'No.' }], stop_reason: 'refusal' }] },
   'max_tokens until the continuations run out': { steps: [cut, cut, cut, cut] },
   // Refused, compacted, sent again: refused again ends the run.
-  'prompt too long, compacted, too long again': { steps: [tooLong(), tooLong()] },
+  'prompt too long, compacted, too long again': { steps: [tooLong(), tooLong()], messages: exchange() },
   'compaction before a request past the threshold': {
     steps: [reply.text('ok')],
     messages: [
@@ -60,9 +67,10 @@ const scenarios: Record<string, DriveOptions> = {
     tools: [echoTool()],
     config: { contextWindow: 4000 },
   },
-  'the compaction call fails': { steps: [tooLong()], scripted: { summary: () => overloaded() }, config: { maxRetries: 0 } },
+  'the compaction call fails': { steps: [tooLong()], messages: exchange(), scripted: { summary: () => overloaded() }, config: { maxRetries: 0 } },
   'abort while compacting': {
     steps: [tooLong()],
+    messages: exchange(),
     modelDelayMs: 1000,
     onStart: abortWhen((s) => s.matches({ turn: 'compacting' })),
   },
