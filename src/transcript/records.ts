@@ -7,7 +7,7 @@
  * never run again (see resume.ts). Every record's shape is checked when a transcript is read
  * (shapes.ts): a record type added here needs its entry there.
  */
-import type { CompactTrigger, MessageOrigin } from '../core/events.js';
+import type { CompactBoundary, MessageOrigin } from '../core/events.js';
 import type { ExitReason, TransitionReason } from '../core/outcome.js';
 import type { MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { ModelRequest } from '../core/model.js';
@@ -213,32 +213,13 @@ export interface ResumeRecord {
 /**
  * A compaction boundary (docs/loop.md, "Compaction"): the records before it keep the whole conversation; the history
  * goes on from `messages` (the summary message and the exchanges kept), and the `message` records after this one
- * count their indices from it. `--resume` / `--continue` rebuild from the last boundary.
+ * count their indices from it. `--resume` / `--continue` rebuild from the last boundary. Its fields are the machine's
+ * CompactBoundary (core/events.ts), with when and in which turn.
  */
-export interface CompactBoundaryRecord {
+export interface CompactBoundaryRecord extends CompactBoundary {
   type: 'compact_boundary';
   at: string;
   turnCount: number;
-  trigger: CompactTrigger;
-  /** `summary`: the model summarized; `cleared`: clearing old tool results was enough. */
-  kind: 'summary' | 'cleared';
-  /** The history's length before the boundary, the messages the summary replaced and those kept after it. */
-  messagesBefore: number;
-  summarized: number;
-  kept: number;
-  clearedResults: number;
-  /** Estimated tokens of the request before and after. */
-  tokensBefore: number;
-  tokensAfter: number;
-  summary?: string;
-  instructions?: string;
-  /** The history from the boundary on. */
-  messages: MessageParam[];
-  /** The summary call's model, usage and cost. */
-  model?: string;
-  usage?: Usage;
-  costUsd?: number;
-  durationMs: number;
 }
 
 /** A subagent's run, started by the Agent call `toolUseId` (core/agents.ts); its records follow as `agent` records. */
