@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createBashTool } from '../src/tools/bash/bashTool.js';
+import { containedArgv } from '../src/tools/bash/run/contained.js';
+import { lifeline, watched, withLifeline } from '../src/tools/bash/run/lifeline.js';
+import { findExecutable } from '../src/tools/bash/run/programs.js';
 import { median, now } from './stats.js';
 
 export const BASH_COMMANDS = ['true', 'echo hello', 'ls -la /usr/bin | wc -l'];
@@ -40,6 +43,30 @@ export interface BashCommandFigures {
   /** Contained ÷ uncontained, and the difference in ms: what containment adds. */
   containRatio: number;
   containAddedMs: number;
+  /**
+   * The contained command's argv (bwrap, timeout, bash) spawned by itself, and under the lifeline's watcher
+   * (`/bin/sh -c WATCH sh …`, the lifeline as fd 3: lifeline.ts), spawn → exit, in the same rounds; undefined
+   * without bwrap or /bin/sh.
+   */
+  bwrapMs?: number;
+  watchedMs?: number;
+  lifelineAddedMs?: number;
+}
+
+/** Spawns `argv` detached (as the runner does), `fd3` as its fd 3; resolves at its exit, its group killed. */
+function spawnToExit(argv: string[], fd3: number | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0] as string, argv.slice(1), { stdio: withLifeline<'ignore' | number>(['ignore', 'ignore', 'ignore'], fd3), detached: true });
+    child.once('error', reject);
+    child.once('exit', () => {
+      try {
+        process.kill(-(child.pid as number), 'SIGKILL');
+      } catch {
+        // gone
+      }
+      resolve();
+    });
+  });
 }
 
 export async function benchBashCommands(pairs = 40, log: (line: string) => void = () => {}): Promise<BashCommandFigures[]> {
@@ -52,29 +79,40 @@ export async function benchBashCommands(pairs = 40, log: (line: string) => void 
       const out = await t.run({ command }, { cwd, signal });
       if (out.isError) throw new Error(`bash tool failed on ${command}: ${out.content}`);
     };
-    const sides = {
+    const bwrap = findExecutable('bwrap', process.env.PATH);
+    const line = await lifeline();
+    const direct = (command: string) => containedArgv(bwrap as string, findExecutable('timeout', process.env.PATH), cwd, command, 60_000);
+    const sides: Record<string, (command: string) => Promise<unknown>> = {
       tool: (command: string) => runTool(tool, command),
       uncontained: (command: string) => runTool(uncontained, command),
       raw: (command: string) => rawSpawn(command, cwd),
+      ...(bwrap !== undefined && line !== undefined
+        ? {
+            bwrap: (command: string) => spawnToExit(direct(command), undefined),
+            watched: (command: string) => spawnToExit(watched(direct(command), line, process.env.PATH), line),
+          }
+        : {}),
     };
-    const names = Object.keys(sides) as (keyof typeof sides)[];
+    const names = Object.keys(sides);
     const figures: BashCommandFigures[] = [];
     for (const command of BASH_COMMANDS) {
-      for (let i = 0; i < 5; i++) for (const name of names) await sides[name](command);
-      const times: Record<keyof typeof sides, number[]> = { tool: [], uncontained: [], raw: [] };
+      for (let i = 0; i < 5; i++) for (const name of names) await sides[name]?.(command);
+      const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
       for (let i = 0; i < pairs; i++) {
         // Rotate which goes first.
         for (let k = 0; k < names.length; k++) {
-          const name = names[(i + k) % names.length] as keyof typeof sides;
+          const name = names[(i + k) % names.length] as string;
           const start = now();
-          await sides[name](command);
-          times[name].push(now() - start);
+          await sides[name]?.(command);
+          times[name]?.push(now() - start);
         }
       }
-      const toolMs = median(times.tool);
-      const uncontainedMs = median(times.uncontained);
-      const rawMs = median(times.raw);
-      const ratioPaired = median(times.uncontained.map((t, i) => t / (times.raw[i] as number)));
+      const toolMs = median(times.tool ?? []);
+      const uncontainedMs = median(times.uncontained ?? []);
+      const rawMs = median(times.raw ?? []);
+      const ratioPaired = median((times.uncontained ?? []).map((t, i) => t / (times.raw?.[i] as number)));
+      const bwrapMs = times.bwrap ? median(times.bwrap) : undefined;
+      const watchedMs = times.watched ? median(times.watched) : undefined;
       figures.push({
         command,
         toolMs,
@@ -84,10 +122,14 @@ export async function benchBashCommands(pairs = 40, log: (line: string) => void 
         ratioPaired,
         containRatio: toolMs / uncontainedMs,
         containAddedMs: toolMs - uncontainedMs,
+        ...(bwrapMs !== undefined && watchedMs !== undefined
+          ? { bwrapMs, watchedMs, lifelineAddedMs: median((times.watched ?? []).map((t, i) => t - (times.bwrap?.[i] as number))) }
+          : {}),
       });
       log(
         `bash ${JSON.stringify(command)}: contained ${toolMs.toFixed(2)} ms, uncontained ${uncontainedMs.toFixed(2)} ms, ` +
-          `raw spawn ${rawMs.toFixed(2)} ms; containment adds ${(toolMs - uncontainedMs).toFixed(2)} ms`,
+          `raw spawn ${rawMs.toFixed(2)} ms; containment adds ${(toolMs - uncontainedMs).toFixed(2)} ms; bwrap alone ${bwrapMs?.toFixed(2)} ms, ` +
+          `under the lifeline ${watchedMs?.toFixed(2)} ms`,
       );
     }
     return figures;

@@ -231,6 +231,16 @@ function render(r: Results): string {
         b.containAddedMs <= 15,
       );
     }
+    const first = r.bash[0];
+    if (first?.lifelineAddedMs !== undefined) {
+      row(
+        '3l',
+        `The lifeline per contained command (\`/bin/sh -c WATCH\` before bwrap: one exec of dash and a fork; lifeline.ts): \`${first.command}\` spawned with it − without, median of the paired rounds (${fmt(first.watchedMs ?? Number.NaN, 1)} vs ${fmt(first.bwrapMs ?? Number.NaN, 1)} ms)`,
+        `+${fmt(first.lifelineAddedMs, 1)} ms`,
+        '≤ +3 ms',
+        first.lifelineAddedMs <= 3,
+      );
+    }
   }
   if (r.bashRss) {
     row('3m', `Peak RSS of the process while \`${r.bashRss.command}\` prints ${fmt(r.bashRss.totalBytes / 2 ** 30, 1)} GiB through the bash tool`, `${r.bashRss.peakMb} MB`, '< 150 MB', r.bashRss.peakMb < 150);
@@ -435,7 +445,7 @@ function bashSection(b: BashCommandFigures[] | undefined, rss: BashRssFigures | 
   const table = (b ?? [])
     .map(
       (x) =>
-        `| \`${x.command}\` | ${fmt(x.toolMs)} | ${fmt(x.uncontainedMs)} | ${fmt(x.rawMs)} | +${fmt(x.containAddedMs, 1)} | ${fmt(x.ratio)} | ${fmt(x.ratioPaired)} |`,
+        `| \`${x.command}\` | ${fmt(x.toolMs)} | ${fmt(x.uncontainedMs)} | ${fmt(x.rawMs)} | +${fmt(x.containAddedMs, 1)} | ${fmt(x.ratio)} | ${fmt(x.ratioPaired)} | ${x.bwrapMs === undefined ? '–' : fmt(x.bwrapMs)} | ${x.watchedMs === undefined ? '–' : fmt(x.watchedMs)} | ${x.lifelineAddedMs === undefined ? '–' : `+${fmt(x.lifelineAddedMs, 1)}`} |`,
     )
     .join('\n');
   const rssText = rss
@@ -449,15 +459,18 @@ in ${fmt(rss.ms / 1000, 1)} s (a raw spawn that discards the same output: ${fmt(
     : '';
   return `## 3. Bash tool overhead
 
-Per command, three sides in the same process, rotating which goes first: \`createBashTool().run\`
-as shipped (the command in a PID namespace of its own: bwrap, \`timeout\`, then bash), the same tool
-with \`contain: false\` (a process group only, as before containment), and a raw
-\`child_process.spawn('bash', ['-c', cmd])\` that collects stdout and stderr. Containment costs a
-namespace per command (made and torn down by the kernel, plus two more execs); the ratio columns
-compare the uncontained tool with the raw spawn (what the tool's own code adds).
+Per command, five sides in the same process, rotating which goes first: \`createBashTool().run\`
+as shipped (the command in a PID namespace of its own: the lifeline's watcher, bwrap, \`timeout\`, then bash), the
+same tool with \`contain: false\` (a process group only, under the lifeline's watcher too), a raw
+\`child_process.spawn('bash', ['-c', cmd])\` that collects stdout and stderr, and the contained command's argv
+(bwrap, \`timeout\`, bash) spawned by itself and under the lifeline's watcher (\`/bin/sh -c WATCH sh …\` with the
+lifeline as fd 3: src/tools/bash/run/lifeline.ts, which kills the command's group when the agent dies, kill -9 too),
+spawn to exit, output discarded. Containment costs a namespace per command (made and torn down by the kernel, plus
+two more execs); the ratio columns compare the uncontained tool with the raw spawn (what the tool's own code adds);
+the last column is what the lifeline adds to a command (median of the paired differences).
 
-| Command | contained tool ms | uncontained tool ms | raw spawn ms | containment adds, ms | uncontained ÷ raw | median of paired ratios |
-|---|---|---|---|---|---|---|
+| Command | contained tool ms | uncontained tool ms | raw spawn ms | containment adds, ms | uncontained ÷ raw | median of paired ratios | bwrap alone ms | under the lifeline ms | lifeline adds, ms |
+|---|---|---|---|---|---|---|---|---|---|
 ${table}${rssText}`;
 }
 
