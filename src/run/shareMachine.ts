@@ -17,11 +17,12 @@ export function shareMachine<M extends AnyStateMachine>(machine: M, implementati
   const own = machine.implementations;
   const shared = Object.create(machine) as M & Record<(typeof BOUND)[number], unknown>;
   Object.defineProperty(shared, 'implementations', {
+    // A kind the run does not give is the machine's own object, not a copy of it (a run's copies were ~0.4 KB more).
     value: {
-      actors: { ...own.actors, ...implementations.actors },
-      actions: { ...own.actions, ...implementations.actions },
-      guards: { ...own.guards, ...implementations.guards },
-      delays: { ...own.delays, ...implementations.delays },
+      actors: implementations.actors ? { ...own.actors, ...implementations.actors } : own.actors,
+      actions: implementations.actions ? { ...own.actions, ...implementations.actions } : own.actions,
+      guards: implementations.guards ? { ...own.guards, ...implementations.guards } : own.guards,
+      delays: implementations.delays ? { ...own.delays, ...implementations.delays } : own.delays,
     },
     enumerable: true,
   });
