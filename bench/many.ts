@@ -75,7 +75,11 @@ function runChild(side: Side, n: number, server: RemoteServer): Promise<Figures>
       void server.open();
       const line = out.trim().split('\n').at(-1) ?? '';
       if (code === 0 && line.startsWith('{')) resolve(JSON.parse(line) as Figures);
-      else reject(new Error(`${side} ×${n} exited ${code}: ${err.trim().split('\n').slice(-3).join(' | ').slice(0, 400)}`));
+      else {
+        const lines = err.trim().split('\n');
+        const why = lines.find((l) => /Error|EMFILE|ENFILE|heap/i.test(l)) ?? lines.slice(-3).join(' | ');
+        reject(new Error(`${side} ×${n} exited ${code}: ${why.trim().slice(0, 400)}`));
+      }
     });
   });
 }

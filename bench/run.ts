@@ -154,9 +154,9 @@ if (args.includes('--update')) {
   log(`updated ${file}`);
 } else if (out) {
   // The sections of the benchmarks run on their own are kept as they are: the peers' (npm run bench:peers), the MCP
-  // one (bench/mcp.ts) and the Agent SDK engine one (npm run bench:engine).
+  // one (bench/mcp.ts), the Agent SDK engine one (npm run bench:engine) and many at once (bench/many.ts).
   const before = existsSync(out) ? readFileSync(out, 'utf8') : '';
-  const kept = [peersSection(before), markedSection(before, 'mcp'), markedSection(before, 'engine')].filter((s) => s !== '').join('\n');
+  const kept = [peersSection(before), markedSection(before, 'mcp'), markedSection(before, 'engine'), markedSection(before, 'many')].filter((s) => s !== '').join('\n');
   writeFileSync(out, kept ? `${report.trimEnd()}\n\n${kept}` : report);
   log(`wrote ${out}`);
 }
@@ -445,7 +445,7 @@ function bashSection(b: BashCommandFigures[] | undefined, rss: BashRssFigures | 
   const table = (b ?? [])
     .map(
       (x) =>
-        `| \`${x.command}\` | ${fmt(x.toolMs)} | ${fmt(x.uncontainedMs)} | ${fmt(x.rawMs)} | +${fmt(x.containAddedMs, 1)} | ${fmt(x.ratio)} | ${fmt(x.ratioPaired)} | ${x.bwrapMs === undefined ? '–' : fmt(x.bwrapMs)} | ${x.watchedMs === undefined ? '–' : fmt(x.watchedMs)} | ${x.lifelineAddedMs === undefined ? '–' : `+${fmt(x.lifelineAddedMs, 1)}`} |`,
+        `| \`${x.command}\` | ${fmt(x.toolMs)} | ${fmt(x.uncontainedMs)} | ${fmt(x.rawMs)} | +${fmt(x.containAddedMs, 1)} | ${fmt(x.ratio)} | ${fmt(x.ratioPaired)} | ${x.bwrapMs === undefined ? '–' : fmt(x.bwrapMs)} | ${x.watchedMs === undefined ? '–' : fmt(x.watchedMs)} | ${x.lifelineAddedMs === undefined ? '–' : `${x.lifelineAddedMs >= 0 ? '+' : ''}${fmt(x.lifelineAddedMs, 1)}`} |`,
     )
     .join('\n');
   const rssText = rss
