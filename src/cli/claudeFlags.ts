@@ -74,7 +74,7 @@ export const TAKEN_OPTIONS: Pick<OptionTable<Flags>, TakenKey> = {
   replayUserMessages: { flag: 'replay-user-messages', commands: ['run'], description: 'stream-json input and output: each user message read is written back as a user line (isReplay)' },
   safeMode: { flag: 'safe-mode', commands: ['run'], description: "no customizations: --bare, and none of the scopes' MCP servers (--strict-mcp-config)" },
   noChrome: { flag: 'no-chrome', commands: ['run'], description: 'no Chrome integration (agentloop has none)' },
-  agents: { flag: 'agents', argument: 'JSON', commands: ['run'], parse: agentsJson, description: 'subagents, as Claude Code takes them: {"NAME": {"description", "prompt", "tools", "model"}}; the model gets the Agent tool' },
+  agents: { flag: 'agents', argument: 'JSON', commands: ['run', 'submit'], parse: agentsJson, description: 'subagents, as Claude Code takes them: {"NAME": {"description", "prompt", "tools", "model"}}; the model gets the Agent tool' },
   axScreenReader: { flag: 'ax-screen-reader', commands: ['run'], description: 'taken, one line on stderr: the output is plain lines already' },
   background: { flag: 'background', aliases: ['bg'], commands: ['run'], description: 'taken, one line on stderr: the session runs in the foreground' },
   brief: { flag: 'brief', commands: ['run'], description: 'taken, one line on stderr: no SendUserMessage tool' },

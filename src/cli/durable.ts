@@ -7,6 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readSession } from '../durable/admin.js';
 import { RestateCallError } from '../durable/http.js';
 import { submitRun } from '../durable/ingress.js';
+import { agentsOfJson } from './agents.js';
 import { fromDurableResult, SERVICE_NAME, type DurableRunResult } from '../durable/protocol.js';
 import type { DurableOptions } from './durableOptions.js';
 import type { DurableIo } from './durableIo.js';
@@ -126,7 +127,8 @@ async function submitCommand(options: Extract<DurableOptions, { command: 'submit
   checkRules(allowedTools, disallowedTools);
   const rules = { permissionMode, allowedTools, disallowedTools, approvalTimeoutMs };
   // Restate journals the request as it arrives: a key or credential pasted into the prompt is cut before it leaves.
-  const request = outputRedactor().value({ prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt, ...rules });
+  const agents = options.agents === undefined ? undefined : agentsOfJson(options.agents);
+  const request = outputRedactor().value({ prompt, model, maxTurns, maxTokens, maxRetries, appendSystemPrompt, ...rules, ...(agents ? { agents } : {}) });
   let submitted: { invocationId: string; again: boolean };
   try {
     // Restate starts one run per key, even if the request reaches it twice.

@@ -53,6 +53,8 @@ export type DurableOptions =
       disallowedTools?: string[];
       /** Seconds a call asked about waits before it is denied. */
       approvalTimeout?: number;
+      /** `--agents JSON`: the run's subagents (checked when parsed: cli/agents.ts). */
+      agents?: string;
     }
   | {
       command: 'balancer';
@@ -115,7 +117,7 @@ export function durableOptions(command: 'worker' | 'balancer' | 'submit' | 'resu
       if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}" after submit`);
       const options: DurableOptions = { command, ...restateOf(flags), prompt, wait: flags.wait === true };
       if (flags.submitSessionId !== undefined) options.sessionId = flags.submitSessionId;
-      const keys = ['idempotencyKey', 'model', 'maxTurns', 'maxTokens', 'maxRetries', 'appendSystemPrompt', 'permissionMode', 'allowedTools', 'disallowedTools', 'approvalTimeout'] as const;
+      const keys = ['idempotencyKey', 'model', 'maxTurns', 'maxTokens', 'maxRetries', 'appendSystemPrompt', 'permissionMode', 'allowedTools', 'disallowedTools', 'approvalTimeout', 'agents'] as const;
       return { ...options, ...pickFlags(flags, keys) };
     }
     case 'approvals':

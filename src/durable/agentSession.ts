@@ -19,7 +19,8 @@ import type { RunTracing } from '../otel/runSpans.js';
 import { defaultRunConfig } from '../core/config.js';
 import { recordedMessages } from '../transcript/resume.js';
 import { runAgent, type RunAgentOptions, type RunResult } from '../run/runAgent.js';
-import { durableSteps, journalledModel, journalledTools, journalTimers } from './journal.js';
+import { durableSteps, durableTools, journalledModel, journalTimers } from './journal.js';
+import { agentDefinitions } from '../tools/agent/definitions.js';
 import type { Journal } from './steps.js';
 import { openRecords, readRecords, type DurableRecorder, type RecordState } from './records.js';
 import { askDurably } from './approvals.js';
@@ -125,13 +126,16 @@ async function runOptions(ctx: restate.ObjectContext, settings: WorkerSettings, 
   const journal = journalOf(ctx);
   const steps = durableSteps(journal, clock);
   const permissions = runPermissions(request, settings.permissions);
+  const agents = request.agents ? agentDefinitions(request.agents, '"agents"') : undefined;
   const ask = { redactor, ...(permissions?.timeoutMs !== undefined ? { timeoutMs: permissions.timeoutMs } : {}) };
   return {
     ...(permissions ? { permissions: durableGate(journal, permissions, settings.cwd, (question) => askDurably(ctx, question, ask)) } : {}),
     model: run.model,
     // The journal gets a reply, a failed call's message and a tool's result redacted: a gateway's echo of the key never reaches Restate.
     modelCall: journalledModel(steps, redactingModel(settings.modelCall, redactor), redactor),
-    tools: journalledTools(steps, typeof settings.tools === 'function' ? settings.tools(ctx.key) : settings.tools, redactor),
+    // The Agent tool of the request's agents stays out of the wrapper: its child's own calls are journalled steps (journal.ts).
+    tools: durableTools(steps, typeof settings.tools === 'function' ? settings.tools(ctx.key) : settings.tools, agents, redactor),
+    ...(agents ? { agents } : {}),
     clock: journalTimers(journal),
     cwd: settings.cwd,
     sessionId: ctx.key,

@@ -6,6 +6,7 @@
 import type { AgentOutput } from '../machine/context.js';
 import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
 import type { FinalState, RunResult } from '../run/runAgent.js';
+import { agentDefinitions } from '../tools/agent/definitions.js';
 
 /** The virtual object a worker serves: `AgentSession/<session id>/<handler>`. */
 export const SERVICE_NAME = 'AgentSession';
@@ -30,6 +31,8 @@ export interface RunRequest {
   disallowedTools?: string[];
   /** A call asked about is denied when nobody answered it within this many ms (default: it waits as long as it takes). */
   approvalTimeoutMs?: number;
+  /** Subagents of the run, as `--agents JSON` gives them (`{"NAME": {"description", "prompt", "tools", "model"}}`): the model gets the Agent tool. */
+  agents?: Record<string, unknown>;
 }
 
 /** The state key of the session's calls waiting for an answer (approvals.ts writes it). */
@@ -89,7 +92,18 @@ export function requestProblem(request: unknown): string | undefined {
     const min = key === 'maxRetries' ? 0 : 1;
     if (value !== undefined && (!Number.isInteger(value) || (value as number) < min)) return `"${key}" must be a whole number of at least ${min}`;
   }
-  return undefined;
+  return agentsProblem(r.agents);
+}
+
+/** Why a request's `agents` cannot be the run's subagents (tools/agent/definitions.ts), or `undefined`. */
+function agentsProblem(agents: unknown): string | undefined {
+  if (agents === undefined) return undefined;
+  try {
+    agentDefinitions(agents, '"agents"');
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 export function toDurableResult(run: RunResult): DurableRunResult {

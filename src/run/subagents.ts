@@ -31,6 +31,11 @@ export function agentIdOf(toolUseId: string): string {
   return `a${createHash('sha256').update(toolUseId).digest('hex').slice(0, 16)}`;
 }
 
+/** A child's seed (its retry jitter), from its parent's and the call's id: a durable run's comes from Restate's random source, so its children's do too. */
+export function childSeed(parentSeed: number, toolUseId: string): number {
+  return createHash('sha256').update(`${parentSeed}:${toolUseId}`).digest().readUInt32BE(0);
+}
+
 /** The tools an agent may use of its parent's: those it names (all when it names none), less those it refuses. */
 export function agentTools(agent: AgentDefinition, parentTools: readonly Tool[]): Tool[] {
   const named = (tool: Tool, names: readonly string[]) => names.includes(publicToolName(tool)) || names.includes(tool.name);
@@ -85,6 +90,7 @@ async function runChild(parent: ParentRun, agents: AgentDefinitions, call: Subag
     modelCall: agent.modelCall ?? parent.modelCall,
     tools,
     ...(nests ? { agents } : {}),
+    ...(options.seed !== undefined ? { seed: childSeed(options.seed, call.toolUseId) } : {}),
     cwd: parent.cwd,
     system: agentSystemPrompt(agent, parent.cwd),
     ...(parent.gate ? { permissions: parent.gate } : {}),
