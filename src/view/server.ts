@@ -15,7 +15,8 @@ import type { ApprovalFeed } from './approvals.js';
 import { findSession, listSessions, newestSessionFor, SessionNotFoundError, type Transcript } from '../transcript/store.js';
 import { lineAt, TranscriptReader } from '../transcript/reader.js';
 import { CLIENT_FILES, clientFile, graphOf, machineView, viewerPage } from './assets.js';
-import { buildTimeline, type Timeline } from './timeline/build.js';
+import type { Timeline } from './timeline/build.js';
+import { runTimeline } from './timeline/agents.js';
 import { listenOnLoopback } from '../loopback/listen.js';
 import { checkToken, newToken, tokenCookie, tokenCookieName } from '../loopback/auth.js';
 import { noRedaction, type Redactor } from '../core/redact.js';
@@ -65,7 +66,7 @@ export function sessionTimeline(home: string, id: string, reader = new Transcrip
 }
 
 function timelineOf(transcript: Pick<Transcript, 'records' | 'problems'> & Partial<Pick<Transcript, 'damaged'>>): Timeline {
-  return buildTimeline(transcript.records, graphOf(agentMachine), transcript.problems, transcript.damaged);
+  return runTimeline(transcript.records, graphOf(agentMachine), transcript.problems, transcript.damaged);
 }
 
 /**

@@ -58,12 +58,15 @@ function toolBox(t: Timeline, start: TimelineTool, i: number, lang: Lang): HTMLE
   // The wrapped result follows the line that announces it.
   const at = lines.findIndex((_, k) => entry.items[k]?.line?.key.startsWith('card.tool.wrapped'));
   if (at >= 0) lines.splice(at + 1, 0, ...wrapped);
+  // An Agent call: its child's run is a timeline of its own, one step away (agentScope.ts answers the button).
+  const child = t.agents?.find((a) => a.toolUseId === start.id);
   return h('div', { class: 'tool-entry', 'data-tool': start.id }, [
     h('div', { class: 'tool-head', 'data-testid': 'tool-head' }, [
       ...(entry.head.name !== undefined ? [h('b', { text: entry.head.name }), ' '] : []),
       h('code', { text: entry.head.call }),
       h('span', { class: 'chip', text: start.id }),
     ]),
+    child ? h('button', { class: 'step-into', 'data-testid': 'step-into', 'data-step-into': child.toolUseId, text: tr(lang, 'card.tool.stepInto', { name: child.agentType }) }) : null,
     ...lines,
   ]);
 }

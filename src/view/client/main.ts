@@ -11,7 +11,9 @@ import { renderStepper } from './stepper.js';
 import { renderApprovals } from './approvals.js';
 import type { WaitingCallView } from '../approvals.js';
 import { TimelineView } from './view.js';
+import { AgentScope } from './agentScope.js';
 import type { StepperState } from '../../run/gate.js';
+import type { Timeline } from '../timeline/shape.js';
 import { FINAL_STATES as FINAL } from '../history.js';
 
 interface PageConfig {
@@ -45,8 +47,7 @@ function bindLang(): void {
   };
 }
 
-function showMeta(view: TimelineView): void {
-  const t = view.timeline;
+function showMeta(t: Timeline | null): void {
   const header = t?.header;
   const meta = $('meta');
   meta.textContent = header ? `session ${header.id.slice(0, 8)}${header.label ? ` · ${header.label}` : ''} · model ${header.model} · ${header.cwd}` : '';
@@ -192,11 +193,12 @@ async function start(): Promise<void> {
     let step: StepperState | null = null;
     let listed = false;
     let ended = false;
+    const scope = new AgentScope(view, part(view.root, 'agent-bar'), () => lang);
     // The picker's list is asked for once the session is shown (or cannot be): thousands of sessions never delay it;
     // and once more when the run it shows ends (it was listed as running).
     const list = () => {
-      const last = view.timeline?.steps.at(-1);
-      const over = !!(view.timeline?.results.length && last && FINAL.has(last.state));
+      const last = scope.root?.steps.at(-1);
+      const over = !!(scope.root?.results.length && last && FINAL.has(last.state));
       if (!listed || (over && !ended)) void loadSessions(id);
       // The lock of a run that just ended is let go right after its last record: ask once more a little later.
       if (over && !ended) setTimeout(() => void loadSessions(id), 1500);
@@ -205,14 +207,15 @@ async function start(): Promise<void> {
     };
     redraws.push(() => {
       view.setLang(lang);
-      if (step) renderStepper(stepper, step, view.timeline, lang);
+      scope.redraw();
+      if (step) renderStepper(stepper, step, scope.root, lang);
       if (listed) void loadSessions(id);
     });
     const source = followSession(
       id,
       (timeline) => {
-        view.update(timeline);
-        showMeta(view);
+        scope.update(timeline);
+        showMeta(timeline);
         if (step) renderStepper(stepper, step, timeline, lang);
         document.body.dataset.loaded = 'true';
         list();
@@ -220,7 +223,7 @@ async function start(): Promise<void> {
       config.stepping
         ? (state) => {
             step = state;
-            renderStepper(stepper, state, view.timeline, lang);
+            renderStepper(stepper, state, scope.root, lang);
           }
         : undefined,
       approvalsCard(view),

@@ -32,6 +32,8 @@ export class TimelineView {
   divergence: DivergenceMark | null = null;
   /** Follows the newest step while the run goes on (until the user steps back). */
   follow: boolean;
+  /** Told of each step the user moves to (agentScope.ts keeps it in the hash). */
+  onGo: ((step: number) => void) | undefined;
   private readonly machine: Diagram;
   private readonly lesson: LessonDiagram;
   private production = false;
@@ -92,6 +94,7 @@ export class TimelineView {
     this.step = Math.max(0, Math.min(index, this.count() - 1));
     this.follow = this.step >= this.count() - 1;
     this.render();
+    this.onGo?.(this.step);
   }
 
   private renderControls(step: TimelineStep | undefined, i: number, n: number): void {

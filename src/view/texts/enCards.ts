@@ -39,6 +39,10 @@ export const enCards = {
   'card.teaching.would': (p: P) => `would ${p.runs ? 'go on and run the tools' : 'stop here'}: ${p.agrees ? 'the same as the tool_use blocks say' : '⚠ not what the tool_use blocks say'}`,
   // The tool card.
   'card.tool.title': () => 'The tools: tool_use → tool_result',
+  'card.tool.stepInto': (p: P) => `Step into ${p.name} ›`,
+  // The bar over a subagent's run (agentScope.ts).
+  'agent.where': (p: P) => `${p.names}: the run of subagent ${p.name} (${p.text}), started by the Agent call ${p.id}${p.state ? `; it ended ${p.state}` : '; still running'}`,
+  'agent.back': (p: P) => `‹ Back to the parent's step ${p.step}`,
   'card.tool.startedEarly': (p: P) => `started ${p.time}, while the reply still streamed (read-only: it may start early)`,
   'card.tool.started': (p: P) => `started ${p.time}, at step ${p.step}`,
   'card.tool.running': () => '… running: no result yet at this step',

@@ -108,6 +108,19 @@ export interface Timeline {
   boundaries?: TimelineBoundary[];
   /** Lines of the transcript that could not be read. */
   problems: string[];
+  /** The subagents the run started (Agent calls), each with its own timeline (agents.ts). */
+  agents?: TimelineAgent[];
+}
+
+/** A subagent's run: the Agent call that started it, and its timeline. */
+export interface TimelineAgent {
+  toolUseId: string;
+  agentId: string;
+  agentType: string;
+  description: string;
+  /** The state it ended in; null while it runs (or was cut off). */
+  state: string | null;
+  timeline: Timeline;
 }
 
 /** Records the machine's own events add (issue 13); read when present. */
