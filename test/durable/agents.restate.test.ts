@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runStatus } from '../../src/durable/ingress.js';
+import { runStatus, runTranscript } from '../../src/durable/ingress.js';
 import { historyProblems } from '../../src/history/validate.js';
 import type { RequestBody, Step } from '../support/messagesServer.js';
 import { startCluster, until } from './cluster.js';
@@ -78,6 +78,10 @@ describe.skipIf('problem' in binary)('a subagent in a durable run', () => {
       expect(JSON.stringify(answer?.content)).toContain('appended x to log once');
       expect(JSON.stringify(answer?.content)).toMatch(/agentId: a[0-9a-f]{16}/);
       for (const body of bodies) expect(historyProblems(body.messages)).toEqual([]);
+      // The session's records keep the child once, as a local transcript does (agent_start, its records, agent_end).
+      const records = await runTranscript(cluster.restate.ingress, sessionId);
+      expect(records.filter((r) => r.type === 'agent_start')).toHaveLength(1);
+      expect(records.filter((r) => r.type === 'agent_end')).toMatchObject([{ state: 'done', text: 'appended x to log once' }]);
     } finally {
       await cluster.close();
     }
