@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RUN_EVERYTHING, runCli } from '../support/cli.js';
-import type { MessagesServer } from '../support/messagesServer.js';
+import { RUN_EVERYTHING, runCli, startCli } from '../support/cli.js';
+import type { MessagesServer, RequestBody, Step } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 import { DONE, isSummaryBody, printingTask, serverTokens, SUMMARY } from '../support/compaction.js';
 
@@ -52,6 +52,44 @@ describe('a -p run whose tools print more than the window holds', () => {
     const sent = server.requests.at(-1)?.body;
     expect(JSON.stringify(sent?.messages[0])).toContain(SUMMARY);
     expect(serverTokens(sent)).toBeLessThanOrEqual(WINDOW);
+  });
+
+  it('killed (-9) after its compaction, --continue goes on from the boundary: no second summary', async () => {
+    let summaries = 0;
+    let printed = 0;
+    let afterBoundary = 0;
+    let hung: () => void = () => {};
+    const hanging = new Promise<void>((resolve) => (hung = resolve));
+    const step = (body: RequestBody): Step | Promise<Step> => {
+      if (isSummaryBody(body)) {
+        summaries++;
+        return { content: [{ type: 'text', text: `<summary>${SUMMARY}</summary>` }], stop_reason: 'end_turn' };
+      }
+      if (summaries > 0 && afterBoundary++ === 0) {
+        hung();
+        return new Promise<Step>(() => {}); // the turn sent again from the boundary, under way when the agent is killed
+      }
+      if (summaries > 0) return { content: [{ type: 'text', text: 'Six chunks.' }], stop_reason: 'end_turn' };
+      printed++;
+      const command = `head -c 16000 /dev/zero | tr '\\0' x; echo " chunk ${printed}"`;
+      return { content: [{ type: 'tool_use', id: `toolu_chunk${printed}`, name: 'bash', input: { command } }], stop_reason: 'tool_use' };
+    };
+    for (let i = 0; i < 30; i++) server.enqueue(step);
+    const cli = startCli(['-p', 'print the chunks', '--output-format', 'json', RUN_EVERYTHING], { cwd: project.dir, env: project.env });
+    await hanging;
+    cli.child.kill('SIGKILL');
+    await cli.done;
+    expect(summaries).toBe(1);
+    const before = server.requests.length;
+
+    const next = await run('-p', 'how many chunks were there?', '--continue', '--output-format', 'json', RUN_EVERYTHING);
+    expect(next.code, next.stderr).toBe(0);
+    expect(JSON.parse(next.stdout)).toMatchObject({ result: 'Six chunks.' });
+    const sent = server.requests.slice(before).map((r) => r.body);
+    expect(sent.filter(isSummaryBody), 'no second summary').toEqual([]);
+    expect(summaries).toBe(1);
+    expect(JSON.stringify(sent[0]?.messages[0]), 'the first request after the kill starts from the boundary').toContain(SUMMARY);
+    for (const body of sent) expect(serverTokens(body)).toBeLessThanOrEqual(WINDOW);
   });
 
   it('with the window known (--context-window), compacts before the request would pass it: none is refused', async () => {
