@@ -19,22 +19,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import type Anthropic from '@anthropic-ai/sdk';
 import { createAnthropicModel } from '../src/anthropic/call.js';
 import type { ModelCall } from '../src/core/model.js';
-import type { ToolUseBlock } from '../src/core/messages.js';
 import { startSession } from '../src/transcript/recorder.js';
 import { runAgent } from '../src/run/runAgent.js';
-import type { Tool } from '../src/core/tool.js';
 import { growthSides } from './growthSides.js';
+import { inProcessClient, noopTool } from './inProcessClient.js';
 import { fmt, median, now } from './stats.js';
-
-export const noopTool: Tool = {
-  name: 'noop',
-  description: 'Does nothing.',
-  inputSchema: { type: 'object', properties: {} },
-  run: async () => ({ content: 'ok', isError: false }),
-};
 
 /** A full collection, for the heap figures. */
 const collect: () => void = (() => {
@@ -68,37 +59,6 @@ const MARKS = [1_000, 10_000];
 const WARM_UP = 1_000;
 /** Rounds of the interleaved check (bench/growthSides.ts), after one that warms up. */
 const INTERLEAVED_ROUNDS = 9;
-
-/** The stream of a reply of one block, as the API sends it (message_start … message_stop). */
-function streamOf(block: ToolUseBlock | { type: 'text'; text: string }): unknown[] {
-  const usage = { input_tokens: 0, output_tokens: 0 };
-  const delta = block.type === 'text' ? { type: 'text_delta', text: block.text } : { type: 'input_json_delta', partial_json: '{}' };
-  return [
-    { type: 'message_start', message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'bench', content: [], stop_reason: null, usage } },
-    { type: 'content_block_start', index: 0, content_block: block.type === 'text' ? { type: 'text', text: '' } : { ...block, input: {} } },
-    { type: 'content_block_delta', index: 0, delta },
-    { type: 'content_block_stop', index: 0 },
-    { type: 'message_delta', delta: { stop_reason: block.type === 'text' ? 'end_turn' : 'tool_use', stop_sequence: null }, usage },
-    { type: 'message_stop' },
-  ];
-}
-
-/**
- * The SDK's client taken in process: `create` serialises the body it is given, as the SDK does (`serialise`, timed by
- * the caller), then streams a tool_use on every call before `turns`, then a text.
- */
-export function inProcessClient(turns: number, serialise: (body: object) => void): Anthropic {
-  let call = 0;
-  const create = async (body: object) => {
-    serialise(body);
-    call += 1;
-    const events = streamOf(call < turns ? { type: 'tool_use', id: `toolu_${call}`, name: 'noop', input: {} } : { type: 'text', text: 'done' });
-    return (async function* () {
-      yield* events;
-    })();
-  };
-  return { messages: { create } } as unknown as Anthropic;
-}
 
 /** agentloop's model service over `inProcessClient`: the time inside `create` is the serialisation (and `ballast`'s). */
 function serialisingModel(turns: number, calls: number[], inCall: number[], bodies: number[], heaps: Map<number, number>, ballast?: unknown): ModelCall {

@@ -17,7 +17,7 @@ import type { MessageParam } from '../src/core/messages.js';
 import { createAnthropicModel } from '../src/anthropic/call.js';
 import { startSession } from '../src/transcript/recorder.js';
 import { runAgent } from '../src/run/runAgent.js';
-import { inProcessClient, noopTool } from './growth.js';
+import { inProcessClient, noopTool } from './inProcessClient.js';
 import { fmt, median, now } from './stats.js';
 
 const TURNS = 100;
