@@ -7,30 +7,15 @@
  */
 import type { AgentDefinitions } from '../core/agents.js';
 export type { AgentDefinitions };
-import { agentDefinitions } from '../tools/agent/definitions.js';
 import { readAgentFiles } from '../tools/agent/files.js';
-import { UsageError } from './argValues.js';
+import { agentsOfJson } from './agentsJson.js';
+export { agentsOfJson };
 
 /** The flags that give a session its agents (CliOptions' own: ./args.ts, not imported here, which imports this file through claudeFlags.ts). */
 type AgentFlags = { agents?: string | undefined; settingSources?: readonly string[] | undefined; bare?: boolean | undefined; tools?: readonly string[] | undefined };
 type ToolFlags = Pick<AgentFlags, 'tools'>;
 
 const gathered = new WeakMap<object, AgentDefinitions>();
-
-/** `--agents JSON`'s agents; a bad one is a usage error naming what is wrong. */
-export function agentsOfJson(text: string, flag = '--agents'): AgentDefinitions {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new UsageError(`${flag} takes a JSON object of agents, not ${JSON.stringify(text.slice(0, 40))}`);
-  }
-  try {
-    return agentDefinitions(value, flag);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
 
 /** The session's agents from its files and flags (once per options object: the files are read and said once). */
 export function cliAgents(options: AgentFlags, cwd: string, env: NodeJS.ProcessEnv = process.env, warn = (line: string) => void process.stderr.write(`${line}\n`)): AgentDefinitions {

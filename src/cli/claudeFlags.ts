@@ -7,7 +7,7 @@
  */
 import { UsageError } from './argValues.js';
 import type { Flags } from './flags.js';
-import { agentsOfJson } from './agents.js';
+import { agentsOfJson } from './agentsJson.js';
 import type { OptionTable } from './optionTable.js';
 
 /** What agentloop does with each taken flag, in the words of its stderr line (`agentloop: --FLAG: ...`). */

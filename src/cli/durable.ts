@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readSession } from '../durable/admin.js';
 import { RestateCallError } from '../durable/http.js';
 import { submitRun } from '../durable/ingress.js';
-import { agentsOfJson } from './agents.js';
+import { agentsOfJson } from './agentsJson.js';
 import { fromDurableResult, SERVICE_NAME, type DurableRunResult } from '../durable/protocol.js';
 import type { DurableOptions } from './durableOptions.js';
 import type { DurableIo } from './durableIo.js';
