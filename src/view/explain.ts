@@ -22,7 +22,9 @@ export function explained(t: Timeline): Timeline {
     ...t,
     steps: t.steps.map((step, i) => {
       const say = explainStep(t, step, i);
-      return { ...step, lesson: lessonOf(step), say, sentence: paragraph('en', say), why: reasonOf(t, step, i) };
+      // The reason reads the step's lesson marks (why.append, why.wholeAgent): it is given the step with its lesson.
+      const lessoned = { ...step, lesson: lessonOf(step) };
+      return { ...lessoned, say, sentence: paragraph('en', say), why: reasonOf(t, lessoned, i) };
     }),
   };
 }
