@@ -81,16 +81,17 @@ describe('bash tool: output pipes', () => {
   });
 
   it('answers a command that cannot be passed to a process (a NUL byte) without leaking the pipe', async () => {
-    // The first call may open what the pipes keep for the process (a batch made ahead of time, the spares' folder):
-    // measured after it, twenty more such calls open nothing that stays.
+    // The pipes keep what they hold for the process (a batch made ahead of time, the spares' folder) open or closed as
+    // batches come and go: a few fds either way (26 vs 23 seen under CI). A leak is a pipe per call: over fifty calls
+    // it would show as fifty or more.
     expect((await tool.run({ command: 'echo a\0b' }, context(dir))).isError).toBe(true);
     const fds = readdirSync('/proc/self/fd').length;
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 50; i++) {
       const r = await tool.run({ command: 'echo a\0b' }, context(dir));
       expect(r.isError).toBe(true);
       expect(r.content).toMatch(/could not start the command: .*null bytes/);
     }
-    expect(readdirSync('/proc/self/fd').length).toBe(fds);
+    expect(readdirSync('/proc/self/fd').length).toBeLessThanOrEqual(fds + 8);
   });
 
   it('says when the working directory is a file, not a directory', async () => {
