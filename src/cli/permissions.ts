@@ -129,7 +129,7 @@ export function deniedCalls(): { onEvent(event: RunEvent): void; denials: Permis
 export function sayDenied(event: GateEvent): void {
   const { block, reason, toolName } = event;
   const input = block.input as { command?: unknown };
-  const what = typeof input.command === 'string' ? `${toolName} ${JSON.stringify(input.command)}` : toolName;
+  const what = typeof input.command === 'string' ? `${toolName} ${JSON.stringify(input.command)}` : event.call ?? toolName;
   const allow = event.decidedBy === 'rule' ? '' : ` (to allow: --allowedTools ${JSON.stringify(event.suggestion ?? toolName)})`;
   process.stderr.write(`${shown(`agentloop: not run: ${what}: ${reason}${allow}`)}\n`);
 }

@@ -164,6 +164,8 @@ export type GateEvent =
       decidedBy: 'rule' | 'mode' | 'asker' | 'hook';
       /** The rule that would allow the call (`Bash(touch:*)`), when the mode denied it. */
       suggestion?: string;
+      /** The call as its tool shows it (`Write a.md`, `$ touch x`: core/tool.ts toolCallLine). */
+      call?: string;
     };
 
 /**

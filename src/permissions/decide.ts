@@ -14,8 +14,7 @@
  * `permission` is denied by every deny rule naming it with one, and allowed by none. A check that throws (the bash
  * parser cannot load) denies.
  */
-import type { ToolUseBlock } from '../core/messages.js';
-import type { PermissionUpdate } from '../core/tool.js';
+import { toolCallLine, type PermissionUpdate } from '../core/tool.js';
 import type { GateCall, GateDecision, GateState, PermissionGate, SourcedRule } from './gateTypes.js';
 import type { ParsedRule } from './ruleText.js';
 import { partsOf, rulesAbout, type JudgedParts } from './toolParts.js';
@@ -51,7 +50,7 @@ async function judge(j: Judged, addRules: AddRules): Promise<GateDecision> {
   if (call.preApproved) return { behavior: 'allow', decidedBy: 'hook' };
   if (call.tool === undefined || state.mode === 'bypassPermissions') return { behavior: 'allow', decidedBy: 'mode' };
   if ((await j.parts.isReadOnly?.(input)) && (await readsWithin(j))) return { behavior: 'allow', decidedBy: 'mode' };
-  const what = describe(call.block);
+  const what = describe(call);
   if (state.mode === 'plan') return ask(j, `not allowed in plan mode: only read-only commands run, and ${what} is not one`, addRules);
   if (state.mode === 'acceptEdits' && (await j.parts.permission?.isEditWithin?.(input, state.dirs))) return { behavior: 'allow', decidedBy: 'mode' };
   if (await allowed(j)) return { behavior: 'allow', decidedBy: 'rule' };
@@ -126,8 +125,9 @@ async function updatesOf(j: Judged, suggestion: string | undefined): Promise<Per
   return [{ type: 'addRules', rules: [{ toolName: j.parts.publicName, ...(content === undefined ? {} : { ruleContent: content }) }], behavior: 'allow', destination: 'localSettings' }];
 }
 
-/** The call in a sentence: a command as written, else the tool. */
-function describe(block: ToolUseBlock): string {
+/** The call in a sentence: a command as written, else the call as its tool shows it (`Write a.md`), else the tool. */
+function describe({ block, tool }: GateCall): string {
   const input = block.input as { command?: unknown } | null;
-  return typeof input?.command === 'string' ? JSON.stringify(input.command) : `the tool ${block.name}`;
+  if (typeof input?.command === 'string') return JSON.stringify(input.command);
+  return tool?.display ? JSON.stringify(toolCallLine(tool, block.name, block.input)) : `the tool ${block.name}`;
 }

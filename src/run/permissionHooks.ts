@@ -13,7 +13,7 @@
 import type { GateEvent } from '../core/events.js';
 import type { RunHooks, ToolCallDecision } from '../core/hooks.js';
 import type { ToolUseBlock } from '../core/messages.js';
-import type { DenyRule, Tool } from '../core/tool.js';
+import { toolCallLine, type DenyRule, type Tool } from '../core/tool.js';
 import { createPermissionGate, isPermissionGate, type GateOptions, type PermissionGate } from '../permissions/gate.js';
 import { partsOf } from '../permissions/toolParts.js';
 
@@ -80,7 +80,7 @@ export function gatedHooks(hooks: RunHooks | undefined, ref: GateRef, emit: ((ev
       if (decision.behavior === 'deny') {
         const toolName = partsOf(call.tool, call.block.name).publicName;
         const suggestion = decision.suggestion === undefined ? {} : { suggestion: decision.suggestion };
-        emit?.({ type: 'permission_denied', block: call.block, toolName, reason: decision.message, rule: decision.rule, decidedBy: decision.decidedBy, ...suggestion });
+        emit?.({ type: 'permission_denied', block: call.block, toolName, reason: decision.message, rule: decision.rule, decidedBy: decision.decidedBy, ...suggestion, call: toolCallLine(call.tool, call.block.name, call.block.input) });
         return { action: 'deny', reason: decision.message };
       }
       if (decision.gate) keepAllowed(ref, gate, decision.gate);

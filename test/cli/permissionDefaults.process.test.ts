@@ -61,6 +61,17 @@ describe('-p with no permission flag: as Claude Code 2.1.197 -p', () => {
     ]);
   });
 
+  it('text: a file tool\'s denied call is named as the tool shows it (its path), not as "the tool"', async () => {
+    const path = join(project.dir, 'a.md');
+    project.server.enqueue({ content: [{ type: 'tool_use', id: 'toolu_1', name: 'Write', input: { file_path: path, content: 'x' } }], stop_reason: 'tool_use' }, answerFromResults);
+    const run = await runCli(['-p', 'go'], { cwd: project.dir, env: project.env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(file('a.md')).toBe(false);
+    const reason = `not allowed in permission mode default: without an allow rule only read-only commands run, and "Write ${path}" is not one`;
+    expect(resultText(results()[0]!)).toBe(`Not run: ${reason}`);
+    expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(new RegExp(`^agentloop: not run: Write ${path}: ${reason.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(to allow: --allowedTools "`))]);
+  });
+
   it('stream-json: the init line says default, the result line lists the denial', async () => {
     asksAll('touch made.txt');
     const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--verbose'], { cwd: project.dir, env: project.env });

@@ -14,6 +14,7 @@ import { createPermissionGate, type GateDecision } from '../../src/permissions/g
 import type { PermissionMode } from '../../src/permissions/modes.js';
 import { parseRule } from '../../src/permissions/ruleText.js';
 import { createBashTool } from '../../src/tools/bash/bashTool.js';
+import { createFileTools } from '../../src/tools/fileAccess/fileTools.js';
 import { commandPattern } from '../../src/tools/bash/judge/rules.js';
 import { loadShellParser } from '../../src/tools/bash/judge/shell/load.js';
 
@@ -277,5 +278,16 @@ describe("the gate in Claude Code's permission modes, nothing asked", () => {
     expect(await inMode('default', 'npm test', ['Bash(git log:*)'])).toMatchObject({ message: 'not allowed: no allow rule matches "npm test" (permission mode default)' });
     expect(await inMode('bypassPermissions', 'rm x', [], ['Bash(rm:*)'])).toMatchObject({ behavior: 'deny', rule: 'Bash(rm:*)', message: 'denied by rule Bash(rm:*)' });
     expect(await decide(plainTool('other'), {}, [], [], 'default')).toMatchObject({ behavior: 'deny', message: expect.stringContaining('the tool other') });
+  });
+
+  it('names a call of any tool as the tool shows it: a file tool by its path, a tool with a display by its line', async () => {
+    const write = createFileTools({ cwd: CWD }).Write;
+    const shown: Tool = { ...plainTool('deploy'), display: { call: (input) => `deploy to ${(input as { env: string }).env}` } };
+    expect(await decide(write, { file_path: `${CWD}/a.md`, content: 'x' }, [], [], 'default')).toMatchObject({
+      behavior: 'deny',
+      message: `not allowed in permission mode default: without an allow rule only read-only commands run, and "Write ${CWD}/a.md" is not one`,
+    });
+    expect(await decide(write, { file_path: `${CWD}/a.md`, content: 'x' }, ['Edit(*.txt)'], [], 'default')).toMatchObject({ message: `not allowed: no allow rule matches "Write ${CWD}/a.md" (permission mode default)` });
+    expect(await decide(shown, { env: 'prod' }, [], [], 'plan')).toMatchObject({ message: 'not allowed in plan mode: only read-only commands run, and "deploy to prod" is not one' });
   });
 });
