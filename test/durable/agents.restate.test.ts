@@ -8,10 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runStatus, runTranscript } from '../../src/durable/ingress.js';
+import { runTranscript } from '../../src/durable/ingress.js';
 import { historyProblems } from '../../src/history/validate.js';
 import type { RequestBody, Step } from '../support/messagesServer.js';
-import { startCluster, until } from './cluster.js';
+import { holdPoint, startCluster } from './cluster.js';
 import { restateBinary } from './restateServer.js';
 
 const binary = restateBinary();
@@ -29,8 +29,7 @@ describe.skipIf('problem' in binary)('a subagent in a durable run', () => {
     const cluster = await startCluster((binary as { path: string }).path);
     try {
       let childFollowUps = 0;
-      let held: () => void = () => {};
-      const heldAsked = new Promise<void>((resolve) => (held = resolve));
+      const held = holdPoint();
       const step = (body: RequestBody): Step | Promise<Step> => {
         if (!isChild(body)) {
           if (hasToolResult(body)) return reply('the logger is done');
@@ -39,28 +38,18 @@ describe.skipIf('problem' in binary)('a subagent in a durable run', () => {
         }
         if (!hasToolResult(body)) return { content: [{ type: 'tool_use', id: 'toolu_bash1', name: bashName(body), input: { command: 'echo x >> log' } }], stop_reason: 'tool_use' };
         childFollowUps++;
-        if (childFollowUps === 1) {
-          held();
-          return new Promise<Step>(() => {}); // the child's second model call, under way when its worker is killed
-        }
+        if (childFollowUps === 1) return held.hold(); // the child's second model call, under way when its worker is killed
         return reply('appended x to log once');
       };
       for (let i = 0; i < 10; i++) cluster.model.enqueue(step);
-      const [first, second] = [await cluster.addWorker(), await cluster.addWorker()];
+      await cluster.addWorker();
+      await cluster.addWorker();
       await cluster.register();
-      const submitted = await cluster.cli(['submit', '-p', 'have the logger log once', '--agents', JSON.stringify(AGENTS), '--allowedTools', 'Bash', ...cluster.flags]);
-      expect(submitted.code, submitted.stderr).toBe(0);
-      const sessionId = submitted.stdout.trim();
-      await heldAsked;
+      const sessionId = await cluster.submit(['-p', 'have the logger log once', '--agents', JSON.stringify(AGENTS), '--allowedTools', 'Bash']);
+      await held.reached;
       expect(readFileSync(join(cluster.dir, 'log'), 'utf8'), 'the child ran its command before the kill').toBe('x\n');
-      const running = [first, second].filter((w) => (cluster.balancer.open.get(w.url) ?? 0) > 0);
-      expect(running, 'the run is on one worker').toHaveLength(1);
-      await running[0]?.kill('SIGKILL');
-
-      const done = await until('the run to finish on the other worker', async () => {
-        const status = await runStatus(cluster.restate.ingress, sessionId);
-        return status.status === 'done' ? status.result : undefined;
-      });
+      expect(await cluster.killRunning(), 'the run is on one worker').toHaveLength(1);
+      const done = await cluster.resultOf(sessionId);
       expect(done.context.exitReason).toBe('completed');
       expect(done.text).toBe('the logger is done');
       expect(readFileSync(join(cluster.dir, 'log'), 'utf8'), 'the command ran exactly once').toBe('x\n');

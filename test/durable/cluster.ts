@@ -14,6 +14,8 @@ import { cliEnv, startCli, type CliRun } from '../support/cli.js';
 import type { TestUser } from '../support/users.js';
 import type { MessagesServer } from '../support/messagesServer.js';
 import { startBalancer, type Balancer } from '../../src/durable/balancer.js';
+import { runStatus } from '../../src/durable/ingress.js';
+import type { DurableRunResult } from '../../src/durable/protocol.js';
 import { startRestateServer, type RestateServer } from './restateServer.js';
 
 export interface WorkerProcess {
@@ -41,6 +43,15 @@ export interface Cluster {
   /** Registers the balancer's address as the deployment (once the workers are up). */
   register(): Promise<void>;
   cli(args: string[]): Promise<CliRun>;
+  /** `agentloop submit ARGS --restate … --admin …`: the session id it printed (it must exit 0). */
+  submit(args: string[]): Promise<string>;
+  /**
+   * Kills with SIGKILL every live worker that holds a stream open through the balancer (the run's, and its children's:
+   * each its own invocation); throws when none does, or when no worker would be left. The killed workers.
+   */
+  killRunning(): Promise<WorkerProcess[]>;
+  /** The result of session `sessionId`'s run, once it is done (read through the ingress: a live worker answers). */
+  resultOf(sessionId: string, timeoutMs?: number): Promise<DurableRunResult>;
   close(): Promise<void>;
 }
 
@@ -110,6 +121,28 @@ export async function startCluster(binary: string, options: ClusterOptions = {})
       await registerDeployment(restate.admin, balancer.url, { replace: true });
     },
     cli: (args) => startCli(args, { cwd: dir, env, prefix, input: '' }).done,
+    async submit(args) {
+      const submitted = await cluster.cli(['submit', ...args, ...cluster.flags]);
+      if (submitted.code !== 0) throw new Error(`submit exited ${submitted.code}: ${submitted.stderr}`);
+      return submitted.stdout.trim();
+    },
+    async killRunning() {
+      const live = workers.filter((w) => w.alive());
+      const running = live.filter((w) => (balancer.open.get(w.url) ?? 0) > 0);
+      if (running.length === 0) throw new Error('no worker holds a run');
+      if (running.length === live.length) throw new Error(`every live worker (${live.length}) holds a run: none would be left to take it`);
+      await Promise.all(running.map((w) => w.kill('SIGKILL')));
+      return running;
+    },
+    resultOf: (sessionId, timeoutMs) =>
+      until(
+        `the run of ${sessionId} to finish`,
+        async () => {
+          const status = await runStatus(restate.ingress, sessionId);
+          return status.status === 'done' ? status.result : undefined;
+        },
+        timeoutMs,
+      ),
     async close() {
       await Promise.all(workers.map((w) => w.kill()));
       await Promise.all([balancer.close(), model.close(), restate.close()]);
@@ -117,6 +150,19 @@ export async function startCluster(binary: string, options: ClusterOptions = {})
     },
   };
   return cluster;
+}
+
+/** A point a test holds a run at: `hold()` answers a model request never (it is under way when the worker is killed), `reached` settles at the first. */
+export function holdPoint(): { reached: Promise<void>; hold<T>(): Promise<T> } {
+  let reach: () => void = () => {};
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  return {
+    reached,
+    hold<T>() {
+      reach();
+      return new Promise<T>(() => {});
+    },
+  };
 }
 
 /** Waits for `check` to give a value (asked every `everyMs`); throws, naming `what`, after `timeoutMs`. */

@@ -6,11 +6,10 @@
  * the summary from the journal: the server never sees a second summary request, and the run finishes.
  */
 import { describe, expect, it } from 'vitest';
-import { runStatus } from '../../src/durable/ingress.js';
 import { historyProblems } from '../../src/history/validate.js';
 import { isSummaryBody } from '../support/compaction.js';
 import type { RequestBody, Step } from '../support/messagesServer.js';
-import { startCluster, until } from './cluster.js';
+import { holdPoint, startCluster } from './cluster.js';
 import { restateBinary } from './restateServer.js';
 
 const binary = restateBinary();
@@ -27,33 +26,22 @@ describe.skipIf('problem' in binary)('compaction in a durable run', () => {
     const cluster = await startCluster((binary as { path: string }).path);
     try {
       let afterBoundary = 0;
-      let held: () => void = () => {};
-      const heldAsked = new Promise<void>((resolve) => (held = resolve));
+      const held = holdPoint();
       const step = (body: RequestBody): Step | Promise<Step> => {
         if (isSummaryBody(body)) return { content: [{ type: 'text', text: '<summary>the user asked for a short answer</summary>' }], stop_reason: 'end_turn' };
         if (!compacted(body)) return firstTurn(body) ?? TOO_LONG;
         afterBoundary++;
-        if (afterBoundary === 1) {
-          held();
-          return new Promise<Step>(() => {}); // under way when the worker is killed
-        }
+        if (afterBoundary === 1) return held.hold(); // under way when the worker is killed
         return { content: [{ type: 'text', text: 'short answer' }], stop_reason: 'end_turn' };
       };
       for (let i = 0; i < 20; i++) cluster.model.enqueue(step);
-      const [first, second] = [await cluster.addWorker(), await cluster.addWorker()];
+      await cluster.addWorker();
+      await cluster.addWorker();
       await cluster.register();
-      const submitted = await cluster.cli(['submit', '-p', 'answer briefly', ...cluster.flags]);
-      expect(submitted.code, submitted.stderr).toBe(0);
-      const sessionId = submitted.stdout.trim();
-      await heldAsked;
-      const running = [first, second].filter((w) => (cluster.balancer.open.get(w.url) ?? 0) > 0);
-      expect(running, 'the run is on one worker').toHaveLength(1);
-      await running[0]?.kill('SIGKILL');
-
-      const done = await until('the run to finish on the other worker', async () => {
-        const status = await runStatus(cluster.restate.ingress, sessionId);
-        return status.status === 'done' ? status.result : undefined;
-      });
+      const sessionId = await cluster.submit(['-p', 'answer briefly']);
+      await held.reached;
+      expect(await cluster.killRunning(), 'the run is on one worker').toHaveLength(1);
+      const done = await cluster.resultOf(sessionId);
       expect(done.context.exitReason).toBe('completed');
       expect(done.text).toBe('short answer');
       const bodies = cluster.model.requests.map((r) => r.body as RequestBody);
@@ -73,33 +61,24 @@ describe.skipIf('problem' in binary)('compaction in a durable run', () => {
     const cluster = await startCluster((binary as { path: string }).path);
     try {
       let summaries = 0;
-      let held: () => void = () => {};
-      const heldAsked = new Promise<void>((resolve) => (held = resolve));
+      const held = holdPoint();
       const step = (body: RequestBody): Step | Promise<Step> => {
         if (isSummaryBody(body)) {
           summaries++;
-          if (summaries === 1) {
-            held();
-            return new Promise<Step>(() => {}); // the compaction call under way when the worker is killed
-          }
+          if (summaries === 1) return held.hold(); // the compaction call under way when the worker is killed
           return { content: [{ type: 'text', text: '<summary>asked for a short answer</summary>' }], stop_reason: 'end_turn' };
         }
         if (!compacted(body)) return firstTurn(body) ?? TOO_LONG;
         return { content: [{ type: 'text', text: 'short answer' }], stop_reason: 'end_turn' };
       };
       for (let i = 0; i < 20; i++) cluster.model.enqueue(step);
-      const [first, second] = [await cluster.addWorker(), await cluster.addWorker()];
+      await cluster.addWorker();
+      await cluster.addWorker();
       await cluster.register();
-      const submitted = await cluster.cli(['submit', '-p', 'answer briefly', ...cluster.flags]);
-      expect(submitted.code, submitted.stderr).toBe(0);
-      const sessionId = submitted.stdout.trim();
-      await heldAsked;
-      const running = [first, second].filter((w) => (cluster.balancer.open.get(w.url) ?? 0) > 0);
-      await running[0]?.kill('SIGKILL');
-      const done = await until('the run to finish on the other worker', async () => {
-        const status = await runStatus(cluster.restate.ingress, sessionId);
-        return status.status === 'done' ? status.result : undefined;
-      });
+      const sessionId = await cluster.submit(['-p', 'answer briefly']);
+      await held.reached;
+      expect(await cluster.killRunning(), 'the run is on one worker').toHaveLength(1);
+      const done = await cluster.resultOf(sessionId);
       expect(done.context.exitReason).toBe('completed');
       expect(done.text).toBe('short answer');
       expect(summaries).toBe(2);
