@@ -17,15 +17,15 @@ export const MODULES: Array<[string, string]> = [
   ['@anthropic-ai/sdk (all the plain loop loads)', '@anthropic-ai/sdk'],
   ['xstate', 'xstate'],
   ['execa', 'execa'],
-  ['dist/cli/args.js (the parser)', dist('cli/args.js')],
-  ['dist/cli/run.js (what main.js loads for -p)', dist('cli/run.js')],
+  ['dist/cli/args.js (the parser)', dist('cli/commandLine/args.js')],
+  ['dist/cli/run.js (what main.js loads for -p)', dist('cli/commands/run.js')],
   ['dist/machine/agentMachine.js (machine + xstate)', dist('machine/agentMachine.js')],
   ['dist/tools/bash/bashTool.js (bash tool; the process runner loads at its first use)', dist('tools/bash/bashTool.js')],
   ['dist/tools/bash/run/process.js (the process runner)', dist('tools/bash/run/process.js')],
   ['dist/run/runAgent.js (runAgent: machine, tools)', dist('run/runAgent.js')],
   ['dist/anthropic/call.js (adapter + SDK)', dist('anthropic/call.js')],
   ['dist/transcript/recorder.js (transcript)', dist('transcript/recorder.js')],
-  ['everything a -p run loads', `${dist('cli/run.js')}","${dist('run/runAgent.js')}","${dist('anthropic/call.js')}","${dist('cli/sessions.js')}`],
+  ['everything a -p run loads', `${dist('cli/commands/run.js')}","${dist('run/runAgent.js')}","${dist('anthropic/call.js')}","${dist('cli/commands/sessions.js')}`],
 ];
 
 function importOnce(specifiers: string): { wallMs: number; cpuMs: number } {

@@ -5,7 +5,7 @@
  * the peers benchmark's machinery (bench/peersSides.ts `runSide`), three sides taken in turn, the order rotating from
  * round to round:
  * - off: dist/ as built, no `OTEL_*` variable (a plain run);
- * - without: the same dist/ copied, its cli/telemetry.js replaced by a module that starts nothing (the CLI with no
+ * - without: the same dist/ copied, its cli/setup/telemetry.js replaced by a module that starts nothing (the CLI with no
  *   tracing code at all: neither telemetry.js nor otel/traceContext.js load);
  * - on: dist/ as built, `OTEL_EXPORTER_OTLP_ENDPOINT` naming a sink on 127.0.0.1 (OTLP http/protobuf, the real
  *   exporter), which answers every export with 200.
@@ -48,7 +48,7 @@ export interface TracingFigures {
   built: boolean;
 }
 
-/** A copy of dist/ whose cli/telemetry.js starts nothing; its package.json beside it, node_modules linked. */
+/** A copy of dist/ whose cli/setup/telemetry.js starts nothing; its package.json beside it, node_modules linked. */
 function distWithoutTracing(dir: string): string {
   const copy = join(dir, 'without');
   mkdirSync(copy);
@@ -125,7 +125,7 @@ export async function benchTracing(rounds = 15, log: (line: string) => void = ()
 
 const LABELS: Record<TracingSide, string> = {
   off: 'tracing off: dist/ as built, no `OTEL_*` variable',
-  without: 'no tracing code: the same dist/, its cli/telemetry.js a module that starts nothing',
+  without: 'no tracing code: the same dist/, its cli/setup/telemetry.js a module that starts nothing',
   on: 'tracing on: `OTEL_EXPORTER_OTLP_ENDPOINT` to a sink on 127.0.0.1 (OTLP http/protobuf)',
 };
 

@@ -1,6 +1,6 @@
 /**
- * `npm run docs:flags`: writes the table of every flag, walked from the option table (src/cli/options.ts), into the
- * docs page that holds the markers below (test/cli/optionTable.process.test.ts fails while the page and the table differ).
+ * `npm run docs:flags`: writes the table of every flag, walked from the option table (src/cli/commandLine/options.ts), into the
+ * docs page that holds the markers below (test/cli/commandLine/optionTable.process.test.ts fails while the page and the table differ).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { flagTableBlocks, FLAG_TABLE_PAGES, withFlagTable } from '../test/support/flagTable.js';

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { DEMO_PROMPT, demoModel } from '../src/cli/demo.js';
+import { DEMO_PROMPT, demoModel } from '../src/cli/commands/demo.js';
 import { defaultTools } from '../src/run/defaultTools.js';
 import { runAgent } from '../src/run/runAgent.js';
 import { type RunEvent } from '../src/core/events.js';

@@ -53,7 +53,7 @@ export function loadModelSettings(
 
 /**
  * Throws a `ConfigError` naming everything to set at once when the key, the model or both are missing; `demo` is the
- * command it offers for a run offline (the CLI gives the one that runs as printed: cli/self.ts).
+ * command it offers for a run offline (the CLI gives the one that runs as printed: cli/commandLine/self.ts).
  */
 export function requireModelSettings(settings: ModelSettings, demo = 'agentloop --demo'): Required<Pick<ModelSettings, 'model'>> & ModelSettings {
   const noKey = !settings.apiKey && !settings.authToken;

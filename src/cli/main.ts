@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 /**
  * The entry point. It loads only what the command line needs: `--version` is answered by this module alone, `--help`
- * loads the help (./help.js, with the option table), a bad command line only the parser (./args.js: one line and a
- * pointer to the command's --help), and ./run.js (with the loop, the SDK and XState behind it) or ./durable.js
+ * loads the help (./commandLine/help.js, with the option table), a bad command line only the parser (./commandLine/args.js: one line and a
+ * pointer to the command's --help), and ./commands/run.js (with the loop, the SDK and XState behind it) or ./commands/durable.js
  * load only for a command that does something.
  */
 import { readFileSync, writeSync } from 'node:fs';
-import type { CliOptions, CommandLine } from './args.js';
-import { COMMAND_NAMES } from './optionTable.js';
-import { shown } from './terminal.js';
-import { selfCommand } from './self.js';
+import type { CliOptions, CommandLine } from './commandLine/args.js';
+import { COMMAND_NAMES } from './commandLine/optionTable.js';
+import { shown } from './printers/terminal.js';
+import { selfCommand } from './commandLine/self.js';
 
 /** The package's version, from its package.json (two directories up, from dist/cli/ as from src/cli/). */
 function version(): string {
@@ -72,7 +72,7 @@ function usageFailure(error: unknown, UsageError: new (...args: never[]) => Erro
 async function commandLine(argv: string[]): Promise<CommandLine | number> {
   const quick = alone(argv);
   if (quick) return quick;
-  const { parseCommandLine, UsageError, contextWindowOf } = await import('./args.js');
+  const { parseCommandLine, UsageError, contextWindowOf } = await import('./commandLine/args.js');
   try {
     const options = parseCommandLine(argv);
     if (options.command === 'run') contextWindowOf(options, process.env); // a bad AGENTLOOP_CONTEXT_WINDOW: one line, exit 2
@@ -90,25 +90,25 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (options.command === 'help') {
-    const { helpText } = await import('./help.js');
+    const { helpText } = await import('./commandLine/help.js');
     print(1, `${helpText(options.helpFor)}\n`);
     return 0;
   }
   await enableCompileCache();
   // args.js is loaded already (commandLine parsed with it): the same module, no cost.
-  if (!(await import('./args.js')).isLocal(options)) {
-    const { runDurable } = await import('./durable.js');
+  if (!(await import('./commandLine/args.js')).isLocal(options)) {
+    const { runDurable } = await import('./commands/durable.js');
     return runDurable(options, { env: process.env, version: version(), cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
   }
-  // Claude Code's flags agentloop has no feature behind: taken, and said (./claudeFlags.ts).
+  // Claude Code's flags agentloop has no feature behind: taken, and said (./commandLine/claudeFlags.ts).
   const taken = (options as CliOptions).takenFlags ?? [];
   if (taken.length) {
-    const { TAKEN } = await import('./claudeFlags.js');
+    const { TAKEN } = await import('./commandLine/claudeFlags.js');
     print(2, taken.map((flag) => `agentloop: --${flag}: ${TAKEN[flag]}\n`).join(''));
   }
-  const { run } = await import('./run.js');
-  // Claude Code's settings files' env and model, before anything reads the environment (./settingsEnv.ts).
-  const { withClaudeSettings } = await import('./settingsEnv.js');
+  const { run } = await import('./commands/run.js');
+  // Claude Code's settings files' env and model, before anything reads the environment (./setup/settingsEnv.ts).
+  const { withClaudeSettings } = await import('./setup/settingsEnv.js');
   const cli = options as CliOptions;
   return run(cli.command === 'run' ? withClaudeSettings(cli, cli.cwd ?? process.cwd(), process.env, (line) => print(2, `${line}\n`)) : cli, version);
 }

@@ -1,7 +1,7 @@
 /**
  * Claude Code's model aliases: `--model sonnet` means the current Sonnet (first-party ids the aliases resolve to
  * in Claude Code 2.1.293 and later). Each full id has a price in ./pricing.ts
- * (test/cli/args.test.ts checks that).
+ * (test/cli/commandLine/args.test.ts checks that).
  */
 export const MODEL_ALIASES: Readonly<Record<string, string>> = {
   sonnet: 'claude-sonnet-5-5',

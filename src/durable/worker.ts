@@ -92,7 +92,7 @@ export interface RegisterOptions {
   replace?: boolean;
   /** What registers: a worker joins an agentloop balancer found there; a balancer is refused. */
   as?: 'worker' | 'balancer';
-  /** How to run agentloop in the command a refusal offers (cli/self.ts `selfCommand`; default `agentloop`). */
+  /** How to run agentloop in the command a refusal offers (cli/commandLine/self.ts `selfCommand`; default `agentloop`). */
   command?: string;
 }
 

@@ -79,7 +79,7 @@ export function preventingLine(run: MistakeRun): string {
   return `  ${found.path}:${found.line}: ${found.text}`;
 }
 
-/** The report; `command` runs agentloop (cli/self.ts: `agentloop`, or `node /…/main.js` in a clone). */
+/** The report; `command` runs agentloop (cli/commandLine/self.ts: `agentloop`, or `node /…/main.js` in a clone). */
 export function formatMistakeReport(run: MistakeRun, command = 'agentloop'): string {
   const { mistake, mistaken, correct } = run;
   const lines = [

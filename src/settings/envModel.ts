@@ -1,6 +1,6 @@
 /**
  * What Claude Code's settings files set besides permissions, as Claude Code 2.1.197 applies them (recorded:
- * test/cli/claudeSettingsEnv.json): `env`, each file's variables merged in the files' order (user < project < local <
+ * test/cli/setup/claudeSettingsEnv.json): `env`, each file's variables merged in the files' order (user < project < local <
  * `--settings`), set over the process's own environment, so that the run, its model client and its tools (bash, MCP
  * servers) see them; and `model`, the run's model when neither `--model` nor a model variable (`ANTHROPIC_MODEL`,
  * agentloop's `MODEL_ID`, from the environment, the files' `env` or `.env`) names one. A value that is not a string

@@ -1,7 +1,7 @@
 /**
  * The calls of a durable run that wait for an approval, as `agentloop view --restate` shows them (client/approvals.ts
  * draws the card): the tool, its display line, why it is asked, since when, the deadline, the commands that answer
- * it; and once answered, how. The CLI fills the feed from Restate (cli/durableView.ts); the server sends the list to
+ * it; and once answered, how. The CLI fills the feed from Restate (cli/commands/durableView.ts); the server sends the list to
  * the page each time it changes (server.ts, the `approvals` event).
  */
 

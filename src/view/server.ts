@@ -40,7 +40,7 @@ export interface ViewerOptions {
   stepper?: Stepper;
   /** A durable run's calls that wait for an approval (`view --restate`): the page shows them, and how to answer. */
   approvals?: ApprovalFeed;
-  /** How the page names agentloop in a command it offers (the CLI's cli/self.ts); default `agentloop`. */
+  /** How the page names agentloop in a command it offers (the CLI's cli/commandLine/self.ts); default `agentloop`. */
   command?: string;
   /** The lesson's language (`--lang`); absent: the page picks it from the browser's languages. */
   lang?: 'en' | 'zh';

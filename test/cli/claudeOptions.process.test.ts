@@ -3,12 +3,12 @@
  * the local Messages API: the honoured ones do what Claude Code's do (--bare reads no CLAUDE.md, --name labels the
  * session, --debug and --debug-file write the run's events, --replay-user-messages writes each user message back,
  * --exclude-dynamic-system-prompt-sections moves the working directory out of the system prompt), and each of the
- * others runs with one line on stderr saying what became of it (src/cli/claudeFlags.ts).
+ * others runs with one line on stderr saying what became of it (src/cli/commandLine/claudeFlags.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TAKEN } from '../../src/cli/claudeFlags.js';
+import { TAKEN } from '../../src/cli/commandLine/claudeFlags.js';
 import { runCli } from '../support/cli.js';
 import type { RequestBody } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';

@@ -4,7 +4,7 @@
  * (a read-only command runs; one Claude Code would ask about is denied, never runs, and is reported), `--demo` runs
  * its read-only `ls -A` as root with no flag and as nobody (the README's first command), the REPL on piped input
  * denies what it would ask about as -p does, the library runs every call. The REPL's question in a terminal is in
- * test/cli/replAsk.process.test.ts, stream-json input's default in flagsPermissions.test.ts, a durable worker's in
+ * test/cli/repl/replAsk.process.test.ts, stream-json input's default in flagsPermissions.test.ts, a durable worker's in
  * test/durable/sameAsCli.test.ts.
  */
 import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -60,7 +60,7 @@ describe('start-up: what the quick answers load', () => {
     // `mcp list|get`, --json-schema and the permission defaults' help; 52.3 kB with the thinking flags, --tools and the
     // prompt files; 63.8 kB at session h's end with Claude Code's 28 taken flags (claudeFlags.ts, 6.9 kB), --settings,
     // --lang and the durable permission flags), the sandbox's protected names it checks, the entry's redaction; 65.9 kB
-    // at session i's end with --agents (its check alone, cli/agentsJson.ts: the agent files' reader had made it 69.6 kB),
+    // at session i's end with --agents (its check alone, cli/commandLine/agentsJson.ts: the agent files' reader had made it 69.6 kB),
     // --context-window and the durable help lines.
     expect(bytes(run.files)).toBeLessThan(70_000);
   });
@@ -73,7 +73,7 @@ describe('start-up: what the quick answers load', () => {
     expect(parts(run.files).filter((p) => p !== 'chunk').sort()).toEqual(['args', 'main']);
     // 65.1 kB with the thinking flags' parse and checks (core/thinking.js, 2.4 kB, and their help texts); 79.6 kB with
     // the flags of session h (the same as --help's above); 78.9 kB with session i's (82.6 kB before --agents' check
-    // moved out of cli/agents.ts).
+    // moved out of cli/setup/agents.ts).
     expect(bytes(run.files)).toBeLessThan(84_000);
   });
 

@@ -1,5 +1,5 @@
 /**
- * The bound of stdin (src/cli/stdinLines.ts, 24 MB): a stream-json line over it is answered with an input_error line
+ * The bound of stdin (src/cli/setup/stdinLines.ts, 24 MB): a stream-json line over it is answered with an input_error line
  * and one line on stderr, skipped, and the stream goes on, with the agent's memory bounded (a 600 MB line: Node's
  * readline held lines whole, 512 MB threw `RangeError: Invalid string length`); a `-p` prompt piped (or a file given)
  * over it ends the run with one line, before any request. The CLI as a process against the local Messages API.

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLocal, parseCommandLine } from '../../src/cli/args.js';
+import { isLocal, parseCommandLine } from '../../src/cli/commandLine/args.js';
 import { resolveModel } from '../../src/core/models.js';
 import { CLI, SELF, cliEnv } from '../support/cli.js';
 import { writeModuleLogHook } from '../support/moduleLog.js';

@@ -46,7 +46,7 @@ describe('durableTools', () => {
 describe('a durable run\'s agents as submitted', () => {
   it('are checked where the request is (a bad one is a 400) and where submit reads --agents (a usage error)', async () => {
     const { requestProblem } = await import('../../src/durable/protocol.js');
-    const { parseCommandLine } = await import('../../src/cli/args.js');
+    const { parseCommandLine } = await import('../../src/cli/commandLine/args.js');
     expect(requestProblem({ prompt: 'hi', agents: AGENTS })).toBeUndefined();
     expect(requestProblem({ prompt: 'hi', agents: { logger: { prompt: 'no description' } } })).toMatch(/^"agents"\.logger/);
     expect(requestProblem({ prompt: 'hi', agents: [] })).toMatch(/"agents" must be an object/);

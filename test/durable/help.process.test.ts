@@ -6,8 +6,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { OPTIONS, type AnyOption, type CommandName } from '../../src/cli/options.js';
-import { namesOf } from '../../src/cli/parse.js';
+import { OPTIONS, type AnyOption, type CommandName } from '../../src/cli/commandLine/options.js';
+import { namesOf } from '../../src/cli/commandLine/parse.js';
 import { CLI, cliEnv } from '../support/cli.js';
 
 const help = (command: CommandName) => {

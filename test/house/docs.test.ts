@@ -4,13 +4,13 @@
  * flags the CLI page names are the ones `--help` names, and the names the pages list (exit reasons, events,
  * mistakes, library exports, states, guards, rules) are the code's.
  */
-import { TAKEN } from '../../src/cli/claudeFlags.js';
+import { TAKEN } from '../../src/cli/commandLine/claudeFlags.js';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseCliArgs, parseCommandLine } from '../../src/cli/args.js';
-import { helpText } from '../../src/cli/help.js';
+import { parseCliArgs, parseCommandLine } from '../../src/cli/commandLine/args.js';
+import { helpText } from '../../src/cli/commandLine/help.js';
 import * as library from '../../src/index.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
 import * as rules from '../../src/machine/rules.js';

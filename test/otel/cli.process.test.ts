@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bashUse } from '../support/agentServer.js';
-import { FLUSH_MS } from '../../src/cli/telemetry.js';
+import { FLUSH_MS } from '../../src/cli/setup/telemetry.js';
 import { runCli, startCli } from '../support/cli.js';
 import { probe } from '../support/mcp.js';
 import { distFilesLoaded } from '../support/moduleLog.js';

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { selfCommand } from '../../src/cli/self.js';
+import { selfCommand } from '../../src/cli/commandLine/self.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-/** How the CLI under test names itself in the commands it prints (cli/self.ts: no agentloop on the PATH, so node and its path). */
+/** How the CLI under test names itself in the commands it prints (cli/commandLine/self.ts: no agentloop on the PATH, so node and its path). */
 export const SELF = selfCommand(CLI);
 
 export interface CliRun {

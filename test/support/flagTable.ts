@@ -2,10 +2,10 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { flagTable } from '../../src/cli/help.js';
+import { flagTable } from '../../src/cli/commandLine/help.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-export const START = '<!-- flag table: generated from src/cli/options.ts by `npm run docs:flags` -->';
+export const START = '<!-- flag table: generated from src/cli/commandLine/options.ts by `npm run docs:flags` -->';
 export const END = '<!-- end of the flag table -->';
 
 /** The README and every page of docs/. */

@@ -7,7 +7,7 @@
  * `{"type":"control_response","response":{"subtype":"error","request_id":R,"error":"..."}}`.
  */
 import { randomUUID } from 'node:crypto';
-import { jsonLine } from '../terminal.js';
+import { jsonLine } from '../printers/terminal.js';
 
 /** A control line read from stdin. */
 export type ControlLine =
@@ -120,6 +120,6 @@ export class ControlChannel {
   }
 
   private out(line: object): void {
-    this.write(jsonLine(line)); // exact data, secrets cut, no raw control character (../terminal.ts)
+    this.write(jsonLine(line)); // exact data, secrets cut, no raw control character (../printers/terminal.ts)
   }
 }

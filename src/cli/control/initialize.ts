@@ -1,15 +1,15 @@
 /**
  * The `initialize` request the Claude Agent SDK sends first (DESIGN.md section 8): what of it agentloop applies (the
  * system prompt, an appended prompt, hook callbacks, in-process MCP servers, the MCP servers to run or connect to
- * under `--await-initialize`: ../sessionMcp.ts), and the answer Claude Code gives
+ * under `--await-initialize`: ../setup/sessionMcp.ts), and the answer Claude Code gives
  * (`commands`, `agents`, `output_style`, `available_output_styles`, `models`, `account`, `pid`). Anything else the host
  * asks for in it is refused with an error answer naming it: never ignored in silence.
  */
 import { MODEL_ALIASES } from '../../core/models.js';
-import { jsonSchema, type JsonSchema } from '../structuredOutput.js';
+import { jsonSchema, type JsonSchema } from '../setup/structuredOutput.js';
 import type { AgentDefinitions } from '../../core/agents.js';
 import { agentDefinitions } from '../../tools/agent/definitions.js';
-import { agentsAnswer } from '../agents.js';
+import { agentsAnswer } from '../setup/agents.js';
 
 /** The hook events whose callbacks agentloop calls (./hooks.ts). */
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'PreCompact'] as const;
@@ -37,9 +37,9 @@ export interface SdkSetup {
   servers: SdkServer[];
   /** `mcpServers`: the servers Claude Code runs or connects to (stdio, http, sse), as the program gave them. */
   mcpServers?: Record<string, unknown>;
-  /** `outputFormat`'s JSON Schema (also given as --json-schema): structured output (../structuredOutput.ts). */
+  /** `outputFormat`'s JSON Schema (also given as --json-schema): structured output (../setup/structuredOutput.ts). */
   jsonSchema?: JsonSchema;
-  /** The program's subagents (`agents`), over the session's own (../agents.ts). */
+  /** The program's subagents (`agents`), over the session's own (../setup/agents.ts). */
   agents?: AgentDefinitions;
 }
 

@@ -11,20 +11,20 @@ import type { Tool } from '../../core/tool.js';
 import { PERMISSION_MODES, type PermissionMode } from '../../permissions/modes.js';
 import type { PermissionGate } from '../../permissions/gate.js';
 import type { GateRef } from '../../run/permissionHooks.js';
-import type { ModelChoice } from '../start.js';
+import type { ModelChoice } from '../setup/start.js';
 import { ControlChannel, type ControlLine } from './channel.js';
 import { type HookContext, askHost, controlHooks } from './hooks.js';
 import { type SdkSetup, initializeAnswer, readInitialize } from './initialize.js';
 import type { AgentDefinitions } from '../../core/agents.js';
 import { sdkServers } from './mcpTools.js';
 import { overrideOf, type ThinkingOverride } from './thinking.js';
-import type { ThinkingFlags } from '../sdkFlags.js';
+import type { ThinkingFlags } from '../commandLine/sdkFlags.js';
 import type { McpServers } from '../../tools/mcp/servers.js';
-import { jsonLine } from '../terminal.js';
-import type { SessionMcp } from '../sessionMcp.js';
+import { jsonLine } from '../printers/terminal.js';
+import type { SessionMcp } from '../setup/sessionMcp.js';
 import { mcpToolName } from '../../tools/mcp/tools.js';
-import { statusLine } from '../claudeLines.js';
-import type { PermissionDenial } from '../output.js';
+import { statusLine } from '../printers/claudeLines.js';
+import type { PermissionDenial } from '../printers/output.js';
 
 export interface ControlSessionOptions {
   write: (line: string) => void;

@@ -1,13 +1,13 @@
 /**
  * The Agent SDK's `setMaxThinkingTokens(n, display)` (the `set_max_thinking_tokens` control request) as Claude Code
  * takes it: a budget for the session's next turns (0: off), `null` back to the flags the session started with; the
- * display likewise (`null`: back to the default). Checked as the flags are (../sdkFlags.ts); `highlights` is refused
+ * display likewise (`null`: back to the default). Checked as the flags are (../commandLine/sdkFlags.ts); `highlights` is refused
  * (the API takes it only from sessions Anthropic hosts).
  */
 import { defaultRunConfig } from '../../core/config.js';
 import type { ThinkingDisplay } from '../../core/thinking.js';
-import { UsageError } from '../argValues.js';
-import { checkThinkingRoom, thinkingBudget, thinkingOf, type ThinkingFlags } from '../sdkFlags.js';
+import { UsageError } from '../commandLine/argValues.js';
+import { checkThinkingRoom, thinkingBudget, thinkingOf, type ThinkingFlags } from '../commandLine/sdkFlags.js';
 
 /** What set_max_thinking_tokens changed: a field left out is as the flags say. */
 export interface ThinkingOverride {

@@ -1,7 +1,7 @@
 /**
  * Structured output (the Agent SDK's `outputFormat`, the CLI's `--json-schema`), with the real SDK driving the built CLI
  * against the local Messages API, as Claude Code 2.1.197 does it (test/cli/sdk/claudeCode.json holds its sequences for the
- * same programs; src/cli/structuredOutput.ts says what it does): the `StructuredOutput` tool offered with the schema,
+ * same programs; src/cli/setup/structuredOutput.ts says what it does): the `StructuredOutput` tool offered with the schema,
  * an invalid answer refused with Ajv's words and answered again, a valid one ending the turn with `structured_output`,
  * the reminder when no call comes, and `error_max_structured_output_retries` when the calls run out.
  */

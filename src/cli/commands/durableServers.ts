@@ -1,0 +1,174 @@
+/**
+ * The durable commands that serve until Ctrl-C: `agentloop worker` (the agent as a Restate
+ * deployment) and `agentloop balancer` (one address in front of several workers). Each prints its
+ * address on stdout and, with `--register ADMIN_URL`, registers the address with Restate.
+ */
+import { resolve } from 'node:path';
+import type { DurableOptions } from '../commandLine/durableOptions.js';
+import type { DurableIo } from './durableIo.js';
+import { outputRedactor, shown, useRedactor } from '../printers/terminal.js';
+import { credentialRedactor } from '../../tools/bash/judge/secrets.js';
+import { selfCommand } from '../commandLine/self.js';
+import { DEFAULT_MODEL } from '../../core/models.js';
+
+type Serving = Extract<DurableOptions, { command: 'worker' | 'balancer' }>;
+
+export function serve(options: Serving, io: DurableIo): Promise<number> {
+  return options.command === 'worker' ? workerCommand(options, io) : balancerCommand(options, io);
+}
+
+/** Registers `uri` (unless no `--register`); on failure says why in one line and gives false. */
+async function register(options: Serving, uri: string, io: DurableIo): Promise<boolean> {
+  if (!options.register) return true;
+  const { registerDeployment, RegistrationError, takeover } = await import('../../durable/worker.js');
+  try {
+    const deployment = await registerDeployment(options.register, uri, { replace: options.replace === true, as: options.command, command: selfCommand() });
+    if (deployment.joined) {
+      io.stderr.write(`joined the workers of the balancer at ${deployment.uri} (registered with ${options.register}): ${deployment.joined.join(', ')}\n`);
+    } else {
+      io.stderr.write(`registered ${uri} with ${options.register} (deployment ${deployment.id}); ${takeover()}\n`);
+    }
+    return true;
+  } catch (error) {
+    if (!(error instanceof RegistrationError)) throw error;
+    io.stderr.write(`agentloop: ${shown(error.message)}\n`);
+    return false;
+  }
+}
+
+async function untilInterrupted(close: () => Promise<void>): Promise<number> {
+  const { waitForInterrupt } = await import('./view.js');
+  await waitForInterrupt();
+  await close();
+  return 0;
+}
+
+/** The model call and the tools of a worker, from the environment and flags as a local run takes them; a string says what is missing. */
+async function workerSettings(options: Extract<DurableOptions, { command: 'worker' }>, io: DurableIo) {
+  const { ConfigError, loadModelSettings, requireModelSettings } = await import('../../anthropic/settings.js');
+  const cwd = resolve(io.cwd, options.cwd ?? '.');
+  let settings;
+  try {
+    const loaded = loadModelSettings(io.env, cwd, { model: options.model });
+    // Claude Code's default when no model is set (with a key), as a local run takes it (./run.ts).
+    if (!loaded.model && (loaded.apiKey || loaded.authToken)) loaded.model = DEFAULT_MODEL;
+    settings = requireModelSettings(loaded, `${selfCommand()} --demo`);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return error.message;
+  }
+  const permissions = await workerPermissions(options, io.env);
+  if (typeof permissions === 'string') return permissions;
+  const { model, ...client } = settings;
+  const [{ createAnthropicModel }, { defaultTools }, { toolSettings }, { loadShellParser }] = await Promise.all([
+    import('../../anthropic/call.js'),
+    import('../../run/defaultTools.js'),
+    import('../setup/ask.js'),
+    import('../../tools/bash/judge/shell/load.js'),
+  ]);
+  // Whether a command is read-only is journalled when it first runs (durable/journal.ts); with the
+  // parser loaded before the first run, every worker answers it the same way (a quoted line too).
+  await loadShellParser();
+  // Nothing the worker writes (its lines, the transcripts, Restate's journal) holds the key, the token or a credential of the environment.
+  useRedactor(credentialRedactor(io.env, client));
+  // The same tools as a run of the CLI, set up by the same function: each session's long outputs in its own folder of
+  // the store (AGENTLOOP_HOME), the store's sessions hidden under the sandbox, the client's key never shown.
+  const settingsOf = toolSettings(options, cwd, client, io.env);
+  const tools = (sessionId: string) => defaultTools(settingsOf(sessionId));
+  return { model, modelCall: createAnthropicModel(client), tools, cwd, redactor: outputRedactor(), ...(permissions ? { permissions } : {}) };
+}
+
+/**
+ * The floor of every run the worker serves: its deny rules, and its mode as the mode of its runs and the most
+ * permissive one (bypassPermissions as root only with IS_SANDBOX=1, as for a local run; without a mode, a run's is its
+ * own, `default` when it names none). A string says what is wrong.
+ */
+async function workerPermissions(options: Extract<DurableOptions, { command: 'worker' }>, env: NodeJS.ProcessEnv) {
+  const { disallowedTools: deny, permissionMode: mode } = options;
+  const { bypassRefusal } = await import('./durableSubmit.js');
+  const refused = bypassRefusal(mode, env);
+  if (refused) return refused;
+  if (!deny && !mode) return undefined;
+  const { checkRules } = await import('../../permissions/gate.js');
+  const { allBuiltInTools } = await import('../../run/defaultTools.js');
+  try {
+    checkRules(deny ?? [], allBuiltInTools());
+  } catch (error) {
+    return `--disallowedTools: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return { ...(deny ? { deny } : {}), ...(mode ? { mode } : {}) };
+}
+
+async function workerCommand(options: Extract<DurableOptions, { command: 'worker' }>, io: DurableIo): Promise<number> {
+  const settings = await workerSettings(options, io);
+  if (typeof settings === 'string') {
+    io.stderr.write(`agentloop: ${settings}\n`);
+    return 2;
+  }
+  // Traces, when the OTEL_* variables ask for them, as for a local run (../setup/telemetry.ts); each run's parent comes from its invocation.
+  const telemetry = await (await import('../setup/telemetry.js')).startTelemetry(io.env, io.version ?? 'unknown', (line) => io.stderr.write(`${line}\n`));
+  const mcp = await workerMcp(options, settings.cwd, io);
+  if (typeof mcp === 'string') {
+    io.stderr.write(`agentloop: ${shown(mcp)}\n`);
+    return 2;
+  }
+  const { startWorker } = await import('../../durable/worker.js');
+  const worker = await startWorker({
+    ...settings,
+    tools: (sessionId: string) => [...settings.tools(sessionId), ...(mcp?.tools() ?? [])],
+    ...(telemetry ? { tracing: { tracer: telemetry.tracing.tracer } } : {}),
+    port: options.port,
+    host: options.host,
+    ...(options.identityKeys ? { identityKeys: options.identityKeys } : {}),
+    log: (line) => io.stderr.write(`${shown(line)}\n`),
+  });
+  const close = async () => {
+    await worker.close();
+    await mcp?.close();
+    await telemetry?.shutdown();
+  };
+  io.stdout.write(`${worker.url}\n`);
+  io.stderr.write(`agentloop worker: serving AgentSession at ${worker.url} (model ${settings.model}, tools in ${settings.cwd}); Ctrl-C stops it\n`);
+  if (!(await register(options, options.advertise ?? worker.url, io))) {
+    await close();
+    return 1;
+  }
+  return untilInterrupted(close);
+}
+
+/**
+ * `--mcp-config`'s servers, each connected or failed (a line for each that failed), for every run of the worker: their
+ * calls are journalled as bash's are (durable/journal.ts), so a call that is not read-only never runs twice. A bad
+ * configuration is its line.
+ */
+async function workerMcp(options: Extract<DurableOptions, { command: 'worker' }>, cwd: string, io: DurableIo) {
+  const { settleMcp, startCliMcp } = await import('../setup/mcp.js');
+  try {
+    const servers = await startCliMcp(options, cwd, io.env, io.version ?? 'unknown');
+    if (servers) await settleMcp(servers, (line) => io.stderr.write(`${line}\n`));
+    return servers;
+  } catch (error) {
+    if (error instanceof Error && (error.name === 'McpConfigError' || error.name === 'SandboxUnavailableError')) return error.message;
+    throw error;
+  }
+}
+
+/** How long `balancer --register` waits for a worker to answer: Restate asks a worker, through the balancer, what it serves. */
+const FIRST_WORKER_MS = 30_000;
+
+async function balancerCommand(options: Extract<DurableOptions, { command: 'balancer' }>, io: DurableIo): Promise<number> {
+  const { startBalancer } = await import('../../durable/balancer.js');
+  const balancer = await startBalancer({ ...options, log: (line) => io.stderr.write(`agentloop balancer: ${shown(line)}\n`) });
+  io.stdout.write(`${balancer.url}\n`);
+  io.stderr.write(`agentloop balancer: ${balancer.url} in front of ${options.backends.join(', ')}; Ctrl-C stops it\n`);
+  if (options.register && !(await balancer.answered(FIRST_WORKER_MS))) {
+    io.stderr.write(`agentloop: no worker answers at ${options.backends.join(', ')}: start them first (${selfCommand()} worker --port N)\n`);
+    await balancer.close();
+    return 1;
+  }
+  if (!(await register(options, balancer.url, io))) {
+    await balancer.close();
+    return 1;
+  }
+  return untilInterrupted(() => balancer.close());
+}

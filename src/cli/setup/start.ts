@@ -1,0 +1,165 @@
+/**
+ * What every run of a command starts from, one-shot (../commands/run.ts), REPL (../commands/repl.ts) or stream input (../control/streamInput.ts):
+ * the session it records to, how it reaches the model, its limits from the flags, and the progress printer.
+ */
+import { readFileSync } from 'node:fs';
+import { defaultRunConfig } from '../../core/config.js';
+import { claudeConfigDir, type MirrorOptions } from '../../transcript/claudeMirror.js';
+import type { RunEvent } from '../../core/events.js';
+import type { RunHooks } from '../../core/hooks.js';
+import type { PermissionGate } from '../../permissions/gate.js';
+import type { GateRef } from '../../run/permissionHooks.js';
+import type { ModelCall } from '../../core/model.js';
+import { plural } from '../../core/plural.js';
+import type { Tool, ToolLookup } from '../../core/tool.js';
+import type { RunTracing } from '../../otel/runSpans.js';
+import type { McpServerState } from '../../tools/mcp/servers.js';
+import { describeHolder, type LockHolder } from '../../transcript/holder.js';
+import type { CliOptions } from '../commandLine/args.js';
+import { formatToolResult, formatToolStart, palette } from '../printers/output.js';
+import type { Redactor } from '../../core/redact.js';
+import { outputRedactor, shown } from '../printers/terminal.js';
+import type { PreparedSession } from '../commands/sessions.js';
+import { CLI_MAX_RETRIES, thinkingOf } from '../commandLine/sdkFlags.js';
+import { contextWindowOf } from '../commandLine/argValues.js';
+import { compactedText } from '../printers/compactLines.js';
+
+const { stderr, env } = process;
+const colors = palette(stderr, env);
+
+const loadSessions = () => import('../commands/sessions.js');
+
+/** The session of this run: a new transcript, or the one --resume / --continue names; `prompt` is recorded at once. */
+export async function openSession(options: CliOptions, cwd: string, model: string, prompt: string | null): Promise<PreparedSession> {
+  const { prepareSession } = await loadSessions();
+  let warned = false;
+  const session = await prepareSession(options, {
+    env,
+    cwd,
+    model,
+    prompt,
+    ...(options.demo ? { label: options.step ? 'demo, stepped' : 'demo' } : options.name !== undefined ? { label: options.name } : {}),
+    redactor: outputRedactor(),
+    onRecordError: (error) => {
+      if (warned) return;
+      warned = true;
+      stderr.write(colors.red(`agentloop: the transcript stopped being saved: ${shown(error.message)}\n`));
+    },
+    onMoved: (notice) => stderr.write(colors.red(`agentloop: ${notice}\n`)),
+    mirror: mirrorOptions(),
+    onWait: (holder) => stderr.write(colors.dim(`agentloop: ${waitingLine(options, holder)}\n`)),
+  });
+  for (const notice of session.notices) stderr.write(colors.dim(`${shown(notice)}\n`));
+  return session;
+}
+
+/**
+ * The session's copy in Claude Code's place and shape (transcript/claudeMirror.ts), for the Agent SDK's session
+ * functions and Claude Code's own lists: its lines say agentloop's version and how it was started (`sdk-ts` under the SDK).
+ */
+function mirrorOptions(): MirrorOptions {
+  return {
+    configDir: claudeConfigDir(env),
+    version: `agentloop ${packageVersion()}`,
+    entrypoint: env.CLAUDE_CODE_ENTRYPOINT || 'cli',
+    warn: (line) => stderr.write(colors.dim(`${shown(line)}\n`)),
+  };
+}
+
+/**
+ * The default system prompt without its per-machine part (core/prompts.ts's, but the working directory), for
+ * `--exclude-dynamic-system-prompt-sections`: the directory goes into the first user message instead (./ask.ts).
+ */
+const STATIC_SYSTEM_PROMPT = 'You are a coding agent. Use the tools to look and act; answer briefly when the task is done.';
+
+/** agentloop's version, from its package.json (three folders above src/cli/setup/, dist/cli/setup/ and dist/cli/chunks/). */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** The line said while --wait-for-session waits. */
+function waitingLine(options: CliOptions, holder: LockHolder | undefined): string {
+  const which = options.resume !== undefined ? `session ${options.resume}` : 'the session';
+  return `${which} is in use by ${describeHolder(holder)}: waiting until it ends (Ctrl-C to give up)`;
+}
+
+/**
+ * How to reach the model (the scripted demo, or the API from env/.env/flags), and the gate on its tool calls from
+ * --allowedTools / --disallowedTools (./permissions.ts): what every run of the command, one-shot or REPL, is given.
+ */
+export interface ModelChoice {
+  model: string;
+  modelCall?: ModelCall;
+  client?: { apiKey?: string; authToken?: string; baseURL?: string };
+  hooks?: RunHooks;
+  /** The permission gate of the runs (./permissions.ts), or a reference to it that the control channel swaps (control/session.ts). */
+  permissions?: PermissionGate | GateRef;
+  /** OpenTelemetry, when the OTEL_* variables ask for it (./telemetry.ts): each run is traced. */
+  tracing?: RunTracing;
+  /** The tools of `--mcp-config`'s servers (./mcp.ts), beside the bash tool. */
+  addTools?: Tool[];
+  /** Those servers' states when the run started, for the init line. */
+  mcpStates?: McpServerState[];
+  /** What no output of the run may hold (../printers/terminal.ts). */
+  redactor?: Redactor;
+}
+
+/** Shows a run's progress on stderr: tool calls (as `tools` show them) with the start of their output, retries. */
+export function progressPrinter(tools: ToolLookup): (event: RunEvent) => void {
+  return (event) => {
+    if (event.type === 'tool_start') stderr.write(`${colors.cyan(formatToolStart(event, tools(event.block.name)))}\n`);
+    if (event.type === 'tool_result') stderr.write(`${colors.dim(formatToolResult(event))}\n`);
+    if (event.type === 'compact_boundary') stderr.write(`${colors.dim(shown(compactedText(event.boundary)))}\n`);
+    if (event.type === 'retry' && event.fallbackFrom !== undefined) {
+      stderr.write(colors.dim(`${shown(event.fallbackFrom)} is overloaded (${shown(event.error.message)}); switching to ${shown(event.model)}\n`));
+    } else if (event.type === 'retry') {
+      stderr.write(colors.dim(`model call failed (${shown(event.error.message)}); retry ${event.attempt} in ${event.delayMs} ms\n`));
+    }
+  };
+}
+
+/**
+ * Warns on stderr, whatever the output format, when a reply is refused after tools of it had started (only read-only
+ * ones can start while a reply streams): names them, says they were stopped and that nothing of the reply is kept.
+ */
+export function refusalWarner(tools: ToolLookup): (event: RunEvent) => void {
+  const started = new Map<string, Extract<RunEvent, { type: 'tool_start' }>>();
+  return (event) => {
+    if (event.type === 'request') started.clear();
+    if (event.type === 'tool_start') started.set(event.block.id, event);
+    if (event.type !== 'reply_refused' || event.startedToolIds.length === 0) return;
+    const names = event.startedToolIds.map((id) => {
+      const start = started.get(id);
+      return start ? `${formatToolStart(start, tools(start.block.name))} (${shown(id)})` : shown(id);
+    });
+    stderr.write(
+      colors.red(
+        `agentloop: a reply was refused (${shown(event.error.message)}) after ${plural(names.length, 'read-only tool')} of it had started: ${names.join(', ')}; stopped, nothing of the reply is kept\n`,
+      ),
+    );
+  };
+}
+
+/**
+ * The run's system prompt, fallback model, thinking and limits from the flags (the tools' flags go to ./ask.ts's tools). A
+ * resumed run starts at turn `startTurn`: `--max-turns` counts the model calls of this invocation, so the
+ * machine's limit is moved on by the turns already done.
+ */
+export function limitsOf(options: CliOptions, startTurn: number | undefined) {
+  const maxTurns = startTurn !== undefined && startTurn > 1 ? (options.maxTurns ?? defaultRunConfig.maxTurns) + startTurn - 1 : options.maxTurns;
+  return {
+    ...(maxTurns !== undefined ? { maxTurns } : {}),
+    ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+    ...thinkingOf(options),
+    maxRetries: options.maxRetries ?? CLI_MAX_RETRIES,
+    ...(options.maxBudgetUsd !== undefined ? { maxBudgetUsd: options.maxBudgetUsd } : {}),
+    ...contextWindowOf(options, process.env),
+    ...(options.fallbackModel !== undefined ? { fallbackModel: options.fallbackModel } : {}),
+    ...(options.systemPrompt !== undefined ? { system: options.systemPrompt } : options.excludeDynamicSystemPromptSections ? { system: STATIC_SYSTEM_PROMPT } : {}),
+    ...(options.appendSystemPrompt !== undefined ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
+  };
+}
