@@ -4,7 +4,9 @@
  * `$CLAUDE_CONFIG_DIR` (default `~/.claude`) `/projects/<the cwd, sanitized>/<session id>.jsonl`, its lines as Claude
  * Code 2.1.197 writes them (recorded against a local Messages API): the prompt as a `user` line, one `assistant` line
  * per content block of a reply, one `user` line per tool result (with `toolUseResult`), each line chained to the one
- * before it by `parentUuid`, and a `last-prompt` line at the end of each run.
+ * before it by `parentUuid`, and a `last-prompt` line at the end of each run. A compaction is Claude Code's
+ * `system/compact_boundary` line (no parent: Claude Code's `--resume` reads from it on), then the history it goes on
+ * from: the summary as an `isCompactSummary` user line, the exchanges kept (./claudeMirrorCompact.json).
  *
  * agentloop's transcript (./recorder.ts) is the source of truth: the recorder writes the mirror, under the session's
  * lock, right after each write of the transcript, every line through the same redactor. It is never read back by
@@ -14,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, mkdirSync, readSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { RunEvent } from '../core/events.js';
+import type { CompactBoundary, RunEvent } from '../core/events.js';
 import type { MessageParam } from '../core/messages.js';
 import { noRedaction, type Redactor } from '../core/redact.js';
 import { endsWithNewline, openSessionFile } from './sessionFile.js';
@@ -63,14 +65,29 @@ interface ReplyMeta {
   requestId?: string | undefined;
 }
 
+/** The history before a compaction, with its replies' metadata: written up to its end, then the boundary. */
+interface Compacted {
+  messages: MessageParam[];
+  replies: Map<number, ReplyMeta>;
+  boundary: CompactBoundary;
+}
+
+const NO_META: ReplyMeta = { model: '', stopReason: null, usage: {} };
+
 /**
  * The mirror of one recorder: fed the run's events (`onEvent`) and written with the transcript (`write`). Its lines
  * are made when written, from the history: a new session's mirror (and a fork's, a session whose mirror is missing, a
  * session the recorder moved on to) starts with the whole history; a resumed one goes on after its mirror's last line.
  */
 export class ClaudeMirror {
-  private readonly messages: MessageParam[] = [];
-  private readonly replies = new Map<number, ReplyMeta>();
+  private messages: MessageParam[] = [];
+  private replies = new Map<number, ReplyMeta>();
+  /** Histories the run compacted, oldest first, whose lines are not all written yet. */
+  private readonly compacted: Compacted[] = [];
+  /** The messages a compaction's history starts with (the summary, what was kept): written without reply metadata. */
+  private fromBoundary = 0;
+  /** The next user line is a compaction's summary. */
+  private summaryNext = false;
   private readonly data = new Map<string, unknown>();
   /** The messages of the history before this recorder's run (in a mirror that exists already). */
   private seeded = 0;
@@ -98,7 +115,11 @@ export class ClaudeMirror {
 
   onEvent(event: RunEvent): void {
     if (event.type === 'tool_result' && event.data !== undefined) this.data.set(event.block.id, event.data);
-    else if (event.type === 'message') {
+    else if (event.type === 'compact_boundary') {
+      this.compacted.push({ messages: this.messages, replies: this.replies, boundary: event.boundary });
+      this.messages = [...event.boundary.messages];
+      this.replies = new Map();
+    } else if (event.type === 'message') {
       this.messages[event.index] = event.message;
       if (event.origin === 'prompt') this.lastPrompt = promptText(event.message);
     } else if (event.type === 'reply') {
@@ -158,18 +179,38 @@ export class ClaudeMirror {
   /** The lines of the messages not written yet; a reply without its metadata waits for it, unless the run ended. */
   private lines(): Line[] {
     const lines: Line[] = [];
-    for (; this.done < this.messages.length; this.done += 1) {
-      const message = this.messages[this.done];
-      if (!message) break;
-      if (message.role === 'assistant') {
-        const meta = this.replies.get(this.done) ?? (this.done < this.seeded ? { model: '', stopReason: null, usage: {} } : undefined);
-        if (!meta && !this.ended) break;
-        lines.push(...this.assistantLines(message, meta ?? { model: '', stopReason: null, usage: {} }));
-      } else lines.push(...this.userLines(message));
+    for (let before = this.compacted.shift(); before; before = this.compacted.shift()) {
+      lines.push(...this.messageLines(before.messages, before.replies, true), this.boundaryLine(before.boundary));
+      this.done = 0;
+      this.fromBoundary = before.boundary.messages.length;
+      this.summaryNext = before.boundary.kind === 'summary';
     }
+    lines.push(...this.messageLines(this.messages, this.replies, this.ended));
     if (this.ended && this.lastPrompt !== undefined && this.parent !== null) lines.push({ type: 'last-prompt', lastPrompt: this.lastPrompt, leafUuid: this.parent });
     this.ended = false;
     return lines;
+  }
+
+  private messageLines(messages: readonly MessageParam[], replies: ReadonlyMap<number, ReplyMeta>, ended: boolean): Line[] {
+    const lines: Line[] = [];
+    for (; this.done < messages.length; this.done += 1) {
+      const message = messages[this.done];
+      if (!message) break;
+      if (message.role === 'assistant') {
+        const meta = replies.get(this.done) ?? (this.done < Math.max(this.seeded, this.fromBoundary) ? NO_META : undefined);
+        if (!meta && !ended) break;
+        lines.push(...this.assistantLines(message, meta ?? NO_META));
+      } else lines.push(...this.userLines(message));
+    }
+    return lines;
+  }
+
+  /** Claude Code's boundary line: the start of a chain (its `--resume` reads from here), tied to the history before by `logicalParentUuid`. */
+  private boundaryLine(boundary: CompactBoundary): Line {
+    const logicalParentUuid = this.parent;
+    this.parent = null;
+    const compactMetadata = { trigger: boundary.trigger, preTokens: boundary.tokensBefore, durationMs: boundary.durationMs, postTokens: boundary.tokensAfter };
+    return { ...this.common(), logicalParentUuid, type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', isMeta: false, level: 'info', compactMetadata };
   }
 
   private common(): Line & { uuid: string } {
@@ -191,7 +232,11 @@ export class ClaudeMirror {
   private userLines(message: MessageParam): Line[] {
     const blocks = blocksOf(message);
     const results = blocks.flatMap((b) => (b.type === 'tool_result' ? [b] : []));
-    if (results.length === 0) return [{ ...this.common(), type: 'user', message: { role: 'user', content: blocks } }];
+    if (results.length === 0) {
+      const summary = this.summaryNext ? { isVisibleInTranscriptOnly: true, isCompactSummary: true } : {};
+      this.summaryNext = false;
+      return [{ ...this.common(), type: 'user', message: { role: 'user', content: blocks }, ...summary }];
+    }
     const lines: Line[] = results.map((result) => {
       const source = this.toolLines.get(result.tool_use_id);
       if (source) this.parent = source; // Claude Code chains a result to the line of its tool_use

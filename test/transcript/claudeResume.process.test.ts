@@ -8,11 +8,13 @@
  * (installed by `npm ci --prefix bench/peers`).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLAUDE_EXE } from '../../bench/peersSides.js';
 import { startCli } from '../support/cli.js';
+import { mirrorPath } from '../../src/transcript/claudeMirror.js';
+import { isSummaryBody } from '../support/compaction.js';
 import type { RequestBody } from '../support/messagesServer.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 
@@ -86,4 +88,48 @@ describe.skipIf(!existsSync(CLAUDE_EXE))("Claude Code's --resume on agentloop's 
     ]);
     expect(JSON.parse(run.stdout)).toMatchObject({ session_id: id, result: 'next done' });
   }, 120_000);
+
+  it('after agentloop compacts, it reads from the boundary: the summary, then what came after it, then the new prompt', async () => {
+    const configDir = join(project.dir, '.claude-config');
+    mkdirSync(configDir);
+    const env = { ...project.env, CLAUDE_CONFIG_DIR: configDir, MODEL_ID: 'claude-sonnet-4-5-20250929' };
+    project.server.enqueue(
+      { content: [{ type: 'text', text: 'I will look.' }, { type: 'tool_use', id: 'toolu_01echo', name: 'bash', input: { command: 'echo hi' } }], stop_reason: 'tool_use' },
+      { content: [{ type: 'text', text: 'It said hi.' }], stop_reason: 'end_turn' },
+    );
+    const first = await startCli(['-p', 'first', '--allowedTools', 'Bash', '--output-format', 'json'], { cwd: project.dir, env }).done;
+    expect(first.code, first.stderr).toBe(0);
+    const id = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    project.server.enqueue({ content: [{ type: 'text', text: '<analysis>a</analysis>\n<summary>The user ran echo hi; it said hi.</summary>' }], stop_reason: 'end_turn' });
+    const input = `${JSON.stringify({ type: 'user', message: { role: 'user', content: '/compact keep the output' } })}\n`;
+    const compact = await startCli(['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--resume', id], { cwd: project.dir, env, input }).done;
+    expect(compact.code, compact.stderr).toBe(0);
+    expect(isSummaryBody(project.server.requests.at(-1)?.body)).toBe(true);
+    project.server.enqueue({ content: [{ type: 'text', text: 'After done.' }], stop_reason: 'end_turn' });
+    const after = await startCli(['-p', 'after', '--resume', id], { cwd: project.dir, env }).done;
+    expect(after.code, after.stderr).toBe(0);
+    // The mirror: Claude Code's boundary line (no parent, tied back by logicalParentUuid), then the summary line.
+    const lines = readFileSync(mirrorPath(configDir, realpathSync(project.dir), id), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const at = lines.findIndex((l) => l.subtype === 'compact_boundary');
+    expect(lines[at]).toMatchObject({ type: 'system', parentUuid: null, logicalParentUuid: expect.any(String), content: 'Conversation compacted', compactMetadata: { trigger: 'manual', preTokens: expect.any(Number), postTokens: expect.any(Number) } });
+    expect(lines[at + 1]).toMatchObject({ type: 'user', parentUuid: lines[at]?.uuid, isCompactSummary: true, isVisibleInTranscriptOnly: true });
+    const asked = project.server.requests.length;
+
+    for (let i = 0; i < 4; i++) project.server.enqueue({ content: [{ type: 'text', text: 'next done' }], stop_reason: 'end_turn' });
+    const run = await claude(['--resume', id, '-p', 'next', '--output-format', 'json'], { HOME: join(project.dir, '.claude-home'), CLAUDE_CONFIG_DIR: configDir });
+    expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
+    const bodies = project.server.requests.slice(asked).flatMap((r) => ((r.body as RequestBody | undefined)?.messages ? [r.body as RequestBody] : []));
+    const main = bodies.find((b) => JSON.stringify(b.messages.at(-1)).includes('next'));
+    expect(main, JSON.stringify(bodies.map((b) => b.messages.length))).toBeDefined();
+    const sent = conversation(main!) as Array<{ role: string; content: Array<{ type: string; text?: string }> }>;
+    // The summary first; the prompt it replaced is not sent again (the exchange after it is: agentloop kept it whole).
+    expect(sent[0]?.content.map((b) => b.text ?? '').join('')).toContain('The user ran echo hi; it said hi.');
+    expect(sent).not.toContainEqual({ role: 'user', content: [{ type: 'text', text: 'first' }] });
+    expect(sent.slice(-3)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'after' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'After done.' }] },
+      { role: 'user', content: [{ type: 'text', text: 'next' }] },
+    ]);
+  }, 120_000);
 });
+
