@@ -5,8 +5,9 @@
  * recorder is its cases and nothing else.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { startMessagesServer, type MessagesServer } from './messagesServer.js';
 
 /** The binary `npm ci --prefix bench/peers` installs (a native executable; not cli.js), or $CLAUDE_CODE. */
 export const CLAUDE_CODE_BIN =
@@ -55,4 +56,36 @@ export function runToEnd(program: string, args: readonly string[], options: { cw
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** One case of a recorder, run against a local Messages API server of its own. */
+export interface CaseRun {
+  executable: string;
+  server: MessagesServer;
+}
+
+/**
+ * A recorder's loop: each case run by `record` with Claude Code's binary and a fresh local server (closed after it),
+ * its outcome printed, then the fixture written: `{ recordedWith, ...extra, command, cases }` keyed by case name.
+ */
+export async function recordCases<C extends { name: string }, O>(spec: {
+  fixture: URL;
+  command: string;
+  cases: readonly C[];
+  extra?: Record<string, unknown>;
+  record(c: C, run: CaseRun): Promise<O>;
+}): Promise<void> {
+  const executable = claudeCodeBinary();
+  const cases: Record<string, O> = {};
+  for (const c of spec.cases) {
+    const server = await startMessagesServer();
+    try {
+      cases[c.name] = await spec.record(c, { executable, server });
+    } finally {
+      await server.close();
+    }
+    process.stdout.write(`${c.name}: ${JSON.stringify(cases[c.name])}\n`);
+  }
+  const fixture = { recordedWith: claudeCodeVersion(executable), ...spec.extra, command: spec.command, cases };
+  writeFileSync(spec.fixture, `${JSON.stringify(fixture, null, 1)}\n`);
 }
