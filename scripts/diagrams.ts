@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { machineDiagramSvg } from '../src/diagram/index.js';
 import { agentMachine } from '../src/machine/agentMachine.js';
-import { lessonSvg } from '../src/view/lessonLayout.js';
+import { lessonSvg } from '../src/view/lesson/layout.js';
 import { writeTwoTurnDiagram } from './render-diagrams.js';
 
 const dir = fileURLToPath(new URL('../diagrams/', import.meta.url));

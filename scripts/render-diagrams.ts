@@ -13,7 +13,7 @@ import { DEMO_PROMPT, demoModel } from '../src/cli/commands/demo.js';
 import { defaultTools } from '../src/run/defaultTools.js';
 import { runAgent } from '../src/run/runAgent.js';
 import { type RunEvent } from '../src/core/events.js';
-import { sequenceDiagram } from '../src/view/sequence.js';
+import { sequenceDiagram } from '../src/view/lesson/sequence.js';
 
 /** Runs the two-turn example and gives back its sequence diagram (Mermaid text). */
 export async function twoTurnSequence(): Promise<string> {

@@ -4,7 +4,7 @@ import { machineDiagramSvg, machineGraph, machineLayout } from '../../src/diagra
 import type { Box } from '../../src/diagram/layout.js';
 import { listTransitions } from '../../src/diagram/transitions.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
-import { lessonSvg } from '../../src/view/lessonLayout.js';
+import { lessonSvg } from '../../src/view/lesson/layout.js';
 
 const graph = machineGraph(agentMachine);
 const layout = await machineLayout(agentMachine);

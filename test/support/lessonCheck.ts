@@ -12,12 +12,17 @@ import { checkStep, historyBefore, liveBefore, shownCall } from './narration.js'
 
 type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** A card's lines as shown, in a group (the tool card: one group a call, named by its tool_use id). */
+export interface ShownCard {
+  group?: string;
+  lines: string[];
+}
+
 export interface ShownStep {
   sentence: string;
   why: string | null;
-  reply: string[];
-  tools: Array<{ id: string; lines: string[] }>;
-  feeds: string | null;
+  /** Each card shown at the step (src/view/cards/), by its name. */
+  cards: Record<string, ShownCard[]>;
   diagram: { node: string | null; edge: string | null; label: string | null };
 }
 
@@ -159,6 +164,8 @@ const TOOL_RULES = (id: string): Array<[RegExp, Check]> => [
     return !!s && s.at.slice(11, 23) === m[1] && stepOfPosition(f, s) === Number(m[2]);
   }),
   rule(/^… running/, (_m, f) => !resultOf(f, id) && !f.ended()),
+  // A durable run's call that waits for an approval: not answered in the records (no result, no denial), the run not over.
+  rule(/^⏸ waiting for approval: .*`agentloop approvals`/, (_m, f) => !resultOf(f, id) && !f.upTo('permission_denied').some((r) => r.toolUseId === id) && !f.ended()),
   rule(/^⛔ denied by the permission (?:gate|rule (\S+)), never run: (.*)$/, (m, f) => {
     const denied = f.upTo('permission_denied').find((r) => r.toolUseId === id);
     return !!denied && denied.reason === m[2] && (denied.rule ?? undefined) === m[1];
@@ -220,6 +227,31 @@ const FEEDS_RULES: Array<[RegExp, Check]> = [
   rule(/the run has ended: no request follows/, (_m, f) => !!f.ended() && !f.nextRequest()),
 ];
 
+/** The compaction card: what the step's compact_boundary record says. */
+const COMPACT_RULES: Array<[RegExp, Check]> = [
+  rule(/^the API refused the request as too long/, (_m, f) => f.of('compact_boundary')[0]?.trigger === 'prompt_too_long'),
+  rule(/^asked for by \/compact$/, (_m, f) => f.of('compact_boundary')[0]?.trigger === 'manual'),
+  rule(/^the next request would have passed the threshold/, (_m, f) => !['manual', 'prompt_too_long'].includes(f.of('compact_boundary')[0]?.trigger)),
+  rule(/^kept in state \(the transcript\): all (\d+) messages, unchanged$/, (m, f) => f.of('compact_boundary')[0]?.messagesBefore === Number(m[1])),
+  rule(/^sent from the next step on: (\d+) messages \((?:a summary of (\d+), then (\d+) kept whole|old tool results cleared)\)$/, (m, f) => {
+    const b = f.of('compact_boundary')[0];
+    if (!b || b.messages.length !== Number(m[1])) return false;
+    return m[2] === undefined ? b.kind === 'cleared' : b.kind === 'summary' && b.summarized === Number(m[2]) && b.kept === Number(m[3]);
+  }),
+  rule(/^tokens of the request: ~([\d,]+) before, ~([\d,]+) after$/, (m, f) => {
+    const b = f.of('compact_boundary')[0];
+    return !!b && b.tokensBefore === Number(m[1]?.replace(/,/g, '')) && b.tokensAfter === Number(m[2]?.replace(/,/g, ''));
+  }),
+];
+
+/** The rules of each card the checker reads (a card it has none for is reported: every line is checked). */
+const CARD_RULES: Record<string, (group: string | undefined) => Array<[RegExp, Check]>> = {
+  reply: () => REPLY_RULES,
+  tool: (id) => TOOL_RULES(id ?? ''),
+  state: () => FEEDS_RULES,
+  compact: () => COMPACT_RULES,
+};
+
 function checkLine(text: string, rules: Array<[RegExp, Check]>, f: Facts, where: string, out: string[]): void {
   if (MACHINE_WORDS.test(text)) out.push(`${where}: the machine's words in the lesson: ${text}`);
   for (const [, check] of rules) {
@@ -262,9 +294,11 @@ export function checkShown(shown: ShownStep, run: Run, i: number, label: string)
   if (/So the loop stops here/.test(shown.sentence) && f.reply().target !== 'done') out.push(`${where}: it does not stop: ${shown.sentence}`);
   if (/no request of this call is on record/.test(shown.sentence) && f.of('request').length) out.push(`${where}: a request is on record: ${shown.sentence}`);
   if (shown.why) checkLine(shown.why, WHY_RULES, f, `${where} why`, out);
-  for (const text of shown.reply) checkLine(text, REPLY_RULES, f, `${where} reply card`, out);
-  for (const tool of shown.tools) for (const text of tool.lines) checkLine(text, TOOL_RULES(tool.id), f, `${where} tool card ${tool.id}`, out);
-  if (shown.feeds) checkLine(shown.feeds, FEEDS_RULES, f, `${where} state card`, out);
+  for (const [name, groups] of Object.entries(shown.cards)) {
+    const rules = CARD_RULES[name];
+    if (!rules) out.push(`${where}: the ${name} card, which the checker has no rules for`);
+    else for (const g of groups) for (const text of g.lines) checkLine(text, rules(g.group), f, `${where} ${name} card${g.group ? ` ${g.group}` : ''}`, out);
+  }
   checkDiagram(shown.diagram, f, `${where} drawing`, out);
   return out;
 }

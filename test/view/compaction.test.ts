@@ -13,7 +13,7 @@ import { runAgent } from '../../src/run/runAgent.js';
 import { ModelError } from '../../src/core/model.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { findSession, readTranscript } from '../../src/transcript/store.js';
-import { messagesAt, requestMessages } from '../../src/view/history.js';
+import { messagesAt, requestMessages } from '../../src/view/timeline/history.js';
 import { buildTimeline } from '../../src/view/timeline/build.js';
 import { echoTool } from '../support/drive.js';
 

@@ -25,7 +25,7 @@ import { findSession, listSessions, readTranscript } from '../../src/transcript/
 import { readOrder } from '../../src/view/timeline/read.js';
 import { buildTimeline } from '../../src/view/timeline/build.js';
 import { checkShown } from '../support/lessonCheck.js';
-import { shownSteps } from '../support/lessonShown.js';
+import { shownSteps, shownTools } from '../support/lessonShown.js';
 import { cut, paused } from '../support/sixCalls.js';
 
 const graph = machineGraph(agentMachine);
@@ -40,7 +40,7 @@ function contradictions(id: string, label: string): { steps: number; found: stri
   const shown = shownSteps(t);
   const found = shown.flatMap((s, i) => checkShown(s, run, i, label));
   // The tools whose card shows a denial at some step (each line of it checked above).
-  const denials = new Set(shown.flatMap((s) => s.tools.filter((tool) => tool.lines.some((l) => l.startsWith('⛔'))).map((tool) => tool.id))).size;
+  const denials = new Set(shown.flatMap((s) => shownTools(s).filter((tool) => tool.lines.some((l) => l.startsWith('⛔'))).map((tool) => tool.id))).size;
   return { steps: t.steps.length, found, denials };
 }
 

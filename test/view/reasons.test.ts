@@ -9,7 +9,7 @@ import { machineGraph } from '../../src/diagram/graph.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
 import { PRESETS, PRESET_NAMES } from '../../src/view/sim/presets.js';
 import { simulate } from '../../src/view/sim/simulate.js';
-import { render } from '../../src/view/texts/line.js';
+import { render } from '../../src/view/texts/render.js';
 import { buildTimeline } from '../../src/view/timeline/build.js';
 
 describe("the lesson's reasons at the loop's steps", () => {

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { en } from '../../src/view/texts/en.js';
-import { pickLang, render, type Line, type TextKey } from '../../src/view/texts/line.js';
+import type { Line, TextKey } from '../../src/view/texts/line.js';
+import { pickLang, render } from '../../src/view/texts/render.js';
 import { zh } from '../../src/view/texts/zh.js';
 
 describe('the catalogues', () => {

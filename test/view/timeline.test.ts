@@ -3,7 +3,7 @@ import { reply, scriptedModel } from '../../src/scripted/model.js';
 import type { SessionRecord } from '../../src/transcript/records.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { type RunEvent } from '../../src/core/events.js';
-import { sequenceDiagram } from '../../src/view/sequence.js';
+import { sequenceDiagram } from '../../src/view/lesson/sequence.js';
 import { machineGraph } from '../../src/diagram/graph.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
 import { buildTimeline } from '../../src/view/timeline/build.js';

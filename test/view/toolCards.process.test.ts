@@ -21,10 +21,12 @@ import { runAgent } from '../../src/run/runAgent.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import type { SessionRecord } from '../../src/transcript/records.js';
 import { findSession, readTranscript } from '../../src/transcript/store.js';
-import { replyCard, toolEntry } from '../../src/view/cardLines.js';
+import { NO_CONTEXT } from '../../src/view/cards/card.js';
+import { replyCard } from '../../src/view/cards/reply.js';
+import { toolEntry } from '../../src/view/cards/tool.js';
 import { readOrder } from '../../src/view/timeline/read.js';
-import { sequenceDiagram } from '../../src/view/sequence.js';
-import { paragraph, render, tr } from '../../src/view/texts/line.js';
+import { sequenceDiagram } from '../../src/view/lesson/sequence.js';
+import { paragraph, render, tr } from '../../src/view/texts/render.js';
 import { Stepper, type Effect } from '../../src/run/gate.js';
 import { checkShown } from '../support/lessonCheck.js';
 import { shownSteps } from '../support/lessonShown.js';
@@ -72,7 +74,7 @@ function cards(t: Timeline) {
   const last = t.steps.length - 1;
   return Object.fromEntries(
     t.tools.filter((x) => x.kind === 'start').map((start) => {
-      const entry = toolEntry(t, start, last);
+      const entry = toolEntry(t, start, last, NO_CONTEXT);
       const lines = (lang: 'en' | 'zh') => entry.items.flatMap((it) => (it.line ? [render(lang, it.line)] : []));
       return [start.id, { head: entry.head, en: lines('en'), zh: lines('zh'), denied: entry.items.filter((it) => it.testid === 'tool-denied').length }];
     }),
@@ -126,7 +128,7 @@ describe('every other place a call is shown uses the same line', () => {
   it("the reply card lists each tool_use block as its tool shows it, in both languages, checked against the records", () => {
     const t = buildTimeline(records, graph);
     const lists = t.steps.flatMap((step) => {
-      const item = replyCard(step)?.items.find((it) => it.testid === 'tool-uses');
+      const item = replyCard.facts(t, t.steps.indexOf(step), NO_CONTEXT)?.items.find((it) => it.testid === 'tool-uses');
       return item?.line ? [[render('en', item.line), render('zh', item.line)]] : [];
     });
     expect(lists).toEqual([
@@ -137,7 +139,7 @@ describe('every other place a call is shown uses the same line', () => {
     // The checker replays the records on their own: each list is the calls' display lines, and so is each sentence's call.
     const run = { order: readOrder(records, []), ranges: t.steps.map((step) => step.records) };
     expect(shownSteps(t).flatMap((shown, i) => checkShown(shown, run, i, 'toolCards'))).toEqual([]);
-    const wrong = shownSteps(t).map((shown) => ({ ...shown, reply: shown.reply.map((l) => l.replace('$ ls', 'bash: ls')), sentence: shown.sentence.replace('$ ls returns', 'bash: ls returns') }));
+    const wrong = shownSteps(t).map((shown) => ({ ...shown, cards: { ...shown.cards, reply: (shown.cards.reply ?? []).map((g) => ({ lines: g.lines.map((l) => l.replace('$ ls', 'bash: ls')) })) }, sentence: shown.sentence.replace('$ ls returns', 'bash: ls returns') }));
     expect(wrong.flatMap((shown, i) => checkShown(shown, run, i, 'toolCards')).length).toBeGreaterThanOrEqual(2);
   });
 

@@ -26,6 +26,7 @@ import type { Timeline } from '../../src/view/timeline/build.js';
 import { checkShown } from '../support/lessonCheck.js';
 import { checkStep, liveBefore } from '../support/narration.js';
 import { pageShown } from '../support/pageShown.js';
+import { shownSteps } from '../support/lessonShown.js';
 import { cut, paused, SIX_CALLS } from '../support/sixCalls.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -156,11 +157,14 @@ describe.each(SIZES)('the viewer at $width×$height', (size) => {
         expect(await text(page, 'needs-follow-up')).toBe(String(step.reply?.needsFollowUp));
         expect(await text(page, 'teaching')).toMatch(/the same as the tool_use blocks say/);
       }
-      // The tool is never shown as returned before the step it returns in.
+      // The tool is never shown as returned before the step it returns in; from then on, in its turn, it is.
+      // (A hidden card holds nothing: the next turn's steps have no tool card.)
       const result = t.tools.find((x) => x.kind === 'result');
       const status = (await page.getByTestId('tool-status').allTextContents()).join(' ');
+      const shown = await page.getByTestId('tool-card').isVisible();
+      if (!shown) expect(status).toBe('');
       if (result && i < result.step) expect(status).not.toContain('✓');
-      if (result && i >= result.step && step.state !== 'callingModel') expect(status).toContain('✓ returned');
+      if (result && i >= result.step && step.state !== 'callingModel' && shown) expect(status).toContain('✓ returned');
       await page.keyboard.press('ArrowRight');
     }
     // ⑤: the output wrapped into a tool_result bound to its tool_use_id, and when it started.
@@ -181,7 +185,10 @@ describe.each(SIZES)('the viewer at $width×$height', (size) => {
       await open(page, id);
       for (const [i, step] of t.steps.entries()) {
         // Every line as the page shows it (test/support/lessonCheck.ts), in English (the browser's language here).
-        contradictions.push(...checkShown(await pageShown(page), { order, ranges: t.steps.map((s) => s.records) }, i, `${t.header?.label}`));
+        const shown = await pageShown(page);
+        contradictions.push(...checkShown(shown, { order, ranges: t.steps.map((s) => s.records) }, i, `${t.header?.label}`));
+        // The page draws the very lines the registered cards say (what the checker reads without a browser).
+        expect(shown.cards, `${t.header?.label} step ${i + 1}`).toEqual(shownSteps(t)[i]?.cards);
         const sentence = (await text(page, 'sentence')) ?? '';
         expect(sentence).toBe(step.sentence);
         try {

@@ -1,7 +1,8 @@
 /** Two runs side by side: where their requests first differ (the bodies as sent, rebuilt from each transcript). */
 import type { Timeline } from '../timeline/build.js';
-import { requestBody } from '../history.js';
-import { tr, type Lang } from '../texts/line.js';
+import { requestBody } from '../timeline/history.js';
+import type { Lang } from '../texts/line.js';
+import { tr } from '../texts/render.js';
 
 export interface Divergence {
   /** Index (from 0) of the first request that is not the same in both runs. */

@@ -3,7 +3,8 @@
  * browser), else the first of the browser's languages (navigator.languages) the lesson has, else English.
  * The switch in the header flips it; every text with `data-t` is filled from the catalogue (../texts/).
  */
-import { LANGS, paragraph, pickLang, render, tr, type Lang, type Line, type TextKey } from '../texts/line.js';
+import { LANGS, type Lang, type Line, type TextKey } from '../texts/line.js';
+import { paragraph, pickLang, render, tr } from '../texts/render.js';
 
 export { paragraph, render, tr, type Lang, type Line };
 

@@ -4,8 +4,8 @@
  * this run (../diagramMarks.ts). Text is at least 13 units in a 340-unit-wide drawing shown at least
  * 320 px wide, so never under 12 px (the browser test measures it at 390 and 1440 px wide).
  */
-import type { DiagramMarks } from '../diagramMarks.js';
-import { boxTitle, LESSON_BOXES, LESSON_EDGES, type LessonBox, type LessonEdge } from '../lessonLayout.js';
+import type { DiagramMarks } from '../lesson/diagramMarks.js';
+import { boxTitle, LESSON_BOXES, LESSON_EDGES, type LessonBox, type LessonEdge } from '../lesson/layout.js';
 import { render, tr, type Lang } from './lang.js';
 
 const SVG = 'http://www.w3.org/2000/svg';

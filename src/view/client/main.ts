@@ -14,7 +14,7 @@ import { TimelineView } from './view.js';
 import { AgentScope } from './agentScope.js';
 import type { StepperState } from '../../run/gate.js';
 import type { Timeline } from '../timeline/shape.js';
-import { FINAL_STATES as FINAL } from '../history.js';
+import { FINAL_STATES as FINAL } from '../timeline/history.js';
 
 interface PageConfig {
   defaultSession: string | null;
@@ -177,6 +177,8 @@ function approvalsCard(view: TimelineView): ((calls: WaitingCallView[]) => void)
   return (list) => {
     calls = list;
     draw();
+    // The tool card of each call that waits says so (the timeline's records cannot: the wait is Restate's).
+    view.setWaiting(list.filter((call) => call.state === 'waiting').map((call) => call.toolUseId));
   };
 }
 

@@ -5,8 +5,8 @@
  * marked placeholders where they would be.
  */
 import type { ContentBlock, MessageParam } from '../../core/messages.js';
-import { deltaLine } from '../explain.js';
-import { FINAL_STATES, messagesAt, requestBody, requestDelta } from '../history.js';
+import { deltaLine } from '../lesson/delta.js';
+import { FINAL_STATES, messagesAt, requestBody, requestDelta } from '../timeline/history.js';
 import type { Timeline, TimelineMessage, TimelineStep } from '../timeline/build.js';
 import { h, highlightJson, hue } from './dom.js';
 import { render, tr, type Lang } from './lang.js';
@@ -23,7 +23,7 @@ function toolStatus(t: Timeline, id: string, index: number, answeredIn: Map<stri
   const seen = t.tools.filter((x) => x.id === id && x.step <= index);
   const ended = FINAL_STATES.has(t.steps[index]?.state ?? '');
   if (seen.some((x) => x.kind === 'result')) return tr(lang, ended ? 'block.returnedNever' : 'block.returnedNotYet');
-  if (seen.some((x) => x.kind === 'start')) return ended ? tr(lang, 'card.tool.noResult', { state: t.steps[index]?.state }) : tr(lang, 'block.running');
+  if (seen.some((x) => x.kind === 'start')) return ended ? tr(lang, 'block.noResult', { state: t.steps[index]?.state }) : tr(lang, 'block.running');
   return tr(lang, 'block.notStarted');
 }
 

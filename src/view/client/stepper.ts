@@ -7,7 +7,7 @@
  * (this one) and Run to the end. The controls are words, no glyph that needs an emoji font.
  */
 import type { Effect, StepperState } from '../../run/gate.js';
-import { commandOf } from '../facts.js';
+import { commandOf } from '../timeline/facts.js';
 import type { Timeline } from '../timeline/build.js';
 import { releaseStep } from './api.js';
 import { h, highlightJson } from './dom.js';

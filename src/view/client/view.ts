@@ -4,11 +4,10 @@
  * step, so two views (a mistaken run beside a correct one) can share a page.
  */
 import type { Usage } from '../../core/usage.js';
-import { diagramMarks } from '../diagramMarks.js';
+import { diagramMarks } from '../lesson/diagramMarks.js';
 import type { Timeline, TimelineStep } from '../timeline/build.js';
 import type { MachineView } from './api.js';
-import { renderReply, renderState, renderTools } from './cards.js';
-import { renderCompaction } from './compactCard.js';
+import { CardBoxes } from './cardBoxes.js';
 import { Diagram } from './diagram.js';
 import { h, part } from './dom.js';
 import { paragraph, render, tr, type Lang } from './lang.js';
@@ -36,6 +35,7 @@ export class TimelineView {
   onGo: ((step: number) => void) | undefined;
   private readonly machine: Diagram;
   private readonly lesson: LessonDiagram;
+  private readonly cards: CardBoxes;
   private production = false;
 
   constructor(
@@ -47,6 +47,7 @@ export class TimelineView {
     this.lang = options.lang;
     this.machine = new Diagram(part(root, 'diagram'), machine);
     this.lesson = new LessonDiagram(part(root, 'lesson'), options.lang);
+    this.cards = new CardBoxes(root.querySelector('.messages-card') as HTMLElement);
     this.bindControls();
   }
 
@@ -80,6 +81,12 @@ export class TimelineView {
 
   count(): number {
     return this.timeline?.steps.length ?? 0;
+  }
+
+  /** The calls that wait for an approval now (`view --restate`): the tool card says so of each. */
+  setWaiting(ids: readonly string[]): void {
+    this.cards.context = { waiting: new Set(ids) };
+    this.render();
   }
 
   /** A new version of the timeline (a live run grows). */
@@ -133,10 +140,7 @@ export class TimelineView {
     this.lesson.production(production);
     this.lesson.show(diagramMarks(t, i), visited);
     this.machine.show(step.state, visited, step.edges);
-    renderReply(part(this.root, 'reply-card'), step, this.lang);
-    renderTools(part(this.root, 'tool-card'), t, i, this.lang);
-    renderCompaction(part(this.root, 'compact-card'), t, i, this.lang);
-    renderState(part(this.root, 'state-card'), t, i, this.lang);
+    this.cards.draw(t, i, this.lang);
     text('msg-count', `(${renderMessages(part(this.root, 'messages'), t, i, this.lang)})`);
     text('req-label', renderRequest(part(this.root, 'request-pane'), t, i, this.lang));
     this.renderLoopFields(t, step, i);

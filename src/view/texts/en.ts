@@ -4,7 +4,7 @@
  * The checker (test/support/lessonCheck.ts) reads these sentences: keep their wording in step with it.
  */
 import type { Params } from './params.js';
-import { enCards } from './enCards.js';
+import { enPage } from './enPage.js';
 
 type P = Params & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const n = (count: number, one: string, other = `${one}s`) => `${count} ${count === 1 ? one : other}`;
@@ -93,5 +93,5 @@ export const en = {
   'title.retry': () => 'Production path: wait, then retry',
   'title.compacting': () => 'Production path: compact the history (the context window is nearly full)',
 
-  ...enCards,
+  ...enPage,
 };

@@ -11,6 +11,8 @@ export interface AnyLine {
 
 export type Param = string | number | boolean | null | undefined | AnyLine | AnyLine[];
 export type Params = Readonly<Record<string, Param>>;
+/** A text's values as it reads them (any of them may be absent). */
+export type P = Params & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export const LANGS = ['en', 'zh'] as const;
 export type Lang = (typeof LANGS)[number];

@@ -4,7 +4,7 @@
  */
 import type { en } from './en.js';
 import type { Params, Text } from './params.js';
-import { zhCards } from './zhCards.js';
+import { zhPage } from './zhPage.js';
 
 type P = Params & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const reasonText = (p: P) => (p.reason ? `，transitionReason 为 ${p.reason}` : '');
@@ -90,5 +90,5 @@ export const zh: Record<keyof typeof en, Text> = {
   'title.retry': () => '生产路径：等待，然后重试',
   'title.compacting': () => '生产路径：压缩历史（上下文窗口快满了）',
 
-  ...zhCards,
+  ...zhPage,
 };

@@ -15,10 +15,10 @@
 import type { MachineGraph } from '../../diagram/graph.js';
 import type { DamagedLine } from '../../transcript/store.js';
 import type { RequestRecord, ResultRecord } from '../../transcript/records.js';
-import { explained } from '../explain.js';
-import { withFacts } from '../facts.js';
+import { explained } from '../lesson/explain.js';
+import { withFacts } from './facts.js';
 import type { StepFacts } from './shape.js';
-import { edgesTaken, type Decision } from '../path.js';
+import { edgesTaken, type Decision } from './path.js';
 import { readOrder, type ReadRecord } from './read.js';
 import type { AnyRecord, Timeline, TimelineStep } from './shape.js';
 import { line } from '../texts/line.js';

@@ -6,7 +6,7 @@ import type { MessageParam, ToolResultBlockParam } from '../../core/messages.js'
 import type { ExitReason, TransitionReason } from '../../core/outcome.js';
 import type { Usage } from '../../core/usage.js';
 import type { CacheMark, RequestRecord, ResultRecord, SessionHeader, SessionRecord } from '../../transcript/records.js';
-import type { Decision } from '../path.js';
+import type { Decision } from './path.js';
 import type { Line } from '../texts/line.js';
 
 export interface TimelineStep {

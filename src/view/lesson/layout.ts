@@ -5,8 +5,8 @@
  * SVG writer, so the page (client/lesson.ts), the README's picture (scripts/diagrams.ts) and a page
  * without a server draw the same loop. Text is at least 13 units in a 340-unit-wide drawing.
  */
-import type { Lang, TextKey } from './texts/line.js';
-import { tr } from './texts/line.js';
+import type { Lang, TextKey } from '../texts/line.js';
+import { tr } from '../texts/render.js';
 
 export interface LessonBox {
   id: string;

@@ -5,12 +5,12 @@
  * loop took), the tools that started or returned, results that never reached the history, and an
  * invalid history left at the end. The sentences (explain.ts) and the page's cards are made of these.
  */
-import type { MessageParam, ToolUseBlock } from '../core/messages.js';
-import { historyProblems } from '../history/validate.js';
+import type { MessageParam, ToolUseBlock } from '../../core/messages.js';
+import { historyProblems } from '../../history/validate.js';
 import { FINAL_STATES as FINAL, messagesAt, removedAt, requestDelta, requestMessages } from './history.js';
-import type { ReplyFacts, StepFacts, Timeline, TimelineMessage, TimelineStep } from './timeline/shape.js';
+import type { ReplyFacts, StepFacts, Timeline, TimelineMessage, TimelineStep } from './shape.js';
 
-export type { ReplyFacts, StepFacts, ToolFact } from './timeline/shape.js';
+export type { ReplyFacts, StepFacts, ToolFact } from './shape.js';
 
 type Block = Exclude<MessageParam['content'], string>[number];
 const blocksOf = (m: MessageParam | undefined): Block[] => (!m ? [] : typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content);

@@ -4,8 +4,8 @@
  * the branch that fired; for a transcript without them the branch is found by search, the exit
  * reason telling apart branches that end in the same state.
  */
-import { readableEvent } from '../diagram/transitions.js';
-import type { MachineEdge, MachineGraph } from '../diagram/graph.js';
+import { readableEvent } from '../../diagram/transitions.js';
+import type { MachineEdge, MachineGraph } from '../../diagram/graph.js';
 
 export interface Decision {
   /** The choice state (its key). */

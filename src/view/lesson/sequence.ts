@@ -3,8 +3,8 @@
  * agent loop, machine state, model, tool) and how `messages`, `turnCount` and `transitionReason`
  * change on the way. `npm run diagrams` draws the two-turn example with it from a real run.
  */
-import { toolResultText, type MessageParam } from '../core/messages.js';
-import type { RunEvent } from '../core/events.js';
+import { toolResultText, type MessageParam } from '../../core/messages.js';
+import type { RunEvent } from '../../core/events.js';
 
 export interface SequenceOptions {
   prompt: string;

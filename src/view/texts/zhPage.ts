@@ -1,10 +1,10 @@
-/** 中文课程文本，页面部分：卡片、窗格、控件、单步运行的卡片（与 enCards.ts 同样的键）。 */
+/** 中文课程文本，页面部分：循环图、窗格、控件、单步运行的卡片（与 enPage.ts 同样的键；各卡片的文本在 view/cards/ 各自的文件里）。 */
 import type { Params } from './params.js';
-import type { enCards } from './enCards.js';
+import type { enPage } from './enPage.js';
 
 type P = Params & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export const zhCards: Record<keyof typeof enCards, (p: P) => string> = {
+export const zhPage: Record<keyof typeof enPage, (p: P) => string> = {
   'diagram.prompt': () => '①②',
   'diagram.call': () => '③ ⑦ 调用模型',
   'diagram.replyTitle': () => '回复',
@@ -25,42 +25,8 @@ export const zhCards: Record<keyof typeof enCards, (p: P) => string> = {
   'edge.error': () => '出错',
   'edge.maxTurns': () => '轮数上限',
   'edge.exit': (p: P) => `${p.exit}`,
-  'card.reply.title': (p: P) => `回复（第 ${p.turn} 轮）`,
-  'card.reply.stopReason': () => 'API 返回的原样',
-  'card.reply.uses': (p: P) => `${p.list}`,
-  'card.reply.usesFromStarts': (p: P) => `${p.list}（回复不在 messages 里：按开始运行的工具计数）`,
-  'card.reply.flag': () => '流式响应中一到 tool_use 块就置为 true（Claude Code 靠它决定是否继续）',
-  'card.reply.goesOn': () => '循环继续：去执行工具',
-  'card.reply.stops': () => '循环在这里停下',
-  'card.reply.continues': () => '循环请模型接着写（生产路径）',
-  'card.teaching.lead': () => '章节里的判断',
-  'card.teaching.would': (p: P) => `会${p.runs ? '继续去执行工具' : '在这里停下'}：${p.agrees ? '与 tool_use 块一致' : '⚠ 与 tool_use 块不一致'}`,
-  'card.tool.title': () => '工具：tool_use → tool_result',
-  'card.tool.stepInto': (p: P) => `进入子代理 ${p.name} ›`,
   'agent.where': (p: P) => `${p.names}：子代理 ${p.name}（${p.text}）的运行，由 Agent 调用 ${p.id} 启动${p.state ? `；结束于 ${p.state}` : '；仍在运行'}`,
   'agent.back': (p: P) => `‹ 回到父运行的第 ${p.step} 步`,
-  'card.tool.startedEarly': (p: P) => `${p.time} 开始，回复还在流式输出时（只读：可以提前开始）`,
-  'card.tool.started': (p: P) => `${p.time} 开始，在第 ${p.step} 步`,
-  'card.tool.running': () => '… 运行中：这一步还没有结果',
-  'card.tool.denied': (p: P) => `⛔ 被权限门拒绝，没有运行：${p.reason}`,
-  'card.tool.deniedByRule': (p: P) => `⛔ 被权限规则 ${p.rule} 拒绝，没有运行：${p.reason}`,
-  'card.tool.noResult': (p: P) => `⚠ 没有结果记录：运行结束了（${p.state}），它没有结果`,
-  'card.tool.returned': (p: P) => `✓ ${p.time} 返回（开始后 ${p.ms} ms），在第 ${p.step} 步`,
-  'card.tool.wrapped': (p: P) => `它的输出，包装成绑定 tool_use_id ${p.id} 的 tool_result：`,
-  'card.tool.wrappedUnbound': () => '⚠ 包装成了没有 tool_use_id 的 tool_result：',
-  'card.tool.whereSent': (p: P) => `→ 在 messages[${p.index}]：请求 ${p.number} 把它带给模型`,
-  'card.tool.whereNotSent': (p: P) => `→ 这一步在 messages[${p.index}]，但请求 ${p.number} 没有带上它`,
-  'card.tool.whereEnded': (p: P) => `→ 在 messages[${p.index}]：之后没有请求，运行结束了`,
-  'card.tool.whereNow': (p: P) => `→ 在 messages[${p.index}]：下一个请求由 messages 构建`,
-  'card.tool.whereUnbound': (p: P) => `⚠ 循环把它写进了 messages[${p.index}]，却没有 tool_use_id`,
-  'card.tool.whereDeleted': (p: P) => `✂ 写进过 messages[${p.index}]，又在第 ${p.step} 步被删：之后的请求都不带它`,
-  'card.tool.never': () => '⚠ 从未写进 messages：没有哪个请求带上它',
-  'card.tool.notYet': () => '还不在 messages 里：这一轮的工具都完成后，循环才追加结果',
-  'card.state.title': () => '循环的 state',
-  'card.state.badge': () => 'turnCount 和 transitionReason 从不发送',
-  'card.state.sent': (p: P) => `请求 ${p.number}，在这一步发出：{ model, max_tokens, system, tools, messages: ${p.count} } · ${p.delta}`,
-  'card.state.next': (p: P) => `下一个请求的 body：{ model, max_tokens, system, tools, messages: ${p.count} }${p.last ? `（上一个发出的是请求 ${p.last}）` : '（还没有发出请求）'}`,
-  'card.state.ended': (p: P) => `运行已结束：之后没有请求${p.last ? `（最后发出的是请求 ${p.last}）` : ''}`,
   'msg.none': () => '还没有消息',
   'msg.resume': () => '恢复时添加',
   'msg.broken': () => '⚠ 写坏了（transcript 的读取会跳过它）',
@@ -73,6 +39,7 @@ export const zhCards: Record<keyof typeof enCards, (p: P) => string> = {
   'block.returnedNotYet': () => '✓ 已返回：结果还不在 messages 里',
   'block.returnedNever': () => '✓ 已返回：结果从未写进 messages',
   'block.running': () => '… 运行中',
+  'block.noResult': (p: P) => `⚠ 没有结果记录：运行结束了（${p.state}），它没有结果`,
   'block.notStarted': () => '还没开始',
   'block.resultFor': () => 'tool_result，对应',
   'block.unbound': () => '⚠ 没有 tool_use_id：API 会拒绝',
@@ -161,10 +128,4 @@ export const zhCards: Record<keyof typeof enCards, (p: P) => string> = {
   'approvals.approved': () => '已批准：调用已运行。',
   'approvals.denied': (p: P) => `已拒绝：模型收到的理由是“${p.message}”。`,
   'approvals.answered': () => '已回答：运行继续。',
-  // 压缩卡片（issue 42）。
-  'card.compact.title': () => '压缩边界',
-  'card.compact.why': (p: P) => (p.trigger === 'prompt_too_long' ? 'API 以过长拒绝了请求：压缩后重发同一轮' : p.trigger === 'manual' ? '由 /compact 要求' : '下一个请求会超过上下文窗口的阈值'),
-  'card.compact.kept': (p: P) => `保存在 state（记录文件）中：全部 ${p.before} 条消息，原样不变`,
-  'card.compact.sent': (p: P) => `从下一步起发送：${p.sent} 条消息（${p.kind === 'summary' ? `${p.summarized} 条的摘要，再加完整保留的 ${p.kept} 条` : '清除了旧的工具结果'}）`,
-  'card.compact.tokens': (p: P) => `请求的 token：之前约 ${p.before}，之后约 ${p.after}`,
 };

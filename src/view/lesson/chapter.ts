@@ -4,8 +4,8 @@
  * line of the catalogue: texts/). A step the chapter's loop does not have (a retry, a continuation, a
  * failure) is a production path: no number.
  */
-import { line } from './texts/line.js';
-import type { TimelineStep } from './timeline/shape.js';
+import { line } from '../texts/line.js';
+import type { TimelineStep } from '../timeline/shape.js';
 
 const MARKS = ['', '①', '②', '③', '④', '⑤', '⑥', '⑦', '⑧'];
 const marks = (...n: number[]) => n.map((k) => MARKS[k]).join('');

@@ -4,9 +4,9 @@
  * way out of the reply says what the reply held: no tool_use block, or the stop_reason the loop went
  * by; the way to done from the append says why the run ended).
  */
-import { LESSON_BOXES, LESSON_EDGES } from './lessonLayout.js';
-import { line, type Line } from './texts/line.js';
-import type { Timeline } from './timeline/build.js';
+import { LESSON_BOXES, LESSON_EDGES } from './layout.js';
+import { line, type Line } from '../texts/line.js';
+import type { Timeline } from '../timeline/build.js';
 
 export interface DiagramMarks {
   node: string | null;

@@ -1,10 +1,10 @@
-/** The lesson in English, the page's part: the cards, the panes, the controls, a stepped run's card. */
+/** The lesson in English, the page's part: the loop's drawing, the panes, the controls, a stepped run's card (each card's own sentences are in its file: view/cards/). */
 import type { Params } from './params.js';
 
 type P = Params & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const n = (count: number, one: string, other = `${one}s`) => `${count} ${count === 1 ? one : other}`;
 
-export const enCards = {
+export const enPage = {
   // The chapter's loop, drawn (lessonLayout.ts).
   'diagram.prompt': () => '①②',
   'diagram.call': () => '③ ⑦ call the model',
@@ -26,52 +26,10 @@ export const enCards = {
   'edge.error': () => 'error',
   'edge.maxTurns': () => 'max turns',
   'edge.exit': (p: P) => `${p.exit}`,
-  // The reply card.
-  'card.reply.title': (p: P) => `The reply (turn ${p.turn})`,
-  'card.reply.stopReason': () => 'as received from the API',
-  'card.reply.uses': (p: P) => `${p.list}`,
-  'card.reply.usesFromStarts': (p: P) => `${p.list} (the reply is not in messages: counted from the tools that started)`,
-  'card.reply.flag': () => 'set when a tool_use block arrives in the stream (how Claude Code decides to go on)',
-  'card.reply.goesOn': () => 'the loop went on: it runs the tools',
-  'card.reply.stops': () => 'the loop stopped here',
-  'card.reply.continues': () => 'the loop asks the model to go on (a production path)',
-  'card.teaching.lead': () => 'The chapter’s check',
-  'card.teaching.would': (p: P) => `would ${p.runs ? 'go on and run the tools' : 'stop here'}: ${p.agrees ? 'the same as the tool_use blocks say' : '⚠ not what the tool_use blocks say'}`,
-  // The tool card.
-  'card.tool.title': () => 'The tools: tool_use → tool_result',
-  'card.tool.stepInto': (p: P) => `Step into ${p.name} ›`,
+  // The tool card's step-into bar.
   // The bar over a subagent's run (agentScope.ts).
   'agent.where': (p: P) => `${p.names}: the run of subagent ${p.name} (${p.text}), started by the Agent call ${p.id}${p.state ? `; it ended ${p.state}` : '; still running'}`,
   'agent.back': (p: P) => `‹ Back to the parent's step ${p.step}`,
-  'card.tool.startedEarly': (p: P) => `started ${p.time}, while the reply still streamed (read-only: it may start early)`,
-  'card.tool.started': (p: P) => `started ${p.time}, at step ${p.step}`,
-  'card.tool.running': () => '… running: no result yet at this step',
-  'card.tool.denied': (p: P) => `⛔ denied by the permission gate, never run: ${p.reason}`,
-  'card.tool.deniedByRule': (p: P) => `⛔ denied by the permission rule ${p.rule}, never run: ${p.reason}`,
-  'card.tool.noResult': (p: P) => `⚠ no result recorded: the run ended (${p.state}) without it`,
-  'card.tool.returned': (p: P) => `✓ returned ${p.time} (${p.ms} ms after it started), at step ${p.step}`,
-  'card.tool.wrapped': (p: P) => `its output, wrapped into a tool_result bound to tool_use_id ${p.id}:`,
-  'card.tool.wrappedUnbound': () => '⚠ wrapped into a tool_result WITHOUT its tool_use_id:',
-  'card.tool.whereSent': (p: P) => `→ in messages[${p.index}]: request ${p.number} carries it to the model`,
-  'card.tool.whereNotSent': (p: P) => `→ in messages[${p.index}] at this step, but request ${p.number} does not carry it`,
-  'card.tool.whereEnded': (p: P) => `→ in messages[${p.index}]: no request follows, the run ended`,
-  'card.tool.whereNow': (p: P) => `→ in messages[${p.index}]: the next request is built from messages`,
-  'card.tool.whereUnbound': (p: P) => `⚠ the loop wrote it into messages[${p.index}] without its tool_use_id`,
-  'card.tool.whereDeleted': (p: P) => `✂ written into messages[${p.index}], then deleted at step ${p.step}: no later request carries it`,
-  'card.tool.never': () => '⚠ never written to messages: no request carries it',
-  'card.tool.notYet': () => 'not in messages yet: the loop appends the results when every tool of the turn is done',
-  // The state card.
-  'card.state.title': () => 'The loop’s state',
-  'card.state.badge': () => 'turnCount and transitionReason are never sent',
-  'card.state.sent': (p: P) => `request ${p.number}, sent at this step: { model, max_tokens, system, tools, messages: ${p.count} } · ${p.delta}`,
-  'card.state.next': (p: P) => `the next request’s body: { model, max_tokens, system, tools, messages: ${p.count} }${p.last ? ` (request ${p.last} was the last sent)` : ' (none sent yet)'}`,
-  'card.state.ended': (p: P) => `the run has ended: no request follows${p.last ? ` (request ${p.last} was the last sent)` : ''}`,
-  // The compaction card (issue 42).
-  'card.compact.title': () => 'Compaction boundary',
-  'card.compact.why': (p: P) => (p.trigger === 'prompt_too_long' ? 'the API refused the request as too long: the same turn is sent again, compacted' : p.trigger === 'manual' ? 'asked for by /compact' : 'the next request would have passed the threshold of the context window'),
-  'card.compact.kept': (p: P) => `kept in state (the transcript): all ${p.before} messages, unchanged`,
-  'card.compact.sent': (p: P) => `sent from the next step on: ${p.sent} messages (${p.kind === 'summary' ? `a summary of ${p.summarized}, then ${p.kept} kept whole` : 'old tool results cleared'})`,
-  'card.compact.tokens': (p: P) => `tokens of the request: ~${p.before} before, ~${p.after} after`,
   // The messages pane.
   'msg.none': () => 'no messages yet',
   'msg.resume': () => 'added by resume',
@@ -85,6 +43,7 @@ export const enCards = {
   'block.returnedNotYet': () => '✓ returned: its result is not in messages yet',
   'block.returnedNever': () => '✓ returned: its result was never written to messages',
   'block.running': () => '… running',
+  'block.noResult': (p: P) => `⚠ no result recorded: the run ended (${p.state}) without it`,
   'block.notStarted': () => 'not started yet',
   'block.resultFor': () => 'tool_result for',
   'block.unbound': () => '⚠ no tool_use_id: the API refuses it',

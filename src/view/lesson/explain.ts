@@ -6,13 +6,15 @@
  * the machine's names (guards, events) stay in the production layer. test/support/lessonCheck.ts
  * checks every line against the records.
  */
-import type { MessageParam } from '../core/messages.js';
-import { messagesAt } from './history.js';
-import { brokenBlocks, type StepFacts } from './facts.js';
-import { lessonOf } from './lesson.js';
-import { line, paragraph, type Line } from './texts/line.js';
+import type { MessageParam } from '../../core/messages.js';
+import { messagesAt } from '../timeline/history.js';
+import { brokenBlocks, type StepFacts } from '../timeline/facts.js';
+import { lessonOf } from './chapter.js';
+import { line, type Line } from '../texts/line.js';
+import { paragraph } from '../texts/render.js';
+import { deltaLine, indices } from './delta.js';
 import { reasonOf } from './reasons.js';
-import type { Timeline, TimelineStep } from './timeline/shape.js';
+import type { Timeline, TimelineStep } from '../timeline/shape.js';
 
 const uses = (list: Array<{ call: string }>) => list.map((u) => u.call).join('; ');
 
@@ -63,16 +65,6 @@ function requestLines(f: StepFacts, step: TimelineStep): Line[] {
   return out;
 }
 
-/** `request 2 = request 1 + messages[1], messages[2]`, with messages rewritten or deleted since. */
-export function deltaLine(r: { number: number; added: number[]; removed: number[] }): Line {
-  const changed = r.added.filter((i) => r.removed.includes(i));
-  const added = r.added.filter((i) => !changed.includes(i));
-  const deleted = r.removed.filter((i) => !changed.includes(i));
-  return line('delta', { number: r.number, prev: r.number - 1, added: indices(added), changed: indices(changed), deleted: indices(deleted) });
-}
-
-/** `messages[1], messages[2]` (empty for none). */
-const indices = (list: readonly number[]) => list.map((i) => `messages[${i}]`).join(', ');
 
 function callingModel(step: TimelineStep): Line[] {
   const f = step.facts;

@@ -6,9 +6,9 @@
  * follows the tool_use blocks; this loop plus bash is the whole agent. Each is shown only where the
  * step's records make it visible (test/support/lessonCheck.ts checks where).
  */
-import { messagesAt } from './history.js';
-import { line, type Line } from './texts/line.js';
-import type { Timeline, TimelineStep } from './timeline/shape.js';
+import { messagesAt } from '../timeline/history.js';
+import { line, type Line } from '../texts/line.js';
+import type { Timeline, TimelineStep } from '../timeline/shape.js';
 
 /** Whether request `number` (from 1) carries every message the history held when it was sent. */
 function carriesAll(t: Timeline, i: number): boolean {

@@ -2,8 +2,8 @@
  * The history and the requests of a timeline as they were at a step: what the server's sentences
  * and the page's panes both read (no DOM here; the page bundles it).
  */
-import type { MessageParam } from '../core/messages.js';
-import type { Timeline, TimelineMessage, TimelineRequest } from './timeline/shape.js';
+import type { MessageParam } from '../../core/messages.js';
+import type { Timeline, TimelineMessage, TimelineRequest } from './shape.js';
 
 /** The states a run ends in. */
 export const FINAL_STATES: ReadonlySet<string> = new Set(['done', 'failed', 'aborted']);
