@@ -1,7 +1,7 @@
 /**
  * `npm run diagrams`: diagrams/agent-loop.svg, drawn from the machine definition by the same code
  * as the viewer's diagram (src/diagram/: graph, ELK layout, SVG; no browser); diagrams/lesson-loop.svg
- * and lesson-loop.zh.svg, the chapter's loop as the viewer's lesson draws it (src/view/lessonLayout.ts);
+ * and lesson-loop.zh.svg, the chapter's loop as the viewer's lesson draws it (src/view/lesson/layout.ts);
  * and the sequence diagram of the two-turn example (render-diagrams.ts).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';

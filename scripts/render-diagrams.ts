@@ -1,6 +1,6 @@
 /**
  * The two-turn example as a sequence diagram: run for real (the scripted demo model and the real
- * bash tool, in a scratch directory with known files), written as Mermaid (src/view/sequence.ts)
+ * bash tool, in a scratch directory with known files), written as Mermaid (src/view/lesson/sequence.ts)
  * and rendered to SVG by the `mermaid` package inside Debian's chromium, driven by playwright-core
  * (offline: the page is built here, nothing is fetched). CHROMIUM_PATH overrides /usr/bin/chromium.
  */

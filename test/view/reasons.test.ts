@@ -1,5 +1,5 @@
 /**
- * The reasons the lesson gives at the loop's own steps (view/reasons.ts), on the demo's run as the simulator plays it
+ * The reasons the lesson gives at the loop's own steps (view/lesson/reasons.ts), on the demo's run as the simulator plays it
  * (the real machine, its records): ⑥ appending the results and ⑧ the answer each say why, in both languages. The
  * reason reads the step's lesson marks, so a timeline that gave it the step before its lesson was set said none there
  * (the viewer's last step had no "why": lessonPhone.browser.test).

@@ -182,7 +182,7 @@ export interface StepFacts {
   guard: string | null;
 }
 
-/** A compaction boundary as the viewer shows it (src/view/client/compactCard.ts). */
+/** A compaction boundary as the viewer shows it (src/view/cards/compact.ts). */
 export interface TimelineBoundary {
   step: number;
   trigger: string;
