@@ -52,7 +52,23 @@ export interface RunHooks {
   /**
    * Called before the loop compacts its history (Claude Code's PreCompact): `trigger` is `manual` (`/compact`) or `auto`
    * (near the window, or after a request refused as too long); `instructions` the user's. Returns instructions to add
-   * to the summary request, or nothing. A throw is ignored.
+   * to the summary request, or `block` (who blocked it) to leave the history as it is: `/compact` then says so
+   * ("Compaction blocked by PreCompact hook: …", as Claude Code), and an automatic compaction is skipped (the request
+   * goes as it is; refused as too long, the run ends with `prompt_too_long`). A throw is ignored.
    */
-  beforeCompact?(info: { trigger: 'manual' | 'auto'; instructions: string | null }): { instructions?: string } | void | Promise<{ instructions?: string } | void>;
+  beforeCompact?(info: { trigger: 'manual' | 'auto'; instructions: string | null }): CompactHookAnswer | void | Promise<CompactHookAnswer | void>;
+}
+
+/** What a PreCompact hook answers (RunHooks.beforeCompact). */
+export interface CompactHookAnswer {
+  instructions?: string;
+  block?: string;
+}
+
+/** A compaction a PreCompact hook blocked: the history is left as it is. Its message is Claude Code's. */
+export class CompactionBlocked extends Error {
+  constructor(readonly by: string) {
+    super(`Compaction blocked by PreCompact hook: ${by}`);
+    this.name = 'CompactionBlocked';
+  }
 }

@@ -4,12 +4,11 @@ import type { CompactInput } from '../history/compact.js';
 import type { ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { ModelCallInput, ModelReply } from '../core/model.js';
 import { INTERRUPTED_BY_USER, NO_RESULT, RUNNER_FAILED } from '../core/prompts.js';
-import type { ExitReason } from '../core/outcome.js';
-import { toRunError } from '../core/outcome.js';
+import { toRunError, type ExitReason } from '../core/outcome.js';
 import { toolUseProblem } from '../history/validate.js';
 import { buildRequest, freshTurn, initialContext, outputOf, type AgentContext, type AgentInput, type AgentOutput } from './context.js';
 import { choose, exit, otherwise, when } from './choices.js';
-import { canCompactAfterRefusal, compactedUpdate, compactInputOf, compactionFailedUpdate, needsCompaction, refusedUpdate } from './compaction.js';
+import { canCompactAfterRefusal, compactedUpdate, compactInputOf, compactionBlockedUpdate, compactionFailedUpdate, isCompactionBlocked, needsCompaction, refusedUpdate } from './compaction.js';
 import type { AgentEvent, ToolRunnerCommand } from './events.js';
 import { nextTransitionReason, overBudget } from './rules.js';
 import { invalidReplyError, openToolUsesUpdate, problemsOfReply, replyMessageUpdate, replyUpdate, resultsUpdate, startedAtFinish } from './updates.js';
@@ -17,9 +16,7 @@ import { applyWrite, recordFailure, recordStart, replyEvent } from './writes.js'
 
 export { CONTINUE_AFTER_MAX_TOKENS } from '../core/prompts.js';
 
-function notProvided(name: string): never {
-  throw new Error(`the "${name}" actor was not provided: use createAgentMachine() or machine.provide()`);
-}
+const notProvided = (name: string): never => { throw new Error(`the "${name}" actor was not provided: use createAgentMachine() or machine.provide()`); };
 
 /**
  * The agent loop. Pure: the model call (`callModel`) and the tool runner (`runTools`) are actors
@@ -44,6 +41,7 @@ export const agentMachine = setup({
   },
   guards: {
     needsCompaction: ({ context }) => needsCompaction(context),
+    isCompactionBlocked: (_, params: { error: unknown }) => isCompactionBlocked(params.error),
     canCompactAfterRefusal: ({ context }) => canCompactAfterRefusal(context),
     needsFollowUp: ({ context }) => context.needsFollowUp,
     isRefusal: ({ context }) => context.stopReason === 'refusal',
@@ -159,6 +157,7 @@ export const agentMachine = setup({
       enqueue.emit({ type: 'compact_boundary', turnCount: context.turnCount, boundary: params.boundary });
     }),
     markCompactionFailed: assign(({ context }) => compactionFailedUpdate(context)),
+    markCompactionBlocked: assign(({ context }) => compactionBlockedUpdate(context)),
     exit: assign((_, reason: ExitReason) => ({ exitReason: reason, transitionReason: null })),
   },
 }).createMachine({
@@ -202,7 +201,9 @@ export const agentMachine = setup({
             src: 'compactHistory',
             input: ({ context }) => compactInputOf(context),
             onDone: { target: 'callingModel', actions: { type: 'applyCompaction', params: ({ event }) => ({ boundary: event.output }) } },
-            onError: { target: 'checkingError', actions: ['markCompactionFailed', { type: 'recordError', params: ({ event }) => ({ error: event.error }) }] },
+            onError: [
+              { guard: { type: 'isCompactionBlocked', params: ({ event }) => ({ error: event.error }) }, target: 'callingModel', actions: 'markCompactionBlocked' },
+              { target: 'checkingError', actions: ['markCompactionFailed', { type: 'recordError', params: ({ event }) => ({ error: event.error }) }] }],
           },
           on: { ABORT: { target: '#agent.aborted', actions: exit('aborted') } },
         },

@@ -4,6 +4,7 @@
  * `compacting` state hands its actor, and what the boundary changes. docs/loop.md, "Compaction".
  */
 import { AppendLog } from '../core/appendLog.js';
+import { CompactionBlocked } from '../core/hooks.js';
 import type { CompactBoundary } from '../core/events.js';
 import { knownContextWindow } from '../core/models.js';
 import { thinkingParam } from '../core/thinking.js';
@@ -84,6 +85,14 @@ export function refusedUpdate(context: Pick<AgentContext, 'compaction' | 'error'
 /** The compaction call failed: a refusal now ends the run; a retry compacts again (`pending`). */
 export function compactionFailedUpdate(context: Pick<AgentContext, 'compaction'>): ContextUpdate {
   return { compaction: { ...context.compaction, since: true, pending: context.compaction.pending ?? 'threshold' } };
+}
+
+/** Whether the compaction failed because a PreCompact hook blocked it. */
+export const isCompactionBlocked = (error: unknown): boolean => error instanceof CompactionBlocked;
+
+/** A compaction a PreCompact hook blocked: the request goes as it is, and a refusal of it ends the run (no second try). */
+export function compactionBlockedUpdate(context: Pick<AgentContext, 'compaction'>): ContextUpdate {
+  return { compaction: { ...context.compaction, since: true, pending: null } };
 }
 
 /** The boundary: the history from it on is what is sent; the summary call's usage and cost count in the run's. */

@@ -5,7 +5,7 @@
  * durable run journals it like any other (durable/journal.ts) and a replay does not summarize again.
  */
 import type { CompactBoundary } from '../core/events.js';
-import type { RunHooks } from '../core/hooks.js';
+import { CompactionBlocked, type RunHooks } from '../core/hooks.js';
 import { ModelError, type ModelCall } from '../core/model.js';
 import { costOf } from '../core/pricing.js';
 import {
@@ -72,13 +72,14 @@ export async function compactHistory(input: CompactInput, model: ModelCall, sign
   };
 }
 
-/** The instructions for the summary: the caller's, and what the PreCompact hook adds. */
+/** The instructions for the summary: the caller's, and what the PreCompact hook adds (a hook that blocks throws CompactionBlocked). */
 async function instructionsOf(input: CompactInput, hooks: CompactOptions['hooks']): Promise<string | undefined> {
   const given = input.instructions?.trim() || undefined;
   if (!hooks?.beforeCompact) return given;
   const trigger = input.trigger === 'manual' ? 'manual' : 'auto';
   const hook = hooks.beforeCompact.bind(hooks);
   const added = await (async () => hook({ trigger, instructions: given ?? null }))().catch(() => undefined);
+  if (added?.block !== undefined) throw new CompactionBlocked(added.block);
   const more = added?.instructions?.trim();
   return [given, more].filter((s) => s !== undefined && s !== '').join('\n\n') || undefined;
 }

@@ -150,3 +150,37 @@ describe('compaction in the machine', () => {
     expect(summary?.thinking).toBeDefined();
   });
 });
+
+describe('a compaction a PreCompact hook blocks', () => {
+  /** A PreCompact hook answering `answer`, keeping what it was told in `told`. */
+  const hookAnswering = (answer: { block?: string; instructions?: string }, told: unknown[]) => ({ beforeCompact: (info: unknown) => (told.push(info), answer) });
+
+  it('near the window: no summary is asked, the request goes as it is, the run goes on (no boundary)', async () => {
+    const told: unknown[] = [];
+    const hooks = hookAnswering({ block: '[callback]' }, told);
+    const run = await drive({ hooks, steps: [reply.text('ok')], messages: longHistory(4, 4000), config: { contextWindow: 4000 } });
+    expect(told).toEqual([{ trigger: 'auto', instructions: null }]);
+    expect(run.states).toEqual(['compacting', 'callingModel', 'done']);
+    expect(run.context.exitReason).toBe('completed');
+    expect(boundaries(run.events)).toEqual([]);
+    expect(run.requests.map(isCompactRequest)).toEqual([false]);
+  });
+
+  it('after a refusal: the request is sent again as it is, and refused again the run ends with prompt_too_long, no loop', async () => {
+    const told: unknown[] = [];
+    const hooks = hookAnswering({ block: '[callback]' }, told);
+    const run = await drive({ hooks, steps: [tooLong(), tooLong(), reply.text('never')], messages: exchange() });
+    expect(told).toHaveLength(1);
+    expect(run.states).toEqual(['callingModel', 'compacting', 'callingModel', 'failed']);
+    expect(run.context.exitReason).toBe('prompt_too_long');
+    expect(run.requests.map(isCompactRequest)).toEqual([false, false]);
+  });
+
+  it("a hook's instructions go into the summary request after the user's", async () => {
+    const told: unknown[] = [];
+    const hooks = hookAnswering({ instructions: 'keep pears' }, told);
+    const run = await drive({ hooks, steps: [tooLong(), reply.text('ok')], messages: exchange() });
+    expect(run.context.exitReason).toBe('completed');
+    expect(JSON.stringify(run.requests[1]?.messages.at(-1))).toContain('keep pears');
+  });
+});

@@ -67,6 +67,7 @@ const scenarios: Record<string, DriveOptions> = {
     tools: [echoTool()],
     config: { contextWindow: 4000 },
   },
+  'a PreCompact hook blocks the compaction': { steps: [tooLong(), tooLong()], messages: exchange(), hooks: { beforeCompact: () => ({ block: '[callback]' }) } },
   'the compaction call fails': { steps: [tooLong()], messages: exchange(), scripted: { summary: () => overloaded() }, config: { maxRetries: 0 } },
   'abort while compacting': {
     steps: [tooLong()],

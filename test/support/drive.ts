@@ -1,3 +1,4 @@
+import type { RunHooks } from '../../src/core/hooks.js';
 import { createActor, toPromise, type Actor } from 'xstate';
 import type { RunConfig } from '../../src/core/config.js';
 import type { MachineEvent } from '../../src/core/events.js';
@@ -19,6 +20,8 @@ export interface DriveOptions {
   onStart?: (actor: Actor<ReturnType<typeof createAgentMachine>>) => void;
   /** The scripted model's options besides `modelDelayMs` (its summary answer, its context window). */
   scripted?: ScriptedModelOptions;
+  /** The run's hooks (the PreCompact hook, say), given to the real machine. */
+  hooks?: RunHooks;
   /** Replace the machine (e.g. a broken tool runner); default: the real one with the scripted model. */
   machine?: ReturnType<typeof createAgentMachine>;
 }
@@ -37,7 +40,7 @@ export interface Driven {
 export async function drive(options: DriveOptions): Promise<Driven> {
   const tools = options.tools ?? [];
   const model = scriptedModel(options.steps, { ...options.scripted, ...(options.modelDelayMs ? { delayMs: options.modelDelayMs } : {}) });
-  const machine = options.machine ?? createAgentMachine({ model: model.call, tools, cwd: process.cwd() });
+  const machine = options.machine ?? createAgentMachine({ model: model.call, tools, cwd: process.cwd(), ...(options.hooks ? { hooks: options.hooks } : {}) });
   const events: MachineEvent[] = [];
   const actor = createActor(machine, {
     input: {

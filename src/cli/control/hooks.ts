@@ -134,10 +134,25 @@ export async function promptHooks(context: HookContext, prompt: string): Promise
   return { context: outputs.map((o) => text(o.hookSpecificOutput?.additionalContext)).filter((t): t is string => t !== undefined) };
 }
 
-/** PreCompact: the host's callbacks are told the trigger (`manual`, `auto`: their matcher) and the user's instructions. */
-export async function preCompactHooks(context: HookContext, info: { trigger: 'manual' | 'auto'; instructions: string | null }): Promise<undefined> {
-  await callHooks(context, 'PreCompact', info.trigger, { trigger: info.trigger, custom_instructions: info.instructions });
-  return undefined;
+/** What the PreCompact callbacks answered, as Claude Code 2.1.197 reads them, and its line for each (`display`). */
+export interface PreCompactAnswer {
+  instructions?: string;
+  block?: string;
+  display: string[];
+}
+
+/**
+ * PreCompact: the host's callbacks are told the trigger (`manual`, `auto`: their matcher) and the user's instructions.
+ * As Claude Code (recorded: test/cli/sdk/preCompact.process.test.ts): each answer's `systemMessage` is added to the
+ * summary's instructions, `decision: "block"` blocks the compaction ("[callback]"), and each callback gets a line.
+ */
+export async function preCompactHooks(context: HookContext, info: { trigger: 'manual' | 'auto'; instructions: string | null }): Promise<PreCompactAnswer> {
+  const outputs = await callHooks(context, 'PreCompact', info.trigger, { trigger: info.trigger, custom_instructions: info.instructions });
+  const ran = outputs.filter((o) => o.decision !== 'block');
+  const said = ran.map((o) => text(o.systemMessage)?.trim()).filter((t): t is string => t !== undefined && t !== '');
+  const display = ran.map((o) => `PreCompact [callback] completed successfully${text(o.systemMessage)?.trim() ? `: ${String(o.systemMessage).trim()}` : ''}`);
+  const blocked = outputs.length > ran.length ? { block: Array.from({ length: outputs.length - ran.length }, () => '[callback]').join('\n') } : {};
+  return { ...(said.length ? { instructions: said.join('\n') } : {}), ...blocked, display };
 }
 
 /** Stop: the reason a hook gives to go on (`decision: "block"`), or undefined to stop. */

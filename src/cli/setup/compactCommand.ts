@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CompactBoundary, RunEvent } from '../../core/events.js';
-import type { RunHooks } from '../../core/hooks.js';
+import { CompactionBlocked, type RunHooks } from '../../core/hooks.js';
 import type { MessageParam } from '../../core/messages.js';
 import { defaultSystemPrompt } from '../../core/prompts.js';
 import { addUsage, zeroUsage, type Usage } from '../../core/usage.js';
@@ -80,18 +80,36 @@ export async function compactTurn(stream: CompactStream, instructions: string, m
   out(compactingLine(sessionId));
   const { preCompactHooks } = await import('../control/hooks.js');
   const context = stream.control.hasHooks('PreCompact') ? stream.control.hookContext() : undefined;
-  const hooks = context ? { beforeCompact: (info: { trigger: 'manual' | 'auto'; instructions: string | null }) => preCompactHooks(context, info) } : undefined;
+  let display: string[] = [];
+  const beforeCompact = async (info: { trigger: 'manual' | 'auto'; instructions: string | null }) => {
+    const answer = await preCompactHooks(context as HookContext, info);
+    display = answer.display;
+    return answer;
+  };
   try {
-    const boundary = await compactNow(stream.conversation, stream.choice, messages, instructions, hooks ? { hooks } : {});
+    const boundary = await compactNow(stream.conversation, stream.choice, messages, instructions, context ? { hooks: { beforeCompact } } : {});
     for (const line of compactBoundaryLines(boundary, sessionId)) out(line);
-    out({ type: 'user', message: { role: 'user', content: '<local-command-stdout>Compacted </local-command-stdout>' }, session_id: sessionId, parent_tool_use_id: null, uuid: randomUUID(), timestamp: new Date().toISOString(), isReplay: true });
+    const said = `<local-command-stdout>Compacted ${display.join('\n')}</local-command-stdout>`;
+    out({ type: 'user', message: { role: 'user', content: said }, session_id: sessionId, parent_tool_use_id: null, uuid: randomUUID(), timestamp: new Date().toISOString(), isReplay: true });
     out(resultLine(sessionId, Date.now() - started, '', boundary.costUsd ?? 0));
     return boundary.messages;
   } catch (error) {
-    out({ type: 'system', subtype: 'status', status: null, compact_result: 'failed', compact_error: error instanceof Error ? error.message : String(error), uuid: randomUUID(), session_id: sessionId });
-    out({ ...resultLine(sessionId, Date.now() - started, '', 0), subtype: 'error_during_execution', is_error: true });
+    const message = error instanceof Error ? error.message : String(error);
+    out({ type: 'system', subtype: 'status', status: null, compact_result: 'failed', compact_error: message, uuid: randomUUID(), session_id: sessionId });
+    if (!(error instanceof CompactionBlocked)) out({ ...resultLine(sessionId, Date.now() - started, '', 0), subtype: 'error_during_execution', is_error: true });
+    else {
+      // As Claude Code: the block is said as the (synthetic) answer, and the command succeeded.
+      out(assistantLine(sessionId, message));
+      out(resultLine(sessionId, Date.now() - started, message, 0));
+    }
     return messages;
   }
+}
+
+/** Claude Code's synthetic answer line (model `<synthetic>`, no usage) saying `text`. */
+function assistantLine(sessionId: string, text: string) {
+  const message = { id: randomUUID(), model: '<synthetic>', role: 'assistant', stop_reason: 'stop_sequence', stop_sequence: '', type: 'message', usage: zeroUsage(), content: [{ type: 'text', text }] };
+  return { type: 'assistant', message, parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID() };
 }
 
 /** The result line of a local command: no model turn. */
