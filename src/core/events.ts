@@ -174,6 +174,24 @@ export type GateEvent =
  */
 export type SubagentEvent =
   | { type: 'agent_start'; toolUseId: string; agentId: string; agentType: string; description: string; prompt: string; model: string }
+  /**
+   * A resumed session takes up a child its last run cut off (run/childResume.ts): its history restored from its records
+   * (`messageCount` of them recorded, `repaired` says what was added), going on at `turnCount`. With `why`, it cannot
+   * go on, and its call stays answered as interrupted.
+   */
+  | {
+      type: 'agent_resume';
+      toolUseId: string;
+      agentId: string;
+      agentType: string;
+      description: string;
+      prompt: string;
+      model: string;
+      turnCount: number;
+      messageCount: number;
+      repaired: string[];
+      why?: string;
+    }
   | { type: 'agent_event'; toolUseId: string; agentId: string; agentType: string; event: RunEvent }
   | {
       type: 'agent_end';

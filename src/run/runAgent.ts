@@ -25,6 +25,7 @@ import { configOf, pick } from './pick.js';
 import { describedEvents } from './toolStarts.js';
 import { listenerOf, openRecorder, runEndOf, startSpans, systemPrompt } from './runParts.js';
 import { subagentHost, withAgentTool } from './subagents.js';
+import { resumeCutAgents } from './childResume.js';
 import type { FinalState, RunAgentOptions, RunResult } from './runOptions.js';
 import type { SubagentHost } from '../core/agents.js';
 
@@ -47,8 +48,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   const started = Date.now();
   const cwd = options.cwd ?? process.cwd();
   const prompt = question !== null && question.length > 0 ? question : null; // '' asks nothing
-  const history = options.messages ?? [];
-  const startMessages = prompt === null ? [...history] : typeof prompt === 'string' ? appendUserText(history, prompt) : appendUser(history, prompt);
+  let startMessages = withPrompt(options.messages ?? [], prompt);
   if (startMessages[startMessages.length - 1]?.role !== 'user') {
     throw new Error('runAgent needs a prompt, or a history that ends with a user message');
   }
@@ -68,6 +68,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   const emit = listenerOf(options.onEvent, recorder, spans, ahead, describedEvents(tools));
   const hooks = gate ? gatedHooks(options.hooks, gate, emit) : options.hooks;
   const subagents = subagentHost({ options, cwd, tools, modelCall, gate, redactor, spans, emit, runAgent }); // the Agent tool's children (./subagents.ts)
+  if (options.cutAgents?.length) startMessages = withPrompt(await resumeCutAgents(options.cutAgents, options.messages ?? [], { host: subagents, emit, signal: options.signal }), prompt); // a resumed session's cut-off children first (./childResume.ts)
   const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks, denyRules: gate && denyRulesOf(gate.current), subagents });
   if (emit && prompt) {
     const index = startMessages.length - 1;
@@ -100,6 +101,11 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
     actor.stop();
     if (recorder && recorder !== options.session) recorder.close();
   }
+}
+
+/** The history with the prompt added (`null`: as it is). */
+function withPrompt(history: MessageParam[], prompt: Question | null): MessageParam[] {
+  return prompt === null ? [...history] : typeof prompt === 'string' ? appendUserText(history, prompt) : appendUser(history, prompt);
 }
 
 /** Stepping: the run is over; its answer goes to the caller once the learner says so (the chapter's ⑧). An abort lets it go. */

@@ -17,6 +17,7 @@ import type { StepGate } from './gate.js';
 import type { SessionRecorder } from '../transcript/recorder.js';
 import type { PermissionsOption } from './permissionHooks.js';
 import type { AgentDefinitions } from '../core/agents.js';
+import type { CutAgent } from '../transcript/cutAgents.js';
 
 /** How to run the agent: the loop's settings (`RunConfig`, each with its default in `defaultRunConfig`) and what is plugged into it. */
 export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'model'>> {
@@ -54,6 +55,12 @@ export interface RunAgentOptions extends Partial<Omit<RunConfig, 'tools' | 'mode
   messages?: MessageParam[];
   /** Turn count to go on from when resuming a run (default 1). */
   turnCount?: number;
+  /**
+   * A resumed session's subagents its last run cut off (`resumeSession(...).conversation.cutAgents`): before the model
+   * is asked, each child goes on where it stopped (./childResume.ts) with its agent of `agents`, and its answer
+   * replaces the "interrupted" result its Agent call has in `messages`. One that cannot go on keeps that result.
+   */
+  cutAgents?: readonly CutAgent[];
   /** Aborting it ends the run with a valid history (`exitReason: 'aborted'`). */
   signal?: AbortSignal;
   /** Receives every `RunEvent` (core/events.ts), in order. Must not throw. */

@@ -18,6 +18,9 @@ import type { GateRef } from './permissionHooks.js';
 import type { Redactor } from '../core/redact.js';
 import type { ModelCall } from '../core/model.js';
 import type { RunAgentOptions, RunResult } from './runOptions.js';
+import type { MessageParam } from '../core/messages.js';
+import { addUsage, type Usage } from '../core/usage.js';
+import type { CutAgent } from '../transcript/cutAgents.js';
 import { pick } from './pick.js';
 
 /** `tools` with the Agent tool of `agents` after them, when there are agents and no tool has its name yet. */
@@ -60,32 +63,58 @@ export interface ParentRun {
   spans: RunSpans | undefined;
   emit: ((event: RunEvent) => void) | undefined;
   /** runAgent itself (passed in: this file is imported by it). */
-  runAgent: (prompt: string, options: RunAgentOptions) => Promise<RunResult>;
+  runAgent: (prompt: string | null, options: RunAgentOptions) => Promise<RunResult>;
+}
+
+/** Where a child taken up after a resume goes on from (./childResume.ts). */
+export interface ChildResume {
+  /** Its history, restored from its records, and the turn it goes on at. */
+  messages: MessageParam[];
+  turnCount: number;
+  /** Its own children its run cut off. */
+  cutAgents: readonly CutAgent[];
+  /** The model it ran on (its start record's). */
+  model: string;
+  /** Its tool calls and usage before the cut, which its result counts too. */
+  toolUses: number;
+  usage: Usage;
+}
+
+/** A run's subagents: the Agent tool's host, and a child taken up again after a resume (./childResume.ts). */
+export interface RunSubagents extends SubagentHost {
+  resume(call: SubagentCall, from: ChildResume, signal: AbortSignal): Promise<SubagentResult>;
 }
 
 /** The host of a run whose options name `agents`; undefined without. */
-export function subagentHost(parent: ParentRun): SubagentHost | undefined {
+export function subagentHost(parent: ParentRun): RunSubagents | undefined {
   const agents = parent.options.agents;
   if (!agents || Object.keys(agents).length === 0) return undefined;
-  return { agents, run: (call, signal) => runChild(parent, agents, call, signal) };
+  return { agents, run: (call, signal) => runChild(parent, agents, call, signal), resume: (call, from, signal) => runChild(parent, agents, call, signal, from) };
 }
 
-async function runChild(parent: ParentRun, agents: AgentDefinitions, call: SubagentCall, signal: AbortSignal): Promise<SubagentResult> {
+/** The model a call's child runs on: the call's, else the agent's, else (`inherit`) the parent's. */
+function childModel(parent: ParentRun, agent: AgentDefinition, call: SubagentCall): string {
+  const wanted = call.model ?? agent.model;
+  return wanted === undefined || wanted === 'inherit' ? parent.options.model : resolveModel(wanted);
+}
+
+/** Runs the child of `call` from its prompt, or (`from`) goes on with it from where a resumed session's records left it. */
+async function runChild(parent: ParentRun, agents: AgentDefinitions, call: SubagentCall, signal: AbortSignal, from?: ChildResume): Promise<SubagentResult> {
   const agent = agents[call.agentType] as AgentDefinition;
   const { options, emit } = parent;
   const agentId = agentIdOf(call.toolUseId);
-  const wanted = call.model ?? agent.model;
-  const model = wanted === undefined || wanted === 'inherit' ? options.model : resolveModel(wanted);
+  const model = from?.model ?? childModel(parent, agent, call);
   const tools = agentTools(agent, parent.tools);
   const nests = tools.some((tool) => tool.name === AGENT_TOOL_NAME);
   const named = { toolUseId: call.toolUseId, agentId, agentType: call.agentType };
-  let toolUses = 0;
+  let toolUses = from?.toolUses ?? 0;
   const started = Date.now();
-  emit?.({ type: 'agent_start', ...named, description: call.description, prompt: call.prompt, model });
+  if (!from) emit?.({ type: 'agent_start', ...named, description: call.description, prompt: call.prompt, model });
   const parentContext = parent.spans?.toolContext(call.toolUseId);
-  const run = await parent.runAgent(call.prompt, {
+  const run = await parent.runAgent(from ? null : call.prompt, {
     ...pick(options, 'maxTokens', 'maxTurns', 'maxRetries', 'retryBaseMs', 'retryMaxMs', 'maxTokensContinuations', 'client', 'hooks', 'clock', 'includeStreamEvents'),
     ...(agent.maxTurns !== undefined ? { maxTurns: agent.maxTurns } : {}),
+    ...(from ? { messages: from.messages, turnCount: from.turnCount, cutAgents: from.cutAgents } : {}),
     model,
     modelCall: agent.modelCall ?? parent.modelCall,
     tools,
@@ -103,6 +132,7 @@ async function runChild(parent: ParentRun, agents: AgentDefinitions, call: Subag
     ...(options.tracing && parentContext ? { tracing: { ...options.tracing, parent: parentContext, agentName: call.agentType } } : {}),
   });
   const { context } = run;
+  const usage = from ? addUsage(from.usage, context.usage) : context.usage;
   const result: SubagentResult = {
     agentId,
     state: run.state,
@@ -110,11 +140,11 @@ async function runChild(parent: ParentRun, agents: AgentDefinitions, call: Subag
     ...(context.error ? { error: context.error } : {}),
     text: run.text,
     model,
-    usage: context.usage,
+    usage,
     toolUses,
     durationMs: Date.now() - started,
     turnCount: context.turnCount,
   };
-  emit?.({ type: 'agent_end', ...named, state: run.state, exitReason: context.exitReason, text: run.text, usage: context.usage, toolUses, durationMs: result.durationMs });
+  emit?.({ type: 'agent_end', ...named, state: run.state, exitReason: context.exitReason, text: run.text, usage, toolUses, durationMs: result.durationMs });
   return result;
 }

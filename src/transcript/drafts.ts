@@ -122,15 +122,23 @@ export function draftOf(event: RunEvent): Draft | undefined {
     case 'reply_refused':
       return { type: 'reply_refused', turnCount: event.turnCount, error: event.error.message, startedToolIds: event.startedToolIds };
     case 'compact_boundary': return { type: 'compact_boundary', turnCount: event.turnCount, ...event.boundary };
-    case 'agent_start': case 'agent_end': case 'agent_event': // a subagent's run
+    case 'agent_start': case 'agent_end': case 'agent_event': case 'agent_resume': // a subagent's run
       return agentDraft(event);
     default: // tool_use (the block arrives whole in the assistant message), text, thinking, stream_event
       return undefined;
   }
 }
 
-/** A subagent's start and end (the event is the record), and each of its records wrapped (records.ts `agent`). */
-function agentDraft(event: Extract<RunEvent, { type: 'agent_start' | 'agent_end' | 'agent_event' }>): Draft | undefined {
+/**
+ * A subagent's start and end (the event is the record), each of its records wrapped (records.ts `agent`), and its
+ * resume as its own `resume` record (one that cannot go on leaves none: its call's answer says it).
+ */
+function agentDraft(event: Extract<RunEvent, { type: 'agent_start' | 'agent_end' | 'agent_event' | 'agent_resume' }>): Draft | undefined {
+  if (event.type === 'agent_resume') {
+    if (event.why !== undefined) return undefined;
+    const record = { type: 'resume', turnCount: event.turnCount, repaired: event.repaired, messageCount: event.messageCount };
+    return { type: 'agent', toolUseId: event.toolUseId, agentId: event.agentId, record };
+  }
   if (event.type !== 'agent_event') return { ...event } as Draft;
   const inner = draftOf(event.event);
   return inner && { type: 'agent', toolUseId: event.toolUseId, agentId: event.agentId, record: inner as Draft & Record<string, unknown> };

@@ -69,6 +69,7 @@ export class SessionMemory {
       repaired: [],
       awaitsModel: messages[messages.length - 1]?.role === 'user',
       problems: [],
+      cutAgents: [],
     };
   }
 

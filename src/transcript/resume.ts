@@ -26,6 +26,7 @@ import type { ContentBlock, MessageParam, ToolResultBlockParam, ToolUseBlock } f
 import type { PromptBlock, SessionRecord } from './records.js';
 import { plural } from '../core/plural.js';
 import { INTERRUPTED_TOOL_RESULT } from '../core/prompts.js';
+import { cutAgents, type CutAgent } from './cutAgents.js';
 
 export { INTERRUPTED_TOOL_RESULT } from '../core/prompts.js';
 
@@ -42,6 +43,11 @@ export interface RestoredConversation {
   awaitsModel: boolean;
   /** Problems that remain after the repair; resuming is refused when there are any. */
   problems: string[];
+  /**
+   * Subagents the last run cut off (./cutAgents.ts): their Agent calls are answered as interrupted in `messages`; a
+   * run given them (`runAgent`'s `cutAgents`) takes each child up where it stopped and answers with its result.
+   */
+  cutAgents: CutAgent[];
 }
 
 /** The messages as the transcript has them, and the prompt no message followed (if any). */
@@ -156,9 +162,11 @@ export function restoreConversation(records: readonly SessionRecord[]): Restored
       );
       const interrupted = uses.filter((u) => !finished.has(u.id));
       messages = appendUser(messages, results);
-      if (interrupted.length > 0) {
-        repaired.push(`answered ${interrupted.map((u) => `${u.name} ${u.id}`).join(', ')} as interrupted (not run again)`);
-      }
+      const children = new Set(records.flatMap((r) => (r.type === 'agent_start' ? [r.toolUseId] : [])));
+      const cut = interrupted.filter((u) => !children.has(u.id));
+      if (cut.length > 0) repaired.push(`answered ${cut.map((u) => `${u.name} ${u.id}`).join(', ')} as interrupted (not run again)`);
+      const cutChildren = interrupted.filter((u) => children.has(u.id));
+      if (cutChildren.length > 0) repaired.push(`${cutChildren.map((u) => `${u.name} ${u.id}`).join(', ')} had a subagent running: it goes on where it stopped (answered as interrupted if it cannot)`);
       if (finished.size > 0) repaired.push(`added the ${plural(finished.size, 'tool result')} that had finished`);
     }
   }
@@ -172,6 +180,7 @@ export function restoreConversation(records: readonly SessionRecord[]): Restored
     repaired,
     awaitsModel: messages[messages.length - 1]?.role === 'user',
     problems,
+    cutAgents: problems.length === 0 ? cutAgents(records, messages) : [],
   };
 }
 

@@ -1,66 +1,199 @@
 /**
- * kill -9 inside a subagent, then --continue: the CLI as a real process against the local Messages API, killed while
- * the child's second tool runs. The transcript holds the child's run up to there (its finished tool's start and
- * result, the cut one's start); the resumed session answers the parent's Agent call as interrupted (never runs the
- * child's tools again: the finished one ran once), and every request is valid.
+ * kill -9 inside a subagent, then resume: the CLI as a real process against the local Messages API, killed at several
+ * points of a child's run (a fault matrix): before its first model reply, after one of its tools ran while the next
+ * ran, during its last reply, inside a child's child. The resumed session takes the child up where it stopped
+ * (--continue, --resume, the Agent SDK's `resume`, the library's runAgent with `cutAgents`): its finished tools never
+ * run again, its cut-off tool is answered as interrupted (and said so), it runs on to its end, and its answer is the
+ * parent's Agent call's result, which the parent's next request carries. Every side effect happens once; every request
+ * history is valid. Without the agent's definition, the child cannot go on: one line says so, and the call is
+ * answered as interrupted, as before.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
 import { INTERRUPTED_TOOL_RESULT } from '../../src/transcript/resume.js';
-import { lastToolResults } from '../support/agentServer.js';
+import { resumeSession } from '../../src/transcript/open.js';
+import { runAgent } from '../../src/run/runAgent.js';
+import { defaultTools } from '../../src/run/defaultTools.js';
+import { lastToolResults, resultText } from '../support/agentServer.js';
 import { RUN_EVERYTHING, runCli, startCli } from '../support/cli.js';
-import type { MessagesServer, RequestBody } from '../support/messagesServer.js';
+import { collectSdk } from '../support/sdkCollect.js';
+import type { MessagesServer, RequestBody, Step } from '../support/messagesServer.js';
+import type { CliProject } from '../support/project.js';
 import { markedCliProjectPerTest, transcripts, waitFor } from '../support/sessions.js';
 
+let project: CliProject;
 let server: MessagesServer;
 let dir: string;
 let home: string;
-let env: NodeJS.ProcessEnv;
 let marker: string;
 
-markedCliProjectPerTest('killsub', (project, m) => {
-  ({ server, dir, home, env } = project);
+markedCliProjectPerTest('killsub', (p, m) => {
+  ({ server, dir, home } = p);
+  project = p;
   marker = m;
 });
 
+const WORKER = { description: 'Works', prompt: 'You work.', tools: ['Bash'] };
+const AGENTS = JSON.stringify({ worker: WORKER });
+const NESTED = JSON.stringify({ outer: { description: 'Delegates', prompt: 'You delegate.', tools: ['Agent', 'Bash'] }, worker: WORKER });
+
+const text = (words: string): Step => ({ content: [{ type: 'text', text: words }], stop_reason: 'end_turn' });
+const bash = (id: string, command: string): Step => ({ content: [{ type: 'tool_use', id, name: 'bash', input: { command } }], stop_reason: 'tool_use' });
+const agentCall = (id: string, type: string): Step => ({ content: [{ type: 'tool_use', id, name: 'Agent', input: { description: 'Work', prompt: `Do the work (${type})`, subagent_type: type } }], stop_reason: 'tool_use' });
 const records = (text: string) => text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { type: string; record?: { type: string }; [k: string]: unknown });
-const bash = (id: string, command: string) => ({ content: [{ type: 'tool_use' as const, id, name: 'bash', input: { command } }], stop_reason: 'tool_use' as const });
+const fileText = (name: string) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : '');
+/** The requests whose system prompt is `who`'s (a child's is its agent's prompt). */
+const systemOf = (body: RequestBody) => JSON.stringify(body.system ?? '');
+const requestsOf = (who: string) => server.requests.map((r) => r.body as RequestBody).filter((body) => systemOf(body).includes(who));
+const parentRequests = () => server.requests.map((r) => r.body as RequestBody).filter((body) => !systemOf(body).includes('You work.') && !systemOf(body).includes('You delegate.'));
+/** The result the last request of `who` carries for `id`. */
+const resultFor = (bodies: RequestBody[], id: string) => lastToolResults(bodies.at(-1) as RequestBody).find((r) => r.tool_use_id === id);
 
-describe('kill -9 inside a subagent, then --continue', () => {
-  it("keeps the child's run in the transcript and answers the Agent call as interrupted; the child's finished tool never runs again", async () => {
-    server.enqueue(
-      { content: [{ type: 'tool_use', id: 'toolu_A1', name: 'Agent', input: { description: 'Work', prompt: 'Do the work', subagent_type: 'worker' } }], stop_reason: 'tool_use' },
-      bash('toolu_C1', 'echo ran >> once.log'),
-      bash('toolu_C2', `sleep 30 # ${marker}`),
-    );
-    const agents = JSON.stringify({ worker: { description: 'Works', prompt: 'You work.', tools: ['Bash'] } });
-    const run = startCli(['-p', 'work', RUN_EVERYTHING, '--agents', agents], { cwd: dir, env });
-    const name = await waitFor('the child\'s second tool_start', () => {
-      for (const [file, text] of transcripts(home)) if (text.includes('toolu_C2') && text.includes('"type":"tool_start"')) return file;
-      return undefined;
-    });
-    run.child.kill('SIGKILL');
-    expect((await run.done).signal).toBe('SIGKILL');
+/** Starts `-p` with `agents`, waits for `cut`, kills the CLI with SIGKILL; gives the session's id. */
+async function killedAt(agents: string, cut: () => boolean): Promise<string> {
+  const run = startCli(['-p', 'work', RUN_EVERYTHING, '--agents', agents], { cwd: dir, env: project.env });
+  await waitFor('the point to kill at', () => cut() || run.output().stderr.includes('Error'), 30_000);
+  run.child.kill('SIGKILL');
+  expect((await run.done).signal, run.output().stderr).toBe('SIGKILL');
+  const [name] = [...transcripts(home).keys()];
+  return (name as string).replace(/\.jsonl$/, '');
+}
 
-    const cut = records(transcripts(home).get(name) as string);
-    const child = cut.filter((r) => r.type === 'agent').map((r) => r.record?.type);
-    expect(cut.map((r) => r.type)).toContain('agent_start');
-    expect(child.filter((t) => t === 'tool_start')).toHaveLength(2);
-    expect(child.filter((t) => t === 'tool_result')).toHaveLength(1);
-    expect(cut.map((r) => r.type)).not.toContain('agent_end');
+/** The child's second call cut while it runs (its first ran: once.log), the child's records as they are on disk. */
+async function killedDuringSecondTool(agents = AGENTS, first: Step[] = [agentCall('toolu_A1', 'worker')]): Promise<string> {
+  server.enqueue(...first, bash('toolu_C1', 'echo ran >> once.log'), bash('toolu_C2', `echo cut >> cut.log; sleep 30 # ${marker}`));
+  return killedAt(agents, () => fileText('cut.log') !== '');
+}
 
-    let resumed: RequestBody | undefined;
-    server.enqueue((body) => {
-      resumed = body;
-      return { content: [{ type: 'text', text: 'The work was cut; done.' }], stop_reason: 'end_turn' };
-    });
-    const again = await runCli(['--continue', '--output-format', 'json', '--agents', agents], { cwd: dir, env });
+/** What holds after any resume: each side effect once, every history valid, the parent's first request sent once. */
+function expectOnceAndValid(): void {
+  expect(fileText('once.log')).toBe('ran\n');
+  for (const request of server.requests) expect(historyProblems(request.body?.messages ?? [])).toEqual([]);
+  expect(parentRequests().filter((body) => body.messages.length === 1)).toHaveLength(1);
+}
+
+describe('kill -9 inside a subagent, then resume: the child goes on where it stopped', () => {
+  it('before its first model reply: --continue asks its first question again, and it runs on to its end', async () => {
+    server.enqueue(agentCall('toolu_A1', 'worker'), { fault: 'no-response' });
+    await killedAt(AGENTS, () => server.requests.length === 2);
+    server.enqueue(bash('toolu_C1', 'echo ran >> once.log'), text('Child done.'), text('Parent done.'));
+    const again = await runCli(['--continue', '-p', '--output-format', 'json', RUN_EVERYTHING, '--agents', AGENTS], { cwd: dir, env: project.env });
     expect(again.code, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ result: 'The work was cut; done.' });
-    expect(lastToolResults(resumed!)).toEqual([expect.objectContaining({ tool_use_id: 'toolu_A1', is_error: true, content: INTERRUPTED_TOOL_RESULT })]);
-    for (const request of server.requests) expect(historyProblems(request.body?.messages ?? [])).toEqual([]);
-    expect(readFileSync(join(dir, 'once.log'), 'utf8')).toBe('ran\n');
+    expect(JSON.parse(again.stdout)).toMatchObject({ result: 'Parent done.' });
+    expect(again.stderr).toContain('subagent worker');
+    expect(again.stderr).toContain('goes on where it stopped');
+    const child = requestsOf('You work.');
+    expect(child.map((body) => body.messages.length)).toEqual([1, 1, 3]);
+    expect(child[1]?.messages).toEqual(child[0]?.messages);
+    expect(resultFor(parentRequests(), 'toolu_A1')).toMatchObject({ tool_use_id: 'toolu_A1' });
+    expect(resultText(resultFor(parentRequests(), 'toolu_A1')!)).toContain('Child done.');
+    expect(resultFor(parentRequests(), 'toolu_A1')?.is_error).toBeFalsy();
+    expectOnceAndValid();
+  });
+
+  it("after a tool ran, while the next ran: its finished tool is not run again, the cut one is answered as interrupted and said so", async () => {
+    const id = await killedDuringSecondTool();
+    const cut = records(transcripts(home).get(`${id}.jsonl`) as string);
+    expect(cut.filter((r) => r.type === 'agent').map((r) => r.record?.type).filter((t) => t === 'tool_result')).toHaveLength(1);
+    server.enqueue(text('Child done.'), text('Parent done.'));
+    const again = await runCli(['--resume', id, '-p', '--output-format', 'json', RUN_EVERYTHING, '--agents', AGENTS, 'and then?'], { cwd: dir, env: project.env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('answered bash toolu_C2 as interrupted (not run again)');
+    const resumedChild = requestsOf('You work.').at(-1) as RequestBody;
+    expect(lastToolResults(resumedChild)).toEqual([expect.objectContaining({ tool_use_id: 'toolu_C2', is_error: true, content: INTERRUPTED_TOOL_RESULT })]);
+    const last = parentRequests().at(-1) as RequestBody;
+    expect(resultText(resultFor([last], 'toolu_A1')!)).toContain('Child done.');
+    expect(JSON.stringify(last.messages.at(-1))).toContain('and then?');
+    expect(fileText('cut.log')).toBe('cut\n');
+    expectOnceAndValid();
+    const after = records(transcripts(home).get(`${id}.jsonl`) as string);
+    const count = (kind: string, inner?: string) => after.filter((r) => r.type === kind && (inner === undefined || r.record?.type === inner)).length;
+    expect([count('agent_start'), count('agent', 'resume'), count('agent_end')]).toEqual([1, 1, 1]);
+    // The session is whole: resumed again, nothing of the child runs (its call has its answer).
+    server.enqueue(text('Still done.'));
+    const third = await runCli(['--continue', '-p', RUN_EVERYTHING, '--agents', AGENTS, 'anything else?'], { cwd: dir, env: project.env });
+    expect(third.code, third.stderr).toBe(0);
+    expect(requestsOf('You work.')).toHaveLength(3);
+    expect(JSON.stringify(parentRequests().at(-1)?.messages)).toContain('Child done.');
+  });
+
+  it('during its last reply: the reply is asked again, from the same history', async () => {
+    server.enqueue(agentCall('toolu_A1', 'worker'), bash('toolu_C1', 'echo ran >> once.log'), { fault: 'stall', content: [{ type: 'text', text: 'Child do' }], afterBlocks: 0, midBlock: true });
+    await killedAt(AGENTS, () => requestsOf('You work.').length === 2);
+    server.enqueue(text('Child done.'), text('Parent done.'));
+    const again = await runCli(['--continue', '-p', RUN_EVERYTHING, '--agents', AGENTS], { cwd: dir, env: project.env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('Parent done.');
+    const child = requestsOf('You work.');
+    expect(child).toHaveLength(3);
+    expect(child[2]?.messages).toEqual(child[1]?.messages);
+    expect(resultText(resultFor(parentRequests(), 'toolu_A1')!)).toContain('Child done.');
+    expectOnceAndValid();
+  });
+
+  it("inside a child's child: both go on, each answer reaching its caller", async () => {
+    await killedDuringSecondTool(NESTED, [agentCall('toolu_A1', 'outer'), agentCall('toolu_B1', 'worker')]);
+    server.enqueue(text('Inner done.'), text('Outer done.'), text('Parent done.'));
+    const again = await runCli(['--continue', '-p', RUN_EVERYTHING, '--agents', NESTED], { cwd: dir, env: project.env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('Parent done.');
+    expect(resultFor(requestsOf('You work.'), 'toolu_C2')).toMatchObject({ is_error: true, content: INTERRUPTED_TOOL_RESULT });
+    expect(resultText(resultFor(requestsOf('You delegate.'), 'toolu_B1')!)).toContain('Inner done.');
+    expect(resultText(resultFor(parentRequests(), 'toolu_A1')!)).toContain('Outer done.');
+    expect(fileText('cut.log')).toBe('cut\n');
+    expectOnceAndValid();
+  });
+
+  it('without the agent at resume: one line says the child cannot go on, and the call is answered as interrupted', async () => {
+    await killedDuringSecondTool();
+    server.enqueue(text('The work was cut; done.'));
+    const again = await runCli(['--continue', '-p', '--output-format', 'json'], { cwd: dir, env: project.env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr.split('\n').filter((l) => l.includes('cannot go on'))).toEqual([expect.stringContaining('this run has no agent "worker"')]);
+    expect(resultFor(parentRequests(), 'toolu_A1')).toMatchObject({ is_error: true, content: INTERRUPTED_TOOL_RESULT });
+    expect(fileText('cut.log')).toBe('cut\n');
+    expectOnceAndValid();
+  });
+
+  it("the Agent SDK's resume: the child goes on, and the new prompt follows its answer", async () => {
+    const id = await killedDuringSecondTool();
+    server.enqueue(text('Child done.'), text('Parent done.'));
+    const { messages, thrown } = await collectSdk(project, 'and then?', { resume: id, agents: { worker: WORKER } });
+    expect(thrown).toBeUndefined();
+    expect(messages.find((m) => m.type === 'result')).toMatchObject({ subtype: 'success', result: 'Parent done.' });
+    const last = parentRequests().at(-1) as RequestBody;
+    expect(resultText(resultFor([last], 'toolu_A1')!)).toContain('Child done.');
+    expect(JSON.stringify(last.messages.at(-1))).toContain('and then?');
+    expect(fileText('cut.log')).toBe('cut\n');
+    expectOnceAndValid();
+  });
+
+  it("the library: resumeSession's cutAgents given to runAgent", async () => {
+    const id = await killedDuringSecondTool();
+    server.enqueue(text('Child done.'), text('Parent done.'));
+    const resumed = await resumeSession(join(home, 'sessions', `${id}.jsonl`));
+    const { conversation } = resumed;
+    expect(conversation.cutAgents.map((c) => c.toolUseId)).toEqual(['toolu_A1']);
+    const events: string[] = [];
+    const run = await runAgent(null, {
+      model: 'claude-test',
+      client: { apiKey: 'sk-test', baseURL: server.url },
+      tools: defaultTools({ cwd: dir }),
+      cwd: dir,
+      agents: { worker: WORKER },
+      messages: conversation.messages,
+      turnCount: conversation.turnCount,
+      cutAgents: conversation.cutAgents,
+      session: resumed.recorder,
+      onEvent: (event) => events.push(event.type),
+    });
+    resumed.recorder.close();
+    expect(run.state).toBe('done');
+    expect(run.text).toBe('Parent done.');
+    expect(events.slice(0, 2)).toEqual(['agent_resume', 'agent_event']);
+    expect(resultText(resultFor(parentRequests(), 'toolu_A1')!)).toContain('Child done.');
+    expectOnceAndValid();
   });
 });

@@ -10,6 +10,7 @@ import { UnsafeSessionFileError } from '../../transcript/sessionFile.js';
 import { describeHolder, SessionBusyError, type LockHolder } from '../../transcript/lock.js';
 import { lockAndRead, SessionNotResumableError, type LockedSession } from '../../transcript/open.js';
 import type { Question } from '../../transcript/records.js';
+import type { CutAgent } from '../../transcript/cutAgents.js';
 import type { RunResult } from '../../run/runAgent.js';
 import {
   agentloopHome,
@@ -41,6 +42,8 @@ export interface PreparedSession {
   turnCount: number | undefined;
   /** The history ends with a user message: the model can be asked without a new prompt. */
   awaitsModel: boolean;
+  /** Subagents the resumed session's last run cut off: its first run takes them up (run/childResume.ts). */
+  cutAgents?: CutAgent[];
   resumed: boolean;
   /** Things to tell the user on stderr (unreadable lines, repairs, recording off). */
   notices: string[];
@@ -90,7 +93,7 @@ export async function prepareSession(options: CliOptions, prepare: PrepareOption
   const { id, cwd } = transcript.header;
   if (cwd !== prepare.cwd) notices.push(`session ${id} was recorded in ${cwd}; its tools now run in ${prepare.cwd}`);
   notices.push(...conversation.repaired.map((r) => `resuming ${id}: ${r}`));
-  const restored = { messages: conversation.messages, turnCount: conversation.turnCount, awaitsModel: conversation.awaitsModel, resumed: true };
+  const restored = { messages: conversation.messages, turnCount: conversation.turnCount, awaitsModel: conversation.awaitsModel, resumed: true, cutAgents: conversation.cutAgents };
   if (options.forkSession) {
     lock.release();
     const fork = newSession(home, options.sessionId ?? randomUUID(), prepare, { id, conversation });

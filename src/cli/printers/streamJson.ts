@@ -154,7 +154,7 @@ function runLines(session_id: string, tools: ToolLookup, out: (line: object) => 
         assistant.onStreamEvent(event.event, event.requestId);
         out({ type: 'stream_event', event: claudeStreamEvent(event.event, tools), parent_tool_use_id: null, session_id, uuid: randomUUID() });
         return;
-      case 'agent_start':
+      case 'agent_start': case 'agent_resume':
       case 'agent_event':
       case 'agent_end':
         return requesting ? tasks.hold(event) : tasks.print(event);

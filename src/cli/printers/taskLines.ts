@@ -40,13 +40,17 @@ function activityOf(block: ContentBlock | undefined): string {
 export function taskLines(sessionId: string, out: Out, printerOf: (out: Out) => Printer): (event: SubagentEvent) => void {
   const tasks = new Map<string, Task>();
   const system = (subtype: string, fields: object) => out({ type: 'system', subtype, ...fields, uuid: randomUUID(), session_id: sessionId });
+  /** A child's task: `task_started`, and its prompt's line unless it is taken up after a resume (the prompt was written then). */
+  const begin = (event: Extract<SubagentEvent, { type: 'agent_start' | 'agent_resume' }>) => {
+    const named = { subagent_type: event.agentType, task_description: event.description };
+    const childOut: Out = (line) => out(childLine(line, event.toolUseId, named));
+    tasks.set(event.agentId, { print: printerOf(childOut), toolUseId: event.toolUseId, description: event.description, started: Date.now(), toolUses: 0, tokens: 0, reply: [] });
+    system('task_started', { task_id: event.agentId, tool_use_id: event.toolUseId, description: event.description, subagent_type: event.agentType, task_type: 'local_agent', prompt: event.prompt });
+    if (event.type === 'agent_start') childOut({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: event.prompt }] }, parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID(), timestamp: new Date().toISOString() });
+  };
   return (event) => {
-    if (event.type === 'agent_start') {
-      const named = { subagent_type: event.agentType, task_description: event.description };
-      const childOut: Out = (line) => out(childLine(line, event.toolUseId, named));
-      tasks.set(event.agentId, { print: printerOf(childOut), toolUseId: event.toolUseId, description: event.description, started: Date.now(), toolUses: 0, tokens: 0, reply: [] });
-      system('task_started', { task_id: event.agentId, tool_use_id: event.toolUseId, description: event.description, subagent_type: event.agentType, task_type: 'local_agent', prompt: event.prompt });
-      childOut({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: event.prompt }] }, parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID(), timestamp: new Date().toISOString() });
+    if (event.type === 'agent_start' || event.type === 'agent_resume') {
+      if (event.type === 'agent_start' || event.why === undefined) begin(event);
       return;
     }
     const task = tasks.get(event.agentId);

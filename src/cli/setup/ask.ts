@@ -18,6 +18,7 @@ import type { PreparedSession } from '../commands/sessions.js';
 import { limitsOf, type ModelChoice } from './start.js';
 import { offeredToolNames } from './toolSet.js';
 import { offeredAgents, sessionAgents } from './agents.js';
+import { childResumeNotices } from './childNotices.js';
 import type { AgentDefinitions } from '../../core/agents.js';
 import { MAX_TOTAL_CHARS, memoryReminder, readMemoryFiles, withMemory } from './claudeMd.js';
 
@@ -141,8 +142,15 @@ export async function ask(conversation: Conversation, question: Question | null,
     messages: history,
     sessionId: session.id,
     signal: asking.signal,
-    onEvent: conversation.debug ? both(conversation.debug, asking.onEvent) : asking.onEvent,
+    onEvent: onEventOf(conversation, asking),
+    ...(session.cutAgents?.length ? { cutAgents: session.cutAgents } : {}),
     ...asking.extra,
     agents: offeredAgents(options, conversation.agents, asking.extra?.agents),
   });
+}
+
+/** The run's listener: `--debug`'s, the resumed session's notices of its cut-off subagents (./childNotices.ts), the entry point's. */
+function onEventOf({ debug, session }: Conversation, { onEvent }: Asking): (event: RunEvent) => void {
+  const listener = debug ? both(debug, onEvent) : onEvent;
+  return session.cutAgents?.length ? both(childResumeNotices(session.id), listener) : listener;
 }
