@@ -25,7 +25,7 @@ import { readHeader } from '../src/transcript/headers.js';
 import { CACHE_NAME, SETTLED_MS } from '../src/transcript/listCache.js';
 import { listSessions, newestSessionFor, readTranscript, summarize, type SessionSummary } from '../src/transcript/store.js';
 import { TRANSCRIPT_VERSION, type SessionRecord } from '../src/transcript/records.js';
-import { graphOf } from '../src/view/assets.js';
+import { graphOf } from '../src/view/server/assets.js';
 import { buildTimeline } from '../src/view/timeline/build.js';
 import { build } from './build.js';
 import { fmt, median, now } from './stats.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentMachine } from '../../src/machine/agentMachine.js';
 import { findSession, readTranscript } from '../../src/transcript/store.js';
-import { graphOf } from '../../src/view/assets.js';
+import { graphOf } from '../../src/view/server/assets.js';
 import { buildTimeline } from '../../src/view/timeline/build.js';
 import { startCheckedServer } from '../support/agentServer.js';
 import { cliEnv, runCli, type CliRun } from '../support/cli.js';

@@ -12,7 +12,7 @@ import { startSession } from '../../src/transcript/recorder.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { sameToken } from '../../src/loopback/auth.js';
-import { startViewer, type Viewer } from '../../src/view/server.js';
+import { startViewer, type Viewer } from '../../src/view/server/server.js';
 import { waitFor } from '../support/sessions.js';
 
 let dir: string;

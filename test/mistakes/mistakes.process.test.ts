@@ -14,7 +14,7 @@ import { formatMistakeReport, symptomOf } from '../../src/mistakes/report.js';
 import { runMistake, type DemoRun, type MistakeRun } from '../../src/mistakes/run.js';
 import { findSourceLine } from '../../src/mistakes/source.js';
 import { findSession, readTranscript } from '../../src/transcript/store.js';
-import { sessionTimeline } from '../../src/view/server.js';
+import { sessionTimeline } from '../../src/view/server/server.js';
 
 let dir: string;
 const runs = new Map<MistakeName, MistakeRun>();

@@ -11,7 +11,7 @@ import { defaultTools } from '../../src/run/defaultTools.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { findSession, listSessions, readTranscript, SessionExistsError } from '../../src/transcript/store.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
-import { graphOf } from '../../src/view/assets.js';
+import { graphOf } from '../../src/view/server/assets.js';
 import { buildTimeline } from '../../src/view/timeline/build.js';
 import { echoTool } from '../support/drive.js';
 import { bashUse } from '../support/agentServer.js';

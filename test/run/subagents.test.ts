@@ -18,7 +18,7 @@ import { agentRecords, agentStarts } from '../../src/transcript/agentRecords.js'
 import { restoreConversation } from '../../src/transcript/resume.js';
 import { findSession, readTranscript } from '../../src/transcript/store.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
-import { graphOf } from '../../src/view/assets.js';
+import { graphOf } from '../../src/view/server/assets.js';
 import { buildTimeline } from '../../src/view/timeline/build.js';
 
 const agentCall = (id: string, prompt: string, type = 'reviewer') => ({ id, name: 'Agent', input: { description: `Task ${id}`, prompt, subagent_type: type } });

@@ -1,6 +1,6 @@
 /**
  * Checks a step's sentence against the records of its step, replayed here on their own (not with
- * the viewer's code): test/view/narration.test.ts runs it on the timelines, the browser test on the
+ * the viewer's code): test/view/lesson/narration.test.ts runs it on the timelines, the browser test on the
  * sentences the page shows. Each claim a sentence makes is matched by a pattern and checked.
  */
 import { expect } from 'vitest';

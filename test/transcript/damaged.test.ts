@@ -15,7 +15,7 @@ import { restoreConversation } from '../../src/transcript/resume.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { MAX_PROBLEMS, parseTranscript, readTranscript, summarize } from '../../src/transcript/store.js';
 import { agentMachine } from '../../src/machine/agentMachine.js';
-import { graphOf } from '../../src/view/assets.js';
+import { graphOf } from '../../src/view/server/assets.js';
 import { buildTimeline } from '../../src/view/timeline/build.js';
 import { echoTool } from '../support/drive.js';
 

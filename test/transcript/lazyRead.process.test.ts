@@ -15,7 +15,7 @@ import { lineAt, TranscriptReader } from '../../src/transcript/reader.js';
 import { TRANSCRIPT_VERSION } from '../../src/transcript/records.js';
 import { lockSession } from '../../src/transcript/lock.js';
 import { readTranscript, transcriptPath } from '../../src/transcript/store.js';
-import { startViewer } from '../../src/view/server.js';
+import { startViewer } from '../../src/view/server/server.js';
 
 let home: string;
 beforeEach(() => {

@@ -21,7 +21,7 @@ import { DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from '../../src/scripted/demo.j
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { findSession, readTranscript } from '../../src/transcript/store.js';
 import { readOrder } from '../../src/view/timeline/read.js';
-import { startViewer, type Viewer } from '../../src/view/server.js';
+import { startViewer, type Viewer } from '../../src/view/server/server.js';
 import type { Timeline } from '../../src/view/timeline/build.js';
 import { checkShown } from '../support/lessonCheck.js';
 import { checkStep, liveBefore } from '../support/narration.js';

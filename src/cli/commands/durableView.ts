@@ -1,7 +1,7 @@
 /**
  * `agentloop view --restate URL ID`: a durable run in the local step-through viewer. Its records are read through
  * Restate's admin API into a temporary home, refreshed while it runs; the calls it waits on for an approval go to the
- * page's card (view/approvals.ts: the call, since when, the commands that answer it; then how it was answered) and,
+ * page's card (view/server/approvals.ts: the call, since when, the commands that answer it; then how it was answered) and,
  * once each, to stderr.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { readSession, type SessionView } from '../../durable/admin.js';
 import { adminUrlOf } from '../../durable/addresses.js';
 import { SERVICE_NAME, type WaitingCall } from '../../durable/protocol.js';
 import type { SessionRecord } from '../../transcript/records.js';
-import { approvalFeed, type WaitingCallView } from '../../view/approvals.js';
+import { approvalFeed, type WaitingCallView } from '../../view/server/approvals.js';
 import type { DurableIo } from './durableIo.js';
 import { notDone } from './durableNotDone.js';
 import type { DurableOptions } from '../commandLine/durableOptions.js';
@@ -91,7 +91,7 @@ export async function viewCommand(options: ViewOptions, io: DurableIo): Promise<
     );
   }, 1000);
   try {
-    const [{ startViewer }, { waitForInterrupt }] = await Promise.all([import('../../view/server.js'), import('./view.js')]);
+    const [{ startViewer }, { waitForInterrupt }] = await Promise.all([import('../../view/server/server.js'), import('./view.js')]);
     const port = options.port !== undefined ? { port: options.port } : {};
     const viewer = await startViewer({ home, sessionId: options.id, live: true, ...port, approvals, redactor: outputRedactor() });
     io.stdout.write(`${viewer.url}\n`);

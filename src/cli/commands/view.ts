@@ -5,7 +5,7 @@
 import type { InspectionEvent, Observer } from 'xstate';
 import { startStatelyInspector, STATELY_INSPECTOR_URL } from '../../inspect/stately.js';
 import { agentloopHome, findSession, SessionNotFoundError } from '../../transcript/store.js';
-import { startViewer } from '../../view/server.js';
+import { startViewer } from '../../view/server/server.js';
 import { PortError } from '../../loopback/listen.js';
 import { Stepper, type Effect } from '../../run/gate.js';
 import { selfCommand } from '../commandLine/self.js';

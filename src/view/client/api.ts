@@ -4,7 +4,7 @@
  */
 import type { StepperState } from '../../run/gate.js';
 import type { Timeline } from '../timeline/build.js';
-import type { WaitingCallView } from '../approvals.js';
+import type { WaitingCallView } from '../server/approvals.js';
 
 export interface MachineView {
   /** The diagram's SVG markup (src/diagram/svg.ts). */

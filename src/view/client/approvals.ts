@@ -4,7 +4,7 @@
  * two commands that answer it; once answered, how (approved: it ran; denied: what the model was told). Redrawn each
  * time the server sends the list, and every second for the time waited.
  */
-import type { WaitingCallView } from '../approvals.js';
+import type { WaitingCallView } from '../server/approvals.js';
 import { h } from './dom.js';
 import { tr, type Lang } from './lang.js';
 

@@ -9,7 +9,7 @@ import { h, part } from './dom.js';
 import { applyStatic, initialLang, keepLang, tr, type Lang } from './lang.js';
 import { renderStepper } from './stepper.js';
 import { renderApprovals } from './approvals.js';
-import type { WaitingCallView } from '../approvals.js';
+import type { WaitingCallView } from '../server/approvals.js';
 import { TimelineView } from './view.js';
 import { AgentScope } from './agentScope.js';
 import type { StepperState } from '../../run/gate.js';

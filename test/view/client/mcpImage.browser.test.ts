@@ -10,12 +10,12 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lastToolResults } from '../support/agentServer.js';
-import { runCli } from '../support/cli.js';
-import { everything } from '../support/mcp.js';
-import type { RequestBody } from '../support/messagesServer.js';
-import { openCliProject, type CliProject } from '../support/project.js';
-import { startViewer, type Viewer } from '../../src/view/server.js';
+import { lastToolResults } from '../../support/agentServer.js';
+import { runCli } from '../../support/cli.js';
+import { everything } from '../../support/mcp.js';
+import type { RequestBody } from '../../support/messagesServer.js';
+import { openCliProject, type CliProject } from '../../support/project.js';
+import { startViewer, type Viewer } from '../../../src/view/server/server.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 /** Where the last step's screenshot is kept (git-ignored, beside the demo's). */

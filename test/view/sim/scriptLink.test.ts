@@ -1,7 +1,7 @@
 /** The simulator's script link (src/view/sim/scriptLink.ts): any script, typed or JSON, comes back from its fragment. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { scriptFragment, scriptFromFragment } from '../../src/view/sim/scriptLink.js';
+import { scriptFragment, scriptFromFragment } from '../../../src/view/sim/scriptLink.js';
 
 describe('the simulator script in the address', () => {
   it('a JSON script comes back pretty-printed, whatever it holds (any Unicode, quotes, slashes)', () => {

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { reply, scriptedModel } from '../../src/scripted/model.js';
-import type { SessionRecord } from '../../src/transcript/records.js';
-import { runAgent } from '../../src/run/runAgent.js';
-import { type RunEvent } from '../../src/core/events.js';
-import { sequenceDiagram } from '../../src/view/lesson/sequence.js';
-import { machineGraph } from '../../src/diagram/graph.js';
-import { agentMachine } from '../../src/machine/agentMachine.js';
-import { buildTimeline } from '../../src/view/timeline/build.js';
+import { reply, scriptedModel } from '../../../src/scripted/model.js';
+import type { SessionRecord } from '../../../src/transcript/records.js';
+import { runAgent } from '../../../src/run/runAgent.js';
+import { type RunEvent } from '../../../src/core/events.js';
+import { sequenceDiagram } from '../../../src/view/lesson/sequence.js';
+import { machineGraph } from '../../../src/diagram/graph.js';
+import { agentMachine } from '../../../src/machine/agentMachine.js';
+import { buildTimeline } from '../../../src/view/timeline/build.js';
 
 const graph = machineGraph(agentMachine);
-import { echoTool } from '../support/drive.js';
+import { echoTool } from '../../support/drive.js';
 
 const at = '2026-01-01T00:00:00.000Z';
 

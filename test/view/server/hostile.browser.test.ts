@@ -11,13 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStatelyInspector } from '../../src/inspect/stately.js';
-import { reply, scriptedModel } from '../../src/scripted/model.js';
-import { runAgent } from '../../src/run/runAgent.js';
-import { startSession } from '../../src/transcript/recorder.js';
-import { startViewer } from '../../src/view/server.js';
-import { echoTool } from '../support/drive.js';
-import { waitFor } from '../support/sessions.js';
+import { startStatelyInspector } from '../../../src/inspect/stately.js';
+import { reply, scriptedModel } from '../../../src/scripted/model.js';
+import { runAgent } from '../../../src/run/runAgent.js';
+import { startSession } from '../../../src/transcript/recorder.js';
+import { startViewer } from '../../../src/view/server/server.js';
+import { echoTool } from '../../support/drive.js';
+import { waitFor } from '../../support/sessions.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 

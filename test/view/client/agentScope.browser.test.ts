@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAgent } from '../../src/run/runAgent.js';
-import { defaultTools } from '../../src/run/defaultTools.js';
-import { reply, scriptedModel } from '../../src/scripted/model.js';
-import { agentRecords, agentStarts } from '../../src/transcript/agentRecords.js';
-import { findSession, readTranscript } from '../../src/transcript/store.js';
-import { startViewer, type Viewer } from '../../src/view/server.js';
+import { runAgent } from '../../../src/run/runAgent.js';
+import { defaultTools } from '../../../src/run/defaultTools.js';
+import { reply, scriptedModel } from '../../../src/scripted/model.js';
+import { agentRecords, agentStarts } from '../../../src/transcript/agentRecords.js';
+import { findSession, readTranscript } from '../../../src/transcript/store.js';
+import { startViewer, type Viewer } from '../../../src/view/server/server.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 let home: string;

@@ -7,15 +7,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { machineGraph } from '../../src/diagram/graph.js';
-import { agentMachine } from '../../src/machine/agentMachine.js';
-import { runAgent } from '../../src/run/runAgent.js';
-import { ModelError } from '../../src/core/model.js';
-import { reply, scriptedModel } from '../../src/scripted/model.js';
-import { findSession, readTranscript } from '../../src/transcript/store.js';
-import { messagesAt, requestMessages } from '../../src/view/timeline/history.js';
-import { buildTimeline } from '../../src/view/timeline/build.js';
-import { echoTool } from '../support/drive.js';
+import { machineGraph } from '../../../src/diagram/graph.js';
+import { agentMachine } from '../../../src/machine/agentMachine.js';
+import { runAgent } from '../../../src/run/runAgent.js';
+import { ModelError } from '../../../src/core/model.js';
+import { reply, scriptedModel } from '../../../src/scripted/model.js';
+import { findSession, readTranscript } from '../../../src/transcript/store.js';
+import { messagesAt, requestMessages } from '../../../src/view/timeline/history.js';
+import { buildTimeline } from '../../../src/view/timeline/build.js';
+import { echoTool } from '../../support/drive.js';
 
 const graph = machineGraph(agentMachine);
 

@@ -9,7 +9,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const PAGE = fileURLToPath(new URL('../../dist/view/simulator.html', import.meta.url));
+const PAGE = fileURLToPath(new URL('../../../dist/view/simulator.html', import.meta.url));
 
 let browser: Browser;
 beforeAll(async () => {

@@ -6,11 +6,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AnyStateMachine } from 'xstate';
-import { machineGraph, type MachineGraph } from '../diagram/graph.js';
-import { machineLayout, machineSvg } from '../diagram/index.js';
+import { machineGraph, type MachineGraph } from '../../diagram/graph.js';
+import { machineLayout, machineSvg } from '../../diagram/index.js';
 
-// Beside this module in dist/view/, from src/ (tests), and from dist/cli/chunks/ (the bundled CLI).
-const CANDIDATES = [new URL('./client/', import.meta.url), new URL('../../dist/view/client/', import.meta.url), new URL('../../view/client/', import.meta.url)];
+// From dist/view/server/ (beside the client in dist/view/), from src/ (tests), and from dist/cli/chunks/ (the bundled CLI).
+const CANDIDATES = [new URL('../client/', import.meta.url), new URL('../../../dist/view/client/', import.meta.url), new URL('../../view/client/', import.meta.url)];
 
 function clientDir(): string {
   for (const dir of CANDIDATES) if (existsSync(new URL('main.js', dir))) return fileURLToPath(dir);

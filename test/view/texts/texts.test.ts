@@ -4,10 +4,10 @@
  * terms as the chapter writes them, and the page's language picked from the browser's languages.
  */
 import { describe, expect, it } from 'vitest';
-import { en } from '../../src/view/texts/en.js';
-import type { Line, TextKey } from '../../src/view/texts/line.js';
-import { pickLang, render } from '../../src/view/texts/render.js';
-import { zh } from '../../src/view/texts/zh.js';
+import { en } from '../../../src/view/texts/en.js';
+import type { Line, TextKey } from '../../../src/view/texts/line.js';
+import { pickLang, render } from '../../../src/view/texts/render.js';
+import { zh } from '../../../src/view/texts/zh.js';
 
 describe('the catalogues', () => {
   it('have the same keys', () => {

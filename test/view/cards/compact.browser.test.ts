@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ModelError } from '../../src/core/model.js';
-import { runAgent } from '../../src/run/runAgent.js';
-import { reply, scriptedModel } from '../../src/scripted/model.js';
-import { startViewer, type Viewer } from '../../src/view/server.js';
-import { echoTool } from '../support/drive.js';
+import { ModelError } from '../../../src/core/model.js';
+import { runAgent } from '../../../src/run/runAgent.js';
+import { reply, scriptedModel } from '../../../src/scripted/model.js';
+import { startViewer, type Viewer } from '../../../src/view/server/server.js';
+import { echoTool } from '../../support/drive.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 let home: string;

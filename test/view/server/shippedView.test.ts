@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { agentMachine } from '../../src/machine/agentMachine.js';
-import { graphOf, layOutView, machineView, SHIPPED_VIEW, type ShippedView } from '../../src/view/assets.js';
+import { agentMachine } from '../../../src/machine/agentMachine.js';
+import { graphOf, layOutView, machineView, SHIPPED_VIEW, type ShippedView } from '../../../src/view/server/assets.js';
 
-const shippedPath = fileURLToPath(new URL(`../../dist/view/client/${SHIPPED_VIEW}`, import.meta.url));
+const shippedPath = fileURLToPath(new URL(`../../../dist/view/client/${SHIPPED_VIEW}`, import.meta.url));
 
 describe("the build's diagram", () => {
   it('is laid out from the machine as it is, and is the layout the viewer would make', async () => {

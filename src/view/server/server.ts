@@ -9,18 +9,18 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { agentMachine } from '../machine/agentMachine.js';
-import type { Stepper } from '../run/gate.js';
+import { agentMachine } from '../../machine/agentMachine.js';
+import type { Stepper } from '../../run/gate.js';
 import type { ApprovalFeed } from './approvals.js';
-import { findSession, listSessions, newestSessionFor, SessionNotFoundError, type Transcript } from '../transcript/store.js';
-import { lineAt, TranscriptReader } from '../transcript/reader.js';
+import { findSession, listSessions, newestSessionFor, SessionNotFoundError, type Transcript } from '../../transcript/store.js';
+import { lineAt, TranscriptReader } from '../../transcript/reader.js';
 import { CLIENT_FILES, clientFile, graphOf, machineView, viewerPage } from './assets.js';
-import type { Timeline } from './timeline/build.js';
-import { runTimeline } from './timeline/agents.js';
-import { listenOnLoopback } from '../loopback/listen.js';
-import { checkToken, newToken, tokenCookie, tokenCookieName } from '../loopback/auth.js';
-import { noRedaction, type Redactor } from '../core/redact.js';
-import { setSecurityHeaders, VIEWER_CSP } from '../loopback/headers.js';
+import type { Timeline } from '../timeline/build.js';
+import { runTimeline } from '../timeline/agents.js';
+import { listenOnLoopback } from '../../loopback/listen.js';
+import { checkToken, newToken, tokenCookie, tokenCookieName } from '../../loopback/auth.js';
+import { noRedaction, type Redactor } from '../../core/redact.js';
+import { setSecurityHeaders, VIEWER_CSP } from '../../loopback/headers.js';
 
 export interface ViewerOptions {
   /** `$AGENTLOOP_HOME`. */

@@ -5,12 +5,12 @@
  * (the viewer's last step had no "why": lessonPhone.browser.test).
  */
 import { describe, expect, it } from 'vitest';
-import { machineGraph } from '../../src/diagram/graph.js';
-import { agentMachine } from '../../src/machine/agentMachine.js';
-import { PRESETS, PRESET_NAMES } from '../../src/view/sim/presets.js';
-import { simulate } from '../../src/view/sim/simulate.js';
-import { render } from '../../src/view/texts/render.js';
-import { buildTimeline } from '../../src/view/timeline/build.js';
+import { machineGraph } from '../../../src/diagram/graph.js';
+import { agentMachine } from '../../../src/machine/agentMachine.js';
+import { PRESETS, PRESET_NAMES } from '../../../src/view/sim/presets.js';
+import { simulate } from '../../../src/view/sim/simulate.js';
+import { render } from '../../../src/view/texts/render.js';
+import { buildTimeline } from '../../../src/view/timeline/build.js';
 
 describe("the lesson's reasons at the loop's steps", () => {
   it('says why at appendingResults (⑥) and at done (⑧), in English and Chinese', async () => {

@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerFromResults, bashUse, startCheckedServer } from '../support/agentServer.js';
-import { cliEnv, runCli, startCli } from '../support/cli.js';
-import type { MessagesServer } from '../support/messagesServer.js';
-import { waitFor } from '../support/sessions.js';
+import { answerFromResults, bashUse, startCheckedServer } from '../../support/agentServer.js';
+import { cliEnv, runCli, startCli } from '../../support/cli.js';
+import type { MessagesServer } from '../../support/messagesServer.js';
+import { waitFor } from '../../support/sessions.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
