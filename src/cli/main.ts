@@ -106,11 +106,25 @@ export async function main(argv: string[]): Promise<number> {
     const { TAKEN } = await import('./commandLine/claudeFlags.js');
     print(2, taken.map((flag) => `agentloop: --${flag}: ${TAKEN[flag]}\n`).join(''));
   }
-  const { run } = await import('./commands/run.js');
+  const cli = options as CliOptions;
   // Claude Code's settings files' env and model, before anything reads the environment (./setup/settingsEnv.ts).
   const { withClaudeSettings } = await import('./setup/settingsEnv.js');
-  const cli = options as CliOptions;
-  return run(cli.command === 'run' ? withClaudeSettings(cli, cli.cwd ?? process.cwd(), process.env, (line) => print(2, `${line}\n`)) : cli, version);
+  return local(cli.command === 'run' ? withClaudeSettings(cli, cli.cwd ?? process.cwd(), process.env, (line) => print(2, `${line}\n`)) : cli);
+}
+
+/** A local command, from its own file once what every one starts with is done (./setup/pipeline.ts `localStart`). */
+async function local(options: CliOptions): Promise<number> {
+  // A run's own module loads beside the start (the run, not `sessions`, `mcp`, `view` or a mistake, needs it).
+  const running = options.command === 'run' && options.mistake === undefined ? import('./commands/run.js') : undefined;
+  const { localStart } = await import('./setup/pipeline.js');
+  const cwd = localStart(options);
+  if (typeof cwd === 'number') return cwd;
+  const { env, stdout, stderr } = process;
+  if (options.command === 'sessions') return (await import('./commands/sessions.js')).sessionsCommand(options, env, stdout, stderr);
+  if (options.command === 'mcp') return (await import('./commands/mcpList.js')).mcpCommand(options, { env, cwd, stdout, stderr, version: version() });
+  if (options.command === 'view') return (await import('./commands/view.js')).viewCommand(options, { env, cwd, stdout, stderr });
+  if (options.mistake !== undefined) return (await import('./commands/mistake.js')).mistakeCommand(options.mistake, { env, cwd, stdout, stderr });
+  return (await (running ?? import('./commands/run.js'))).run(options, cwd, version());
 }
 
 /**

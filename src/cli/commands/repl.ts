@@ -13,8 +13,10 @@ import type { CliOptions } from '../commandLine/args.js';
 import type { PreparedSession } from './sessions.js';
 import { describeError, palette } from '../printers/output.js';
 import { PROMPT, openReplInput, type ReplInput } from '../repl/replInput.js';
-import { type ModelChoice, openSession, progressPrinter, refusalWarner } from '../setup/start.js';
-import { ask, conversationOf, type Conversation } from '../setup/ask.js';
+import { openSession } from '../setup/start.js';
+import { progressPrinter, refusalWarner } from '../printers/progress.js';
+import { ask, sessionSetup } from '../setup/ask.js';
+import { withRun, type RunSetup, type SessionSetup } from '../setup/runSetup.js';
 import { onEndSignals } from '../setup/signals.js';
 import { compactInRepl, contextLeftLine } from '../setup/compactCommand.js';
 import { type LastRun, type SessionCost, type SlashCommand, costText, helpText, parseSlash, stateText, unknownText } from '../repl/slash.js';
@@ -45,7 +47,8 @@ const noCost = (model: string): SessionCost => ({ model, runs: 0, modelCalls: 0,
  * The REPL: one conversation across questions; Ctrl-C aborts a run, twice at the prompt quits. What `gate`'s mode would
  * not run is asked in the terminal (../repl/replAsk.ts), or denied when stdin is not one.
  */
-export async function repl(options: CliOptions, cwd: string, choice: ModelChoice, version: string, gate: PermissionGate): Promise<number> {
+export async function repl(base: RunSetup, gate: PermissionGate): Promise<number> {
+  const { options, cwd, version } = base;
   const input = openReplInput(process.stdin, stdout); // buffers messages from now on, also while a run goes
   const spinner = createSpinner({ stream: stderr, env });
   // In a terminal, what the mode would not run is asked; on piped input nobody can answer (the next line is the next
@@ -56,14 +59,14 @@ export async function repl(options: CliOptions, cwd: string, choice: ModelChoice
   if (asks) gates.gate = gate.withAsker(replAsker(input, stdout, () => spinner.stop(), (rule) => rememberRule(gates, cwd, rule)));
   // A new session's transcript is created at the first question (or now, for a page to show it).
   const eager = options.resume !== undefined || options.continue === true || options.view === true;
-  const session = eager ? await openSession(options, cwd, choice.model, null) : undefined;
+  const session = eager ? await openSession(options, cwd, base.run.model, null) : undefined;
   const pages = await livePages(options, cwd, session);
-  const state = new Repl(options, cwd, choice, { input, spinner, pages, gates, ended: () => signals.exitCode }, session);
+  const state = new Repl(base, { input, spinner, pages, gates, ended: () => signals.exitCode }, session);
   const interrupt = () => state.interrupt();
   input.rl.on('SIGINT', interrupt);
   process.on('SIGINT', interrupt);
   const signals = onEndSignals(['SIGTERM', 'SIGHUP'], () => state.end());
-  stderr.write(colors.dim(`agentloop ${version} · model ${choice.model} · ${cwd}\n/help lists the commands; /exit or Ctrl-D quits.\n`));
+  stderr.write(colors.dim(`agentloop ${version} · model ${base.run.model} · ${cwd}\n/help lists the commands; /exit or Ctrl-D quits.\n`));
   try {
     await state.run();
   } finally {
@@ -99,7 +102,7 @@ interface ReplParts {
 /** The REPL's state across questions: the session, its history, the last run and the cost so far. */
 class Repl {
   sessionOptions: CliOptions;
-  conversation: Conversation | undefined; // the session's tools, made once per session
+  setup: SessionSetup | undefined; // the session's tools, made once per session
   messages: MessageParam[];
   last: LastRun | undefined;
   cost: SessionCost;
@@ -107,15 +110,17 @@ class Repl {
   armedQuit = false;
 
   constructor(
-    readonly options: CliOptions,
-    readonly cwd: string,
-    readonly choice: ModelChoice,
+    readonly base: RunSetup,
     readonly parts: ReplParts,
     public session: PreparedSession | undefined,
   ) {
-    this.sessionOptions = options;
+    this.sessionOptions = base.options;
     this.messages = session?.messages ?? [];
-    this.cost = noCost(choice.model);
+    this.cost = noCost(base.run.model);
+  }
+
+  get options(): CliOptions {
+    return this.base.options;
   }
 
   /** Ctrl-C: aborts the run under way; at the prompt, discards the line and asks for a second one to quit. */
@@ -178,10 +183,10 @@ class Repl {
     const running = (this.running = new AbortController());
     if (ended()) running.abort();
     try {
-      const session = (this.session ??= await openSession(this.sessionOptions, this.cwd, this.choice.model, question));
-      if (this.conversation?.session !== session) this.conversation = await conversationOf(this.options, this.cwd, this.choice, session);
+      const session = (this.session ??= await openSession(this.sessionOptions, this.base.cwd, this.base.run.model, question));
+      if (this.setup?.session !== session) this.setup = await sessionSetup(this.base, session);
       if (question !== null) session.recorder?.prompt(question); // durable now (runAgent's own call is then a no-op)
-      await this.runOn(session, this.conversation, question, running.signal);
+      await this.runOn(session, this.setup, question, running.signal);
     } finally {
       spinner.stop();
       this.running = undefined;
@@ -189,14 +194,13 @@ class Repl {
   }
 
   /** The run of askNext, once its session and tools are there: shown as it goes, its result kept and summed up. */
-  async runOn(session: PreparedSession, conversation: Conversation, question: string | null, signal: AbortSignal): Promise<void> {
+  async runOn(session: PreparedSession, setup: SessionSetup, question: string | null, signal: AbortSignal): Promise<void> {
     const { spinner, pages } = this.parts;
-    const show = shower(spinner, !this.parts.gates.asks, toolLookup(conversation.tools));
+    const show = shower(spinner, !this.parts.gates.asks, toolLookup(setup.tools));
     const resumeAt = session.turnCount;
     session.turnCount = undefined; // only the first run after a resume goes on counting
-    const extra = pages?.inspect ? { extra: { inspect: pages.inspect } } : {};
-    const asking = { choice: { ...this.choice, permissions: this.parts.gates.gate }, signal, onEvent: show.onEvent, turnCount: resumeAt, ...extra };
-    const result = await ask(conversation, question, this.messages, asking);
+    const turnSetup = withRun(setup, { permissions: this.parts.gates.gate, ...(pages?.inspect ? { inspect: pages.inspect } : {}) });
+    const result = await ask(turnSetup, question, this.messages, { signal, onEvent: show.onEvent, turnCount: resumeAt });
     spinner.stop();
     show.end();
     this.answered(result);
@@ -250,7 +254,7 @@ class Repl {
     this.sessionOptions = newSessionOptions(this.options);
     this.messages = [];
     this.last = undefined;
-    this.cost = noCost(this.choice.model);
+    this.cost = noCost(this.base.run.model);
     const saved = old ? `; session ${old} stays saved (${selfCommand()} --resume ${old.slice(0, 8)})` : '';
     stdout.write(`New session: the next question starts it${shown(saved)}.\n`);
     if (this.parts.pages) stderr.write(colors.dim('The page goes on showing the session it opened with.\n'));

@@ -11,7 +11,7 @@ import type { Tool } from '../../core/tool.js';
 import { PERMISSION_MODES, type PermissionMode } from '../../permissions/modes.js';
 import type { PermissionGate } from '../../permissions/gate.js';
 import type { GateRef } from '../../run/permissionHooks.js';
-import type { ModelChoice } from '../setup/start.js';
+import { withRun, type RunSetup } from '../setup/runSetup.js';
 import { ControlChannel, type ControlLine } from './channel.js';
 import { type HookContext, askHost, controlHooks } from './hooks.js';
 import { type SdkSetup, initializeAnswer, readInitialize } from './initialize.js';
@@ -278,19 +278,18 @@ export class ControlSession {
   }
 
   /**
-   * The model choice of the next turn: the model set_model chose, the host's hooks and the gate, the in-process
-   * servers' tools after those of --mcp-config, the scopes and initialize's mcpServers (the init line lists them all).
+   * The setup of the next turn: the model set_model chose, the host's hooks and the gate, the in-process servers'
+   * tools after those of --mcp-config, the scopes and initialize's mcpServers (the init line lists them all).
    */
-  choiceOf(choice: ModelChoice): ModelChoice {
+  setupOf<T extends RunSetup>(setup: T): T {
     const hooks = this.runHooks();
-    return {
-      ...choice,
+    const run = withRun(setup, {
       model: this.model,
       ...(hooks ? { hooks } : {}),
       permissions: this.gateRef,
-      addTools: [...(choice.addTools ?? []), ...(this.options.mcp?.tools() ?? []), ...this.tools],
-      mcpStates: [...(choice.mcpStates ?? []), ...this.mcpStates()],
-    };
+      addTools: [...(setup.run.addTools ?? []), ...(this.options.mcp?.tools() ?? []), ...this.tools],
+    });
+    return { ...run, mcpStates: [...(setup.mcpStates ?? []), ...this.mcpStates()] };
   }
 
   hasHooks(event: keyof SdkSetup['hooks']): boolean {

@@ -18,8 +18,10 @@ import type { CliOptions } from '../commandLine/args.js';
 import { exitCodeOf, palette, toJsonResult, type PermissionDenial } from '../printers/output.js';
 import type { PermissionGate } from '../../permissions/gate.js';
 import { deniedCalls } from '../setup/permissions.js';
-import { openSession, refusalWarner, type ModelChoice } from '../setup/start.js';
-import { ask, conversationOf, type Conversation } from '../setup/ask.js';
+import { openSession } from '../setup/start.js';
+import { refusalWarner } from '../printers/progress.js';
+import { ask, sessionSetup } from '../setup/ask.js';
+import { withRun, type RunSetup, type SessionSetup } from '../setup/runSetup.js';
 import { sessionAgents, withAgents, type AgentDefinitions } from '../setup/agents.js';
 import { onEndSignals, onParentGone, type EndSignals } from '../setup/signals.js';
 import type { PreparedSession } from '../commands/sessions.js';
@@ -42,23 +44,15 @@ import { thinkingOfTurn } from './thinking.js';
  * A turn's stream-json lines (its own `system`/`init` line first, as Claude Code starts each turn of a streamed input),
  * and its result line.
  */
-function turnOutput(
-  options: CliOptions,
-  cwd: string,
-  choice: ModelChoice,
-  conversation: Conversation,
-  version: string,
-  write: (line: string) => void,
-  gate: PermissionGate,
-  hookDenials: PermissionDenial[] = [],
-) {
-  const sessionId = conversation.session.id;
+function turnOutput(setup: SessionSetup, write: (line: string) => void, gate: PermissionGate, hookDenials: PermissionDenial[] = []) {
+  const { options, cwd, version } = setup;
+  const sessionId = setup.session.id;
   const meter = runMeter(undefined, options.maxTokens);
   const denied = deniedCalls(); // this turn's
   const hookDenied = hookDenials.length; // a PreToolUse hook's denials (the gate's come as events)
-  const facts = initFacts(options, cwd, choice, { id: sessionId, tools: conversation.tools, agents: conversation.agents }, version);
+  const facts = initFacts(options, cwd, { ...setup.run, ...(setup.mcpStates ? { mcpStates: setup.mcpStates } : {}) }, { id: sessionId, tools: setup.tools, agents: setup.agents }, version);
   const print = streamJsonPrinter({ ...facts, permissionMode: gate.mode }, write, options);
-  const warn = refusalWarner(toolLookup(conversation.tools));
+  const warn = refusalWarner(toolLookup(setup.tools));
   return {
     onEvent(event: RunEvent) {
       meter.onEvent(event);
@@ -108,39 +102,29 @@ interface Turn {
 
 /** What every turn of a stream-json session shares. */
 interface Stream {
-  options: CliOptions;
-  cwd: string;
-  choice: ModelChoice;
-  version: string;
+  /** The session's setup (its flags, its tools, runAgent's options before a control request changes them). */
+  setup: SessionSetup;
   write: (line: string) => void;
   session: PreparedSession;
   control: ControlSession;
   input: InputReader;
   signals: EndSignals;
-  conversation: Conversation;
   turn: Turn;
 }
 
 /** Runs a turn for every user message on stdin, until it ends; returns the exit code. */
-export async function streamInput(
-  options: CliOptions,
-  cwd: string,
-  choice: ModelChoice,
-  version: string,
-  io: StreamInputIo,
-  gate: PermissionGate,
-  mcp?: SessionMcp,
-): Promise<number> {
+export async function streamInput(base: RunSetup, io: StreamInputIo, gate: PermissionGate, mcp?: SessionMcp): Promise<number> {
+  const { options, cwd } = base;
   const refusal = refusalOf(options);
   if (refusal !== undefined) {
     io.stderr.write(`agentloop: ${refusal}\nsee ${selfCommand()} --help\n`);
     return 2;
   }
-  const session = await openSession(options, cwd, choice.model, null);
+  const session = await openSession(options, cwd, base.run.model, null);
   const { write, replay } = replayingWriter(io.stdout, session.id, options.replayUserMessages);
   const turn: Turn = { interrupted: false };
   const bypassAvailable = options.permissionMode === 'bypassPermissions' || options.allowDangerouslySkipPermissions === true;
-  const control = controlOf(io, session, cwd, choice, gate, { askHost: options.permissionPromptTool === 'stdio', bypassAvailable, agents: sessionAgents(options, cwd) }, turn, mcp, options.awaitInitialize === true);
+  const control = controlOf(io, session, cwd, base.run.model, gate, { askHost: options.permissionPromptTool === 'stdio', bypassAvailable, agents: sessionAgents(options, cwd) }, turn, mcp, options.awaitInitialize === true);
   control.thinkingFlags = options;
   const input = readInput(io, control, inputErrorReporter(io, write, session.id), replay);
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => {
@@ -155,8 +139,7 @@ export async function streamInput(
     turn.running?.abort();
     input.close();
   });
-  const conversation = await conversationOf(options, cwd, choice, session);
-  const stream: Stream = { options, cwd, choice, version, write, session, control, input, signals, conversation, turn };
+  const stream: Stream = { setup: await sessionSetup(base, session), write, session, control, input, signals, turn };
   let exitCode: number | undefined;
   try {
     exitCode = await answerAll(stream);
@@ -176,7 +159,7 @@ function controlOf(
   io: StreamInputIo,
   session: PreparedSession,
   cwd: string,
-  choice: ModelChoice,
+  model: string,
   gate: PermissionGate,
   flags: { askHost: boolean; bypassAvailable: boolean; agents: AgentDefinitions | undefined },
   turn: Turn,
@@ -190,7 +173,7 @@ function controlOf(
     sessionId: session.id,
     cwd,
     transcriptPath: session.recorder?.path ?? '',
-    model: choice.model,
+    model,
     gate,
     ...flags,
     ...(mcp ? { mcp } : {}),
@@ -249,13 +232,15 @@ async function answer(stream: Stream, question: Question, messages: MessageParam
   turn.running = running;
   turn.interrupted = false;
   if (stream.signals.exitCode) running.abort();
-  const schema = control.setup.jsonSchema ?? stream.options.jsonSchema;
+  const { options } = stream.setup;
+  const schema = control.setup.jsonSchema ?? options.jsonSchema;
   const structured = schema ? new StructuredTurn(schema, maxAttempts(process.env)) : undefined;
-  const choice = structured ? structured.choice(control.choiceOf(stream.choice)) : control.choiceOf(stream.choice);
+  // This turn's setup: what set_model, initialize (its prompts, hooks, servers, agents) and thinking changed.
+  const controlled = withRun(control.setupOf(stream.setup), { ...setupOptions(control.setup), ...thinkingOfTurn(options, control.thinking) });
+  const setup = structured ? structured.setup(controlled) : controlled;
   const signal = structured ? structured.signal(running.signal) : running.signal;
-  const output = turnOutput(stream.options, stream.cwd, choice, withAgents(stream.conversation, control.setup.agents), stream.version, stream.write, control.gate, control.hookDenials);
-  const once = (q: Question | null, history: MessageParam[], turnCount: number | undefined) =>
-    ask(stream.conversation, q, history, { choice, signal, onEvent: output.onEvent, turnCount, extra: { ...setupOptions(control.setup), ...thinkingOfTurn(stream.options, control.thinking) } });
+  const output = turnOutput(withAgents(setup, control.setup.agents), stream.write, control.gate, control.hookDenials);
+  const once = (q: Question | null, history: MessageParam[], turnCount: number | undefined) => ask(setup, q, history, { signal, onEvent: output.onEvent, turnCount });
   const run = structured ? structured.around(once, (text) => stream.write(jsonLine(reminderLine(text, session.id)))) : once;
   const result = await runTurn(control, question, messages, resumeAt, run, (q) => session.recorder?.prompt(q));
   turn.running = undefined;

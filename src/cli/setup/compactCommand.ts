@@ -17,10 +17,10 @@ import { thresholdOf } from '../../machine/compaction.js';
 import type { AgentOutput } from '../../machine/context.js';
 import { shown } from '../printers/terminal.js';
 import type { Question } from '../../transcript/records.js';
-import type { Conversation } from './ask.js';
 import { compactBoundaryLines, compactedText, compactingLine } from '../printers/compactLines.js';
 import type { HookContext } from '../control/hooks.js';
-import { limitsOf, type ModelChoice } from './start.js';
+import { limitsOf } from './start.js';
+import type { SessionSetup } from './runSetup.js';
 import { jsonLine } from '../printers/terminal.js';
 
 /** The instructions of a `/compact` message ('' for none), or undefined for any other message. */
@@ -32,49 +32,48 @@ export function compactCommand(question: Question): string | undefined {
 
 /** Compacts the conversation's history now: the boundary (recorded in the session, told to `onEvent`). */
 export async function compactNow(
-  conversation: Conversation,
-  choice: ModelChoice,
+  setup: SessionSetup,
   messages: readonly MessageParam[],
   instructions: string,
-  extra: { onEvent?: (event: RunEvent) => void; hooks?: Pick<RunHooks, 'beforeCompact'>; signal?: AbortSignal } = {},
+  how: { onEvent?: (event: RunEvent) => void; hooks?: Pick<RunHooks, 'beforeCompact'>; signal?: AbortSignal } = {},
 ): Promise<CompactBoundary> {
   const { compactConversation } = await import('../../run/compactConversation.js');
-  const limits = limitsOf(conversation.options, undefined);
-  const base = limits.system ?? defaultSystemPrompt(conversation.cwd);
+  const { run } = setup;
+  const limits = limitsOf(setup.options, undefined);
+  const base = limits.system ?? defaultSystemPrompt(setup.cwd);
   const system = limits.appendSystemPrompt ? `${base}\n\n${limits.appendSystemPrompt}` : base;
-  const recorder = conversation.session.recorder;
-  const hooks = extra.hooks ?? choice.hooks;
+  const recorder = setup.session.recorder;
+  const hooks = how.hooks ?? run.hooks;
   return compactConversation(messages, {
-    model: choice.model,
-    ...(choice.modelCall ? { modelCall: choice.modelCall } : {}),
-    ...(choice.client ? { client: choice.client } : {}),
+    model: run.model,
+    ...(run.modelCall ? { modelCall: run.modelCall } : {}),
+    ...(run.client ? { client: run.client } : {}),
     system,
-    tools: [...conversation.tools, ...(choice.addTools ?? [])],
+    tools: [...setup.tools, ...(run.addTools ?? [])],
     ...(limits.maxTokens !== undefined ? { maxTokens: limits.maxTokens } : {}),
     ...(limits.contextWindow !== undefined ? { contextWindow: limits.contextWindow } : {}),
     ...(instructions ? { instructions } : {}),
     ...(hooks?.beforeCompact ? { hooks } : {}),
     ...(recorder ? { transcriptPath: recorder.path } : {}),
-    ...(extra.signal ? { signal: extra.signal } : {}),
+    ...(how.signal ? { signal: how.signal } : {}),
     onEvent: (event) => {
       recorder?.onEvent(event);
       recorder?.flush();
-      extra.onEvent?.(event);
+      how.onEvent?.(event);
     },
   });
 }
 
 /** What a stream-json session hands `/compact` (streamInput.ts). */
 interface CompactStream {
-  conversation: Conversation;
-  choice: ModelChoice;
+  setup: SessionSetup;
   write: (line: string) => void;
   control: { hookContext(): HookContext; hasHooks(event: 'PreCompact'): boolean };
 }
 
 /** `/compact` on stream-json: Claude Code's lines; the history after the boundary (the same on failure, with an error result). */
 export async function compactTurn(stream: CompactStream, instructions: string, messages: MessageParam[]): Promise<MessageParam[]> {
-  const sessionId = stream.conversation.session.id;
+  const sessionId = stream.setup.session.id;
   const out = (line: object) => stream.write(jsonLine(line));
   const started = Date.now();
   out(compactingLine(sessionId));
@@ -87,7 +86,7 @@ export async function compactTurn(stream: CompactStream, instructions: string, m
     return answer;
   };
   try {
-    const boundary = await compactNow(stream.conversation, stream.choice, messages, instructions, context ? { hooks: { beforeCompact } } : {});
+    const boundary = await compactNow(stream.setup, messages, instructions, context ? { hooks: { beforeCompact } } : {});
     for (const line of compactBoundaryLines(boundary, sessionId)) out(line);
     const said = `<local-command-stdout>Compacted ${display.join('\n')}</local-command-stdout>`;
     out({ type: 'user', message: { role: 'user', content: said }, session_id: sessionId, parent_tool_use_id: null, uuid: randomUUID(), timestamp: new Date().toISOString(), isReplay: true });
@@ -135,21 +134,20 @@ function resultLine(sessionId: string, durationMs: number, result: string, costU
 /** What `/compact` in the REPL needs of it (repl.ts). */
 interface ReplSide {
   session: { id: string } | undefined;
-  conversation: Conversation | undefined;
-  choice: ModelChoice;
+  setup: SessionSetup | undefined;
   messages: MessageParam[];
   cost: { usage: Usage; costUsd: number };
 }
 
 /** `/compact [instructions]` in the REPL: the history compacted now, said in one line; the cost counted. */
 export async function compactInRepl(repl: ReplSide, instructions: string, io: { stdout: Writable; stderr: Writable }): Promise<void> {
-  if (!repl.conversation || repl.messages.length === 0) {
+  if (!repl.setup || repl.messages.length === 0) {
     io.stdout.write('Nothing to compact yet: no question was asked in this session.\n');
     return;
   }
   io.stderr.write('Compacting the conversation...\n');
   try {
-    const boundary = await compactNow(repl.conversation, repl.choice, repl.messages, instructions);
+    const boundary = await compactNow(repl.setup, repl.messages, instructions);
     repl.messages = boundary.messages;
     repl.cost = { ...repl.cost, usage: addUsage(repl.cost.usage, boundary.usage), costUsd: repl.cost.costUsd + (boundary.costUsd ?? 0) };
     io.stdout.write(`${compactedText(boundary)}\n`);

@@ -8,7 +8,7 @@
  * sandbox (read-only system but the working directory, no network, secrets hidden).
  */
 import type { CliOptions } from '../commandLine/args.js';
-import type { ModelChoice } from './start.js';
+import { withRun, type RunSetup } from './runSetup.js';
 import type { McpServers } from '../../tools/mcp/servers.js';
 import type { McpServerConfig } from '../../tools/mcp/config.js';
 import { learnSecrets, shown } from '../printers/terminal.js';
@@ -62,14 +62,14 @@ export async function startConfigs(configs: Record<string, McpServerConfig>, opt
 }
 
 /**
- * `choice` with the servers' tools and states, once each has connected or failed; one line through `warn` for each
+ * `setup` with the servers' tools and states, once each has connected or failed; one line through `warn` for each
  * server that failed (its error on one line, secrets cut and control characters shown as `terminal.ts` shows every
  * text from outside), as the init line says `failed`.
  */
-export async function withMcpTools(choice: ModelChoice, servers: McpServers | undefined, warn: (line: string) => void): Promise<ModelChoice> {
-  if (servers === undefined) return choice;
+export async function withMcpTools(setup: RunSetup, servers: McpServers | undefined, warn: (line: string) => void): Promise<RunSetup> {
+  if (servers === undefined) return setup;
   await settleMcp(servers, warn);
-  return { ...choice, addTools: servers.tools(), mcpStates: servers.states() };
+  return { ...withRun(setup, { addTools: servers.tools() }), mcpStates: servers.states() };
 }
 
 /** Waits until each server has connected or failed; one line through `warn` for each that failed. */

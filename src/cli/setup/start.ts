@@ -1,28 +1,17 @@
 /**
  * What every run of a command starts from, one-shot (../commands/run.ts), REPL (../commands/repl.ts) or stream input (../control/streamInput.ts):
- * the session it records to, how it reaches the model, its limits from the flags, and the progress printer.
+ * the session it records to and its limits from the flags.
  */
 import { readFileSync } from 'node:fs';
 import { defaultRunConfig } from '../../core/config.js';
 import { claudeConfigDir, type MirrorOptions } from '../../transcript/claudeMirror.js';
-import type { RunEvent } from '../../core/events.js';
-import type { RunHooks } from '../../core/hooks.js';
-import type { PermissionGate } from '../../permissions/gate.js';
-import type { GateRef } from '../../run/permissionHooks.js';
-import type { ModelCall } from '../../core/model.js';
-import { plural } from '../../core/plural.js';
-import type { Tool, ToolLookup } from '../../core/tool.js';
-import type { RunTracing } from '../../otel/runSpans.js';
-import type { McpServerState } from '../../tools/mcp/servers.js';
 import { describeHolder, type LockHolder } from '../../transcript/holder.js';
 import type { CliOptions } from '../commandLine/args.js';
-import { formatToolResult, formatToolStart, palette } from '../printers/output.js';
-import type { Redactor } from '../../core/redact.js';
+import { palette } from '../printers/output.js';
 import { outputRedactor, shown } from '../printers/terminal.js';
 import type { PreparedSession } from '../commands/sessions.js';
 import { CLI_MAX_RETRIES, thinkingOf } from '../commandLine/sdkFlags.js';
 import { contextWindowOf } from '../commandLine/argValues.js';
-import { compactedText } from '../printers/compactLines.js';
 
 const { stderr, env } = process;
 const colors = palette(stderr, env);
@@ -85,63 +74,6 @@ function packageVersion(): string {
 function waitingLine(options: CliOptions, holder: LockHolder | undefined): string {
   const which = options.resume !== undefined ? `session ${options.resume}` : 'the session';
   return `${which} is in use by ${describeHolder(holder)}: waiting until it ends (Ctrl-C to give up)`;
-}
-
-/**
- * How to reach the model (the scripted demo, or the API from env/.env/flags), and the gate on its tool calls from
- * --allowedTools / --disallowedTools (./permissions.ts): what every run of the command, one-shot or REPL, is given.
- */
-export interface ModelChoice {
-  model: string;
-  modelCall?: ModelCall;
-  client?: { apiKey?: string; authToken?: string; baseURL?: string };
-  hooks?: RunHooks;
-  /** The permission gate of the runs (./permissions.ts), or a reference to it that the control channel swaps (control/session.ts). */
-  permissions?: PermissionGate | GateRef;
-  /** OpenTelemetry, when the OTEL_* variables ask for it (./telemetry.ts): each run is traced. */
-  tracing?: RunTracing;
-  /** The tools of `--mcp-config`'s servers (./mcp.ts), beside the bash tool. */
-  addTools?: Tool[];
-  /** Those servers' states when the run started, for the init line. */
-  mcpStates?: McpServerState[];
-  /** What no output of the run may hold (../printers/terminal.ts). */
-  redactor?: Redactor;
-}
-
-/** Shows a run's progress on stderr: tool calls (as `tools` show them) with the start of their output, retries. */
-export function progressPrinter(tools: ToolLookup): (event: RunEvent) => void {
-  return (event) => {
-    if (event.type === 'tool_start') stderr.write(`${colors.cyan(formatToolStart(event, tools(event.block.name)))}\n`);
-    if (event.type === 'tool_result') stderr.write(`${colors.dim(formatToolResult(event))}\n`);
-    if (event.type === 'compact_boundary') stderr.write(`${colors.dim(shown(compactedText(event.boundary)))}\n`);
-    if (event.type === 'retry' && event.fallbackFrom !== undefined) {
-      stderr.write(colors.dim(`${shown(event.fallbackFrom)} is overloaded (${shown(event.error.message)}); switching to ${shown(event.model)}\n`));
-    } else if (event.type === 'retry') {
-      stderr.write(colors.dim(`model call failed (${shown(event.error.message)}); retry ${event.attempt} in ${event.delayMs} ms\n`));
-    }
-  };
-}
-
-/**
- * Warns on stderr, whatever the output format, when a reply is refused after tools of it had started (only read-only
- * ones can start while a reply streams): names them, says they were stopped and that nothing of the reply is kept.
- */
-export function refusalWarner(tools: ToolLookup): (event: RunEvent) => void {
-  const started = new Map<string, Extract<RunEvent, { type: 'tool_start' }>>();
-  return (event) => {
-    if (event.type === 'request') started.clear();
-    if (event.type === 'tool_start') started.set(event.block.id, event);
-    if (event.type !== 'reply_refused' || event.startedToolIds.length === 0) return;
-    const names = event.startedToolIds.map((id) => {
-      const start = started.get(id);
-      return start ? `${formatToolStart(start, tools(start.block.name))} (${shown(id)})` : shown(id);
-    });
-    stderr.write(
-      colors.red(
-        `agentloop: a reply was refused (${shown(event.error.message)}) after ${plural(names.length, 'read-only tool')} of it had started: ${names.join(', ')}; stopped, nothing of the reply is kept\n`,
-      ),
-    );
-  };
 }
 
 /**

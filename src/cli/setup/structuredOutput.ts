@@ -21,7 +21,7 @@ import type { RunResult } from '../../run/runAgent.js';
 import type { Question } from '../../transcript/records.js';
 import type { JsonResult } from '../printers/output.js';
 import { newAjv, type Ajv, type JsonSchema } from '../commandLine/jsonSchemaValue.js';
-import type { ModelChoice } from './start.js';
+import { withRun, type RunSetup } from './runSetup.js';
 
 export const STRUCTURED_TOOL = 'StructuredOutput';
 /** The synthetic user message of a turn that ended without a call (Claude Code's words). */
@@ -75,11 +75,11 @@ export class StructuredTurn {
   }
 
   /**
-   * The model choice with the tool offered and let through the permission gate (it only takes the model's answer),
-   * and the run stopped before the model call that would follow a settled turn.
+   * The setup with the tool offered and let through the permission gate (it only takes the model's answer), and the
+   * run stopped before the model call that would follow a settled turn.
    */
-  choice(choice: ModelChoice): ModelChoice {
-    const inner = choice.hooks;
+  setup<T extends RunSetup>(setup: T): T {
+    const inner = setup.run.hooks;
     const hooks: RunHooks = {
       ...inner,
       beforeToolCall: (call) => (call.block.name === STRUCTURED_TOOL ? { action: 'allow' } : inner?.beforeToolCall?.(call)),
@@ -91,7 +91,7 @@ export class StructuredTurn {
         return inner?.transformContext ? inner.transformContext(messages, info) : (messages as MessageParam[]);
       },
     };
-    return { ...choice, hooks, addTools: [...(choice.addTools ?? []), this.tool] };
+    return withRun(setup, { hooks, addTools: [...(setup.run.addTools ?? []), this.tool] });
   }
 
   /** The run's signal: the caller's, or this turn's end. */
