@@ -3,35 +3,31 @@
  * input (../repl/replInput.ts) and a thinking line while the model works (../printers/spinner.ts). Loaded by ./run.js only when it
  * starts; it shares start.js's session, progress and limit helpers with the one-shot run.
  */
-import { toolLookup, type ToolLookup } from '../../core/tool.js';
+import { toolLookup } from '../../core/tool.js';
 import type { MessageParam } from '../../core/messages.js';
-import type { RunEvent } from '../../core/events.js';
 import type { RunResult } from '../../run/runAgent.js';
 import { addUsage, zeroUsage } from '../../core/usage.js';
-import { textOf } from '../../history/messages.js';
 import type { CliOptions } from '../commandLine/args.js';
 import type { PreparedSession } from './sessions.js';
-import { describeError, palette } from '../printers/output.js';
+import { palette } from '../printers/output.js';
 import { PROMPT, openReplInput, type ReplInput } from '../repl/replInput.js';
 import { openSession } from '../setup/start.js';
-import { progressPrinter, refusalWarner } from '../printers/progress.js';
 import { ask, sessionSetup } from '../setup/ask.js';
 import { withRun, type RunSetup, type SessionSetup } from '../setup/runSetup.js';
 import { onEndSignals } from '../setup/signals.js';
-import { compactInRepl, contextLeftLine } from '../setup/compactCommand.js';
+import { compactInRepl } from '../setup/compactCommand.js';
 import { type LastRun, type SessionCost, type SlashCommand, costText, helpText, parseSlash, stateText, unknownText } from '../repl/slash.js';
 import { createSpinner, type Spinner } from '../printers/spinner.js';
+import { replPrinter } from '../printers/replTerminal.js';
 import { shown } from '../printers/terminal.js';
 import { selfCommand } from '../commandLine/self.js';
 import type { PermissionGate } from '../../permissions/gate.js';
-import { sayDenied } from '../setup/permissions.js';
 import { replAsker } from '../repl/replAsk.js';
 import { permissionsText, rememberRule, type ReplGates } from '../repl/replPermissions.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
 
-const loadSessions = () => import('./sessions.js');
 const loadPages = () => import('./view.js');
 
 /** The options for the session after `/clear`: a new one, whatever --resume, --continue or --session-id chose. */
@@ -196,17 +192,13 @@ class Repl {
   /** The run of askNext, once its session and tools are there: shown as it goes, its result kept and summed up. */
   async runOn(session: PreparedSession, setup: SessionSetup, question: string | null, signal: AbortSignal): Promise<void> {
     const { spinner, pages } = this.parts;
-    const show = shower(spinner, !this.parts.gates.asks, toolLookup(setup.tools));
+    const printer = replPrinter(spinner, !this.parts.gates.asks, toolLookup(setup.tools));
     const resumeAt = session.turnCount;
     session.turnCount = undefined; // only the first run after a resume goes on counting
     const turnSetup = withRun(setup, { permissions: this.parts.gates.gate, ...(pages?.inspect ? { inspect: pages.inspect } : {}) });
-    const result = await ask(turnSetup, question, this.messages, { signal, onEvent: show.onEvent, turnCount: resumeAt });
-    spinner.stop();
-    show.end();
+    const result = await ask(turnSetup, question, this.messages, { signal, onEvent: printer.onEvent, turnCount: resumeAt });
     this.answered(result);
-    if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(shown(describeError(result)))}\n`);
-    const left = contextLeftLine(result.context); // as Claude Code shows it, near the threshold
-    stderr.write(`${colors.dim(shown([(await loadSessions()).usageSummary(result), left].filter(Boolean).join(' · ')))}\n`);
+    await printer.finish(result);
   }
 
   /** A run's result kept: the history, the last run (for /state) and the cost (for /cost). */
@@ -259,43 +251,4 @@ class Repl {
     stdout.write(`New session: the next question starts it${shown(saved)}.\n`);
     if (this.parts.pages) stderr.write(colors.dim('The page goes on showing the session it opened with.\n'));
   }
-}
-
-/** What a run shows as it goes: the model's text (of every turn), tool calls, retries, the thinking line. */
-function shower(spinner: Spinner, sayDenials: boolean, tools: ToolLookup) {
-  const printProgress = progressPrinter(tools);
-  const warn = refusalWarner(tools);
-  let open = false; // a line of streamed text is open
-  let turnText = false; // this turn's text was streamed
-  const endLine = () => {
-    if (open) stdout.write('\n');
-    open = false;
-  };
-  const onEvent = (event: RunEvent) => {
-    warn(event);
-    if (event.type === 'request') {
-      endLine();
-      spinner.start();
-      turnText = false;
-      return;
-    }
-    if (event.type === 'transition' || event.type === 'decision' || event.type === 'stream_event') return;
-    spinner.stop();
-    if (event.type === 'text') {
-      stdout.write(shown(event.delta));
-      open = event.delta.length > 0 && !event.delta.endsWith('\n');
-      turnText = true;
-    } else if (event.type === 'message' && event.origin === 'model') {
-      // A model that does not stream its text (a scripted one) shows each turn's text whole.
-      const text = turnText ? '' : textOf(event.message.content);
-      endLine();
-      if (text) stdout.write(`${shown(text)}\n`);
-      turnText = true;
-    } else if (event.type !== 'message') {
-      endLine();
-      if (event.type === 'permission_denied' && sayDenials) sayDenied(event);
-      printProgress(event);
-    }
-  };
-  return { onEvent, end: endLine };
 }

@@ -2,32 +2,25 @@
  * Everything after the command line is parsed, loaded by ../main.js only when a command needs it. The loop and its
  * dependencies load later still, when a run starts.
  */
-import type { RunEvent } from '../../core/events.js';
 import type { MessageParam } from '../../core/messages.js';
-import { toolLookup } from '../../core/tool.js';
-import { defaultRunConfig } from '../../core/config.js';
 import type { RunResult } from '../../run/runAgent.js';
-import type { CliOptions } from '../commandLine/args.js';
-import { demoBanner, demoLang, DEMO_PROMPT, stepHint } from './demo.js';
-import { describeError, exitCodeOf, palette, toJsonResult } from '../printers/output.js';
-import { onEndSignals } from '../setup/signals.js';
-import { jsonLine, shown } from '../printers/terminal.js';
-import { openSession } from '../setup/start.js';
-import { progressPrinter, refusalWarner } from '../printers/progress.js';
-import { ask, sessionSetup } from '../setup/ask.js';
-import { deniedCalls, sayDenied } from '../setup/permissions.js';
-import { initFacts, runMeter, streamJsonPrinter } from '../printers/streamJson.js';
-import { setUp } from '../setup/pipeline.js';
-import { withRun, type RunSetup, type SessionSetup } from '../setup/runSetup.js';
-import { apiErrorLine, apiErrorOf } from '../printers/claudeLines.js';
-import { selfCommand } from '../commandLine/self.js';
-import { maxAttempts, reminderLine, structuredFailure, structuredResult, StructuredTurn } from '../setup/structuredOutput.js';
 import type { Question } from '../../transcript/records.js';
+import type { CliOptions } from '../commandLine/args.js';
+import { selfCommand } from '../commandLine/self.js';
+import { exitCodeOf, palette } from '../printers/output.js';
+import { printerOf } from '../printers/printer.js';
+import { shown } from '../printers/terminal.js';
+import { ask, sessionSetup } from '../setup/ask.js';
+import { setUp } from '../setup/pipeline.js';
+import { withRun, type RunSetup } from '../setup/runSetup.js';
+import { onEndSignals } from '../setup/signals.js';
+import { openSession } from '../setup/start.js';
+import { maxAttempts, StructuredTurn } from '../setup/structuredOutput.js';
+import { demoBanner, demoLang, DEMO_PROMPT, stepHint } from './demo.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
 
-const loadSessions = () => import('./sessions.js');
 const loadPages = () => import('./view.js');
 
 /** With --view or --inspect, the pages stay up after a one-shot run until Ctrl-C. */
@@ -39,32 +32,7 @@ async function keepServing(pages: { serving: boolean; close(): Promise<void> }):
   await pages.close();
 }
 
-/** What a one-shot run shows while it goes (stream-json lines, or --verbose's progress), and what it counts for the result. */
-function onePrinter(setup: SessionSetup) {
-  const { options, cwd, version, run } = setup;
-  const format = options.outputFormat;
-  const meter = runMeter(undefined, options.maxTokens);
-  // Text: only the answer, unless --verbose (or the demo, which is there to show the loop) asks for the progress.
-  const verbose = options.verbose === true || options.demo;
-  const show =
-    format === 'stream-json'
-      ? streamJsonPrinter({ ...initFacts(options, cwd, { ...run, ...(setup.mcpStates ? { mcpStates: setup.mcpStates } : {}) }, { id: setup.session.id, tools: setup.tools, agents: setup.agents }, version), ...(run.permissions ? { permissionMode: ('current' in run.permissions ? run.permissions.current : run.permissions).mode } : {}) }, (line) => stdout.write(line), options)
-      : format === 'text' && verbose
-        ? progressPrinter(toolLookup(setup.tools))
-        : undefined;
-  const warn = refusalWarner(toolLookup(setup.tools));
-  const denied = deniedCalls();
-  const printer = (event: RunEvent) => {
-    meter.onEvent(event);
-    denied.onEvent(event);
-    warn(event);
-    show?.(event);
-    // Where nobody is asked and no output lists it, a denied call is said on stderr.
-    if (format === 'text' && event.type === 'permission_denied') sayDenied(event);
-  };
-  return { meter, verbose, printer, denials: denied.denials };
-}
-
+/** One run (`-p`, `--demo`): its session, its pages (--view, --inspect), the question asked, printed as its format says. */
 async function runOnce(base: RunSetup): Promise<number> {
   const { options, cwd } = base;
   // The demo asks its question, unless it goes on with a session (--demo --continue).
@@ -84,17 +52,16 @@ async function runOnce(base: RunSetup): Promise<number> {
   const controller = new AbortController();
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => controller.abort());
 
-  const format = options.outputFormat;
   const structured = options.jsonSchema ? new StructuredTurn(options.jsonSchema, maxAttempts(env)) : undefined;
   const paged = withRun(base, { ...(pages.inspect ? { inspect: pages.inspect } : {}), ...(pages.gate ? { gate: pages.gate } : {}) });
   const setup = await sessionSetup(structured ? structured.setup(paged) : paged, session);
-  const { meter, verbose, printer, denials } = onePrinter(setup);
+  const printer = printerOf(setup, (line) => stdout.write(line));
   const signal = structured ? structured.signal(controller.signal) : controller.signal;
-  const once = (q: Question | null, history: MessageParam[], turnCount: number | undefined) => ask(setup, q, history, { signal, onEvent: printer, turnCount });
+  const once = (q: Question | null, history: MessageParam[], turnCount: number | undefined) => ask(setup, q, history, { signal, onEvent: printer.onEvent, turnCount });
   let result: RunResult;
   try {
     result = structured
-      ? await structured.around(once, (text) => format === 'stream-json' && stdout.write(jsonLine(reminderLine(text, session.id))))(prompt, session.messages, session.turnCount)
+      ? await structured.around(once, (text) => printer.remind?.(text))(prompt, session.messages, session.turnCount)
       : await once(prompt, session.messages, session.turnCount);
   } catch (error) {
     await pages.close();
@@ -106,34 +73,12 @@ async function runOnce(base: RunSetup): Promise<number> {
     pages.gate?.end();
   }
 
-  if (format === 'text') {
-    await printText(result, options, structuredFailure(structured?.outcome()), verbose);
-    // The demo's way in: the command that steps it (already stepped: the page is the way).
-    if (options.demo && !options.step) stderr.write(`${stepHint(demoLang(options.lang, env), selfCommand())}\n`);
-  } else {
-    const failed = format === 'stream-json' ? apiErrorLine(result, session.id) : undefined;
-    if (failed) stdout.write(jsonLine(failed));
-    stdout.write(jsonLine(structuredResult(toJsonResult(result, { ...meter.facts(), permissionDenials: denials }), structured?.outcome())));
-  }
+  await printer.finish(result, structured?.outcome());
+  // The demo's way in: the command that steps it (already stepped: the page is the way).
+  if (options.outputFormat === 'text' && options.demo && !options.step) stderr.write(`${stepHint(demoLang(options.lang, env), selfCommand())}\n`);
   if (!signals.exitCode) await keepServing(pages);
   else await pages.close();
   return signals.exitCode || exitCodeOf(result);
-}
-
-/**
- * A text run's output: the answer as a terminal may show it, also into a pipe (--output-format json has it exact), an
- * API error in its place as in Claude Code's (`API Error: 400 ...`); why the run did not complete on stderr. A run
- * --max-turns stopped prints what Claude Code 2.1.197 prints, `Error: Reached max turns (N)` on stdout with no newline
- * and nothing on stderr (exit 1); --verbose, whose progress is on stderr, also says there how it stopped.
- */
-async function printText(result: RunResult, options: CliOptions, failed: string | undefined, verbose: boolean): Promise<void> {
-  const stopped = result.context.exitReason !== 'completed';
-  const maxTurns = result.context.exitReason === 'max_turns' && failed === undefined;
-  const answer = maxTurns ? undefined : (apiErrorOf(result)?.text ?? result.text);
-  if (maxTurns) stdout.write(`Error: Reached max turns (${options.maxTurns ?? defaultRunConfig.maxTurns})`);
-  if (answer) stdout.write(`${shown(answer)}\n`);
-  if (stopped && (!maxTurns || verbose)) stderr.write(`${colors.red(shown(failed ?? describeError(result)))}\n`);
-  if (verbose) stderr.write(`${colors.dim(shown((await loadSessions()).usageSummary(result)))}\n`);
 }
 
 /**

@@ -7,19 +7,15 @@
  * ./control/) are answered at once, also while a turn runs: stdin is read all along, the messages queue up. The end
  * of stdin ends the process, with the exit code of the last turn.
  */
-import { toolLookup } from '../../core/tool.js';
-import { randomUUID } from 'node:crypto';
 import type { MessageParam } from '../../core/messages.js';
 import { appendUserContent, textOf } from '../../history/messages.js';
 import { compactCommand, compactTurn } from '../setup/compactCommand.js';
 import { historyProblems } from '../../history/validate.js';
 import type { Question } from '../../transcript/records.js';
 import type { CliOptions } from '../commandLine/args.js';
-import { exitCodeOf, palette, toJsonResult, type PermissionDenial } from '../printers/output.js';
+import { exitCodeOf, palette } from '../printers/output.js';
 import type { PermissionGate } from '../../permissions/gate.js';
-import { deniedCalls } from '../setup/permissions.js';
 import { openSession } from '../setup/start.js';
-import { refusalWarner } from '../printers/progress.js';
 import { ask, sessionSetup } from '../setup/ask.js';
 import { withRun, type RunSetup, type SessionSetup } from '../setup/runSetup.js';
 import { sessionAgents, withAgents, type AgentDefinitions } from '../setup/agents.js';
@@ -28,54 +24,15 @@ import type { PreparedSession } from '../commands/sessions.js';
 import { readInput, type InputReader, type StreamInputIo } from './streamInputLines.js';
 import { replayingWriter } from '../printers/replayLines.js';
 import { jsonLine, shown } from '../printers/terminal.js';
-import type { RunEvent } from '../../core/events.js';
 import type { RunResult } from '../../run/runAgent.js';
-import { apiErrorLine } from '../printers/claudeLines.js';
-import { initFacts, runMeter, streamJsonPrinter } from '../printers/streamJson.js';
+import { streamJsonTurnPrinter } from '../printers/streamJsonTurn.js';
 import { promptHooks, stopHooks } from './hooks.js';
 import { ControlSession } from './session.js';
 import { setupOptions } from './initialize.js';
 import type { SessionMcp } from '../setup/sessionMcp.js';
 import { selfCommand } from '../commandLine/self.js';
-import { maxAttempts, reminderLine, structuredResult, StructuredTurn, type StructuredOutcome } from '../setup/structuredOutput.js';
+import { maxAttempts, StructuredTurn } from '../setup/structuredOutput.js';
 import { thinkingOfTurn } from './thinking.js';
-
-/**
- * A turn's stream-json lines (its own `system`/`init` line first, as Claude Code starts each turn of a streamed input),
- * and its result line.
- */
-function turnOutput(setup: SessionSetup, write: (line: string) => void, gate: PermissionGate, hookDenials: PermissionDenial[] = []) {
-  const { options, cwd, version } = setup;
-  const sessionId = setup.session.id;
-  const meter = runMeter(undefined, options.maxTokens);
-  const denied = deniedCalls(); // this turn's
-  const hookDenied = hookDenials.length; // a PreToolUse hook's denials (the gate's come as events)
-  const facts = initFacts(options, cwd, { ...setup.run, ...(setup.mcpStates ? { mcpStates: setup.mcpStates } : {}) }, { id: sessionId, tools: setup.tools, agents: setup.agents }, version);
-  const print = streamJsonPrinter({ ...facts, permissionMode: gate.mode }, write, options);
-  const warn = refusalWarner(toolLookup(setup.tools));
-  return {
-    onEvent(event: RunEvent) {
-      meter.onEvent(event);
-      denied.onEvent(event);
-      warn(event);
-      print(event);
-    },
-    finish(result: RunResult, structured: StructuredOutcome) {
-      const failed = apiErrorLine(result, sessionId);
-      if (failed) write(jsonLine(failed));
-      const line = toJsonResult(result, { ...meter.facts(), permissionDenials: [...hookDenials.slice(hookDenied), ...denied.denials] });
-      write(jsonLine(structuredResult(line, structured)));
-    },
-    /** A turn a UserPromptSubmit hook blocked: no model call, an error result saying why. */
-    blocked(reason: string) {
-      const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
-      const line = { type: 'result', subtype: 'error_during_execution', is_error: true, duration_ms: 0, duration_api_ms: 0, num_turns: 0, result: '', session_id: sessionId };
-      const rest = { total_cost_usd: 0, usage, modelUsage: {}, permission_denials: [], uuid: randomUUID(), stop_reason: null, api_error_status: null };
-      const claude = { terminal_reason: 'hook_stopped', fast_mode_state: 'off', exit_reason: null, errors: [`The prompt was blocked by a UserPromptSubmit hook: ${reason}`] };
-      write(jsonLine({ ...line, ...rest, ...claude }));
-    },
-  };
-}
 
 /** The text of a question (a UserPromptSubmit hook's `prompt`). */
 const promptText = (question: Question) => (typeof question === 'string' ? question : textOf(question as MessageParam['content']));
@@ -239,9 +196,9 @@ async function answer(stream: Stream, question: Question, messages: MessageParam
   const controlled = withRun(control.setupOf(stream.setup), { ...setupOptions(control.setup), ...thinkingOfTurn(options, control.thinking) });
   const setup = structured ? structured.setup(controlled) : controlled;
   const signal = structured ? structured.signal(running.signal) : running.signal;
-  const output = turnOutput(withAgents(setup, control.setup.agents), stream.write, control.gate, control.hookDenials);
+  const output = streamJsonTurnPrinter(withAgents(setup, control.setup.agents), stream.write, control.gate.mode, control.hookDenials);
   const once = (q: Question | null, history: MessageParam[], turnCount: number | undefined) => ask(setup, q, history, { signal, onEvent: output.onEvent, turnCount });
-  const run = structured ? structured.around(once, (text) => stream.write(jsonLine(reminderLine(text, session.id)))) : once;
+  const run = structured ? structured.around(once, (text) => output.remind?.(text)) : once;
   const result = await runTurn(control, question, messages, resumeAt, run, (q) => session.recorder?.prompt(q));
   turn.running = undefined;
   if ('blocked' in result) {
