@@ -8,7 +8,7 @@ import type { Question } from '../../transcript/records.js';
 import type { CliOptions } from '../commandLine/args.js';
 import { selfCommand } from '../commandLine/self.js';
 import { exitCodeOf, palette } from '../printers/output.js';
-import { printerOf } from '../printers/printer.js';
+import { printerOf } from '../printers/byFormat.js';
 import { shown } from '../printers/terminal.js';
 import { ask, sessionSetup } from '../setup/ask.js';
 import { setUp } from '../setup/pipeline.js';
