@@ -94,7 +94,7 @@ export function initLine(facts: InitFacts) {
   };
 }
 
-type PrinterOptions = { includeLoopEvents?: boolean; includePartialMessages?: boolean; maxRetries?: number };
+type PrinterOptions = { includeLoopEvents?: boolean; includePartialMessages?: boolean; maxRetries?: number; cwd?: string };
 
 /**
  * Prints a run's events as stream-json lines through `write` (one JSON text and a newline each), the init line at
@@ -107,13 +107,13 @@ export function streamJsonPrinter(
 ): (event: RunEvent) => void {
   const out = (line: object) => write(jsonLine(line));
   out(initLine(facts));
-  return runLines(facts.sessionId, toolLookup(facts.tools), out, options);
+  return runLines(facts.sessionId, toolLookup(facts.tools), out, { ...options, cwd: facts.cwd });
 }
 
 /** The lines of one run's events through `out`: the session's run, or a subagent's (./taskLines.ts gives its `out`). */
 function runLines(session_id: string, tools: ToolLookup, out: (line: object) => void, options: PrinterOptions): (event: RunEvent) => void {
   const loop = loopLines(out, session_id, options.includeLoopEvents === true);
-  const tasks = heldUntilShown(taskLines(session_id, out, (childOut) => runLines(session_id, tools, childOut, { ...options, includePartialMessages: false })));
+  const tasks = heldUntilShown(taskLines(session_id, out, (childOut) => runLines(session_id, tools, childOut, { ...options, includePartialMessages: false }), { tools, cwd: options.cwd ?? process.cwd() }));
   const thinkingTokens = thinkingTokensLines(session_id);
   const turn = turnLines(session_id, out);
   let requesting = false; // a `requesting` status line was written for the model call under way

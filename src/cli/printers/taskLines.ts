@@ -3,7 +3,7 @@
  * `agents`): `system/task_started` when the Agent call starts its child, the child's prompt as a `user` line, before
  * each of its replies that calls tools a `system/task_progress` line and the reply's `assistant` lines, its tool
  * results as `user` lines (each of these with `parent_tool_use_id` naming the Agent call, and `subagent_type` and
- * `task_description`), then `system/task_updated` and `system/task_notification` when it ends. Its last reply (its
+ * `task_description`; the progress line's `description` is ./taskActivity.ts's), then `system/task_updated` and `system/task_notification` when it ends. Its last reply (its
  * answer) is no line of its own: it is the Agent call's result, on the parent's `user` line. Its raw stream events
  * are not written.
  */
@@ -11,6 +11,8 @@ import { randomUUID } from 'node:crypto';
 import type { RunEvent, SubagentEvent } from '../../core/events.js';
 import type { ContentBlock } from '../../core/messages.js';
 import type { Usage } from '../../core/usage.js';
+import { publicNameOf, type ToolLookup } from '../../core/tool.js';
+import { activityOf } from './taskActivity.js';
 
 type Out = (line: object) => void;
 type Printer = (event: RunEvent) => void;
@@ -27,17 +29,11 @@ interface Task {
 
 const tokensOf = (usage: Usage) => usage.input_tokens + usage.output_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
 
-/** What Claude Code says a tool_use does in a progress line: `Running cat notes.md` for a command, else its name. */
-function activityOf(block: ContentBlock | undefined): string {
-  const input = block?.type === 'tool_use' ? (block.input as { command?: unknown }) : undefined;
-  return typeof input?.command === 'string' ? `Running ${input.command}` : `Running ${block?.type === 'tool_use' ? block.name : 'a tool'}`;
-}
-
 /**
  * The lines of the subagent events of one run (`printerOf(out)`: a run's printer writing through `out`, for a child's
  * own events: ./streamJson.ts).
  */
-export function taskLines(sessionId: string, out: Out, printerOf: (out: Out) => Printer): (event: SubagentEvent) => void {
+export function taskLines(sessionId: string, out: Out, printerOf: (out: Out) => Printer, place: { tools: ToolLookup; cwd: string }): (event: SubagentEvent) => void {
   const tasks = new Map<string, Task>();
   const system = (subtype: string, fields: object) => out({ type: 'system', subtype, ...fields, uuid: randomUUID(), session_id: sessionId });
   /** A child's task: `task_started`, and its prompt's line unless it is taken up after a resume (the prompt was written then). */
@@ -73,7 +69,9 @@ export function taskLines(sessionId: string, out: Out, printerOf: (out: Out) => 
       task.toolUses += calls.length;
       const usage = { total_tokens: task.tokens, tool_uses: task.toolUses, duration_ms: Date.now() - task.started };
       const last = calls.at(-1);
-      system('task_progress', { task_id: event.agentId, tool_use_id: task.toolUseId, description: activityOf(last), subagent_type: event.agentType, usage, last_tool_name: last?.type === 'tool_use' ? last.name : '' });
+      const name = last?.type === 'tool_use' ? publicNameOf(place.tools, last.name) : '';
+      const description = activityOf(last, name, { cwd: place.cwd, taskDescription: task.description });
+      system('task_progress', { task_id: event.agentId, tool_use_id: task.toolUseId, description, subagent_type: event.agentType, usage, last_tool_name: name });
     }
     task.print(inner);
   };

@@ -249,6 +249,37 @@ function agentFacts(requests: RequestBody[], messages: SDKMessage[]) {
 
 const pickKeys = (value: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.map((key) => [key, value[key]]));
 
+/** A call of tool `name` as the engine spells it (`Bash` in Claude Code, `bash` in agentloop), alone in its reply. */
+const toolCall = (id: string, name: string, input: Record<string, unknown>): Step => (body: RequestBody) => {
+  const offered = (body.tools ?? []).map((t) => ('name' in t ? t.name : '')).find((n) => n.toLowerCase() === name.toLowerCase());
+  const given = Object.fromEntries(Object.entries(input).map(([key, value]) => [key, typeof value === 'function' ? (value as () => unknown)() : value]));
+  return { content: [{ type: 'tool_use', id, name: offered ?? name, input: given }], stop_reason: 'tool_use' };
+};
+
+/** The directory of the `agent tools` run (its program sets it before any request): Read, Write and Edit take absolute paths. */
+const toolsRun = { cwd: '' };
+const inRun = (name: string) => () => join(toolsRun.cwd, name);
+
+/** A subagent that calls each kind of tool once, one a reply: what its `system/task_progress` lines say of each. */
+const TOOL_CALLS: Step[] = [
+  toolCall('toolu_C1', 'Read', { file_path: inRun('sub/deep.md') }),
+  toolCall('toolu_C0', 'Read', { file_path: inRun('notes.md') }),
+  toolCall('toolu_C2', 'Write', { file_path: inRun('out.txt'), content: 'one\n' }),
+  toolCall('toolu_C3', 'Edit', { file_path: inRun('out.txt'), old_string: 'one', new_string: 'two' }),
+  toolCall('toolu_C4', 'Glob', { pattern: '*.md' }),
+  toolCall('toolu_C5', 'Grep', { pattern: 'note' }),
+  toolCall('toolu_C6', 'mcp__calc__add', { a: 2, b: 3 }),
+  toolCall('toolu_C7', 'Bash', { command: 'echo a note', description: 'Print a note' }),
+  toolCall('toolu_C8', 'Bash', { command: `echo ${'a long line of words '.repeat(6)}| wc -c` }),
+];
+
+/** Each `system/task_progress` line's fields but its ids and usage figures. */
+const progressOf = (messages: SDKMessage[]) =>
+  messages.filter((m) => kindOf(m) === 'system/task_progress').map((m) => {
+    const { description, last_tool_name, subagent_type, usage } = m as unknown as { description: string; last_tool_name: string; subagent_type: string; usage: Record<string, unknown> };
+    return { description: description.split(toolsRun.cwd).join('<dir>'), last_tool_name, subagent_type, usage: Object.keys(usage).sort() };
+  });
+
 export const SCENARIOS: Scenario[] = [
   { name: 'defaults', replies: [text('Hello.')], program: (e) => collect(e, 'hi', { model: undefined }) },
   { name: 'systemPrompt', replies: [text('One.')], program: (e) => collect(e, 'hi', { systemPrompt: 'You answer in one word.' }) },
@@ -488,6 +519,22 @@ export const SCENARIOS: Scenario[] = [
     ),
     program: (e) => collect(e, 'review notes.md', { allowedTools: ['Bash'], agents: { reviewer: REVIEWER } }),
     facts: ({ requests, messages }) => agentFacts(requests, messages),
+  },
+  {
+    name: 'agent tools',
+    replies: routed(
+      [{ content: [{ type: 'tool_use', id: 'toolu_A1', name: 'Agent', input: { description: 'Check files', prompt: 'Check the files', subagent_type: 'checker' } }], stop_reason: 'tool_use' }, text('Checked.')],
+      [...TOOL_CALLS, text('All checked.')],
+    ),
+    program: (e) => {
+      toolsRun.cwd = e.cwd;
+      writeFileSync(join(e.cwd, 'notes.md'), 'a note\n');
+      mkdirSync(join(e.cwd, 'sub'));
+      writeFileSync(join(e.cwd, 'sub', 'deep.md'), 'a deep note\n');
+      const checker = { description: 'Checks files', prompt: 'REVIEWER-PROMPT You check files.' };
+      return collect(e, 'check the files', { permissionMode: 'acceptEdits', allowedTools: ['Bash', 'Read', 'Write', 'Edit', 'Glob', 'Grep', 'mcp__calc__add'], mcpServers: { calc: calc() }, agents: { checker } });
+    },
+    facts: ({ messages }) => progressOf(messages),
   },
   {
     name: 'initializationResult',
