@@ -1,6 +1,7 @@
 /**
  * The viewer in Chromium shows a compaction boundary (issue 42): the `compacting` step's card says why, what stays in
- * the loop's state (the transcript) and what is sent from then on, with the summary; the lesson names the step.
+ * the loop's state (the transcript) and what is sent from then on, with the summary; the lesson names the step. On a
+ * phone (one column) the card comes after the lesson, not above it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,5 +54,21 @@ describe('the viewer: a compaction boundary', () => {
     expect(await page.getByTestId('chapter-title').first().textContent()).toContain('compact the history');
     await page.keyboard.press('ArrowRight');
     expect(await card.isVisible()).toBe(false);
+  }, 60_000);
+
+  it('on a phone, in one column, comes after the lesson and the state card, not above them', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const url = new URL(viewer.url);
+    url.searchParams.set('session', sessionId);
+    url.searchParams.set('lang', 'en');
+    await page.goto(url.toString());
+    await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+    await page.keyboard.press('Home');
+    const card = page.getByTestId('compact-card');
+    for (let i = 0; i < 20 && !(await card.isVisible()); i++) await page.keyboard.press('ArrowRight');
+    const top = async (selector: string) => (await page.locator(selector).first().boundingBox())?.y ?? Number.NaN;
+    expect(await top('[data-testid="compact-card"]')).toBeGreaterThan(await top('.card.lesson'));
+    expect(await top('[data-testid="compact-card"]')).toBeGreaterThan(await top('[data-testid="state-card"]'));
+    await page.close();
   }, 60_000);
 });
