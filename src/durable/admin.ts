@@ -119,12 +119,18 @@ export interface WaitingApproval extends WaitingCall {
   sessionId: string;
 }
 
-/** The calls of every session of `service` that wait for someone to allow or deny them, the oldest first. */
-export async function waitingCalls(target: AdminTarget, service: string): Promise<WaitingApproval[]> {
+/**
+ * The calls of every session of `service` that wait for someone to allow or deny them, the oldest first: the
+ * sessions' own, and their subagents' (`children`, keyed `<session>/<agent id>`: durable/children.ts), listed under
+ * their session.
+ */
+export async function waitingCalls(target: AdminTarget, service: string, children?: string): Promise<WaitingApproval[]> {
+  const services = [service, ...(children ? [children] : [])].map(sqlString).join(', ');
   const rows = await query<{ service_key: string; value_utf8: string | null }>(
     target,
-    `SELECT service_key, value_utf8 FROM state WHERE service_name = ${sqlString(service)} AND key = ${sqlString(APPROVALS)}`,
+    `SELECT service_key, value_utf8 FROM state WHERE service_name IN (${services}) AND key = ${sqlString(APPROVALS)}`,
   );
-  const calls = rows.flatMap((row) => ((row.value_utf8 ? JSON.parse(row.value_utf8) : []) as WaitingCall[]).map((call) => ({ ...call, sessionId: row.service_key })));
+  const sessionOf = (key: string) => key.split('/')[0] as string;
+  const calls = rows.flatMap((row) => ((row.value_utf8 ? JSON.parse(row.value_utf8) : []) as WaitingCall[]).map((call) => ({ ...call, sessionId: sessionOf(row.service_key) })));
   return calls.sort((a, b) => a.since.localeCompare(b.since));
 }

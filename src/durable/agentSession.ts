@@ -10,59 +10,20 @@
  */
 import * as restate from '@restatedev/restate-sdk';
 import type { MessageParam } from '../core/messages.js';
-import type { ModelCall } from '../core/model.js';
 import type { Redactor } from '../core/redact.js';
-import { redactingModel } from '../run/actors.js';
 import { credentialRedactor } from '../tools/bash/judge/secrets.js';
 import type { Tool } from '../core/tool.js';
 import type { RunTracing } from '../otel/runSpans.js';
-import { defaultRunConfig } from '../core/config.js';
 import { recordedMessages } from '../transcript/resume.js';
 import { runAgent, type RunAgentOptions, type RunResult } from '../run/runAgent.js';
-import { durableSteps, durableTools, journalledModel, journalTimers } from './journal.js';
-import { agentDefinitions } from '../tools/agent/definitions.js';
-import type { Journal } from './steps.js';
+import { durableRunOptions, requestMaxTurns } from './durableRun.js';
 import { openRecords, readRecords, type DurableRecorder, type RecordState } from './records.js';
-import { askDurably } from './approvals.js';
-import { durableGate, runPermissions, type WorkerPermissions } from './permissions.js';
+import { redactedState, RUN_RETRIES, RUN_TIMEOUTS, type WorkerSettings } from './workerSettings.js';
+import { runPermissions } from './permissions.js';
 import { checkRootRule } from '../permissions/root.js';
 import { requestProblem, SERVICE_NAME, toDurableResult, type DurableRunResult, type RunRequest, type RunStatus } from './protocol.js';
 
-/** What every run of a worker uses. */
-export interface WorkerSettings {
-  /** The model when a request names none (MODEL_ID). */
-  model: string;
-  modelCall: ModelCall;
-  /** The tools of every run, or (as the CLI's worker gives them: run/defaultTools.ts) the tools of a session's run. */
-  tools: Tool[] | ((sessionId: string) => Tool[]);
-  /** Working directory of the tools. */
-  cwd: string;
-  /** Traces each run (run/runAgent.ts `tracing`); the parent of a run's span comes from its invocation (`runParent`). */
-  tracing?: Omit<RunTracing, 'parent'>;
-  /** What no record, result, message or journal entry may hold (default: the credentials of the environment, as runAgent's). */
-  redactor?: Redactor;
-  /** The floor of every run's permissions: deny rules and the most permissive mode (permissions.ts). Without a mode a
-   *  run's calls are judged in its own, `default` when it names none: what is not read-only nor allowed waits for approval. */
-  permissions?: WorkerPermissions;
-}
-
-/**
- * How long a run may show no progress before Restate takes it from its worker (a frozen or cut-off
- * worker): it asks the handler to suspend after `inactivityTimeout`, and aborts the attempt
- * `abortTimeout` later (and Restate drains the stream 5 s more); the run is then retried. A model call or a tool
- * that runs long journals a heartbeat every 3 s (steps.ts), so only a worker that stopped
- * answering goes quiet that long. Sent to Restate when the worker registers (service discovery).
- *
- * Short, because the retry goes to the same address: a proxy without health checks may hand it to the frozen worker
- * again, and each such attempt costs these timeouts once more (20 s, not the 45 s of 30 + 10: failover.test.ts).
- */
-export const RUN_TIMEOUTS = { inactivityTimeout: 10_000, abortTimeout: 5_000 };
-
-/**
- * Retries of a run whose attempt failed (its worker died, no worker answers): soon at first, then
- * every 10 s, for about a day; then Restate pauses the run (its UI or CLI resumes it).
- */
-const RUN_RETRIES = { initialInterval: 250, exponentiationFactor: 2, maxInterval: 10_000, maxAttempts: 8640 };
+export { RUN_TIMEOUTS, type WorkerSettings } from './workerSettings.js';
 
 /** A read through the ingress that no worker answers gives up (`agentloop result` reads the state through the admin API). */
 const READ_RETRIES = { initialInterval: 200, maxAttempts: 3, onMaxAttempts: 'kill' as const };
@@ -82,15 +43,6 @@ export async function runParent(tracing: Omit<RunTracing, 'parent'>, request: re
   });
   const { parent } = await parentOf([carrier(request.attemptHeaders), carrier(request.headers)]);
   return { ...tracing, parent };
-}
-
-/** The object's state, every value set redacted. */
-function redactedState(ctx: restate.ObjectContext, redactor: Redactor): RecordState {
-  return { get: (name) => ctx.get(name), set: (name, value) => ctx.set(name, redactor.value(value)) };
-}
-
-function journalOf(ctx: restate.ObjectContext): Journal {
-  return { id: ctx.request().id, run: (name, action) => ctx.run(name, action), sleep: (ms) => ctx.sleep(ms) };
 }
 
 /** A run as it starts: the session as it stands (its records, messages and next turn) and the prompt, redacted. */
@@ -120,36 +72,24 @@ async function startRun(ctx: restate.ObjectContext, settings: WorkerSettings, re
   return { model, redactor, state, records, messages, turnCount, prompt };
 }
 
-/** The same runAgent as the CLI's, its model call, tools and timers journalled (journal.ts), going on from the session as it stands. */
+/** The same runAgent as the CLI's, its model call, tools and timers journalled (durableRun.ts), going on from the session as it stands. */
 async function runOptions(ctx: restate.ObjectContext, settings: WorkerSettings, request: RunRequest, run: Started, clock: { now: number }): Promise<RunAgentOptions> {
-  const { redactor, turnCount } = run;
-  const journal = journalOf(ctx);
-  const steps = durableSteps(journal, clock);
-  const permissions = runPermissions(request, settings.permissions);
-  const agents = request.agents ? agentDefinitions(request.agents, '"agents"') : undefined;
-  const ask = { redactor, ...(permissions?.timeoutMs !== undefined ? { timeoutMs: permissions.timeoutMs } : {}) };
-  return {
-    ...(permissions ? { permissions: durableGate(journal, permissions, settings.cwd, (question) => askDurably(ctx, question, ask)) } : {}),
-    model: run.model,
-    // The journal gets a reply, a failed call's message and a tool's result redacted: a gateway's echo of the key never reaches Restate.
-    modelCall: journalledModel(steps, redactingModel(settings.modelCall, redactor), redactor),
-    // The Agent tool of the request's agents stays out of the wrapper: its child's own calls are journalled steps (journal.ts).
-    tools: durableTools(steps, typeof settings.tools === 'function' ? settings.tools(ctx.key) : settings.tools, agents, redactor),
-    ...(agents ? { agents } : {}),
-    clock: journalTimers(journal),
-    cwd: settings.cwd,
+  const setup = {
     sessionId: ctx.key,
+    model: run.model,
+    redactor: run.redactor,
+    records: run.records,
     messages: run.messages,
-    turnCount,
+    turnCount: run.turnCount,
     seed: Math.floor(ctx.rand.random() * 2 ** 32),
+    maxTurns: requestMaxTurns(request),
+    offered: (tools: Tool[]) => tools,
+  };
+  return {
+    ...durableRunOptions(ctx, settings, request, setup, clock),
+    sessionId: ctx.key,
     ...(settings.tracing ? { tracing: await runParent(settings.tracing, ctx.request()) } : {}),
-    redactor,
-    onEvent: run.records.onEvent,
-    // --max-turns counts the model calls of this run: a session's later runs start further on.
-    maxTurns: (request.maxTurns ?? defaultRunConfig.maxTurns) + turnCount - 1,
-    ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
-    ...(request.maxRetries !== undefined ? { maxRetries: request.maxRetries } : {}),
-    ...(request.appendSystemPrompt !== undefined ? { appendSystemPrompt: redactor.text(request.appendSystemPrompt) } : {}),
+    ...(request.appendSystemPrompt !== undefined ? { appendSystemPrompt: run.redactor.text(request.appendSystemPrompt) } : {}),
   };
 }
 

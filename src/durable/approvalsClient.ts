@@ -5,7 +5,7 @@
  */
 import { waitingCalls, type WaitingApproval } from './admin.js';
 import { resolveAwakeable } from './ingress.js';
-import { SERVICE_NAME, type ApprovalAnswer } from './protocol.js';
+import { CHILD_SERVICE, SERVICE_NAME, type ApprovalAnswer } from './protocol.js';
 
 export type { WaitingApproval } from './admin.js';
 
@@ -17,7 +17,7 @@ export interface RestateTarget {
 
 /** Every call that waits for an answer, the oldest first (`sessionId`: the run's session, `toolUseId`, `call`, `since`, ...). */
 export function listApprovals(target: RestateTarget): Promise<WaitingApproval[]> {
-  return waitingCalls({ admin: target.admin }, SERVICE_NAME);
+  return waitingCalls({ admin: target.admin }, SERVICE_NAME, CHILD_SERVICE);
 }
 
 /**

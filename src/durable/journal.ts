@@ -19,8 +19,6 @@ import { ModelError } from '../core/model.js';
 import { noRedaction, type Redactor } from '../core/redact.js';
 import { isModelError } from '../core/outcome.js';
 import type { Tool, ToolOutput } from '../core/tool.js';
-import type { AgentDefinitions } from '../core/agents.js';
-import { AGENT_TOOL_NAME, createAgentTool } from '../tools/agent/agentTool.js';
 import { longSteps, type Journal } from './steps.js';
 
 export type { Journal } from './steps.js';
@@ -144,34 +142,6 @@ export function journalledTools(steps: DurableSteps, tools: readonly Tool[], red
       return step.value;
     },
   }));
-}
-
-/**
- * A durable run's tools: each journalled (`journalledTools`) but the Agent tool, which a run with `agents` gets
- * unwrapped. Its call runs a child whose own model calls and tool calls go through these same journalled steps, so a
- * replay reads the child's finished steps from the journal in order and never runs a finished child's tool again
- * (a step that took the Agent call whole would journal nothing of the child, and run it all again after a crash).
- * It is not concurrency-safe here, as no journalled tool is: the calls run one at a time, the steps in the same order
- * on every replay. The call's result is journalled when its child ends (a replay past it reads the same text and
- * usage, whatever its own clock says), with the run's secrets cut.
- */
-export function durableTools(steps: DurableSteps, tools: readonly Tool[], agents: AgentDefinitions | undefined, redactor: Redactor = noRedaction): Tool[] {
-  const journalled = journalledTools(steps, tools.filter((tool) => tool.name !== AGENT_TOOL_NAME), redactor);
-  if (!agents || Object.keys(agents).length === 0) return journalled;
-  const agent = createAgentTool(agents);
-  return [
-    ...journalled,
-    {
-      ...agent,
-      isConcurrencySafe: () => false,
-      async run(input, context) {
-        const output = await runSafely(agent, input, context);
-        const step = await steps.journal.run(`tool ${AGENT_TOOL_NAME} ends`, async () => ({ at: Date.now(), output: redactor.value(output) }));
-        steps.clock.now = step.at;
-        return step.output;
-      },
-    },
-  ];
 }
 
 /**

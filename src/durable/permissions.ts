@@ -104,7 +104,16 @@ export type DurableAsker = (question: DurableAsk) => Promise<AskAnswer>;
  * waits for `ask`. It does not change during the run (withMode and the like refuse).
  */
 export function durableGate(journal: Journal, permissions: RunPermissions, cwd: string, ask: DurableAsker): PermissionGate {
-  const decide = async (call: GateCall): Promise<GateDecision> => {
+  // A call decided ahead (an Agent call whose child starts with an earlier one's: children.ts) is decided once.
+  const decided = new Map<string, Promise<GateDecision>>();
+  const decide = (call: GateCall): Promise<GateDecision> => {
+    const known = decided.get(call.block.id);
+    if (known) return known;
+    const decision = decideOnce(call);
+    decided.set(call.block.id, decision);
+    return decision;
+  };
+  const decideOnce = async (call: GateCall): Promise<GateDecision> => {
     const { block, tool } = call;
     const judged = await journal.run(`permission ${block.id}`, () => judge({ block, tool, signal: call.signal, ...(call.preApproved ? { preApproved: true } : {}) }, permissions, cwd));
     if (judged.allowed) return { behavior: 'allow', decidedBy: judged.decidedBy };

@@ -11,6 +11,9 @@ import { agentDefinitions } from '../tools/agent/definitions.js';
 /** The virtual object a worker serves: `AgentSession/<session id>/<handler>`. */
 export const SERVICE_NAME = 'AgentSession';
 
+/** The virtual object a run's subagent is (durable/children.ts): `AgentChild/<session id>/<agent id>`. */
+export const CHILD_SERVICE = 'AgentChild';
+
 /** The state key of the count of record batches, and of each batch (records.ts writes them). */
 export const BATCHES = 'batches';
 export const batchKey = (index: number) => `batch:${index}`;

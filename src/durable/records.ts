@@ -26,24 +26,35 @@ export interface DurableRecorder {
   onEvent(event: RunEvent): void;
   prompt(text: string): void;
   finish(result: FinishedRun): void;
+  /** Adds a subagent's records (children.ts), each wrapped as an `agent` record with its own time, as a local child's are. */
+  agentRecords(toolUseId: string, agentId: string, records: readonly SessionRecord[]): void;
   /** Writes what is not written yet. */
   flush(): void;
+  /** Every record this run added (a subagent's run answers with them). */
+  added(): SessionRecord[];
 }
 
 /** Events after which the records are written at once (a reader sees the conversation, a tool running). */
 const FLUSH_AFTER = new Set<RunEvent['type']>(['message', 'tool_start', 'retry']);
 
 /** Opens the session's records, with the session header first when the session is new. */
+/** `header`: a subagent's records have none (its run is part of its session's). */
 export async function openRecords(
   state: RecordState,
   session: { id: string; cwd: string; model: string },
   clock: JournalClock,
+  header = true,
 ): Promise<DurableRecorder> {
   let batches = (await state.get<number>(BATCHES)) ?? 0;
   const pending: SessionRecord[] = [];
+  const all: SessionRecord[] = [];
   const at = () => new Date(clock.now).toISOString();
-  const add = (draft: Draft) => pending.push({ ...draft, at: at() } as SessionRecord);
-  if (batches === 0) {
+  const push = (record: SessionRecord) => {
+    pending.push(record);
+    all.push(record);
+  };
+  const add = (draft: Draft) => push({ ...draft, at: at() } as SessionRecord);
+  if (batches === 0 && header) {
     const createdAt = at();
     pending.push({ type: 'session', version: TRANSCRIPT_VERSION, id: session.id, cwd: session.cwd, createdAt, model: session.model });
   }
@@ -68,7 +79,12 @@ export async function openRecords(
       add(resultDraft(result));
       flush();
     },
+    agentRecords(toolUseId, agentId, records) {
+      for (const { at: when, ...record } of records as (SessionRecord & { at: string })[]) push({ type: 'agent', at: when, toolUseId, agentId, record });
+      flush();
+    },
     flush,
+    added: () => [...all],
   };
 }
 

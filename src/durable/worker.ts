@@ -7,6 +7,7 @@ import './node20.js';
 import { createServer, type Http2Server } from 'node:http2';
 import * as restate from '@restatedev/restate-sdk';
 import { agentSession, RUN_TIMEOUTS, SERVICE_NAME, type WorkerSettings } from './agentSession.js';
+import { agentChild } from './agentChild.js';
 import { restateCall } from './http.js';
 import { balancerBackends, joinBalancer, spareBalancerPort } from './pool.js';
 import { closer, listen } from './serving.js';
@@ -34,7 +35,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   // The SDK repeats its warnings that concern the whole endpoint at every discovery: said once.
   const said = new Set<string>();
   const handler = restate.createEndpointHandler({
-    services: [agentSession(options)],
+    services: [agentSession(options), agentChild(options)],
     bidirectional: true,
     ...(options.identityKeys?.length ? { identityKeys: options.identityKeys } : {}),
     logger: (params, message, ...rest) => {

@@ -1,9 +1,10 @@
 /**
  * A durable run with a subagent (issue 38), on a real restate-server: `agentloop submit --agents JSON` gives the run
- * its agents, the model calls the Agent tool, the child runs a writing bash command; the worker is killed with -9
- * while the child's next model call is under way (after its tool ran). Another worker replays the run: the child's
- * model call and tool call come from the journal (the command is not run again, nor the child's first request sent
- * again), the child goes on, and the parent's next request carries the child's answer as the Agent call's result.
+ * its agents, the model calls the Agent tool, the child (an invocation of its own: durable/children.ts) runs a writing
+ * bash command; every worker holding a stream is killed with -9 while the child's next model call is under way (after
+ * its tool ran). Another worker replays the child: its model call and tool call come from its journal (the command is
+ * not run again, nor the child's first request sent again), the child goes on, and the parent's next request carries
+ * the child's answer as the Agent call's result.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,13 +43,12 @@ describe.skipIf('problem' in binary)('a subagent in a durable run', () => {
         return reply('appended x to log once');
       };
       for (let i = 0; i < 10; i++) cluster.model.enqueue(step);
-      await cluster.addWorker();
-      await cluster.addWorker();
+      for (let i = 0; i < 3; i++) await cluster.addWorker(); // the parent's and the child's invocations may be on two
       await cluster.register();
       const sessionId = await cluster.submit(['-p', 'have the logger log once', '--agents', JSON.stringify(AGENTS), '--allowedTools', 'Bash']);
       await held.reached;
       expect(readFileSync(join(cluster.dir, 'log'), 'utf8'), 'the child ran its command before the kill').toBe('x\n');
-      expect(await cluster.killRunning(), 'the run is on one worker').toHaveLength(1);
+      await cluster.killRunning();
       const done = await cluster.resultOf(sessionId);
       expect(done.context.exitReason).toBe('completed');
       expect(done.text).toBe('the logger is done');

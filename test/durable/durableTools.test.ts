@@ -1,39 +1,63 @@
 /**
- * A durable run's tools with agents (journal.ts `durableTools`): every tool journalled but the Agent tool, which is
- * not wrapped (its child's own calls are the journalled steps: a wrapper's step would hold the child's steps inside
- * it, and the run never ended: agents.restate.test.ts) and not concurrency-safe (the journal's steps in one order);
- * its result is journalled when the child ends. A child's seed follows from its parent's (run/subagents.ts).
+ * A durable run's Agent tool (durable/children.ts): each call's child is a call of an `AgentChild` invocation, keyed by
+ * the parent's key and the agent id; the first Agent call of a reply starts, with its own, the children of the later
+ * ones the gate allows (a call the gate denies, or that names no agent, starts none), each once; the parent awaits
+ * them in the reply's order, and their records land in its own. A child's seed follows from its parent's.
  */
+import type * as restate from '@restatedev/restate-sdk';
 import { describe, expect, it } from 'vitest';
-import type { Tool, ToolContext } from '../../src/core/tool.js';
-import { durableSteps, durableTools, type Journal } from '../../src/durable/journal.js';
-import { childSeed } from '../../src/run/subagents.js';
+import type { ModelReply } from '../../src/core/model.js';
+import type { ToolContext } from '../../src/core/tool.js';
+import type { SessionRecord } from '../../src/transcript/records.js';
+import { durableAgentTool, type ChildRequest, type ChildResult } from '../../src/durable/children.js';
+import type { DurableRecorder } from '../../src/durable/records.js';
+import type { PermissionGate } from '../../src/permissions/gate.js';
+import { agentIdOf, childSeed } from '../../src/run/subagents.js';
 
-function recordingJournal() {
-  const names: string[] = [];
-  const journal: Journal = { id: 'inv-tools', run: async (name, action) => (names.push(name), action()), sleep: async () => {} };
-  return { names, steps: durableSteps(journal, { now: 0 }, 10) };
+const AGENTS = { logger: { description: 'Logs', prompt: 'You log.' } };
+const usage = { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+const use = (id: string, agent = 'logger') => ({ type: 'tool_use' as const, id, name: 'Agent', input: { description: `d ${id}`, prompt: `p ${id}`, subagent_type: agent } });
+
+function harness(reply: ModelReply, denied: string[] = []) {
+  const calls: { key: string; request: ChildRequest }[] = [];
+  const ctx = {
+    key: 'sess1',
+    genericCall: ({ key, parameter }: { key: string; parameter: ChildRequest }) => {
+      calls.push({ key, request: parameter });
+      const result: ChildResult = {
+        result: { agentId: agentIdOf(parameter.call.toolUseId), state: 'done', exitReason: 'completed', text: `done ${parameter.call.toolUseId}`, model: 'm', usage, toolUses: 0, durationMs: 1, turnCount: 1 },
+        records: [{ type: 'message', at: '2026-01-01T00:00:00.000Z' } as unknown as SessionRecord],
+      };
+      return Promise.resolve(result);
+    },
+  } as unknown as restate.ObjectContext;
+  const decided: string[] = [];
+  const gate = { decide: async ({ block }: { block: { id: string } }) => (decided.push(block.id), denied.includes(block.id) ? { behavior: 'deny' } : { behavior: 'allow' }) } as unknown as PermissionGate;
+  const events: string[] = [];
+  const records = { onEvent: (e: { type: string; toolUseId: string }) => events.push(`${e.type} ${e.toolUseId}`), agentRecords: (id: string, _a: string, r: unknown[]) => events.push(`${r.length} records ${id}`) } as unknown as DurableRecorder;
+  const parent = { sessionId: 'sess1', run: { prompt: 'hi' }, model: 'claude-test', seed: 7 };
+  const tool = durableAgentTool(ctx, { agents: AGENTS, parent, gate, lastReply: () => reply, records, cancelled: () => {} });
+  const run = (id: string) => {
+    const block = reply.content.find((b) => b.type === 'tool_use' && b.id === id) as { input: unknown };
+    return tool.run(block.input, { cwd: '/', signal: new AbortController().signal, toolUseId: id } as ToolContext);
+  };
+  return { calls, decided, events, tool, run };
 }
 
-const echo: Tool = { name: 'echo', description: 'echo', inputSchema: { type: 'object' }, isConcurrencySafe: () => true, run: async () => ({ isError: false, content: 'echoed' }) };
-const AGENTS = { logger: { description: 'Logs', prompt: 'You log.' } };
-
-describe('durableTools', () => {
-  it('journals every tool but Agent, which it adds for agents, one call at a time', async () => {
-    const { names, steps } = recordingJournal();
-    const tools = durableTools(steps, [echo], AGENTS);
-    expect(tools.map((tool) => tool.name)).toEqual(['echo', 'Agent']);
-    expect(tools.map((tool) => tool.isConcurrencySafe?.({}))).toEqual([false, false]);
-    const context = { cwd: '/', signal: new AbortController().signal, toolUseId: 'toolu_1', subagents: { agents: AGENTS, run: async () => ({ agentId: 'a0', state: 'done', exitReason: 'completed', text: 'child says', model: 'm', usage: { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }, toolUses: 0, durationMs: 1, turnCount: 1 }) } } as unknown as ToolContext;
-    const output = await tools[1]?.run({ description: 'd', prompt: 'p', subagent_type: 'logger' }, context);
-    expect(output?.content).toContain('child says');
-    expect(names, 'the Agent call journals its result only, no start: the child is not one step').toEqual(['tool Agent ends']);
-  });
-
-  it('leaves a worker\'s own Agent tool out of the wrapper, and offers none without agents', () => {
-    const { steps } = recordingJournal();
-    const stray: Tool = { ...echo, name: 'Agent' };
-    expect(durableTools(steps, [echo, stray], undefined).map((tool) => tool.name)).toEqual(['echo']);
+describe("a durable run's Agent tool", () => {
+  it("starts the reply's later children with the first, each once, and awaits each in order", async () => {
+    const reply = { content: [use('t1'), use('t2'), use('t3', 'nobody'), use('t4'), use('t5')], stopReason: 'tool_use', usage, droppedIncompleteBlock: false } as ModelReply;
+    const { calls, decided, events, tool, run } = harness(reply, ['t4']);
+    expect(tool.isConcurrencySafe?.({})).toBe(false);
+    const first = await run('t1');
+    expect(first.content).toContain('done t1');
+    expect(calls.map((c) => c.request.call.toolUseId), 'started together: not the unknown agent, not the denied call').toEqual(['t1', 't2', 't5']);
+    expect(decided, 'the gate asked about the later calls only (the first was decided before it ran)').toEqual(['t2', 't4', 't5']);
+    expect(calls[0]?.key).toBe(`sess1/${agentIdOf('t1')}`);
+    expect(calls[0]?.request).toMatchObject({ sessionId: 'sess1', model: 'claude-test', seed: childSeed(7, 't1'), call: { agentType: 'logger', prompt: 'p t1', description: 'd t1' } });
+    expect((await run('t2')).content).toContain('done t2');
+    expect(calls, 'no second start').toHaveLength(3);
+    expect(events).toEqual(['agent_start t1', '1 records t1', 'agent_end t1', 'agent_start t2', '1 records t2', 'agent_end t2']);
   });
 
   it("derives a child's seed from its parent's and the call", () => {

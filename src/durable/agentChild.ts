@@ -1,0 +1,82 @@
+/**
+ * A durable run's subagent as an invocation of its own (children.ts): the virtual object `AgentChild`, keyed by its
+ * parent's key and its agent id. Its `run` handler runs the child as run/subagents.ts runs a local one (the agent's
+ * system prompt, tools and model, the parent's rules and approvals, a seed from the parent's), with its model calls,
+ * tools, permission decisions and timers journalled in its own journal: a worker that dies inside it takes only this
+ * invocation down, and Restate retries it on a live worker, which replays the finished steps. Its records are kept in
+ * its state while it runs (a reader sees them) and come back with its result; a call it asks about waits in its
+ * state's `approvals`, listed under the parent's session (admin.ts).
+ */
+import * as restate from '@restatedev/restate-sdk';
+import type { AgentDefinition } from '../core/agents.js';
+import type { Tool } from '../core/tool.js';
+import { credentialRedactor } from '../tools/bash/judge/secrets.js';
+import { runAgent } from '../run/runAgent.js';
+import { agentIdOf, agentSystemPrompt, agentTools } from '../run/subagents.js';
+import { agentDefinitions } from '../tools/agent/definitions.js';
+import { redactedState, RUN_RETRIES, RUN_TIMEOUTS, type WorkerSettings } from './workerSettings.js';
+import { CHILD_SERVICE, childModel, type ChildRequest, type ChildResult } from './children.js';
+import { durableRunOptions, requestMaxTurns } from './durableRun.js';
+import { openRecords, readRecords } from './records.js';
+
+/** The `run` handler: the child's run, to its end; its result and records go back to the parent's call. */
+async function runChild(settings: WorkerSettings, ctx: restate.ObjectContext, request: ChildRequest): Promise<ChildResult> {
+  const { call } = request;
+  const agents = agentDefinitions(request.run.agents ?? {}, '"agents"');
+  const agent = agents[call.agentType] as AgentDefinition | undefined;
+  if (!agent) throw new restate.TerminalError(`no agent "${call.agentType}" in the run's agents`, { errorCode: 400 });
+  const clock = { now: await ctx.date.now() };
+  const startedAt = clock.now;
+  const redactor = settings.redactor ?? credentialRedactor(process.env);
+  const model = childModel(call, agents, request.model);
+  const records = await openRecords(redactedState(ctx, redactor), { id: request.sessionId, cwd: settings.cwd, model }, clock, false);
+  let toolUses = 0;
+  const setup = {
+    sessionId: request.sessionId,
+    model,
+    redactor,
+    records: {
+      ...records,
+      onEvent: (event: Parameters<typeof records.onEvent>[0]) => {
+        if (event.type === 'tool_start') toolUses += 1;
+        records.onEvent(event);
+      },
+    },
+    messages: [],
+    turnCount: 1,
+    seed: request.seed,
+    maxTurns: agent.maxTurns ?? requestMaxTurns(request.run),
+    offered: (tools: Tool[]) => agentTools(agent, tools),
+    system: agentSystemPrompt(agent, settings.cwd),
+  };
+  const run = await runAgent(redactor.text(call.prompt), durableRunOptions(ctx, settings, request.run, setup, clock));
+  records.flush();
+  const { context } = run;
+  return {
+    result: {
+      agentId: agentIdOf(call.toolUseId),
+      state: run.state,
+      exitReason: context.exitReason,
+      ...(context.error ? { error: context.error } : {}),
+      text: run.text,
+      model,
+      usage: context.usage,
+      toolUses,
+      // The time between journalled steps, as a session's run counts it: a replay answers the same.
+      durationMs: clock.now - startedAt,
+      turnCount: context.turnCount,
+    },
+    records: redactor.value(records.added()),
+  };
+}
+
+export function agentChild(settings: WorkerSettings) {
+  return restate.object({
+    name: CHILD_SERVICE,
+    handlers: {
+      run: restate.handlers.object.exclusive({ retryPolicy: RUN_RETRIES }, (ctx: restate.ObjectContext, request: ChildRequest) => runChild(settings, ctx, request)),
+      transcript: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext) => readRecords(ctx)),
+    },
+    options: RUN_TIMEOUTS,
+  });
+}

@@ -1,0 +1,107 @@
+/**
+ * A durable run's subagents, each its own invocation (issue 38), on a real restate-server: the two Agent calls of one
+ * reply run their children in parallel (both children's first requests are in flight at once at the Messages API),
+ * each child is an `AgentChild` invocation of Restate's, and its records land in the parent's session. The fault
+ * matrix: with both children held at a point (their first request, their tool running, their second request), every
+ * worker holding a stream is killed with -9; the others finish the run. Then each child's command ran exactly once,
+ * no request was sent twice but the ones cut off, the parent's last request carries both answers, and every history
+ * is valid.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runTranscript } from '../../src/durable/ingress.js';
+import { historyProblems } from '../../src/history/validate.js';
+import { INTERRUPTED_BY_WORKER } from '../../src/durable/journal.js';
+import type { RequestBody } from '../support/messagesServer.js';
+import { AGENTS, childScript, hasToolResult, senderOf, signatureOf, type Hold, type Point, type Script } from './childScript.js';
+import { startCluster, type Cluster, until } from './cluster.js';
+import { restateBinary } from './restateServer.js';
+
+const binary = restateBinary();
+if ('problem' in binary) console.warn(`durable subagent tests skipped: ${binary.problem}`);
+
+/** The invocations of `service` whose key starts with `prefix`, as Restate's admin API lists them. */
+async function invocations(cluster: Cluster, service: string, prefix: string): Promise<{ key: string; status: string }[]> {
+  const sql = `SELECT target_service_key AS key, status FROM sys_invocation WHERE target_service_name = '${service}' AND target_service_key LIKE '${prefix}%'`;
+  const answer = await fetch(new URL('/query', cluster.restate.admin), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ query: sql }) });
+  return ((await answer.json()) as { rows: { key: string; status: string }[] }).rows;
+}
+
+describe.skipIf('problem' in binary)('subagents of a durable run', () => {
+  let cluster: Cluster;
+  let script: Script;
+  let hold: Hold = () => false;
+
+  beforeAll(async () => {
+    cluster = await startCluster((binary as { path: string }).path);
+    script = childScript((child, point) => hold(child, point));
+    for (let i = 0; i < 200; i++) cluster.model.enqueue((body) => script.step(body));
+    for (let i = 0; i < 4; i++) await cluster.addWorker();
+    await cluster.register();
+  }, 90_000);
+
+  afterAll(async () => {
+    await cluster?.close();
+  });
+
+  const bodiesOf = (name: string) => cluster.model.requests.map((r) => r.body as RequestBody).filter((b) => senderOf(b) === `parent ${name}` || senderOf(b).startsWith(`${name}-`));
+  const log = (child: string) => readFileSync(join(cluster.dir, `log-${child}`), 'utf8');
+
+  /** What every case holds: the parent's last request answers both calls with the children's answers; valid histories. */
+  async function checkRun(name: string, sessionId: string) {
+    const done = await cluster.resultOf(sessionId, 90_000);
+    expect(done.context.exitReason).toBe('completed');
+    expect(done.text).toBe('the loggers are done');
+    const bodies = bodiesOf(name);
+    const last = bodies.filter((b) => senderOf(b) === `parent ${name}`).at(-1) as RequestBody;
+    expect(hasToolResult(last)).toBe(true);
+    const answers = (last.messages.at(-1)?.content as { type: string; tool_use_id?: string; content?: unknown; is_error?: boolean }[]).filter((b) => b.type === 'tool_result');
+    expect(answers.map((a) => [a.tool_use_id, a.is_error ?? false])).toEqual([[`toolu_agent_${name}_a`, false], [`toolu_agent_${name}_b`, false]]);
+    for (const [i, child] of ['a', 'b'].entries()) expect(JSON.stringify(answers[i]?.content)).toContain(`appended x to log-${name}-${child}`);
+    for (const body of bodies) expect(historyProblems(body.messages)).toEqual([]);
+    // The session's records hold each child once, as a local transcript does.
+    const records = await runTranscript(cluster.restate.ingress, sessionId);
+    expect(records.filter((r) => r.type === 'agent_start').map((r) => (r as { toolUseId: string }).toolUseId)).toEqual([`toolu_agent_${name}_a`, `toolu_agent_${name}_b`]);
+    expect(records.filter((r) => r.type === 'agent_end').map((r) => (r as { state: string }).state)).toEqual(['done', 'done']);
+    const childToolStarts = records.filter((r) => r.type === 'agent' && (r as { record: { type: string } }).record.type === 'tool_start');
+    expect(childToolStarts, 'one tool_start in each child').toHaveLength(2);
+    // Each child ran as an AgentChild invocation of its own, keyed by the session and its agent id.
+    expect((await invocations(cluster, 'AgentChild', `${sessionId}/`)).map((i) => i.status)).toEqual(['completed', 'completed']);
+    return bodies;
+  }
+
+  it('runs the two children of one reply at once, each its own invocation', async () => {
+    // Each child's first request is answered only once both are in: one after the other, they never would be.
+    hold = (_child, point) => (point === 'first request' ? script.reached(['p-a', 'p-b'], point) : false);
+    const sessionId = await cluster.submit(['-p', 'case p: a b', '--agents', JSON.stringify(AGENTS), '--allowedTools', 'Bash']);
+    await script.reached(['p-a', 'p-b'], 'first request');
+    const bodies = await checkRun('p', sessionId);
+    expect(new Set(bodies.map(signatureOf)).size, 'no request sent twice').toBe(bodies.length);
+    expect(log('p-a')).toBe('x\n');
+    expect(log('p-b')).toBe('x\n');
+  }, 120_000);
+
+  const POINTS: Point[] = ['first request', 'tool', 'second request'];
+  it.each(POINTS.map((point, i) => [point, `k${i}`] as const))('loses nothing when the workers die with both children at their %s', async (point, name) => {
+    hold = (child, at) => child.startsWith(`${name}-`) && at === point;
+    const sessionId = await cluster.submit(['-p', `case ${name}: a b`, '--agents', JSON.stringify(AGENTS), '--allowedTools', 'Bash']);
+    const ids = [`${name}-a`, `${name}-b`];
+    if (point === 'tool') await until('both tools to start', () => (ids.every((id) => existsSync(join(cluster.dir, `started-${id}`))) ? true : undefined), 60_000);
+    else await script.reached(ids, point);
+    await cluster.killRunning();
+    while (cluster.workers.filter((w) => w.alive()).length < 4) await cluster.addWorker();
+
+    const bodies = await checkRun(name, sessionId);
+    for (const id of ids) expect(log(id), `${id}'s command ran exactly once`).toBe('x\n');
+    // Each request once, but the two cut off (the held ones, asked again); a tool cut off is not run again.
+    const counts = new Map<string, number>();
+    for (const body of bodies) counts.set(signatureOf(body), (counts.get(signatureOf(body)) ?? 0) + 1);
+    const held = point === 'first request' ? ids.map((id) => `${id} #1`) : point === 'second request' ? ids.map((id) => `${id} #3`) : [];
+    expect([...counts].filter(([, n]) => n > 1).map(([signature]) => signature).sort()).toEqual(held);
+    if (point === 'tool') {
+      const second = bodies.filter((b) => senderOf(b).startsWith(`${name}-`) && hasToolResult(b));
+      for (const body of second) expect(JSON.stringify(body.messages.at(-1))).toContain(INTERRUPTED_BY_WORKER);
+    }
+  }, 180_000);
+});

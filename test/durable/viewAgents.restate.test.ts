@@ -1,0 +1,84 @@
+/**
+ * `agentloop view --restate` of a durable session whose run had two subagents, each its own invocation (issue 38), in
+ * real headless Chromium against the real restate-server: the Agent call's card steps into the child's run as the
+ * local viewer does (view/timeline/agents.ts, client/agentScope.ts), the child's steps are its own (its prompt, its
+ * bash call's display line, its system prompt, not the parent's question), and the bar steps back to the parent's step.
+ */
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCli } from '../support/cli.js';
+import { AGENTS, childScript } from './childScript.js';
+import { startCluster, type Cluster, until } from './cluster.js';
+import { restateBinary } from './restateServer.js';
+
+const binary = restateBinary();
+if ('problem' in binary) console.warn(`view --restate subagent tests skipped: ${binary.problem}`);
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+let cluster: Cluster;
+let browser: Browser;
+
+const text = async (page: Page, id: string) => (await page.getByTestId(id).first().textContent()) ?? '';
+
+/** Steps on (→) until `until` holds, at most `max` times. */
+async function stepUntil(page: Page, until: () => Promise<boolean>, max = 40): Promise<boolean> {
+  for (let i = 0; i < max; i++) {
+    if (await until()) return true;
+    await page.keyboard.press('ArrowRight');
+  }
+  return until();
+}
+
+describe.skipIf('problem' in binary)('view --restate of a durable run with subagents', () => {
+  beforeAll(async () => {
+    cluster = await startCluster((binary as { path: string }).path);
+    const script = childScript(() => false);
+    for (let i = 0; i < 10; i++) cluster.model.enqueue((body) => script.step(body));
+    await cluster.addWorker();
+    await cluster.register();
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await cluster?.close();
+  });
+
+  it("steps into a child's run from its Agent call's card, and back", async () => {
+    const id = await cluster.submit(['-p', 'case v: a b', '--agents', JSON.stringify(AGENTS), '--allowedTools', 'Bash']);
+    await cluster.resultOf(id, 60_000);
+    const view = startCli(['view', '--restate', cluster.restate.ingress, '--admin', cluster.restate.admin, '--port', '0', id], { cwd: cluster.dir, env: cluster.env });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      const url = await until('the viewer URL', () => /^http:\/\/127\.0\.0\.1:\d+\/\S+$/m.exec(view.output().stdout)?.[0], 30_000);
+      await page.goto(`${url}&lang=en`);
+      await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+      await page.keyboard.press('Home');
+      const into = page.getByTestId('step-into');
+      expect(await stepUntil(page, () => into.first().isVisible())).toBe(true);
+      expect(await into.first().textContent()).toBe('Step into logger ›');
+      const parentStep = await text(page, 'step-label');
+      expect(await text(page, 'messages')).toContain('case v: a b');
+
+      await into.first().click();
+      await page.waitForFunction(() => location.hash.includes('agent=toolu_agent_v_a'));
+      expect(await text(page, 'agent-where')).toBe('main › logger: the run of subagent logger (log a), started by the Agent call toolu_agent_v_a; it ended done');
+      expect(await stepUntil(page, async () => (await text(page, 'sentence')).includes('echo x >> log-v-a'))).toBe(true);
+      expect(await text(page, 'messages')).toContain('append x to log v-a');
+      expect(await text(page, 'messages')).not.toContain('case v: a b');
+      expect(await text(page, 'request')).toContain('You are the logger agent.');
+
+      await page.getByTestId('step-back').click();
+      await page.waitForFunction(() => !location.hash.includes('agent='));
+      expect(await text(page, 'step-label')).toBe(parentStep);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+      view.child.kill('SIGINT');
+      await view.done;
+    }
+  }, 120_000);
+});
