@@ -94,6 +94,10 @@ describe.skipIf('problem' in binary)('view --restate shows the call a durable ru
       expect(approve).toMatch(new RegExp(` approve ${id} ${toolUseId} --restate ${cluster.restate.ingress.replace(/[.:/]/g, '\\$&')}`));
       expect(await text(page, 'approval-deny')).toMatch(new RegExp(` deny ${id} ${toolUseId} --restate .+ --reason TEXT$`));
       expect(existsSync(join(cluster.dir, 'viewed.txt')), 'ran unapproved').toBe(false);
+      // The timeline's tool card of that call says it waits for approval, not that it runs (src/view/cards/tool.ts).
+      await page.keyboard.press('End');
+      const status = page.locator(`[data-tool="${toolUseId}"] [data-testid="tool-status"]`);
+      await expect.poll(() => status.textContent()).toMatch(/^⏸ waiting for approval: .*`agentloop approvals` lists it/);
 
       const answered = typed(approve);
       expect([answered.status, answered.stderr]).toEqual([0, `approved: $ touch viewed.txt (session ${id}, ${toolUseId})\n`]);
