@@ -1,7 +1,6 @@
 /**
- * The lesson checker: every line a step shows (its sentence, its reason, the reply card's and the
- * tool card's lines, the line under the state card, and what the loop's drawing lights) against the
- * transcript's records, replayed here on their own (not with the viewer's code). It reads the English
+ * The lesson checker: every line a step shows (its sentence, its reason, each line of every registered card of
+ * src/view/cards/, by the card's rules here, and what the loop's drawing lights) against the transcript's records, replayed here on their own (not with the viewer's code). It reads the English
  * text as shown (test/support/lessonShown.ts gives it from the page's own line builders; a browser
  * test can give it from the page), so it judges what a reader reads. A line it cannot read is a
  * failure too: every line is checked. Returns the contradictions found, one string each.
