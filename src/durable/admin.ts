@@ -61,6 +61,21 @@ async function objectState(target: AdminTarget, service: string, key: string): P
   return new Map(rows.map((row) => [row.key, row.value_utf8 === null ? null : (JSON.parse(row.value_utf8) as unknown)]));
 }
 
+/** The state of every object of `service` whose key starts with `prefix`, by key, each parsed. */
+export async function objectStates(target: AdminTarget, service: string, prefix: string): Promise<Map<string, Map<string, unknown>>> {
+  const rows = await query<{ service_key: string; key: string; value_utf8: string | null }>(
+    target,
+    `SELECT service_key, key, value_utf8 FROM state WHERE service_name = ${sqlString(service)} AND service_key LIKE ${sqlString(`${prefix}%`)}`,
+  );
+  const states = new Map<string, Map<string, unknown>>();
+  for (const row of rows.filter((r) => r.service_key.startsWith(prefix))) {
+    const state = states.get(row.service_key) ?? new Map<string, unknown>();
+    state.set(row.key, row.value_utf8 === null ? null : (JSON.parse(row.value_utf8) as unknown));
+    states.set(row.service_key, state);
+  }
+  return states;
+}
+
 async function pendingRuns(target: AdminTarget, service: string, key: string): Promise<PendingRun[]> {
   const rows = await query<{ id: string; status: string; retry_count: number | null; last_failure: string | null }>(
     target,
@@ -75,7 +90,8 @@ async function pendingRuns(target: AdminTarget, service: string, key: string): P
   }));
 }
 
-function recordsOf(state: Map<string, unknown>): SessionRecord[] {
+/** The records an object's state holds (records.ts writes them in batches). */
+export function recordsOf(state: Map<string, unknown>): SessionRecord[] {
   const batches = (state.get(BATCHES) as number | undefined) ?? 0;
   const out: SessionRecord[] = [];
   for (let i = 0; i < batches; i++) out.push(...((state.get(batchKey(i)) as SessionRecord[] | undefined) ?? []));

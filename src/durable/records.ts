@@ -34,8 +34,8 @@ export interface DurableRecorder {
   added(): SessionRecord[];
 }
 
-/** Events after which the records are written at once (a reader sees the conversation, a tool running). */
-const FLUSH_AFTER = new Set<RunEvent['type']>(['message', 'tool_start', 'retry']);
+/** Events after which the records are written at once (a reader sees the conversation, a tool running, a subagent started). */
+const FLUSH_AFTER = new Set<RunEvent['type']>(['message', 'tool_start', 'retry', 'agent_start']);
 
 /** Opens the session's records, with the session header first when the session is new. */
 /** `header`: a subagent's records have none (its run is part of its session's). */

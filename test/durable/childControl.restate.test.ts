@@ -1,14 +1,19 @@
 /**
  * What a durable run's rules and its cancel do to its subagents (issue 38), on a real restate-server: a child's call
  * the mode asks about waits on an awakeable in the child's invocation, `agentloop approvals` lists it under the
- * parent's session, and `agentloop approve` lets the child go on; a cancel of the parent's invocation (Restate's admin
+ * parent's session (and by `view --restate`, which reads the running child's records from its own state), and
+ * `agentloop approve` lets the child go on; a cancel of the parent's invocation (Restate's admin
  * API) while its two children wait for the model cancels the children too, and the parent's run ends aborted, its
  * history valid, without another request.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSession } from '../../src/durable/admin.js';
+import { withRunningChildren } from '../../src/durable/childView.js';
+import { SERVICE_NAME } from '../../src/durable/protocol.js';
 import { historyProblems } from '../../src/history/validate.js';
+import { startCli } from '../support/cli.js';
 import type { RequestBody } from '../support/messagesServer.js';
 import { AGENTS, childScript, senderOf, type Hold, type Script } from './childScript.js';
 import { startCluster, type Cluster, until } from './cluster.js';
@@ -49,6 +54,21 @@ describe.skipIf('problem' in binary)('subagents of a durable run under its rules
     }, 60_000, 500);
     const [, toolUseId, , ...call] = line.split('  ');
     expect([toolUseId, call.join('  ')]).toEqual(['toolu_bash_ap-a', '$ echo x >> log-ap-a']);
+    // A reader of the running session sees the child's records so far (from the child's own state) and its waiting call.
+    const live = await withRunningChildren({ admin: cluster.restate.admin }, sessionId, await readSession({ admin: cluster.restate.admin }, SERVICE_NAME, sessionId));
+    expect(live.state).toBe('running');
+    expect(live.state === 'running' && live.waiting.map((w) => w.toolUseId)).toEqual(['toolu_bash_ap-a']);
+    const childRecords = live.state === 'running' ? live.records.filter((r) => r.type === 'agent') : [];
+    expect(JSON.stringify(childRecords)).toContain('append x to log ap-a');
+    expect(childRecords.map((r) => (r as { record: { type: string } }).record.type)).toContain('tool_start');
+    const view = startCli(['view', '--restate', cluster.restate.ingress, '--admin', cluster.restate.admin, '--port', '0', sessionId], { cwd: cluster.dir, env: cluster.env });
+    try {
+      const said = await until('view to say the child\'s waiting call', () => /^waiting for approval since .+: \$ echo x >> log-ap-a \(toolu_bash_ap-a\); .+$/m.exec(view.output().stderr)?.[0], 30_000);
+      expect(said).toContain(`approve ${sessionId} toolu_bash_ap-a`);
+    } finally {
+      view.child.kill('SIGINT');
+      await view.done;
+    }
     const approved = await cluster.cli(['approve', sessionId, toolUseId as string, ...cluster.flags]);
     expect([approved.code, approved.stderr]).toEqual([0, `approved: $ echo x >> log-ap-a (session ${sessionId}, toolu_bash_ap-a)\n`]);
     const done = await cluster.resultOf(sessionId, 60_000);

@@ -4,10 +4,12 @@
  * local viewer does (view/timeline/agents.ts, client/agentScope.ts), the child's steps are its own (its prompt, its
  * bash call's display line, its system prompt, not the parent's question), and the bar steps back to the parent's step.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli } from '../support/cli.js';
-import { AGENTS, childScript } from './childScript.js';
+import { AGENTS, childScript, type Hold } from './childScript.js';
 import { startCluster, type Cluster, until } from './cluster.js';
 import { restateBinary } from './restateServer.js';
 
@@ -18,6 +20,7 @@ const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
 
 let cluster: Cluster;
 let browser: Browser;
+let hold: Hold = () => false;
 
 const text = async (page: Page, id: string) => (await page.getByTestId(id).first().textContent()) ?? '';
 
@@ -33,7 +36,7 @@ async function stepUntil(page: Page, until: () => Promise<boolean>, max = 40): P
 describe.skipIf('problem' in binary)('view --restate of a durable run with subagents', () => {
   beforeAll(async () => {
     cluster = await startCluster((binary as { path: string }).path);
-    const script = childScript(() => false);
+    const script = childScript((child, point) => hold(child, point));
     for (let i = 0; i < 10; i++) cluster.model.enqueue((body) => script.step(body));
     await cluster.addWorker();
     await cluster.register();
@@ -45,26 +48,35 @@ describe.skipIf('problem' in binary)('view --restate of a durable run with subag
     await cluster?.close();
   });
 
+  /** `view --restate` of session `id`, a page on it, and its first Agent call's card stepped into. */
+  async function steppedInto(id: string): Promise<{ page: Page; parentStep: string; errors: string[]; close: () => Promise<void> }> {
+    const view = startCli(['view', '--restate', cluster.restate.ingress, '--admin', cluster.restate.admin, '--port', '0', id], { cwd: cluster.dir, env: cluster.env });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const close = async () => {
+      await page.close();
+      view.child.kill('SIGINT');
+      await view.done;
+    };
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const url = await until('the viewer URL', () => /^http:\/\/127\.0\.0\.1:\d+\/\S+$/m.exec(view.output().stdout)?.[0], 30_000);
+    await page.goto(`${url}&lang=en`);
+    await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+    await page.keyboard.press('Home');
+    const into = page.getByTestId('step-into');
+    expect(await stepUntil(page, () => into.first().isVisible())).toBe(true);
+    expect(await into.first().textContent()).toBe('Step into logger ›');
+    const parentStep = await text(page, 'step-label');
+    await into.first().click();
+    await page.waitForFunction(() => location.hash.includes('agent=toolu_agent_'));
+    return { page, parentStep, errors, close };
+  }
+
   it("steps into a child's run from its Agent call's card, and back", async () => {
     const id = await cluster.submit(['-p', 'case v: a b', '--agents', JSON.stringify(AGENTS), '--allowedTools', 'Bash']);
     await cluster.resultOf(id, 60_000);
-    const view = startCli(['view', '--restate', cluster.restate.ingress, '--admin', cluster.restate.admin, '--port', '0', id], { cwd: cluster.dir, env: cluster.env });
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const { page, parentStep, errors, close } = await steppedInto(id);
     try {
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
-      const url = await until('the viewer URL', () => /^http:\/\/127\.0\.0\.1:\d+\/\S+$/m.exec(view.output().stdout)?.[0], 30_000);
-      await page.goto(`${url}&lang=en`);
-      await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
-      await page.keyboard.press('Home');
-      const into = page.getByTestId('step-into');
-      expect(await stepUntil(page, () => into.first().isVisible())).toBe(true);
-      expect(await into.first().textContent()).toBe('Step into logger ›');
-      const parentStep = await text(page, 'step-label');
-      expect(await text(page, 'messages')).toContain('case v: a b');
-
-      await into.first().click();
-      await page.waitForFunction(() => location.hash.includes('agent=toolu_agent_v_a'));
       expect(await text(page, 'agent-where')).toBe('main › logger: the run of subagent logger (log a), started by the Agent call toolu_agent_v_a; it ended done');
       expect(await stepUntil(page, async () => (await text(page, 'sentence')).includes('echo x >> log-v-a'))).toBe(true);
       expect(await text(page, 'messages')).toContain('append x to log v-a');
@@ -74,11 +86,32 @@ describe.skipIf('problem' in binary)('view --restate of a durable run with subag
       await page.getByTestId('step-back').click();
       await page.waitForFunction(() => !location.hash.includes('agent='));
       expect(await text(page, 'step-label')).toBe(parentStep);
+      expect(await text(page, 'messages')).toContain('case v: a b');
       expect(errors).toEqual([]);
     } finally {
-      await page.close();
-      view.child.kill('SIGINT');
-      await view.done;
+      await close();
+    }
+  }, 120_000);
+
+  it('steps into a child while it runs (its records read from its own invocation), and sees it end', async () => {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    hold = (child, point) => (child === 'w-a' && point === 'second request' ? released : false);
+    const id = await cluster.submit(['-p', 'case w: a', '--agents', JSON.stringify(AGENTS), '--allowedTools', 'Bash']);
+    await until('the child to have run its command', () => (existsSync(join(cluster.dir, 'log-w-a')) ? true : undefined), 60_000);
+    const { page, errors, close } = await steppedInto(id);
+    try {
+      expect(await text(page, 'agent-where')).toBe('main › logger: the run of subagent logger (log a), started by the Agent call toolu_agent_w_a; still running');
+      expect(await stepUntil(page, async () => (await text(page, 'sentence')).includes('echo x >> log-w-a'))).toBe(true);
+      release();
+      await cluster.resultOf(id, 60_000);
+      await page.reload();
+      await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+      await until('the child to show ended', async () => ((await text(page, 'agent-where')).endsWith('it ended done') ? true : (await page.reload(), undefined)), 30_000, 1000);
+      expect(errors).toEqual([]);
+    } finally {
+      release();
+      await close();
     }
   }, 120_000);
 });

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSession, type SessionView } from '../../durable/admin.js';
+import { withRunningChildren } from '../../durable/childView.js';
 import { adminUrlOf } from '../../durable/addresses.js';
 import { SERVICE_NAME, type WaitingCall } from '../../durable/protocol.js';
 import type { SessionRecord } from '../../transcript/records.js';
@@ -62,7 +63,8 @@ function waitingSayer(options: { restate: string; id: string }, io: DurableIo): 
 
 /** `view --restate URL ID`: the durable run's records in a temporary home, for the local viewer, refreshed while it runs. */
 export async function viewCommand(options: ViewOptions, io: DurableIo): Promise<number> {
-  const read = async () => readSession({ admin: options.admin }, SERVICE_NAME, options.id);
+  // A running child's records and waiting calls are read from its own invocation's state (durable/childView.ts).
+  const read = async () => withRunningChildren({ admin: options.admin }, options.id, await readSession({ admin: options.admin }, SERVICE_NAME, options.id));
   const first = await read();
   // Nothing recorded yet (unknown, or a run no worker has started): nothing to show.
   if (first.state === 'unknown' || (first.state === 'running' && first.records.length === 0)) return notDone(first, options, io);
