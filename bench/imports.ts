@@ -25,7 +25,7 @@ export const MODULES: Array<[string, string]> = [
   ['dist/run/runAgent.js (runAgent: machine, tools)', dist('run/runAgent.js')],
   ['dist/anthropic/call.js (adapter + SDK)', dist('anthropic/call.js')],
   ['dist/transcript/recorder.js (transcript)', dist('transcript/recorder.js')],
-  ['everything a -p run loads', `${dist('cli/commands/run.js')}","${dist('run/runAgent.js')}","${dist('anthropic/call.js')}","${dist('cli/commands/sessions.js')}`],
+  ['everything a -p run loads', `${dist('cli/commands/run.js')}","${dist('run/runAgent.js')}","${dist('anthropic/call.js')}","${dist('cli/setup/session.js')}`],
 ];
 
 function importOnce(specifiers: string): { wallMs: number; cpuMs: number } {

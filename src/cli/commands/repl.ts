@@ -8,7 +8,7 @@ import type { MessageParam } from '../../core/messages.js';
 import type { RunResult } from '../../run/runAgent.js';
 import { addUsage, zeroUsage } from '../../core/usage.js';
 import type { CliOptions } from '../commandLine/args.js';
-import type { PreparedSession } from './sessions.js';
+import type { PreparedSession } from '../setup/session.js';
 import { palette } from '../printers/output.js';
 import { PROMPT, openReplInput, type ReplInput } from '../repl/replInput.js';
 import { openSession } from '../setup/start.js';

@@ -20,7 +20,7 @@ import { ask, sessionSetup } from '../setup/ask.js';
 import { withRun, type RunSetup, type SessionSetup } from '../setup/runSetup.js';
 import { sessionAgents, withAgents, type AgentDefinitions } from '../setup/agents.js';
 import { onEndSignals, onParentGone, type EndSignals } from '../setup/signals.js';
-import type { PreparedSession } from '../commands/sessions.js';
+import type { PreparedSession } from '../setup/session.js';
 import { readInput, type InputReader, type StreamInputIo } from './streamInputLines.js';
 import { replayingWriter } from '../printers/replayLines.js';
 import { jsonLine, shown } from '../printers/terminal.js';

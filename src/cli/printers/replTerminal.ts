@@ -12,6 +12,7 @@ import type { RunPrinter } from './printer.js';
 import { progressPrinter, refusalWarner } from './progress.js';
 import type { Spinner } from './spinner.js';
 import { shown } from './terminal.js';
+import { usageSummary } from './usage.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -61,7 +62,7 @@ export function replPrinter(spinner: Spinner, sayDenials: boolean, tools: ToolLo
     endLine();
     if (result.context.exitReason !== 'completed') stderr.write(`${colors.red(shown(describeError(result)))}\n`);
     const left = contextLeftLine(result.context); // as Claude Code shows it, near the threshold
-    stderr.write(`${colors.dim(shown([(await import('../commands/sessions.js')).usageSummary(result), left].filter(Boolean).join(' · ')))}\n`);
+    stderr.write(`${colors.dim(shown([usageSummary(result), left].filter(Boolean).join(' · ')))}\n`);
   };
   return { onEvent, finish };
 }

@@ -15,6 +15,7 @@ import { describeError, palette } from './output.js';
 import type { RunPrinter } from './printer.js';
 import { progressPrinter, refusalWarner } from './progress.js';
 import { shown } from './terminal.js';
+import { usageSummary } from './usage.js';
 
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
@@ -49,5 +50,5 @@ async function printText(result: RunResult, options: CliOptions, failed: string 
   if (maxTurns) stdout.write(`Error: Reached max turns (${options.maxTurns ?? defaultRunConfig.maxTurns})`);
   if (answer) stdout.write(`${shown(answer)}\n`);
   if (stopped && (!maxTurns || verbose)) stderr.write(`${colors.red(shown(failed ?? describeError(result)))}\n`);
-  if (verbose) stderr.write(`${colors.dim(shown((await import('../commands/sessions.js')).usageSummary(result)))}\n`);
+  if (verbose) stderr.write(`${colors.dim(shown(usageSummary(result)))}\n`);
 }

@@ -13,7 +13,7 @@ import type { DefaultToolsOptions } from '../../run/defaultTools.js';
 import type { RunResult } from '../../run/runAgent.js';
 import type { Question } from '../../transcript/records.js';
 import type { CliOptions } from '../commandLine/args.js';
-import type { PreparedSession } from '../commands/sessions.js';
+import type { PreparedSession } from './session.js';
 import { limitsOf } from './start.js';
 import type { RunSetup, SessionSetup, Turn } from './runSetup.js';
 import { offeredToolNames } from './toolSet.js';

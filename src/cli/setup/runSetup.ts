@@ -11,7 +11,7 @@ import type { Tool } from '../../core/tool.js';
 import type { RunAgentOptions } from '../../run/runOptions.js';
 import type { McpServerState } from '../../tools/mcp/servers.js';
 import type { CliOptions } from '../commandLine/args.js';
-import type { PreparedSession } from '../commands/sessions.js';
+import type { PreparedSession } from './session.js';
 
 /** The runAgent options a step of the setup sets (the rest come from the flags' limits, the session and the turn: ./ask.ts). */
 export type SetupRun = Pick<RunAgentOptions, 'model'> &

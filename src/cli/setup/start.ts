@@ -9,14 +9,14 @@ import { describeHolder, type LockHolder } from '../../transcript/holder.js';
 import type { CliOptions } from '../commandLine/args.js';
 import { palette } from '../printers/output.js';
 import { outputRedactor, shown } from '../printers/terminal.js';
-import type { PreparedSession } from '../commands/sessions.js';
+import type { PreparedSession } from './session.js';
 import { CLI_MAX_RETRIES, thinkingOf } from '../commandLine/sdkFlags.js';
 import { contextWindowOf } from '../commandLine/argValues.js';
 
 const { stderr, env } = process;
 const colors = palette(stderr, env);
 
-const loadSessions = () => import('../commands/sessions.js');
+const loadSessions = () => import('./session.js');
 
 /** The session of this run: a new transcript, or the one --resume / --continue names; `prompt` is recorded at once. */
 export async function openSession(options: CliOptions, cwd: string, model: string, prompt: string | null): Promise<PreparedSession> {
