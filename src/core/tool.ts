@@ -141,9 +141,11 @@ export interface Tool {
   /**
    * Called once a run while its first model call is under way (the request is sent and the model
    * is working): the moment to load what `run` needs, so the first call starts as fast as later
-   * ones. Must not throw or block; a tool must work without it being called.
+   * ones. Must not throw or block; a tool must work without it being called. `run` (from runAgent) gives the run's
+   * working directory and a signal aborted at the run's end: what a tool starts ahead for the run is stopped then (the
+   * bash tool's contained shell, started before its first command: tools/bash/run/spare.ts).
    */
-  prepare?(): void;
+  prepare?(run?: ToolPrepare): void;
   /**
    * What a traced run adds to this tool's `execute_tool` span (OpenTelemetry, src/otel/): an MCP tool names the MCP
    * method and its server's own names (tools/mcp/tools.ts).
@@ -185,4 +187,11 @@ export function toolCallLine(tool: Tool | undefined, name: string, input: unknow
 /** The part of a tool that goes into the request body. */
 export function toolDefinition(tool: Tool): ToolDefinition {
   return { name: tool.name, description: tool.description, input_schema: tool.inputSchema };
+}
+
+/** What `Tool.prepare` is told of its run. */
+export interface ToolPrepare {
+  cwd: string;
+  /** Aborted when the run has ended. */
+  signal: AbortSignal;
 }

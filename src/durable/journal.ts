@@ -125,7 +125,7 @@ export function journalledTools(steps: DurableSteps, tools: readonly Tool[], red
     ...(tool.isReadOnly ? { isReadOnly: (input: unknown) => tool.isReadOnly?.(input) ?? false } : {}),
     ...(tool.display ? { display: tool.display } : {}),
     ...(tool.permission ? { permission: tool.permission } : {}),
-    ...(tool.prepare ? { prepare: () => tool.prepare?.() } : {}),
+    ...(tool.prepare ? { prepare: (run) => tool.prepare?.(run) } : {}),
     async run(input, context) {
       // Set only when this execution journals the start itself (a replay reads it instead).
       let startedHere = false;

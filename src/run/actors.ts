@@ -10,7 +10,7 @@ import type { MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/m
 import { ModelError, type ModelCall, type ModelCallInput, type ModelReply, type ModelRequest } from '../core/model.js';
 import { noRedaction, type Redactor } from '../core/redact.js';
 import { isModelError } from '../core/outcome.js';
-import type { DenyRule, Tool } from '../core/tool.js';
+import type { DenyRule, Tool, ToolPrepare } from '../core/tool.js';
 import type { SubagentHost } from '../core/agents.js';
 import { agentMachine, type AgentMachine } from '../machine/agentMachine.js';
 import type { AgentEvent, ToolRunnerCommand } from '../machine/events.js';
@@ -36,8 +36,10 @@ export interface AgentActorsOptions {
   /** Report the raw stream events too (`stream_event`). */
   includeStreamEvents?: boolean;
   hooks?: RunHooks;
-  /** Called once, when the first model call's response begins (see `Tool.prepare`). */
-  onFirstResponse?: () => void;
+  /** Called once, when the first model call's request has gone, or its response begun (see `Tool.prepare`). */
+  onFirstRequest?: () => void;
+  /** Aborted when the run has ended: tools' `prepare` is told, to stop what it started ahead (`Tool.prepare`). */
+  runSignal?: AbortSignal;
   /** The machine to plug them into (default `agentMachine`): one with actions of its own, say (src/mistakes/). */
   machine?: AgentMachine;
   /** Variables added to the environment of a tool call (`ToolContext.env`), asked once it has started. */
@@ -92,12 +94,12 @@ export function redactedError(error: unknown, redactor: Redactor): unknown {
 /** The model call as an XState actor: aborted when `callingModel` is left. */
 export function modelActor(
   model: ModelCall,
-  options: Pick<AgentActorsOptions, 'onCallEvent' | 'includeStreamEvents' | 'hooks' | 'onFirstResponse' | 'gate' | 'redactor'> = {},
+  options: Pick<AgentActorsOptions, 'onCallEvent' | 'includeStreamEvents' | 'hooks' | 'onFirstRequest' | 'gate' | 'redactor'> = {},
 ) {
   const { onCallEvent: report, includeStreamEvents, hooks, gate } = options;
   const redacting = redactingModel(model, options.redactor ?? noRedaction);
-  let first = options.onFirstResponse;
-  const onResponse = first
+  let first = options.onFirstRequest;
+  const onFirstRequest = first
     ? () => {
         first?.();
         first = undefined;
@@ -112,7 +114,6 @@ export function modelActor(
       const messages = await hooks.transformContext(input.request.messages, { turnCount: input.turnCount });
       call = { ...call, request: { ...call.request, messages } };
     }
-    if (onResponse && first) call = { ...call, onResponse };
     // Stepping: the machine rests in callingModel until the request may go; it shows what will be sent.
     const shared = call.request.messages;
     await gate?.wait({ type: 'request', turnCount: input.turnCount, body: ownBody(call.request, shared), messageCount: shared.length }, signal);
@@ -128,11 +129,28 @@ export function modelActor(
           : {}),
       };
     }
+    if (onFirstRequest && first) call = whileFirstCallGoes(call, onFirstRequest);
     const reply = await redacting(call, signal);
     // Stepping: the reply is in hand; the machine takes it in (messages, the branch, the tools) once the learner says so.
     await gate?.wait({ type: 'reply', turnCount: input.turnCount, stopReason: reply.stopReason, content: reply.content }, signal);
     return reply;
   });
+}
+
+/**
+ * `call` with `begin` called once its request has gone: just after `onRequest` (in a macrotask of its own, after the
+ * request was handed to the client), or at `onResponse` for a model call that reports no request.
+ */
+function whileFirstCallGoes(call: ModelCallInput, begin: () => void): ModelCallInput {
+  const onRequest = call.onRequest;
+  return {
+    ...call,
+    onRequest: (body) => {
+      onRequest?.(body);
+      setImmediate(begin);
+    },
+    onResponse: begin,
+  };
 }
 
 /** Compaction (the machine's `compacting` state) as an XState actor: the summary call goes through the run's model call. */
@@ -203,11 +221,11 @@ export function toolRunnerActor(
 }
 
 /** Each tool's `prepare`, once: a tool that throws there is left to fail in `run`, if at all. */
-function prepareAll(tools: readonly Tool[]): () => void {
+function prepareAll(tools: readonly Tool[], run: ToolPrepare | undefined): () => void {
   return () => {
     for (const tool of tools) {
       try {
-        tool.prepare?.();
+        tool.prepare?.(run);
       } catch {
         // only a head start
       }
@@ -217,10 +235,10 @@ function prepareAll(tools: readonly Tool[]): () => void {
 
 /** The agent machine with a model and tools plugged in; the tools prepare while the model first thinks. */
 export function createAgentMachine(options: AgentActorsOptions) {
-  const onFirstResponse = options.onFirstResponse ?? prepareAll(options.tools);
+  const onFirstRequest = options.onFirstRequest ?? prepareAll(options.tools, options.runSignal && { cwd: options.cwd, signal: options.runSignal });
   // Stepping: the page shows each call waiting at the gate as its tool shows it (`$ ls -A`).
   const gate = options.gate && describingGate(options.gate, options.tools);
-  const callModel = modelActor(options.model, { ...options, gate, onFirstResponse });
+  const callModel = modelActor(options.model, { ...options, gate, onFirstRequest });
   const machine = options.machine ?? agentMachine;
   const compact = compactionActor(options.model, options);
   if (!gate) return shareMachine(machine, { actors: { callModel, compactHistory: compact, runTools: toolRunnerActor(options.tools, options.cwd, options) } });

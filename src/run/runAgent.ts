@@ -69,11 +69,9 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   const hooks = gate ? gatedHooks(options.hooks, gate, emit) : options.hooks;
   const subagents = subagentHost({ options, cwd, tools, modelCall, gate, redactor, spans, emit, runAgent }); // the Agent tool's children (./subagents.ts)
   if (options.cutAgents?.length) startMessages = withPrompt(await resumeCutAgents(options.cutAgents, options.messages ?? [], { host: subagents, emit, signal: options.signal }), prompt); // a resumed session's cut-off children first (./childResume.ts)
-  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks, denyRules: gate && denyRulesOf(gate.current), subagents });
-  if (emit && prompt) {
-    const index = startMessages.length - 1;
-    emit({ type: 'message', index, message: startMessages[index] as MessageParam, origin: 'prompt' });
-  }
+  const ended = new AbortController(); // what the tools started ahead for the run (Tool.prepare) stops at its end
+  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks, denyRules: gate && denyRulesOf(gate.current), subagents, runSignal: ended.signal });
+  if (emit && prompt) emitPrompt(emit, startMessages);
   const abort = () => actor.send({ type: 'ABORT' });
   options.signal?.addEventListener('abort', abort, { once: true });
   try {
@@ -99,6 +97,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   } finally {
     options.signal?.removeEventListener('abort', abort);
     actor.stop();
+    ended.abort();
     if (recorder && recorder !== options.session) recorder.close();
   }
 }
@@ -106,6 +105,12 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
 /** The history with the prompt added (`null`: as it is). */
 function withPrompt(history: MessageParam[], prompt: Question | null): MessageParam[] {
   return prompt === null ? [...history] : typeof prompt === 'string' ? appendUserText(history, prompt) : appendUser(history, prompt);
+}
+
+/** The prompt's message, the last of the run's start (a listener hears of it as the run begins). */
+function emitPrompt(emit: (event: RunEvent) => void, startMessages: MessageParam[]): void {
+  const index = startMessages.length - 1;
+  emit({ type: 'message', index, message: startMessages[index] as MessageParam, origin: 'prompt' });
 }
 
 /** Stepping: the run is over; its answer goes to the caller once the learner says so (the chapter's ⑧). An abort lets it go. */
@@ -129,10 +134,11 @@ interface Plugged {
   /** The gate's deny rules with a specifier, for the tools. */
   denyRules: DenyRule[] | undefined;
   subagents: SubagentHost | undefined;
+  runSignal: AbortSignal;
 }
 
 /** The machine with the model call, the tools and the hooks plugged in, as an actor (not started) that emits to `emit`. */
-function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit, ahead, redactor, startMessages, hooks, denyRules, subagents }: Plugged) {
+function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit, ahead, redactor, startMessages, hooks, denyRules, subagents, runSignal }: Plugged) {
   const machine = createAgentMachine({
     model: spans ? spans.wrapModel(modelCall) : modelCall,
     tools,
@@ -145,6 +151,7 @@ function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit,
     ...(denyRules?.length ? { denyRules } : {}),
     ...(subagents ? { subagents } : {}),
     redactor,
+    runSignal,
   });
   const inspect = options.inspect;
   const actor = createActor(machine, {

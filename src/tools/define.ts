@@ -15,7 +15,7 @@
  * });
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { Tool, ToolContext, ToolDisplay, ToolInputSchema, ToolOutput, ToolPermission } from '../core/tool.js';
+import type { Tool, ToolContext, ToolDisplay, ToolInputSchema, ToolOutput, ToolPermission, ToolPrepare } from '../core/tool.js';
 import { inputProblem, type Infer, type Schema } from './schema.js';
 import { checkStandard, isStandardSchema, standardJsonSchema, validNow, type Checked } from './standardSchema.js';
 
@@ -45,7 +45,7 @@ export interface ToolDeclaration<S extends ToolInput> {
   /** Runs on a valid input only. May throw: the executor turns a throw into an `is_error` result. */
   run(input: InputOf<S>, context: ToolContext): Promise<ToolOutput>;
   /** As `Tool.prepare`. */
-  prepare?(): void;
+  prepare?(run?: ToolPrepare): void;
 }
 
 export function defineTool<S extends ToolInput>(declaration: ToolDeclaration<S>): Tool {

@@ -11,13 +11,17 @@ import type { RunnerName } from './abortAgent.js';
  * When the agent dies: `{ afterStartMs }` that long after the command was asked for (the tool's start; 0: at once,
  * before its spawn), `{ afterSpawnMs }` that long after its process was spawned (0: in the call that says so;
  * bubblewrap and unshare still set the namespace up for some ms), `running` once a process whose command line starts
- * with the command is seen.
+ * with the command is seen; `spare` (the way `contained-spare`) once the spare shell is up, before any command.
  */
-export type KillPoint = { afterStartMs: number } | { afterSpawnMs: number } | 'running';
+export type KillPoint = { afterStartMs: number } | { afterSpawnMs: number } | 'running' | 'spare';
 
 export interface KillCase {
-  /** `plain`, `contained`, `unshare`, `sandboxed`: a bash command; `mcp-…`: an MCP server started that way. */
-  way: RunnerName | `mcp-${'plain' | 'contained' | 'sandboxed'}`;
+  /**
+   * `plain`, `contained`, `unshare`, `sandboxed`: a bash command; `contained-spare`: one run in the spare shell the
+   * contained way started ahead (src/tools/bash/run/spare.ts), working in a folder named by the command's marker (its
+   * second word), so that the spare carries the marker too; `mcp-…`: an MCP server started that way.
+   */
+  way: RunnerName | 'contained-spare' | `mcp-${'plain' | 'contained' | 'sandboxed'}`;
   /** The command (for a server: its program and arguments, split on spaces). */
   command: string;
   cwd: string;
@@ -27,7 +31,8 @@ export interface KillCase {
 const dist = (path: string) => JSON.stringify(fileURLToPath(new URL(`../../dist/${path}.js`, import.meta.url)));
 
 const AGENT = `
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { plainRunner } from ${dist('tools/bash/run/plain')};
 import { containedRunner } from ${dist('tools/bash/run/contained')};
 import { unshareRunner } from ${dist('tools/bash/run/unshare')};
@@ -42,6 +47,14 @@ const seen = (start) => readdirSync('/proc').some((p) => {
   try { return /^[0-9]+$/.test(p) && readFileSync('/proc/' + p + '/cmdline', 'utf8').replaceAll('\\0', ' ').startsWith(start); } catch { return false; }
 });
 const whenRunning = () => (seen(command) ? die() : setTimeout(whenRunning, 2));
+// The spare is up once its reader runs, under the bwrap that works in where.
+const spareUp = (where) => readdirSync('/proc').some((p) => {
+  try {
+    if (!/^[0-9]+$/.test(p) || !readFileSync('/proc/' + p + '/cmdline', 'utf8').startsWith('/bin/sh\\0-c\\0{ IFS= read -r agentloop_s')) return false;
+    const ppid = readFileSync('/proc/' + p + '/stat', 'utf8').split(') ')[1].split(' ')[1];
+    return readFileSync('/proc/' + ppid + '/cmdline', 'utf8').includes('--chdir\\0' + where + '\\0');
+  } catch { return false; }
+});
 setTimeout(die, 20000); // a bound: the point was never reached
 if (way.startsWith('mcp-')) {
   const options = way === 'mcp-plain' ? { contain: false } : way === 'mcp-sandboxed' ? { sandbox: {} } : {};
@@ -54,11 +67,19 @@ if (way.startsWith('mcp-')) {
   const runner = {
     plain: () => plainRunner(timeout, setpriv),
     contained: () => containedRunner(bwrap, timeout),
+    'contained-spare': () => containedRunner(bwrap, timeout),
     unshare: () => unshareRunner({ unshare, setpriv, timeout }),
     sandboxed: () => sandboxRunner({ bwrap, timeout, env: () => process.env, reveal: () => [] }),
   }[way]();
+  const where = way === 'contained-spare' ? join(cwd, command.split(' ')[1]) : cwd;
+  if (way === 'contained-spare') {
+    mkdirSync(where);
+    runner.prepare({ cwd: where, env: { PATH: path }, signal: new AbortController().signal });
+    await new Promise((resolve) => { const up = () => (spareUp(where) ? resolve() : setTimeout(up, 2)); up(); });
+    if (at === 'spare') die();
+  }
   runner.run({
-    command, cwd, env: { PATH: path }, timeoutMs: 60_000, signal: new AbortController().signal, onData: () => undefined,
+    command, cwd: where, env: { PATH: path }, timeoutMs: 60_000, signal: new AbortController().signal, onData: () => undefined,
     onSpawned: () => {
       if (at.afterSpawnMs !== undefined) later(at.afterSpawnMs);
       else if (at === 'running') whenRunning();

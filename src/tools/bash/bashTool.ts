@@ -5,15 +5,14 @@
  */
 import { stat } from 'node:fs/promises';
 import { isSafeAlongside, refusal } from './judge/checks.js';
+import { prepare, whileStarting } from './ahead.js';
 import { redact, type SecretValue } from './judge/secrets.js';
-import { loadShellParser } from './judge/shell/load.js';
-import { checkNow, checkSoon, plainReader } from './judge/shell/reader.js';
+import { checkNow, checkSoon } from './judge/shell/reader.js';
 import { chooseRunner } from './run/choose.js';
 import { CommandEnvironment } from './run/env.js';
 import { OutputCollector } from './run/output.js';
-import { prepareFifos } from './run/pipe.js';
 import { formatResult, noDirectory } from './run/result.js';
-import { loadProcesses, type CommandRunner } from './run/runner.js';
+import type { CommandRunner } from './run/runner.js';
 import { allowableNames, unknownNames } from './run/protect.js';
 import { requireBwrap, type SandboxSettings } from './run/sandbox.js';
 import { SpillSpace } from './run/spill.js';
@@ -134,7 +133,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
     isReadOnly: isReadOnlyCommand,
     permission: bashPermission,
     display: bashDisplay,
-    prepare: () => prepare(tool),
+    prepare: (run) => prepare({ runner: tool.runner, commandEnv: () => tool.environment.read(tool.env(), tool.secrets).env }, run),
     async run(parsed, context) {
       if (parsed.command.trim() === '') return { isError: true, content: 'Invalid input for bash: "command" is empty.' };
       return whileStarting((spawned) => runCommand(tool, parsed, context, spawned));
@@ -176,32 +175,6 @@ function checkedSettings(options: BashToolOptions): typeof DEFAULTS {
   return settings;
 }
 
-/**
- * While the first model call is under way: what waits on other processes and files first (the FIFOs, not waiting for
- * the process runner's import), the process runner, the choice of a runner
- * (a bwrap probe); then one check through the plain reader, so that later checks run compiled code, and the parser's
- * load (the CLI starts it earlier: run.ts), after the runner and after the spawn of any command on its way (plain words
- * need no parser). A command on its way to its spawn is the warm-up: another run before it would only delay it.
- * No warm-up parse: the parser's first parse compiles its WebAssembly, ~20 ms of CPU (V8's tiers) that a process whose
- * commands are all plain words never needs (bench/engine.ts: 9a), and that the first command needing the parser pays
- * instead (its first check, ~8 ms later).
- */
-function prepare(tool: BashState): void {
-  prepareFifos();
-  const runnerReady = loadProcesses().then((processes) => {
-    processes.prepareProcesses({ warmUp: false });
-    // The warm-up run, a process of its own, waits: at once it would sit before a first command that comes right after
-    // the reply begins (its fork and exec on the main thread, its process beside the command's). None once one came.
-    setTimeout(() => {
-      if (commandsCalled === 0) processes.prepareProcesses({ warmUp: true });
-    }, WARM_UP_AFTER_MS).unref();
-  });
-  tool.runner().catch(() => undefined);
-  isSafeAlongside(plainReader, 'ls -A');
-  const warmParser = () => void loadShellParser().catch(() => undefined);
-  runnerReady.then(() => setImmediate(() => whenNoCommandStarting(warmParser)), warmParser);
-}
-
 async function runCommand(tool: BashState, parsed: { command: string; timeout?: number | undefined }, context: ToolContext, spawned: () => void): Promise<ToolOutput> {
   let refused: string | null;
   try {
@@ -238,47 +211,6 @@ async function runCommand(tool: BashState, parsed: { command: string; timeout?: 
   // in stdout (stderr is in it: one stream), '' for none.
   const stdout = collected.text.replace(/\n+$/, '') === '' ? '' : content;
   return { ...result, content, data: { stdout, stderr: '', interrupted: false, isImage: false, noOutputExpected: false } };
-}
-
-/**
- * Commands called and not yet spawned. The warm-ups of `prepare` (a `true` run, a parse) give way to them: in a fresh
- * process they would sit on the path of the first command.
- */
-let commandsStarting = 0;
-/** Commands called in this process: after the first, the path is warm (no warm-up run). */
-let commandsCalled = 0;
-let afterStart: Array<() => void> = [];
-/** How long after the reply begins the warm-up run may start. */
-const WARM_UP_AFTER_MS = 100;
-
-/** Runs `start`, counted among the commands starting until it calls `spawned` (or ends). */
-async function whileStarting<T>(start: (spawned: () => void) => Promise<T>): Promise<T> {
-  commandsStarting++;
-  commandsCalled++;
-  let starting = true;
-  const spawned = () => {
-    if (!starting) return;
-    starting = false;
-    commandStarted();
-  };
-  try {
-    return await start(spawned);
-  } finally {
-    spawned();
-  }
-}
-
-function whenNoCommandStarting(warm: () => void): void {
-  if (commandsStarting === 0) warm();
-  else afterStart.push(warm);
-}
-
-function commandStarted(): void {
-  commandsStarting--;
-  if (commandsStarting > 0 || afterStart.length === 0) return;
-  const waiting = afterStart;
-  afterStart = [];
-  setImmediate(() => waiting.forEach((warm) => warm()));
 }
 
 /** Under the sandbox the saved output of long commands stays readable, wherever it is. */

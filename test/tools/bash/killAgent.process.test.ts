@@ -3,7 +3,8 @@
  * (issue 36 item 4: 3 of 40 kills 0-25 ms after a tool's start left the command running, 11 of 100 during bubblewrap's
  * setup). A fault matrix: kill points (0-25 ms after the tool's start, 0-20 ms after the spawn, while bubblewrap or
  * unshare still sets the namespace up, once the command runs) x the ways (plain, contained, unshare, sandboxed, and an
- * MCP server started the plain, contained and sandboxed ways) x root and nobody (test/support/users.ts). Each case is
+ * MCP server started the plain, contained and sandboxed ways, and a command run in the contained way's spare shell, or
+ * that spare with no command yet) x root and nobody (test/support/users.ts). Each case is
  * an agent of its own (test/support/killAgent.ts) that kills itself with SIGKILL at its point; what is left is looked
  * for in /proc by the case's marker, which every process of the command has on its command line. The agents of one
  * way run side by side: the load only spreads the points over the start.
@@ -30,6 +31,8 @@ const MCP_POINTS: [string, KillPoint][] = [
 
 const WAYS: [KillCase['way'], [string, KillPoint][]][] = [
   ...(['plain', 'contained', 'unshare', 'sandboxed'] as RunnerName[]).map((w): [KillCase['way'], [string, KillPoint][]] => [w, POINTS]),
+  // The run's first command in the spare shell started ahead (src/tools/bash/run/spare.ts); "the spawn" is its take.
+  ['contained-spare', [['once the spare is up, before a command', 'spare'], ...POINTS]],
   ...(['mcp-plain', 'mcp-contained', 'mcp-sandboxed'] as const).map((w): [KillCase['way'], [string, KillPoint][]] => [w, MCP_POINTS]),
 ];
 

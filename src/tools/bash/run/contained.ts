@@ -33,6 +33,7 @@ import { hostDevices } from './devices.js';
 import { procReadOnlyArgs, rootCapabilityArgs } from './kernel.js';
 import { backstop, isRoot } from './programs.js';
 import { launch, type CommandRunner } from './runner.js';
+import { runInSpare, startSpare, type SpareShape } from './spare.js';
 
 /** The argv of `command` contained, working in `cwd` (`timeoutBin`: coreutils' timeout, for the backstop). */
 export function containedArgv(bwrap: string, timeoutBin: string | undefined, cwd: string, command: string, timeoutMs: number): [string, ...string[]] {
@@ -58,9 +59,16 @@ function containedPrefix(bwrap: string, cwd: string): [string, ...string[]] {
 }
 
 export function containedRunner(bwrap: string, timeoutBin: string | undefined): CommandRunner {
+  const shape = (cwd: string, env: Record<string, string>, timeout: string): SpareShape => ({ prefix: containedPrefix(bwrap, cwd), cwd, env, timeoutBin: timeout });
   return {
     kind: 'contained',
-    run: (run) => launch(containedArgv(bwrap, timeoutBin, run.cwd, run.command, run.timeoutMs), run),
+    run: (run) => {
+      const { command, ...options } = run;
+      const inSpare = timeoutBin === undefined ? undefined : runInSpare(shape(run.cwd, run.env, timeoutBin), command, options);
+      return inSpare ?? launch(containedArgv(bwrap, timeoutBin, run.cwd, run.command, run.timeoutMs), run);
+    },
     wrap: (argv, cwd) => [...containedPrefix(bwrap, cwd), ...argv],
+    // The run's first command, started ahead (spare.ts): as it would be started, but for the command, read from a pipe.
+    ...(timeoutBin === undefined ? {} : { prepare: ({ cwd, env, signal }) => startSpare(shape(cwd, env, timeoutBin), signal) }),
   };
 }

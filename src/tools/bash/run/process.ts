@@ -115,6 +115,11 @@ function run(options: RunOptions, pipe: OutputPipe, line: number | undefined): P
     );
   }
   // Everything from here on runs while the command starts; what it writes waits in the pipe.
+  return watchStarted(child, readFd, options);
+}
+
+/** Watches `child` (spawned, its pid known, writing to the pipe whose read end is `readFd`) to its end, its timeout from now. */
+export function watchStarted(child: ChildProcess, readFd: number, options: Omit<RunOptions, 'argv'>): Promise<RunEnding> {
   return new Promise((resolve) => new Watch(child, child.pid as number, pipeReader(readFd), options, resolve));
 }
 
@@ -138,7 +143,7 @@ class Watch {
     child: ChildProcess,
     private readonly pid: number,
     private readonly reader: Socket,
-    private readonly options: RunOptions,
+    private readonly options: Omit<RunOptions, 'argv'>,
     private readonly resolve: (ending: RunEnding) => void,
   ) {
     this.timer = setTimeout(() => this.kill('timeout'), Math.min(options.timeoutMs, MAX_TIMER_MS));
@@ -229,7 +234,7 @@ interface ShellResult {
 }
 
 /** The started shell, and the promise of why its spawn failed (it settles at the spawn's 'error', or at the exit). */
-interface Shell {
+export interface Shell {
   child: ChildProcess;
   result: Promise<ShellResult>;
 }
@@ -245,8 +250,9 @@ function startError(result: ShellResult): string {
  * first reply and its first command (bench/engine.ts). A spawn that fails (no such program, a bad cwd) leaves
  * `child.pid` undefined and emits 'error'; options Node refuses throw here.
  */
-function spawnDetached(file: string, args: string[], cwd: string, env: Record<string, string>, outFd: number, line: number | undefined): Shell {
-  const child = spawn(file, args, { cwd, env, stdio: withLifeline<'ignore' | number>(['ignore', outFd, outFd], line), detached: true });
+export function spawnDetached(file: string, args: string[], cwd: string, env: Record<string, string>, outFd: number, line: number | undefined, more: number[] = []): Shell {
+  const stdio = [...withLifeline<'ignore' | number>(['ignore', outFd, outFd], line), ...more];
+  const child = spawn(file, args, { cwd, env, stdio, detached: true });
   const result = new Promise<ShellResult>((resolve) => {
     child.once('error', (cause) => resolve({ cause }));
     child.once('exit', () => resolve({}));

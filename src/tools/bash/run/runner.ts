@@ -8,9 +8,9 @@
  * - unshare.ts: the same made with util-linux's unshare, where bubblewrap is missing;
  * - sandbox.ts: bubblewrap with a read-only system, no network, what is not the task's hidden (`--sandbox`).
  *
- * Each builds the argv of its command and starts it with the process runner (process.ts), loaded on first use: a run
- * that never calls the tool never loads it.
+ * Each builds the argv of its command and starts it with the process runner (process.ts).
  */
+import * as processes from './process.js';
 import type { RunEnding, RunOptions } from './process.js';
 
 export type { RunEnding } from './process.js';
@@ -39,14 +39,27 @@ export interface CommandRunner {
    * way cannot run such a program.
    */
   wrap?(argv: [string, ...string[]], cwd: string): [string, ...string[]];
+  /**
+   * Starts ahead what a command run in `cwd` with `env` would start with, while the run's first model call is under way
+   * (the contained way: spare.ts); stopped when `signal` aborts (the run's end). Absent: nothing to start ahead.
+   */
+  prepare?(ahead: CommandAhead): void;
 }
 
-let processes: Promise<typeof import('./process.js')> | undefined;
+/** What the first command of a run is likely to be started with (`CommandRunner.prepare`). */
+export interface CommandAhead {
+  cwd: string;
+  env: Record<string, string>;
+  signal: AbortSignal;
+}
 
-/** The process runner, loaded once. */
-export function loadProcesses(): Promise<typeof import('./process.js')> {
-  processes ??= import('./process.js');
-  return processes;
+/**
+ * The process runner. Imported with the tool since it spawns with child_process itself (it was loaded on first use
+ * while it imported execa, 25 ms): a dynamic import waits for Node's thread pool and the main thread, which on a busy
+ * machine, with the first reply coming in, put it ~100 ms after the reply's first tool call (issue 40).
+ */
+export function loadProcesses(): Promise<typeof processes> {
+  return Promise.resolve(processes);
 }
 
 /** Starts `argv` (after `before`, e.g. the timeout backstop) as the command `run` describes, in a process group of its own. */
