@@ -112,11 +112,13 @@ export async function main(argv: string[]): Promise<number> {
   return local(cli.command === 'run' ? withClaudeSettings(cli, cli.cwd ?? process.cwd(), process.env, (line) => print(2, `${line}\n`)) : cli);
 }
 
-/** A local command, from its own file once what every one starts with is done (./setup/pipeline.ts `localStart`). */
+/**
+ * A local command, from its own file once what every one starts with is done (./setup/pipeline.ts `localStart`). That
+ * comes through the run command's module, which the run needs anyway and the others loaded before (a module of its own
+ * here would be an entry of the bundle, its code shared with the run split into seven more files for every run).
+ */
 async function local(options: CliOptions): Promise<number> {
-  // A run's own module loads beside the start (the run, not `sessions`, `mcp`, `view` or a mistake, needs it).
-  const running = options.command === 'run' && options.mistake === undefined ? import('./commands/run.js') : undefined;
-  const { localStart } = await import('./setup/pipeline.js');
+  const { localStart, run } = await import('./commands/run.js');
   const cwd = localStart(options);
   if (typeof cwd === 'number') return cwd;
   const { env, stdout, stderr } = process;
@@ -124,7 +126,7 @@ async function local(options: CliOptions): Promise<number> {
   if (options.command === 'mcp') return (await import('./commands/mcpList.js')).mcpCommand(options, { env, cwd, stdout, stderr, version: version() });
   if (options.command === 'view') return (await import('./commands/view.js')).viewCommand(options, { env, cwd, stdout, stderr });
   if (options.mistake !== undefined) return (await import('./commands/mistake.js')).mistakeCommand(options.mistake, { env, cwd, stdout, stderr });
-  return (await (running ?? import('./commands/run.js'))).run(options, cwd, version());
+  return run(options, cwd, version());
 }
 
 /**

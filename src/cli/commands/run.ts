@@ -18,6 +18,9 @@ import { openSession } from '../setup/start.js';
 import { maxAttempts, StructuredTurn } from '../setup/structuredOutput.js';
 import { demoBanner, demoLang, DEMO_PROMPT, stepHint } from './demo.js';
 
+// What every local command starts with, for main.ts (which loads it through this module: see its `local`).
+export { localStart } from '../setup/pipeline.js';
+
 const { stdout, stderr, env } = process;
 const colors = palette(stderr, env);
 
