@@ -52,7 +52,8 @@ async function runChild(settings: WorkerSettings, ctx: restate.ObjectContext, re
   const run = await runAgent(redactor.text(call.prompt), durableRunOptions(ctx, settings, request.run, setup, clock));
   records.flush();
   const { context } = run;
-  return {
+  // Redacted as the session's result is: the parent's journal and records get it as it is.
+  return redactor.value({
     result: {
       agentId: agentIdOf(call.toolUseId),
       state: run.state,
@@ -66,8 +67,8 @@ async function runChild(settings: WorkerSettings, ctx: restate.ObjectContext, re
       durationMs: clock.now - startedAt,
       turnCount: context.turnCount,
     },
-    records: redactor.value(records.added()),
-  };
+    records: records.added(),
+  });
 }
 
 export function agentChild(settings: WorkerSettings) {

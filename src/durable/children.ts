@@ -9,7 +9,8 @@
  * when that call's turn comes: permissions.ts). The parent then awaits each child in the reply's order, one at a time,
  * so its journal holds the same entries in the same order on every replay, whichever child ended first.
  *
- * The child's records come back with its result and land in the parent's records, wrapped as a local child's are
+ * The call's output is journalled when it is made (it says how long the call took by the attempt's clock: a replay
+ * reads the same). The child's records come back with its result and land in the parent's records, wrapped as a local child's are
  * (`agent_start`, `agent`, `agent_end`). A cancel of the parent cancels its children (the SDK cancels the calls in
  * flight of a cancelled invocation); the parent's run then ends aborted.
  */
@@ -26,6 +27,7 @@ import { AGENT_TOOL_NAME, createAgentTool } from '../tools/agent/agentTool.js';
 import { inputProblem, type JsonSchema } from '../tools/schema.js';
 import type { SessionRecord } from '../transcript/records.js';
 import type { DurableRecorder } from './records.js';
+import type { Journal } from './steps.js';
 import { CHILD_SERVICE, type RunRequest } from './protocol.js';
 
 export { CHILD_SERVICE };
@@ -63,6 +65,8 @@ interface Parent {
   /** The run's latest reply: its Agent calls are started together. */
   lastReply: () => ModelReply | undefined;
   records: DurableRecorder;
+  /** The parent's journal: the call's output is a step of it. */
+  journal: Journal;
   /** Called when the parent's invocation is cancelled while it awaits a child: the run ends aborted. */
   cancelled: () => void;
 }
@@ -138,5 +142,13 @@ export function durableAgentTool(ctx: restate.ObjectContext, run: Parent): Tool 
       return result;
     },
   };
-  return { ...agent, isConcurrencySafe: () => false, run: (input, context) => agent.run(input, { ...context, subagents: host }) };
+  return {
+    ...agent,
+    isConcurrencySafe: () => false,
+    async run(input, context) {
+      const output = await agent.run(input, { ...context, subagents: host });
+      // Journalled: the output says how long the call took by this attempt's clock, and a replay must read the same.
+      return run.journal.run(`tool ${AGENT_TOOL_NAME} ends`, async () => output);
+    },
+  };
 }

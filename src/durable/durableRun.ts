@@ -79,7 +79,7 @@ export function durableRunOptions(ctx: restate.ObjectContext, settings: WorkerSe
   const tools = offered.map((tool) => {
     if (tool.name !== AGENT_TOOL_NAME || !agents) return tool;
     const parent = { sessionId: setup.sessionId, run: request, model: setup.model, seed: setup.seed };
-    return durableAgentTool(ctx, { agents, parent, gate, lastReply: () => lastReply, records: setup.records, cancelled: () => cancel.abort() });
+    return durableAgentTool(ctx, { agents, parent, gate, lastReply: () => lastReply, records: setup.records, journal, cancelled: () => cancel.abort() });
   });
   return {
     ...(gate ? { permissions: gate } : {}),

@@ -36,7 +36,7 @@ function harness(reply: ModelReply, denied: string[] = []) {
   const events: string[] = [];
   const records = { onEvent: (e: { type: string; toolUseId: string }) => events.push(`${e.type} ${e.toolUseId}`), agentRecords: (id: string, _a: string, r: unknown[]) => events.push(`${r.length} records ${id}`) } as unknown as DurableRecorder;
   const parent = { sessionId: 'sess1', run: { prompt: 'hi' }, model: 'claude-test', seed: 7 };
-  const tool = durableAgentTool(ctx, { agents: AGENTS, parent, gate, lastReply: () => reply, records, cancelled: () => {} });
+  const tool = durableAgentTool(ctx, { agents: AGENTS, parent, gate, lastReply: () => reply, records, journal: { id: 'inv', run: async (_name: string, action: () => Promise<unknown>) => action(), sleep: async () => {} } as never, cancelled: () => {} });
   const run = (id: string) => {
     const block = reply.content.find((b) => b.type === 'tool_use' && b.id === id) as { input: unknown };
     return tool.run(block.input, { cwd: '/', signal: new AbortController().signal, toolUseId: id } as ToolContext);
