@@ -134,7 +134,7 @@ function runLines(session_id: string, tools: ToolLookup, out: (line: object) => 
       case 'message':
         return turn.message(event);
       case 'tool_result':
-        turn.toolResult(event);
+        turn.toolResult(event, requesting);
         return loop(event);
       case 'request':
         // With partial messages Claude Code says `requesting` once a model call (not again for its retries).
@@ -146,7 +146,7 @@ function runLines(session_id: string, tools: ToolLookup, out: (line: object) => 
         const content = turn.replyContent(event.index);
         requesting = false;
         assistant.onReply({ ...(event.id ? { id: event.id } : {}), model: event.model, stop_reason: event.stopReason, usage: event.usage }, content, event.requestId);
-        tasks.flush();
+        tasks.flush(), turn.flush(true);
         loop(event);
         return;
       }
@@ -160,7 +160,7 @@ function runLines(session_id: string, tools: ToolLookup, out: (line: object) => 
         return requesting ? tasks.hold(event) : tasks.print(event);
       case 'reply_refused':
       case 'retry':
-        tasks.flush();
+        tasks.flush(), turn.flush(false); // a refused reply keeps nothing: the results of its tools that had started are no line
         if (event.type === 'reply_refused') return loop(event);
         out(event.fallbackFrom !== undefined ? modelFallbackLine(event, session_id) : apiRetryLine(event, options.maxRetries ?? CLI_MAX_RETRIES, session_id));
         loop(event);
@@ -186,22 +186,39 @@ function loopLines(out: (line: object) => void, session_id: string, included: bo
 
 /**
  * The model's message until its `reply` event comes (its assistant lines need the reply's metadata), and the `user`
- * lines of the other messages: Claude Code does not repeat the prompt; each tool result is a line of its own, with the
- * tool's structured result (`tool_use_result`) its `tool_result` event brought.
+ * lines of the other messages: Claude Code does not repeat the prompt; each tool result is a line of its own, written
+ * as its tool ends, as Claude Code 2.1.197 writes it (two calls at once: the one that ends first has its line first;
+ * recorded: test/cli/sdk/claudeCode.json, scenarios `two ... the second ends first`), with the tool's structured
+ * result (`tool_use_result`) its `tool_result` event brought. A result that comes while the reply still streams (a
+ * read-only tool starts as its block completes) waits for the reply's assistant lines. The turn's message then gives
+ * only what was not written yet (results for calls that never ran, a continuation's text).
  */
 function turnLines(sessionId: string, out: (line: object) => void) {
   let reply: { index: number; message: MessageParam } | undefined;
   const data = new Map<string, unknown>();
+  const written = new Set<string>();
+  let held: object[] = [];
   return {
     message(event: Extract<RunEvent, { type: 'message' }>) {
       if (event.origin === 'model') reply = { index: event.index, message: event.message };
       else if (event.origin !== 'prompt') {
-        for (const line of userLines(event.message, sessionId, data)) out(line);
+        const content = Array.isArray(event.message.content) ? event.message.content.filter((b) => b.type !== 'tool_result' || !written.has(b.tool_use_id)) : event.message.content;
+        if (content.length > 0) for (const line of userLines({ ...event.message, content }, sessionId, data)) out(line);
         data.clear();
+        written.clear();
       }
     },
-    toolResult(event: Extract<RunEvent, { type: 'tool_result' }>) {
+    toolResult(event: Extract<RunEvent, { type: 'tool_result' }>, streaming: boolean) {
       if (event.data !== undefined) data.set(event.block.id, event.data);
+      const lines = userLines({ role: 'user', content: [event.result] }, sessionId, data);
+      written.add(event.block.id);
+      if (streaming) held.push(...lines);
+      else for (const line of lines) out(line);
+    },
+    /** The held result lines: written once the reply's assistant lines are (`keep`), or dropped with a refused reply. */
+    flush(keep: boolean) {
+      if (keep) for (const line of held) out(line);
+      held = [];
     },
     /** The content of the reply at `index`, once (empty when its message did not come). */
     replyContent(index: number) {

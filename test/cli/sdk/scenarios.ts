@@ -280,6 +280,49 @@ const progressOf = (messages: SDKMessage[]) =>
     return { description: description.split(toolsRun.cwd).join('<dir>'), last_tool_name, subagent_type, usage: Object.keys(usage).sort() };
   });
 
+/**
+ * Two calls in one reply whose second ends first, made certain: the first waits until the program has received what
+ * the engine writes when the second ends (`released`), or 20 s; the order of the ends is then the engine's. (Two
+ * read-only commands at once, `until [ -e flag ]; do sleep 0.05; done` released by the program and `echo fast`: Claude
+ * Code 2.1.197 wrote the second's result line first too. Not a scenario: agentloop's judge does not take `[ -e f ]` or
+ * a loop as read-only, so it runs the two one after the other; `sleep 3` Claude Code runs as a background task.)
+ */
+const twoAtOnce = { release: () => {}, released: Promise.resolve() };
+function holdFirst(onRelease: () => void): void {
+  twoAtOnce.released = new Promise<void>((resolve) => {
+    const release = () => (clearTimeout(timer), onRelease(), resolve());
+    const timer = setTimeout(release, 20_000);
+    twoAtOnce.release = release;
+  });
+}
+
+/** Runs `prompt`, releasing the first call (`onRelease`) once a line says the second ended (`ended(message)`). */
+async function collectReleasing(engine: Engine, prompt: string, extra: Options, ended: (message: SDKMessage) => boolean, onRelease: () => void = () => {}): Promise<SDKMessage[]> {
+  holdFirst(onRelease);
+  const messages: SDKMessage[] = [];
+  try {
+    for await (const message of query({ prompt, options: sdkOptions(engine, extra) })) {
+      messages.push(message);
+      if (ended(message)) twoAtOnce.release();
+    }
+  } catch {
+    messages.push(THROWN);
+  } finally {
+    twoAtOnce.release();
+  }
+  return messages;
+}
+
+/** The tool_use ids of the lines that end a call (tool results, task notifications), in order: which ended first. */
+const endsOf = (messages: SDKMessage[]) =>
+  messages.flatMap((m) => {
+    if (kindOf(m) === 'system/task_notification') return [`task ${(m as { tool_use_id?: string }).tool_use_id}`];
+    const content = m.type === 'user' && m.parent_tool_use_id === null ? m.message.content : [];
+    return Array.isArray(content) ? content.flatMap((b) => (b.type === 'tool_result' ? [`result ${b.tool_use_id}`] : [])) : [];
+  });
+
+const resultFor = (id: string) => (m: SDKMessage) => m.type === 'user' && Array.isArray(m.message.content) && m.message.content.some((b) => b.type === 'tool_result' && b.tool_use_id === id);
+
 export const SCENARIOS: Scenario[] = [
   { name: 'defaults', replies: [text('Hello.')], program: (e) => collect(e, 'hi', { model: undefined }) },
   { name: 'systemPrompt', replies: [text('One.')], program: (e) => collect(e, 'hi', { systemPrompt: 'You answer in one word.' }) },
@@ -317,7 +360,8 @@ export const SCENARIOS: Scenario[] = [
     program: (e) => collect(e, 'run both', { allowedTools: ['Bash'] }),
     // One user line per tool result; the assistant lines' stop_reason; the result's nested usage keys.
     facts: ({ messages }) => ({
-      results: messages.filter((m) => m.type === 'user').map((m) => (m.message.content as { tool_use_id?: string }[]).map((b) => b.tool_use_id)),
+      // In the order of the calls: which of the two at once ends first is the machine's luck (two commands at once, below, makes it certain).
+      results: messages.filter((m) => m.type === 'user').map((m) => (m.message.content as { tool_use_id?: string }[]).map((b) => b.tool_use_id)).sort((a, b) => String(a).localeCompare(String(b))),
       stopReasons: messages.filter((m) => m.type === 'assistant').map((m) => m.message.stop_reason),
       usage: nestedKeys((messages.find((m) => m.type === 'result') as { usage?: unknown } | undefined)?.usage),
       modelUsage: Object.values((messages.find((m) => m.type === 'result') as { modelUsage?: Record<string, unknown> } | undefined)?.modelUsage ?? {}).map(nestedKeys),
@@ -535,6 +579,23 @@ export const SCENARIOS: Scenario[] = [
       return collect(e, 'check the files', { permissionMode: 'acceptEdits', allowedTools: ['Bash', 'Read', 'Write', 'Edit', 'Glob', 'Grep', 'mcp__calc__add'], mcpServers: { calc: calc() }, agents: { checker } });
     },
     facts: ({ messages }) => progressOf(messages),
+  },
+  {
+    // Claude Code writes each child's result line as the child ends, not both after both (its task_notification first).
+    name: 'two agents in one reply, the second ends first',
+    replies: Array.from({ length: 4 }, () => async (body: RequestBody) => {
+      const system = JSON.stringify(body.system ?? '');
+      if (system.includes('ALPHA-PROMPT')) return (await twoAtOnce.released, text('Alpha done.'));
+      if (system.includes('BETA-PROMPT')) return text('Beta done.');
+      const call = (id: string, type: string) => ({ type: 'tool_use' as const, id, name: 'Agent', input: { description: `Ask ${type}`, prompt: `Answer, ${type}`, subagent_type: type } });
+      const answered = JSON.stringify(body.messages.at(-1)?.content ?? '').includes('"tool_result"');
+      return answered ? text('Both answered.') : { content: [call('toolu_A1', 'alpha'), call('toolu_A2', 'beta')], stop_reason: 'tool_use' };
+    }),
+    program: (e) => {
+      const agents = { alpha: { description: 'Answers first', prompt: 'ALPHA-PROMPT You answer.', tools: [] }, beta: { description: 'Answers second', prompt: 'BETA-PROMPT You answer.', tools: [] } };
+      return collectReleasing(e, 'ask both', { agents }, resultFor('toolu_A2'));
+    },
+    facts: ({ messages }) => endsOf(messages),
   },
   {
     name: 'initializationResult',
