@@ -2,7 +2,7 @@
  * kill -9 inside a subagent, then resume: the CLI as a real process against the local Messages API, killed at several
  * points of a child's run (a fault matrix): before its first model reply, after one of its tools ran while the next
  * ran, during its last reply, inside a child's child. The resumed session takes the child up where it stopped
- * (--continue, --resume, the Agent SDK's `resume`, the library's runAgent with `cutAgents`): its finished tools never
+ * (--continue, --resume, the REPL's --continue, the Agent SDK's `resume`, the library's runAgent with `cutAgents`): its finished tools never
  * run again, its cut-off tool is answered as interrupted (and said so), it runs on to its end, and its answer is the
  * parent's Agent call's result, which the parent's next request carries. Every side effect happens once; every request
  * history is valid. Without the agent's definition, the child cannot go on: one line says so, and the call is
@@ -123,9 +123,16 @@ describe('kill -9 inside a subagent, then resume: the child goes on where it sto
     server.enqueue(agentCall('toolu_A1', 'worker'), bash('toolu_C1', 'echo ran >> once.log'), { fault: 'stall', content: [{ type: 'text', text: 'Child do' }], afterBlocks: 0, midBlock: true });
     await killedAt(AGENTS, () => requestsOf('You work.').length === 2);
     server.enqueue(text('Child done.'), text('Parent done.'));
-    const again = await runCli(['--continue', '-p', RUN_EVERYTHING, '--agents', AGENTS], { cwd: dir, env: project.env });
+    const again = await runCli(['--continue', '-p', '--output-format', 'stream-json', '--verbose', RUN_EVERYTHING, '--agents', AGENTS], { cwd: dir, env: project.env });
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toContain('Parent done.');
+    // The child taken up is a task of the resumed run: started, its lines, its end, then the Agent call's result line.
+    const lines = again.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; subtype?: string; parent_tool_use_id?: string | null; tool_use_id?: string; result?: string; message?: { content?: { type: string; tool_use_id?: string }[] } });
+    const kinds = lines.map((l) => `${l.type}${l.subtype ? `/${l.subtype}` : ''}`);
+    expect(kinds.filter((k) => k.startsWith('system/task'))).toEqual(['system/task_started', 'system/task_updated', 'system/task_notification']);
+    expect(lines.find((l) => l.subtype === 'task_started')?.tool_use_id).toBe('toolu_A1');
+    const answer = lines.findIndex((l) => l.type === 'user' && l.parent_tool_use_id === null && l.message?.content?.[0]?.tool_use_id === 'toolu_A1');
+    expect(answer).toBeGreaterThan(kinds.indexOf('system/task_notification'));
+    expect(lines.at(-1)).toMatchObject({ type: 'result', result: 'Parent done.' });
     const child = requestsOf('You work.');
     expect(child).toHaveLength(3);
     expect(child[2]?.messages).toEqual(child[1]?.messages);
@@ -153,6 +160,21 @@ describe('kill -9 inside a subagent, then resume: the child goes on where it sto
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr.split('\n').filter((l) => l.includes('cannot go on'))).toEqual([expect.stringContaining('this run has no agent "worker"')]);
     expect(resultFor(parentRequests(), 'toolu_A1')).toMatchObject({ is_error: true, content: INTERRUPTED_TOOL_RESULT });
+    expect(fileText('cut.log')).toBe('cut\n');
+    expectOnceAndValid();
+  });
+
+  it("the REPL's --continue: the child goes on as the REPL finishes the interrupted turn, before the first question", async () => {
+    await killedDuringSecondTool();
+    server.enqueue(text('Child done.'), text('Parent done.'), text('Nothing more.'));
+    const repl = await runCli(['--continue', RUN_EVERYTHING, '--agents', AGENTS], { cwd: dir, env: project.env, input: 'and then?\n/exit\n' });
+    expect(repl.code, repl.stderr).toBe(0);
+    expect(repl.stdout).toContain('Parent done.');
+    expect(repl.stdout).toContain('Nothing more.');
+    const [finishing, asked] = parentRequests().slice(-2) as [RequestBody, RequestBody];
+    expect(resultText(resultFor([finishing], 'toolu_A1')!)).toContain('Child done.');
+    expect(JSON.stringify(asked.messages.at(-1))).toContain('and then?');
+    expect(requestsOf('You work.')).toHaveLength(3);
     expect(fileText('cut.log')).toBe('cut\n');
     expectOnceAndValid();
   });
