@@ -9,7 +9,8 @@
  */
 import type { MessageParam } from '../../core/messages.js';
 import { appendUserContent, textOf } from '../../history/messages.js';
-import { compactCommand, compactTurn } from '../setup/compactCommand.js';
+import { compactCommand } from '../setup/compactCommand.js';
+import { compactTurn } from './compactTurn.js';
 import { historyProblems } from '../../history/validate.js';
 import type { Question } from '../../transcript/records.js';
 import type { CliOptions } from '../commandLine/args.js';

@@ -7,7 +7,7 @@
  */
 import type { RunEvent } from '../../core/events.js';
 import type { RunResult } from '../../run/runAgent.js';
-import type { StructuredOutcome } from '../setup/structuredOutput.js';
+import type { StructuredOutcome } from './structuredLines.js';
 
 export interface RunPrinter {
   /** Each event of the run, as it comes. */

@@ -5,8 +5,10 @@ import type { RunEvent } from '../../core/events.js';
 import type { ToolLookup } from '../../core/tool.js';
 import { textOf } from '../../history/messages.js';
 import type { RunResult } from '../../run/runAgent.js';
-import { contextLeftLine } from '../setup/compactCommand.js';
-import { sayDenied } from '../setup/permissions.js';
+import { estimateTokens } from '../../history/tokens.js';
+import { thresholdOf } from '../../machine/compaction.js';
+import type { AgentOutput } from '../../machine/context.js';
+import { sayDenied } from './denials.js';
 import { describeError, palette } from './output.js';
 import type { RunPrinter } from './printer.js';
 import { progressPrinter, refusalWarner } from './progress.js';
@@ -65,4 +67,16 @@ export function replPrinter(spinner: Spinner, sayDenials: boolean, tools: ToolLo
     stderr.write(`${colors.dim(shown([usageSummary(result), left].filter(Boolean).join(' · ')))}\n`);
   };
   return { onEvent, finish };
+}
+
+/**
+ * Claude Code's "Context left until auto-compact: N%", once the context in use comes near the threshold (within 20,000
+ * tokens of it, or a fifth of it for a small window); undefined before that, or when no threshold is known.
+ */
+function contextLeftLine(context: Pick<AgentOutput, 'config' | 'model' | 'compaction' | 'messages'>): string | undefined {
+  const threshold = thresholdOf(context);
+  if (threshold === undefined) return undefined;
+  const tokens = estimateTokens(context.compaction.basis, context.messages, { system: context.config.system, tools: context.config.tools });
+  if (tokens < threshold - Math.min(20_000, threshold / 5)) return undefined;
+  return `Context left until auto-compact: ${Math.max(0, Math.round(((threshold - tokens) / threshold) * 100))}%`;
 }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { toolLookup } from '../../core/tool.js';
 import type { PermissionMode } from '../../permissions/modes.js';
 import type { SessionSetup } from '../setup/runSetup.js';
-import { reminderLine } from '../setup/structuredOutput.js';
+import { reminderLine } from './structuredLines.js';
 import { apiErrorLine } from './claudeLines.js';
 import { resultCounter } from './json.js';
 import type { PermissionDenial } from './output.js';

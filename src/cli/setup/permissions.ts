@@ -4,17 +4,14 @@
  * the mode would not run is denied and listed in `permission_denials`), the terminal in the REPL (../repl/replAsk.ts), the
  * Agent SDK's can_use_tool with `--permission-prompt-tool stdio` (../control/session.ts). A denied call never runs; the
  * model gets an `is_error` result naming why ("Not run: denied by rule Bash(rm:*)"), and the run a `permission_denied`
- * event, from which the outputs come (sayDenied, deniedCalls).
+ * event, from which the outputs come (../printers/denials.ts).
  */
-import type { GateEvent, RunEvent } from '../../core/events.js';
 import type { Tool } from '../../core/tool.js';
 import { createPermissionGate, PermissionError, type PermissionGate, type SourcedRule } from '../../permissions/gate.js';
 import type { PermissionMode } from '../../permissions/modes.js';
 import { RootBypassError, refusesBypassMode } from '../../permissions/root.js';
 import { settingsPermissions } from '../../permissions/fromSettings.js';
 import { loadClaudeSettings } from '../../settings/files.js';
-import type { PermissionDenial } from '../printers/output.js';
-import { shown } from '../printers/terminal.js';
 
 export { ROOT_BYPASS_REFUSAL } from '../../permissions/root.js';
 
@@ -108,28 +105,4 @@ export function permissionGate(options: PermissionOptions, cwd: string, tools: T
     if (error instanceof PermissionError && !(error instanceof RootBypassError)) throw new RuleError(error.message);
     throw error;
   }
-}
-
-/** The calls the gate denied among `events`, as `permission_denials` lists them. */
-export function deniedCalls(): { onEvent(event: RunEvent): void; denials: PermissionDenial[] } {
-  const denials: PermissionDenial[] = [];
-  return {
-    denials,
-    onEvent(event) {
-      if (event.type === 'permission_denied') denials.push({ tool_name: event.toolName, tool_use_id: event.block.id, tool_input: event.block.input });
-    },
-  };
-}
-
-/**
- * The line for a call the permissions denied where nobody is asked (a text `-p` run, the REPL on piped input; json
- * and stream-json list it in `permission_denials`): what, why, and the rule that would let it run, on stderr, e.g.
- * `agentloop: not run: Bash "touch new.txt": not allowed in permission mode default: ... (to allow: --allowedTools "Bash(touch:*)")`.
- */
-export function sayDenied(event: GateEvent): void {
-  const { block, reason, toolName } = event;
-  const input = block.input as { command?: unknown };
-  const what = typeof input.command === 'string' ? `${toolName} ${JSON.stringify(input.command)}` : event.call ?? toolName;
-  const allow = event.decidedBy === 'rule' ? '' : ` (to allow: --allowedTools ${JSON.stringify(event.suggestion ?? toolName)})`;
-  process.stderr.write(`${shown(`agentloop: not run: ${what}: ${reason}${allow}`)}\n`);
 }

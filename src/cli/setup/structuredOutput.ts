@@ -13,13 +13,11 @@
  * (it ends with the tool result), the transcript records the run as aborted, and the result says what Claude Code's
  * says.
  */
-import { randomUUID } from 'node:crypto';
 import type { RunHooks } from '../../core/hooks.js';
 import type { MessageParam } from '../../core/messages.js';
 import type { Tool, ToolOutput } from '../../core/tool.js';
 import type { RunResult } from '../../run/runAgent.js';
 import type { Question } from '../../transcript/records.js';
-import type { JsonResult } from '../printers/output.js';
 import { newAjv, type Ajv, type JsonSchema } from '../commandLine/jsonSchemaValue.js';
 import { withRun, type RunSetup } from './runSetup.js';
 
@@ -31,8 +29,9 @@ const DESCRIPTION =
 
 export { jsonSchema, type JsonSchema } from '../commandLine/jsonSchemaValue.js';
 
-/** How a turn asked for structured output ended: the valid input, or why there is none. */
-export type StructuredOutcome = { value: unknown } | { failure: string } | undefined;
+import type { StructuredOutcome } from '../printers/structuredLines.js';
+
+export type { StructuredOutcome } from '../printers/structuredLines.js';
 
 type Run = (question: Question | null, history: MessageParam[], turnCount: number | undefined) => Promise<RunResult>;
 
@@ -117,21 +116,4 @@ export class StructuredTurn {
     if (this.stop.signal.aborted) return { failure: `Failed to provide valid structured output after ${this.max} attempts` };
     return undefined;
   }
-}
-
-/** The result line of a turn that asked for structured output, as Claude Code writes it. */
-export function structuredResult(line: JsonResult, outcome: StructuredOutcome): JsonResult {
-  if (outcome === undefined) return line;
-  const { error: _error, errors: _errors, ...rest } = line;
-  if ('value' in outcome) return { ...rest, structured_output: outcome.value };
-  return { ...rest, subtype: 'error_max_structured_output_retries', is_error: true, terminal_reason: 'completed', exit_reason: 'structured_output_retries', errors: [outcome.failure] };
-}
-
-/** Why a turn that asked for structured output failed, if it did. */
-export const structuredFailure = (outcome: StructuredOutcome) => (outcome && 'failure' in outcome ? outcome.failure : undefined);
-
-/** The reminder's stream-json `user` line, as Claude Code writes it (a synthetic message). */
-export function reminderLine(text: string, sessionId: string) {
-  const message = { role: 'user', content: [{ type: 'text', text }] };
-  return { type: 'user', message, parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID(), timestamp: new Date().toISOString(), isSynthetic: true };
 }
