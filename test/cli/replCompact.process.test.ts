@@ -34,7 +34,7 @@ const settled = (p: TmuxPane, marker: string) => p.waitFor((s) => s.includes(mar
 
 describe('the REPL: /compact', () => {
   it('summarizes the conversation with the instructions given; the next question goes on from the summary', async () => {
-    project.server.enqueue(answer('1, 2, 3'), answer('<analysis>a</analysis><summary>We counted 1, 2, 3.</summary>'), answer('4'));
+    project.server.enqueue(answer('1, 2, 3'), answer('<analysis>a</analysis><summary>We counted 1, 2, 3.</summary>'), answer('and then four'));
     const p = await startRepl();
     await p.line('count to three');
     await settled(p, '1, 2, 3');
@@ -44,7 +44,9 @@ describe('the REPL: /compact', () => {
     expect(isSummaryBody(summary)).toBe(true);
     expect(JSON.stringify(summary?.messages.at(-1))).toContain('Additional Instructions:\\nkeep the numbers');
     await p.line('and then?');
-    await settled(p, '4');
+    // A marker no earlier screen holds ('4' could match the screen before the question went out).
+    await settled(p, 'and then four');
+    expect(project.server.requests).toHaveLength(3);
     const next = project.server.requests[2]?.body;
     expect(JSON.stringify(next?.messages[0])).toContain('We counted 1, 2, 3.');
     expect(JSON.stringify(next?.messages.at(-1))).toContain('and then?');
