@@ -154,9 +154,11 @@ function whileFirstCallGoes(call: ModelCallInput, begin: () => void): ModelCallI
 }
 
 /** Compaction (the machine's `compacting` state) as an XState actor: the summary call goes through the run's model call. */
-export function compactionActor(model: ModelCall, options: Pick<AgentActorsOptions, 'hooks' | 'redactor' | 'transcriptPath'> = {}) {
+export function compactionActor(model: ModelCall, options: Pick<AgentActorsOptions, 'hooks' | 'redactor' | 'transcriptPath' | 'denyRules'> & Partial<Pick<AgentActorsOptions, 'tools' | 'cwd'>> = {}) {
   const redacting = redactingModel(model, options.redactor ?? noRedaction);
-  const settings = { ...(options.hooks ? { hooks: options.hooks } : {}), ...(options.transcriptPath ? { transcriptPath: options.transcriptPath } : {}) };
+  // The files read are read again by the run's own Read tool (a durable run's is journalled): run/compactFiles.ts.
+  const restore = options.tools && options.cwd !== undefined ? { restore: { tools: options.tools, cwd: options.cwd, ...(options.denyRules ? { denyRules: options.denyRules } : {}), ...(options.redactor?.active ? { redact: (text: string) => (options.redactor as Redactor).text(text) } : {}) } } : {};
+  const settings = { ...(options.hooks ? { hooks: options.hooks } : {}), ...(options.transcriptPath ? { transcriptPath: options.transcriptPath } : {}), ...restore };
   return fromPromise<CompactBoundary, CompactInput>(({ input, signal }) => compactHistory(input, redacting, signal, settings));
 }
 

@@ -13,6 +13,7 @@ import { toolDefinition, type Tool } from '../core/tool.js';
 import type { AnthropicModelOptions } from '../anthropic/call.js';
 import { compactThreshold, estimateTokens, NO_BASIS } from '../history/tokens.js';
 import { compactHistory } from './compaction.js';
+import { denyRulesOf, gateOf, type PermissionsOption } from './permissionHooks.js';
 
 export interface CompactConversationOptions {
   model: string;
@@ -34,6 +35,12 @@ export interface CompactConversationOptions {
   turnCount?: number;
   transcriptPath?: string;
   signal?: AbortSignal;
+  /**
+   * The folder the files the conversation read are read again from (default: the process's), by the Read tool of
+   * `tools` (none: nothing is attached), and the run's permissions: a file they deny reading is never attached.
+   */
+  cwd?: string;
+  permissions?: PermissionsOption;
 }
 
 /** Compacts `messages` now: the boundary, with the history after it (`boundary.messages`) to go on with. */
@@ -58,8 +65,16 @@ export async function compactConversation(messages: readonly MessageParam[], opt
     strategy: 'summary' as const,
     ...(options.instructions ? { instructions: options.instructions } : {}),
   };
-  const settings = { ...(options.hooks ? { hooks: options.hooks } : {}), ...(options.transcriptPath ? { transcriptPath: options.transcriptPath } : {}) };
+  const settings = { ...(options.hooks ? { hooks: options.hooks } : {}), ...(options.transcriptPath ? { transcriptPath: options.transcriptPath } : {}), restore: restoreOf(options) };
   const boundary = await compactHistory(input, model, options.signal ?? new AbortController().signal, settings);
   options.onEvent?.({ type: 'compact_boundary', turnCount: input.turnCount, boundary });
   return boundary;
+}
+
+/** How the files read are read again (run/compactFiles.ts): the Read tool of `tools`, the folder, the deny rules. */
+function restoreOf(options: CompactConversationOptions) {
+  const cwd = options.cwd ?? process.cwd();
+  const tools = options.tools ?? [];
+  const denyRules = options.permissions ? denyRulesOf(gateOf(options.permissions, cwd, tools).current) : undefined;
+  return { tools, cwd, ...(denyRules ? { denyRules } : {}) };
 }

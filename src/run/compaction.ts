@@ -20,12 +20,16 @@ import {
 } from '../history/compact.js';
 import { textOf } from '../history/messages.js';
 import { jsonTokens } from '../history/tokens.js';
+import { withAttachments } from '../history/compactFiles.js';
+import { restoredFiles, type RestoreOptions } from './compactFiles.js';
 
 export interface CompactOptions {
   /** The PreCompact hook (core/hooks.ts): may add instructions for the summary. */
   hooks?: Pick<RunHooks, 'beforeCompact'>;
   /** Where the whole transcript is: the summary message tells the model (as Claude Code's does). */
   transcriptPath?: string;
+  /** The run's Read tool, folder and deny rules: the files the conversation read are read again after the summary (./compactFiles.ts). */
+  restore?: RestoreOptions;
 }
 
 /** Share of the window the kept tail may take; share it may take after clearing alone; the summary request's room. */
@@ -55,7 +59,8 @@ export async function compactHistory(input: CompactInput, model: ModelCall, sign
   const reply = await model({ request, turnCount: input.turnCount, onToolUse: () => {} }, signal);
   const summary = summaryOf(textOf(reply.content));
   if (summary === '') throw new ModelError('unknown', `the model gave no summary to compact with (stop reason: ${reply.stopReason ?? 'none'})`);
-  const messages = compactedHistory(summary, summarized, tail, options.transcriptPath);
+  const attachments = options.restore ? await restoredFiles(summarized, tail, options.restore, signal) : [];
+  const messages = withAttachments(compactedHistory(summary, summarized, tail, options.transcriptPath), attachments);
   return {
     ...common,
     kind: 'summary',

@@ -49,6 +49,9 @@ export async function compactNow(
     ...(hooks?.beforeCompact ? { hooks } : {}),
     ...(recorder ? { transcriptPath: recorder.path } : {}),
     ...(how.signal ? { signal: how.signal } : {}),
+    // The files read are read again from the session's folder, under its permission rules (run/compactFiles.ts).
+    cwd: setup.cwd,
+    ...(run.permissions ? { permissions: run.permissions } : {}),
     onEvent: (event) => {
       recorder?.onEvent(event);
       recorder?.flush();
