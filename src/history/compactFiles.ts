@@ -30,6 +30,17 @@ export function tooLargeNote(path: string): string {
   return `Note: ${path} was read before the last conversation was summarized, but the contents are too large to include. Use Read tool if you need to access it.`;
 }
 
+/** `path` made absolute from `cwd`, `.` and `..` resolved (POSIX; no node:path: the viewer's simulator bundles this). */
+export function absolutePath(path: string, cwd: string): string {
+  const parts: string[] = [];
+  for (const part of (path.startsWith('/') ? path : `${cwd}/${path}`).split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') parts.pop();
+    else parts.push(part);
+  }
+  return `/${parts.join('/')}`;
+}
+
 /** A read that gave content: the path as the model gave it, its result text. */
 interface ContentRead {
   path: string;

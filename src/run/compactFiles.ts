@@ -6,10 +6,9 @@
  * same content. The reads go one after another, in the plan's order, for the same reason. A file the run's
  * permission rules deny reading (`Read(secret/**)`) is never read: Claude Code's compaction skips those too.
  */
-import { extname, isAbsolute, resolve } from 'node:path';
 import type { MessageParam } from '../core/messages.js';
 import type { DenyRule, Tool } from '../core/tool.js';
-import { filesToRestore, lastReadText, readAttachment, RESTORE_FILE_TOKENS, tooLargeNote, withinBudget } from '../history/compactFiles.js';
+import { absolutePath, filesToRestore, lastReadText, readAttachment, RESTORE_FILE_TOKENS, tooLargeNote, withinBudget } from '../history/compactFiles.js';
 import { estimateTokens } from '../tools/read/tokenCap.js';
 
 export interface RestoreOptions {
@@ -27,7 +26,7 @@ export interface RestoreOptions {
 export async function restoredFiles(summarized: readonly MessageParam[], tail: readonly MessageParam[], options: RestoreOptions, signal: AbortSignal): Promise<string[]> {
   const read = options.tools.find((tool) => tool.name === 'Read');
   if (!read) return [];
-  const key = (path: string) => (isAbsolute(path) ? resolve(path) : resolve(options.cwd, path));
+  const key = (path: string) => absolutePath(path, options.cwd);
   const texts: string[] = [];
   const notes: string[] = [];
   for (const path of filesToRestore(summarized, tail, key)) {
@@ -38,10 +37,16 @@ export async function restoredFiles(summarized: readonly MessageParam[], tail: r
     // Read's answer for a file unchanged since the conversation read it whole: that read's content is the file's.
     const text = data?.type === 'file_unchanged' ? lastReadText(summarized, path, key) : output.content;
     if (text === undefined) continue;
-    if (estimateTokens(text, extname(path).slice(1)) > RESTORE_FILE_TOKENS) notes.push(tooLargeNote(key(path)));
+    if (estimateTokens(text, extensionOf(path)) > RESTORE_FILE_TOKENS) notes.push(tooLargeNote(key(path)));
     else texts.push(readAttachment(key(path), options.redact ? options.redact(text) : text));
   }
   return [...withinBudget(texts), ...notes];
+}
+
+/** A path's extension, without the dot ('' for none). */
+function extensionOf(path: string): string {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  return name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '';
 }
 
 /** Whether a deny rule of the run's for Read covers `path`. */
