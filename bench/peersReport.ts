@@ -120,7 +120,7 @@ function firstToolSection(p: FirstToolProfile, unprofiledMs: number | undefined,
   return `**Where the first tool's time goes** ([bench/peersProfile.ts](bench/peersProfile.ts)): agentloop's side ran ${p.runs} more
 times under \`node --cpu-prof\` (a sample every ${p.intervalUs} µs, which slows it: its first tool took ${fmt(p.toolMs, 1)} ms there,
 against ${unprofiledMs === undefined ? '–' : fmt(unprofiledMs, 1)} ms above). What its main thread did between the server's write of the tool_use block's
-\`content_block_stop\` and the return of the command's spawn (${fmt(p.windowMs, 1)} ms, busy ${fmt(Math.min(p.busyMs, p.windowMs), 1)}; from there
+\`content_block_stop\` and the return of the command's spawn, or the exec of its shell where nothing was spawned (${fmt(p.windowMs, 1)} ms, busy ${fmt(Math.min(p.busyMs, p.windowMs), 1)}; from there
 ${fmt(p.spawnToExecMs, 1)} ms more to the exec of the tool's shell: bwrap, its namespace, \`timeout\` and the shim starting), mean ms a
 run, by where the code lives (in the bundle, by esbuild's module comments):
 
@@ -136,11 +136,7 @@ and exec on the main thread: the FIFO batch, the bwrap probe, the command), ${fm
 everything else on the path (undici's response, the SDK's stream, the machine, the tool's checks, the transcript), and
 ${fmt(idleMs, 1)} ms idle. Most self time: ${top}.
 
-Why it stays so: with the server answering at once, the first reply's tool_use arrives about 2 ms after the request,
-while the bash tool's \`prepare\` (called as the response begins) is still importing the runner. A real model leaves
-that import the time to its first token (${realPaceMs === undefined ? 'section (b)' : `section (b): the first tool of a fresh process starts ${fmt(realPaceMs, 1)} ms after its block`}).
-Importing the runner before the first request puts it on the path of every run's first request instead, tool or not,
-and leaves the rest of the table (the first, cold run of the path, the spawns) where it is.`;
+${p.spawnToExecMs < 0.05 ? 'The command ran in the shell started ahead (src/tools/bash/run/spare.ts: no spawn in the window, which ends at the exec of the command\'s shell): what is left is' : 'What is left besides the spawn is'} the first, cold run of the path on the main thread (the SSE events of the reply, the machine's step, the tool's checks and its record), and on a busy machine the core it waits for: a profile's self times then include the time the thread was not running. The first request sets off the bash tool's \`prepare\` (called once the request is handed to the client, not when the response begins: with the server answering at once, the first reply's tool_use comes a few ms after the response's start), which starts that shell; a real model leaves it the time to its first token (${realPaceMs === undefined ? 'section (b)' : `section (b): the first tool of a fresh process starts ${fmt(realPaceMs, 1)} ms after its block`}).`;
 }
 
 function tableB(rows: SideSummary[]): string {
