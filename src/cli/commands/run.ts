@@ -11,6 +11,7 @@ import { exitCodeOf, palette } from '../printers/output.js';
 import { printerOf } from '../printers/byFormat.js';
 import { shown } from '../printers/terminal.js';
 import { ask, sessionSetup } from '../setup/ask.js';
+import { compactCommand } from '../setup/compactCommand.js';
 import { setUp } from '../setup/pipeline.js';
 import { withRun, type RunSetup } from '../setup/runSetup.js';
 import { onEndSignals } from '../setup/signals.js';
@@ -55,6 +56,17 @@ async function runOnce(base: RunSetup): Promise<number> {
   const controller = new AbortController();
   const signals = onEndSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => controller.abort());
 
+  const instructions = prompt === null ? undefined : compactCommand(prompt);
+  if (instructions !== undefined) {
+    // `-p "/compact ..."`: the session's history compacted now, no model turn (as Claude Code's -p).
+    const setup = await sessionSetup(base, session).catch(async (error: unknown) => (await pages.close(), Promise.reject(error)));
+    try {
+      return await (await import('./compactOnce.js')).compactOnce(setup, session.messages, instructions, options.outputFormat, { stdout, stderr });
+    } finally {
+      session.recorder?.close();
+      await pages.close();
+    }
+  }
   const structured = options.jsonSchema ? new StructuredTurn(options.jsonSchema, maxAttempts(env)) : undefined;
   const paged = withRun(base, { ...(pages.inspect ? { inspect: pages.inspect } : {}), ...(pages.gate ? { gate: pages.gate } : {}) });
   const setup = await sessionSetup(structured ? structured.setup(paged) : paged, session);

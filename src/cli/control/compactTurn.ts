@@ -62,7 +62,7 @@ function assistantLine(sessionId: string, text: string) {
 }
 
 /** The result line of a local command: no model turn. */
-function resultLine(sessionId: string, durationMs: number, result: string, costUsd: number) {
+export function resultLine(sessionId: string, durationMs: number, result: string, costUsd: number) {
   return {
     type: 'result',
     subtype: 'success',
