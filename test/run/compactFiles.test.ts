@@ -16,6 +16,8 @@ import { runAgent } from '../../src/run/runAgent.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { createFileTools } from '../../src/tools/fileAccess/fileTools.js';
 import { defineTool } from '../../src/tools/define.js';
+import { journalledModel, journalledTools, journalTimers } from '../../src/durable/journal.js';
+import { invocation, type Attempt } from '../durable/memoryJournal.js';
 import { s } from '../../src/tools/schema.js';
 
 const WINDOW = 4000;
@@ -58,6 +60,43 @@ describe('files read, attached after a compaction', () => {
     expect(firstText(after)).toContain('This session is being continued');
     expect(firstText(after)).toContain(JSON.stringify(readAttachment(join(cwd, 'notes.txt'), '1\tAAA\n2\t')).slice(1, -1));
     expect(historyProblems(after)).toEqual([]);
+  });
+
+  it('in a durable run: the reads are journalled steps, so a replay attaches what the first attempt read', async () => {
+    const cwd = folder();
+    const { Read } = createFileTools({ cwd });
+    const steps = () => [
+      reply.toolUse([{ id: 'toolu_r', name: 'Read', input: { file_path: join(cwd, 'notes.txt') } }]),
+      ...[1, 2, 3, 4, 5].map((n) => reply.toolUse([{ id: `toolu_${n}`, name: 'print', input: { n } }])),
+      reply.text('printed'),
+    ];
+    const go = (a: Attempt) =>
+      Promise.race([
+        runAgent('read notes, print five chunks', {
+          model: 'scripted',
+          modelCall: journalledModel(a.steps, scriptedModel(steps(), { contextWindow: WINDOW }).call),
+          tools: journalledTools(a.steps, [Read, print]),
+          clock: journalTimers(a.journal),
+          cwd,
+          contextWindow: WINDOW,
+          seed: 1,
+        }),
+        a.mismatch,
+      ]);
+    const inv = invocation();
+    const first = inv.attempt([]);
+    const ran = await go(first);
+    expect(ran.context.exitReason).toBe('completed');
+    const names = first.entries.map((e) => e.name);
+    // The model's Read, then after each summary the re-read of notes.txt: a journalled call of its own.
+    expect(names.filter((n) => n === 'tool Read starts').length).toBeGreaterThanOrEqual(2);
+    expect(JSON.stringify(ran.context.messages[0])).toContain('1\\tAAA');
+    writeFileSync(join(cwd, 'notes.txt'), 'CHANGED\n');
+    const replay = inv.attempt(first.entries);
+    const again = await go(replay);
+    expect(replay.mismatches).toEqual([]);
+    expect(again.context.messages).toEqual(ran.context.messages);
+    expect(JSON.stringify(again.context.messages)).not.toContain('CHANGED');
   });
 
   it('by hand: compactConversation re-reads with the Read tool of its tools, a file the rules deny left out', async () => {
