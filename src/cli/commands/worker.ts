@@ -1,47 +1,16 @@
 /**
- * The durable commands that serve until Ctrl-C: `agentloop worker` (the agent as a Restate
- * deployment) and `agentloop balancer` (one address in front of several workers). Each prints its
- * address on stdout and, with `--register ADMIN_URL`, registers the address with Restate.
+ * `agentloop worker`: the agent as a Restate deployment (durable/worker.ts), with the model, tools, permissions and MCP
+ * servers a local run takes from the environment and flags. Prints its address on stdout; with `--register ADMIN_URL`,
+ * registers it with Restate (./serving.ts).
  */
 import { resolve } from 'node:path';
 import type { DurableOptions } from '../commandLine/durableOptions.js';
 import type { DurableIo } from './durableIo.js';
 import { outputRedactor, shown, useRedactor } from '../printers/terminal.js';
+import { register, untilInterrupted } from './serving.js';
 import { credentialRedactor } from '../../tools/bash/judge/secrets.js';
 import { selfCommand } from '../commandLine/self.js';
 import { DEFAULT_MODEL } from '../../core/models.js';
-
-type Serving = Extract<DurableOptions, { command: 'worker' | 'balancer' }>;
-
-export function serve(options: Serving, io: DurableIo): Promise<number> {
-  return options.command === 'worker' ? workerCommand(options, io) : balancerCommand(options, io);
-}
-
-/** Registers `uri` (unless no `--register`); on failure says why in one line and gives false. */
-async function register(options: Serving, uri: string, io: DurableIo): Promise<boolean> {
-  if (!options.register) return true;
-  const { registerDeployment, RegistrationError, takeover } = await import('../../durable/worker.js');
-  try {
-    const deployment = await registerDeployment(options.register, uri, { replace: options.replace === true, as: options.command, command: selfCommand() });
-    if (deployment.joined) {
-      io.stderr.write(`joined the workers of the balancer at ${deployment.uri} (registered with ${options.register}): ${deployment.joined.join(', ')}\n`);
-    } else {
-      io.stderr.write(`registered ${uri} with ${options.register} (deployment ${deployment.id}); ${takeover()}\n`);
-    }
-    return true;
-  } catch (error) {
-    if (!(error instanceof RegistrationError)) throw error;
-    io.stderr.write(`agentloop: ${shown(error.message)}\n`);
-    return false;
-  }
-}
-
-async function untilInterrupted(close: () => Promise<void>): Promise<number> {
-  const { waitForInterrupt } = await import('./view.js');
-  await waitForInterrupt();
-  await close();
-  return 0;
-}
 
 /** The model call and the tools of a worker, from the environment and flags as a local run takes them; a string says what is missing. */
 async function workerSettings(options: Extract<DurableOptions, { command: 'worker' }>, io: DurableIo) {
@@ -99,7 +68,8 @@ async function workerPermissions(options: Extract<DurableOptions, { command: 'wo
   return { ...(deny ? { deny } : {}), ...(mode ? { mode } : {}) };
 }
 
-async function workerCommand(options: Extract<DurableOptions, { command: 'worker' }>, io: DurableIo): Promise<number> {
+/** `agentloop worker`: the agent served as a Restate deployment (its address on stdout), until Ctrl-C. */
+export async function workerCommand(options: Extract<DurableOptions, { command: 'worker' }>, io: DurableIo): Promise<number> {
   const settings = await workerSettings(options, io);
   if (typeof settings === 'string') {
     io.stderr.write(`agentloop: ${settings}\n`);
@@ -151,24 +121,4 @@ async function workerMcp(options: Extract<DurableOptions, { command: 'worker' }>
     if (error instanceof Error && (error.name === 'McpConfigError' || error.name === 'SandboxUnavailableError')) return error.message;
     throw error;
   }
-}
-
-/** How long `balancer --register` waits for a worker to answer: Restate asks a worker, through the balancer, what it serves. */
-const FIRST_WORKER_MS = 30_000;
-
-async function balancerCommand(options: Extract<DurableOptions, { command: 'balancer' }>, io: DurableIo): Promise<number> {
-  const { startBalancer } = await import('../../durable/balancer.js');
-  const balancer = await startBalancer({ ...options, log: (line) => io.stderr.write(`agentloop balancer: ${shown(line)}\n`) });
-  io.stdout.write(`${balancer.url}\n`);
-  io.stderr.write(`agentloop balancer: ${balancer.url} in front of ${options.backends.join(', ')}; Ctrl-C stops it\n`);
-  if (options.register && !(await balancer.answered(FIRST_WORKER_MS))) {
-    io.stderr.write(`agentloop: no worker answers at ${options.backends.join(', ')}: start them first (${selfCommand()} worker --port N)\n`);
-    await balancer.close();
-    return 1;
-  }
-  if (!(await register(options, balancer.url, io))) {
-    await balancer.close();
-    return 1;
-  }
-  return untilInterrupted(() => balancer.close());
 }
