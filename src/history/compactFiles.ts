@@ -13,6 +13,13 @@ import { jsonTokens } from './tokens.js';
 export const RESTORE_MAX_FILES = 5;
 export const RESTORE_FILE_TOKENS = 5_000;
 export const RESTORE_BUDGET_TOKENS = 50_000;
+/** agentloop's: at most a quarter of the window (Claude Code's 50,000 of 200,000), so a small window is not filled at once. */
+export const RESTORE_WINDOW_SHARE = 0.25;
+
+/** The attachments' budget in a window of `window` tokens. */
+export function restoreBudget(window: number): number {
+  return Math.min(RESTORE_BUDGET_TOKENS, Math.floor(RESTORE_WINDOW_SHARE * window));
+}
 
 const READ = 'Read';
 const CALLED = 'Called the Read tool with the following input: ';

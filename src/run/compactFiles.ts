@@ -20,6 +20,8 @@ export interface RestoreOptions {
   denyRules?: readonly DenyRule[];
   /** Cuts the run's secrets out of what is attached (as the tool runner does out of tool results). */
   redact?: (text: string) => string;
+  /** The tokens all the attachments may take (default Claude Code's 50,000; compaction gives history/compactFiles.ts restoreBudget). */
+  budget?: number;
 }
 
 /** The attachments' texts for a compaction (the files, then a note for each too large to attach) that summarized `summarized` and keeps `tail`, within Claude Code's limits. */
@@ -40,7 +42,7 @@ export async function restoredFiles(summarized: readonly MessageParam[], tail: r
     if (estimateTokens(text, extensionOf(path)) > RESTORE_FILE_TOKENS) notes.push(tooLargeNote(key(path)));
     else texts.push(readAttachment(key(path), options.redact ? options.redact(text) : text));
   }
-  return [...withinBudget(texts), ...notes];
+  return [...withinBudget(texts, options.budget), ...notes];
 }
 
 /** A path's extension, without the dot ('' for none). */

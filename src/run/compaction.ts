@@ -20,7 +20,7 @@ import {
 } from '../history/compact.js';
 import { textOf } from '../history/messages.js';
 import { jsonTokens } from '../history/tokens.js';
-import { withAttachments } from '../history/compactFiles.js';
+import { restoreBudget, withAttachments } from '../history/compactFiles.js';
 import { restoredFiles, type RestoreOptions } from './compactFiles.js';
 
 export interface CompactOptions {
@@ -59,7 +59,7 @@ export async function compactHistory(input: CompactInput, model: ModelCall, sign
   const reply = await model({ request, turnCount: input.turnCount, onToolUse: () => {} }, signal);
   const summary = summaryOf(textOf(reply.content));
   if (summary === '') throw new ModelError('unknown', `the model gave no summary to compact with (stop reason: ${reply.stopReason ?? 'none'})`);
-  const attachments = options.restore ? await restoredFiles(summarized, tail, options.restore, signal) : [];
+  const attachments = options.restore ? await restoredFiles(summarized, tail, { budget: restoreBudget(window), ...options.restore }, signal) : [];
   const messages = withAttachments(compactedHistory(summary, summarized, tail, options.transcriptPath), attachments);
   return {
     ...common,

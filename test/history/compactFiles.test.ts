@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MessageParam } from '../../src/core/messages.js';
 import type { Tool } from '../../src/core/tool.js';
-import { filesToRestore, readAttachment, RESTORE_MAX_FILES, withAttachments, withinBudget } from '../../src/history/compactFiles.js';
+import { filesToRestore, readAttachment, RESTORE_MAX_FILES, restoreBudget, withAttachments, withinBudget } from '../../src/history/compactFiles.js';
 import { restoredFiles } from '../../src/run/compactFiles.js';
 import { createFileTools } from '../../src/tools/fileAccess/fileTools.js';
 import { CASES, FIXTURE, type FilesCase } from './recordClaudeCompactFiles.js';
@@ -93,6 +93,12 @@ describe('the plan', () => {
     expect(filesToRestore([...history, ...read('c', '/w/c', '1\tc')], [])).toEqual(['/w/c', '/w/b', '/w/a']);
     expect(history).toHaveLength(1);
     expect((history[0] as { content: unknown[] }).content).toHaveLength(3);
+  });
+
+  it("a small window's budget is a quarter of it; Claude Code's 50,000 from 200,000 up", () => {
+    expect(restoreBudget(12_000)).toBe(3_000);
+    expect(restoreBudget(200_000)).toBe(50_000);
+    expect(restoreBudget(1_000_000)).toBe(50_000);
   });
 
   it('keeps within the budget: one that does not fit is left out, a later smaller one still goes', () => {
