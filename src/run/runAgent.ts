@@ -69,8 +69,8 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   const hooks = gate ? gatedHooks(options.hooks, gate, emit) : options.hooks;
   const subagents = subagentHost({ options, cwd, tools, modelCall, gate, redactor, spans, emit, runAgent }); // the Agent tool's children (./subagents.ts)
   if (options.cutAgents?.length) startMessages = withPrompt(await resumeCutAgents(options.cutAgents, options.messages ?? [], { host: subagents, emit, signal: options.signal }), prompt); // a resumed session's cut-off children first (./childResume.ts)
-  const ended = new AbortController(); // what the tools started ahead for the run (Tool.prepare) stops at its end
-  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks, denyRules: gate && denyRulesOf(gate.current), subagents, runSignal: ended.signal });
+  const ended = tools.some((tool) => tool.prepare) ? new AbortController() : undefined; // what tools start ahead (Tool.prepare) stops at the run's end
+  const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks, denyRules: gate && denyRulesOf(gate.current), subagents, runSignal: ended?.signal });
   if (emit && prompt) emitPrompt(emit, startMessages);
   const abort = () => actor.send({ type: 'ABORT' });
   options.signal?.addEventListener('abort', abort, { once: true });
@@ -97,7 +97,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   } finally {
     options.signal?.removeEventListener('abort', abort);
     actor.stop();
-    ended.abort();
+    ended?.abort();
     if (recorder && recorder !== options.session) recorder.close();
   }
 }
@@ -134,7 +134,7 @@ interface Plugged {
   /** The gate's deny rules with a specifier, for the tools. */
   denyRules: DenyRule[] | undefined;
   subagents: SubagentHost | undefined;
-  runSignal: AbortSignal;
+  runSignal: AbortSignal | undefined;
 }
 
 /** The machine with the model call, the tools and the hooks plugged in, as an actor (not started) that emits to `emit`. */
@@ -151,7 +151,7 @@ function actorOf(options: RunAgentOptions, { cwd, tools, modelCall, spans, emit,
     ...(denyRules?.length ? { denyRules } : {}),
     ...(subagents ? { subagents } : {}),
     redactor,
-    runSignal,
+    ...(runSignal ? { runSignal } : {}),
   });
   const inspect = options.inspect;
   const actor = createActor(machine, {

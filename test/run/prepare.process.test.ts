@@ -20,6 +20,22 @@ describe('Tool.prepare', () => {
     expect(order).toEqual(['request', 'prepare', 'run', 'request', 'run', 'request']);
   });
 
+  it("is told the run's folder and a signal aborted once the run has ended (a tool stops there what it started ahead)", async () => {
+    const told: Array<{ cwd: string; signal: AbortSignal } | undefined> = [];
+    let abortedDuringRun: boolean | undefined;
+    const tool = {
+      ...echoTool(),
+      prepare: (run?: { cwd: string; signal: AbortSignal }) => void told.push(run),
+      run: async () => ((abortedDuringRun = told[0]?.signal.aborted), { content: 'ok', isError: false }),
+    };
+    const model = scriptedModel([reply.toolUse([{ id: 'a', name: 'echo', input: {} }]), reply.text('done')]);
+    await runAgent('go', { model: 'm', modelCall: model.call, tools: [tool], cwd: '/tmp' });
+    expect(told).toHaveLength(1);
+    expect(told[0]?.cwd).toBe('/tmp');
+    expect(abortedDuringRun).toBe(false);
+    expect(told[0]?.signal.aborted).toBe(true);
+  });
+
   it('is not called when no response ever begins, and a tool that throws in it still runs', async () => {
     let prepared = 0;
     const failing: ModelCall = async () => {
