@@ -6,6 +6,11 @@
  * (compactFiles.test.ts). To re-record:
  *
  *   npx tsx test/history/recordClaudeCompactFiles.ts
+ *
+ * Found so: at most 5 files, the latest read first; a file's content at most 5,000 tokens (a larger one: a note after
+ * the files); 50,000 tokens in all; a changed file as it is now, with or without an exchange after the reads
+ * (twoChanged, twoChangedDirect); a deleted one and one read with offset/limit not attached. Its order follows its file
+ * state's timestamps rebuilt at --resume: in `big` small.txt (read first) came before mid.txt.
  */
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +28,8 @@ export interface FilesCase {
   reads: { file_path: string; offset?: number; limit?: number }[];
   changed?: Record<string, string>;
   deleted?: string[];
+  /** No second exchange before the change and /compact (the session of one -p run, as the lead ran it). */
+  direct?: boolean;
 }
 
 const lines = (n: number, width = 10) => Array.from({ length: n }, (_, i) => `line ${i + 1} ${'x'.repeat(width)}`).join('\n') + '\n';
@@ -39,6 +46,7 @@ export const CASES: FilesCase[] = [
     reads: Array.from({ length: 8 }, (_, i) => ({ file_path: `f${i + 1}.txt` })),
   },
   { name: 'big', files: { 'small.txt': 'SMALL\n', 'big.txt': lines(1500, 30), 'mid.txt': lines(400, 30) }, reads: [{ file_path: 'small.txt' }, { file_path: 'big.txt' }, { file_path: 'mid.txt' }] },
+  { name: 'twoChangedDirect', files: { 'notes.txt': 'AAA\n', 'b.txt': 'BBB\n' }, reads: [{ file_path: 'notes.txt' }, { file_path: 'b.txt' }], changed: { 'notes.txt': 'CHANGED\n' }, direct: true },
   { name: 'range', files: { 'r.txt': lines(10), 'q.txt': 'QQQ\n' }, reads: [{ file_path: 'q.txt' }, { file_path: 'r.txt', offset: 3, limit: 2 }] },
 ];
 
@@ -81,7 +89,8 @@ async function main(): Promise<void> {
   await recordCases({
     fixture: FIXTURE,
     command: 'npx tsx test/history/recordClaudeCompactFiles.ts',
-    cases: CASES,
+    // CASE=name records that case alone (the fixture is then that case: merge it by hand).
+    cases: process.env.CASE ? CASES.filter((c) => c.name === process.env.CASE) : CASES,
     async record(c, { executable, server }) {
       const root = mkdtempSync(join(tmpdir(), 'cc-compact-files-'));
       const home = join(root, 'home');
@@ -97,7 +106,7 @@ async function main(): Promise<void> {
         const first = await runToEnd(executable, ['-p', 'read the files', '--output-format', 'stream-json', '--verbose'], { cwd: dir, env });
         const init = first.stdout.split('\n').find((l) => l.includes('"init"'));
         const sessionId = (JSON.parse(init ?? '{}') as { session_id?: string }).session_id ?? '';
-        await runToEnd(executable, ['-p', 'and then', '--resume', sessionId], { cwd: dir, env });
+        if (!c.direct) await runToEnd(executable, ['-p', 'and then', '--resume', sessionId], { cwd: dir, env });
         for (const [path, text] of Object.entries(c.changed ?? {})) writeFileSync(join(dir, path), text);
         for (const path of c.deleted ?? []) unlinkSync(join(dir, path));
         const compact = await runToEnd(executable, ['-p', '/compact', '--resume', sessionId, '--output-format', 'stream-json', '--verbose'], { cwd: dir, env });
