@@ -13,12 +13,13 @@
  * agentloop (a resume reads the transcript); a mirror that cannot be written is told once and left, the run goes on.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, mkdirSync, readSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { CompactBoundary, RunEvent } from '../core/events.js';
 import type { MessageParam } from '../core/messages.js';
 import { noRedaction, type Redactor } from '../core/redact.js';
+import { mirrorHeld } from './mirrorChain.js';
 import { endsWithNewline, openSessionFile } from './sessionFile.js';
 
 /** Where Claude Code keeps its settings and sessions: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
@@ -97,6 +98,8 @@ export class ClaudeMirror {
   private readonly toolLines = new Map<string, string>();
   private file: { id: string; fd: number } | undefined;
   private parent: string | null = null;
+  /** The uuid of the last line of each message of the history written (a replaced one is written again after the one before it). */
+  private ends: string[] = [];
   private lastPrompt: string | undefined;
   private ended = false;
   private failed = false;
@@ -121,6 +124,12 @@ export class ClaudeMirror {
       this.replies = new Map();
     } else if (event.type === 'message') {
       this.messages[event.index] = event.message;
+      // A message replaced once written (a subagent's answer in place of "interrupted"): written again, on a branch.
+      if (event.index < this.done && this.compacted.length === 0) {
+        this.done = event.index;
+        this.ends.length = event.index;
+        this.parent = this.ends.at(-1) ?? null;
+      }
       if (event.origin === 'prompt') this.lastPrompt = promptText(event.message);
     } else if (event.type === 'reply') {
       this.replies.set(event.index, { id: event.id, model: event.model, stopReason: event.stopReason, usage: event.usage, requestId: event.requestId });
@@ -162,17 +171,15 @@ export class ClaudeMirror {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const fd = openSessionFile(path, 'append');
     this.file = { id, fd };
-    const leaf = fstatSync(fd).size > 0 && this.done === 0 ? leafOf(fd) : undefined;
+    const held = fstatSync(fd).size > 0 && this.done === 0 ? mirrorHeld(fd, this.messages.slice(0, this.seeded)) : undefined;
     if (!endsWithNewline(fd)) writeSync(fd, '\n'); // a line torn by a kill stays alone on its line
-    // A mirror of this session with lines in it holds the history the run started from; else it is written whole.
-    if (leaf !== undefined) {
-      this.parent = leaf;
-      this.done = this.seeded;
-    } else {
-      this.parent = null;
-      this.done = 0;
-      this.toolLines.clear();
-    }
+    // A mirror of this session goes on after what it holds of the history the run started from (./mirrorChain.ts:
+    // what it lacks, a resume's repaired answer say, is written on a branch from there); else it is written whole.
+    this.toolLines.clear();
+    this.ends = held?.ends ?? [];
+    for (const [id, uuid] of held?.toolLines ?? []) this.toolLines.set(id, uuid);
+    this.done = held?.held ?? 0;
+    this.parent = this.ends.at(-1) ?? null;
     return fd;
   }
 
@@ -182,6 +189,7 @@ export class ClaudeMirror {
     for (let before = this.compacted.shift(); before; before = this.compacted.shift()) {
       lines.push(...this.messageLines(before.messages, before.replies, true), this.boundaryLine(before.boundary));
       this.done = 0;
+      this.ends = [];
       this.fromBoundary = before.boundary.messages.length;
       this.summaryNext = before.boundary.kind === 'summary';
     }
@@ -201,6 +209,7 @@ export class ClaudeMirror {
         if (!meta && !ended) break;
         lines.push(...this.assistantLines(message, meta ?? NO_META));
       } else lines.push(...this.userLines(message));
+      this.ends[this.done] = this.parent as string;
     }
     return lines;
   }
@@ -262,23 +271,4 @@ function resultText(result: { content?: unknown; is_error?: boolean }): string {
   if (result.is_error !== true) return text;
   const tagged = /^<tool_use_error>([\s\S]*)<\/tool_use_error>$/.exec(text);
   return tagged ? (tagged[1] as string) : `Error: ${text}`;
-}
-
-/** The uuid of the last line of a mirror (its last 64 KiB read), or undefined when none has one. */
-function leafOf(fd: number): string | undefined {
-  const size = fstatSync(fd).size;
-  const length = Math.min(size, 64 * 1024);
-  const buffer = Buffer.alloc(length);
-  readSync(fd, buffer, 0, length, size - length);
-  const lines = buffer.toString('utf8').split('\n').reverse();
-  for (const text of lines) {
-    try {
-      const line = JSON.parse(text) as { uuid?: unknown; leafUuid?: unknown };
-      if (typeof line.leafUuid === 'string') return line.leafUuid;
-      if (typeof line.uuid === 'string') return line.uuid;
-    } catch {
-      // a torn or cut line: look further back
-    }
-  }
-  return undefined;
 }
