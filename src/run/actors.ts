@@ -147,7 +147,9 @@ function whileFirstCallGoes(call: ModelCallInput, begin: () => void): ModelCallI
     ...call,
     onRequest: (body) => {
       onRequest?.(body);
-      setImmediate(begin);
+      // A macrotask of its own; the simulator runs the machine in a browser, which has no setImmediate.
+      if (typeof setImmediate === 'function') setImmediate(begin);
+      else setTimeout(begin, 0);
     },
     onResponse: begin,
   };
