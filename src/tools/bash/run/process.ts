@@ -9,7 +9,7 @@
  * - on timeout or abort the whole group gets SIGKILL at once;
  * - when this process dies, kill -9 included, a watcher in the group kills it (lifeline.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { closeSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { lifeline, watched, withLifeline } from './lifeline.js';
@@ -119,7 +119,7 @@ function run(options: RunOptions, pipe: OutputPipe, line: number | undefined): P
 }
 
 /** Watches `child` (spawned, its pid known, writing to the pipe whose read end is `readFd`) to its end, its timeout from now. */
-export function watchStarted(child: ChildProcess, readFd: number, options: Omit<RunOptions, 'argv'>): Promise<RunEnding> {
+export function watchStarted(child: ShellProcess, readFd: number, options: Omit<RunOptions, 'argv'>): Promise<RunEnding> {
   return new Promise((resolve) => new Watch(child, child.pid as number, pipeReader(readFd), options, resolve));
 }
 
@@ -140,7 +140,7 @@ class Watch {
   private readonly onAbort = (): void => this.kill('aborted');
 
   constructor(
-    child: ChildProcess,
+    child: ShellProcess,
     private readonly pid: number,
     private readonly reader: Socket,
     private readonly options: Omit<RunOptions, 'argv'>,
@@ -228,6 +228,17 @@ class Watch {
   }
 }
 
+/**
+ * A started shell as this module and run/spare.ts use it (Node's ChildProcess is one), named so here: the package's
+ * types need no Node types (test/install/dts.process.test.ts), and runner.ts's types reach this file's.
+ */
+export interface ShellProcess {
+  readonly pid?: number | undefined;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  once(event: 'exit', listener: (code: number | null, signal: string | null) => void): unknown;
+  prependOnceListener(event: 'exit', listener: (code: number | null, signal: string | null) => void): unknown;
+}
+
 /** Why a spawn failed, when it did. */
 interface ShellResult {
   cause?: unknown;
@@ -235,7 +246,7 @@ interface ShellResult {
 
 /** The started shell, and the promise of why its spawn failed (it settles at the spawn's 'error', or at the exit). */
 export interface Shell {
-  child: ChildProcess;
+  child: ShellProcess;
   result: Promise<ShellResult>;
 }
 

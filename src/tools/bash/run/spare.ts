@@ -17,12 +17,11 @@
  *   lifeline's watcher when it dies; a spare whose chain ended early (bubblewrap refused) is dropped, never used;
  * - one spare at a time in a process: runs at once do not each start one.
  */
-import type { ChildProcess } from 'node:child_process';
 import { closeSync, writeSync } from 'node:fs';
 import { lifeline, watched } from './lifeline.js';
 import { openLifelinePipe, openOutputPipe } from './pipe.js';
 import { backstop } from './programs.js';
-import { killGroup, spawnDetached, trackGroup, untrackGroup, watchStarted, type RunEnding, type RunOptions } from './process.js';
+import { killGroup, spawnDetached, trackGroup, untrackGroup, watchStarted, type RunEnding, type RunOptions, type ShellProcess } from './process.js';
 
 /** What a spare is started with: bubblewrap's argv up to its `--`, the working directory, the environment. */
 export interface SpareShape {
@@ -56,7 +55,7 @@ const MAX_BYTES = 4096;
 
 interface Spare {
   shape: SpareShape;
-  child: ChildProcess;
+  child: ShellProcess;
   pid: number;
   /** The read end of the command's output pipe (the chain holds its write end as stdout and stderr). */
   outputFd: number;
@@ -104,7 +103,7 @@ function closePipe(pipe: { readFd: number; writeFd: number }): void {
 function spawnSpare(shape: SpareShape, output: { readFd: number; writeFd: number }, channel: { readFd: number; writeFd: number }, line: number): Spare | undefined {
   const argv = watched([...shape.prefix, '/bin/sh', '-c', READER, 'sh', shape.timeoutBin], line, shape.env.PATH);
   if (argv[0] !== '/bin/sh') return undefined; // no watcher: no spare (the command starts as always)
-  let child: ChildProcess;
+  let child: ShellProcess;
   try {
     child = spawnDetached(argv[0], argv.slice(1), shape.cwd, shape.env, output.writeFd, line, [channel.readFd]).child;
   } catch {
