@@ -52,32 +52,42 @@ function conversation(body: RequestBody): unknown[] {
   }));
 }
 
+/** A session of agentloop's with a tool call ('first'), its mirror in a config folder of its own; a model Claude Code knows. */
+async function firstSession(): Promise<{ id: string; configDir: string; env: NodeJS.ProcessEnv }> {
+  const configDir = join(project.dir, '.claude-config');
+  mkdirSync(configDir);
+  // A model Claude Code knows: one it does not is "not restored", and the line saying so goes in its request as a system message.
+  const env = { ...project.env, CLAUDE_CONFIG_DIR: configDir, MODEL_ID: 'claude-sonnet-4-5-20250929' };
+  project.server.enqueue(
+    { content: [{ type: 'text', text: 'I will look.' }, { type: 'tool_use', id: 'toolu_01echo', name: 'bash', input: { command: 'echo hi' } }], stop_reason: 'tool_use' },
+    { content: [{ type: 'text', text: 'It said hi.' }], stop_reason: 'end_turn' },
+  );
+  const first = await startCli(['-p', 'first', '--allowedTools', 'Bash', '--output-format', 'json'], { cwd: project.dir, env }).done;
+  expect(first.code, first.stderr).toBe(0);
+  return { id: (JSON.parse(first.stdout) as { session_id: string }).session_id, configDir, env };
+}
+
+/** Claude Code's own `--resume ID -p next` on the mirror: its run, and the request that carries the conversation. */
+async function claudeNext(id: string, configDir: string): Promise<{ run: Awaited<ReturnType<typeof claude>>; main: RequestBody }> {
+  const asked = project.server.requests.length;
+  for (let i = 0; i < 4; i++) project.server.enqueue({ content: [{ type: 'text', text: 'next done' }], stop_reason: 'end_turn' });
+  const run = await claude(['--resume', id, '-p', 'next', '--output-format', 'json'], { HOME: join(project.dir, '.claude-home'), CLAUDE_CONFIG_DIR: configDir });
+  expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
+  const bodies = project.server.requests.slice(asked).flatMap((r) => ((r.body as RequestBody | undefined)?.messages ? [r.body as RequestBody] : []));
+  const main = bodies.find((b) => JSON.stringify(b.messages.at(-1)).includes('next'));
+  expect(main, JSON.stringify(bodies.map((b) => b.messages.length))).toBeDefined();
+  return { run, main: main as RequestBody };
+}
+
 describe.skipIf(!existsSync(CLAUDE_EXE))("Claude Code's --resume on agentloop's session", () => {
   it('sends the whole earlier conversation (two agentloop runs: a tool call, a resume), then the new prompt', async () => {
-    const configDir = join(project.dir, '.claude-config');
-    mkdirSync(configDir);
-    // A model Claude Code knows: one it does not is "not restored", and the line saying so goes in its request as a system message.
-    const env = { ...project.env, CLAUDE_CONFIG_DIR: configDir, MODEL_ID: 'claude-sonnet-4-5-20250929' };
-    project.server.enqueue(
-      { content: [{ type: 'text', text: 'I will look.' }, { type: 'tool_use', id: 'toolu_01echo', name: 'bash', input: { command: 'echo hi' } }], stop_reason: 'tool_use' },
-      { content: [{ type: 'text', text: 'It said hi.' }], stop_reason: 'end_turn' },
-    );
-    const first = await startCli(['-p', 'first', '--allowedTools', 'Bash', '--output-format', 'json'], { cwd: project.dir, env }).done;
-    expect(first.code, first.stderr).toBe(0);
-    const id = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    const { id, configDir, env } = await firstSession();
     // agentloop's own resume goes on in the same mirror, after its last line.
     project.server.enqueue({ content: [{ type: 'text', text: 'Second done.' }], stop_reason: 'end_turn' });
     const second = await startCli(['-p', 'second', '--resume', id], { cwd: project.dir, env }).done;
     expect(second.code, second.stderr).toBe(0);
-    const asked = project.server.requests.length;
-
-    for (let i = 0; i < 4; i++) project.server.enqueue({ content: [{ type: 'text', text: 'next done' }], stop_reason: 'end_turn' });
-    const run = await claude(['--resume', id, '-p', 'next', '--output-format', 'json'], { HOME: join(project.dir, '.claude-home'), CLAUDE_CONFIG_DIR: configDir });
-    expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
-    const bodies = project.server.requests.slice(asked).flatMap((r) => ((r.body as RequestBody | undefined)?.messages ? [r.body as RequestBody] : []));
-    const main = bodies.find((b) => JSON.stringify(b.messages.at(-1)).includes('next'));
-    expect(main, JSON.stringify(bodies.map((b) => b.messages.length))).toBeDefined();
-    expect(conversation(main!)).toEqual([
+    const { run, main } = await claudeNext(id, configDir);
+    expect(conversation(main)).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'first' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'I will look.' }, { type: 'tool_use', id: 'toolu_01echo', name: 'bash', input: { command: 'echo hi' } }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01echo', content: 'hi' }] },
@@ -90,16 +100,7 @@ describe.skipIf(!existsSync(CLAUDE_EXE))("Claude Code's --resume on agentloop's 
   }, 120_000);
 
   it('after agentloop compacts, it reads from the boundary: the summary, then what came after it, then the new prompt', async () => {
-    const configDir = join(project.dir, '.claude-config');
-    mkdirSync(configDir);
-    const env = { ...project.env, CLAUDE_CONFIG_DIR: configDir, MODEL_ID: 'claude-sonnet-4-5-20250929' };
-    project.server.enqueue(
-      { content: [{ type: 'text', text: 'I will look.' }, { type: 'tool_use', id: 'toolu_01echo', name: 'bash', input: { command: 'echo hi' } }], stop_reason: 'tool_use' },
-      { content: [{ type: 'text', text: 'It said hi.' }], stop_reason: 'end_turn' },
-    );
-    const first = await startCli(['-p', 'first', '--allowedTools', 'Bash', '--output-format', 'json'], { cwd: project.dir, env }).done;
-    expect(first.code, first.stderr).toBe(0);
-    const id = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    const { id, configDir, env } = await firstSession();
     project.server.enqueue({ content: [{ type: 'text', text: '<analysis>a</analysis>\n<summary>The user ran echo hi; it said hi.</summary>' }], stop_reason: 'end_turn' });
     const input = `${JSON.stringify({ type: 'user', message: { role: 'user', content: '/compact keep the output' } })}\n`;
     const compact = await startCli(['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--resume', id], { cwd: project.dir, env, input }).done;
@@ -113,15 +114,8 @@ describe.skipIf(!existsSync(CLAUDE_EXE))("Claude Code's --resume on agentloop's 
     const at = lines.findIndex((l) => l.subtype === 'compact_boundary');
     expect(lines[at]).toMatchObject({ type: 'system', parentUuid: null, logicalParentUuid: expect.any(String), content: 'Conversation compacted', compactMetadata: { trigger: 'manual', preTokens: expect.any(Number), postTokens: expect.any(Number) } });
     expect(lines[at + 1]).toMatchObject({ type: 'user', parentUuid: lines[at]?.uuid, isCompactSummary: true, isVisibleInTranscriptOnly: true });
-    const asked = project.server.requests.length;
-
-    for (let i = 0; i < 4; i++) project.server.enqueue({ content: [{ type: 'text', text: 'next done' }], stop_reason: 'end_turn' });
-    const run = await claude(['--resume', id, '-p', 'next', '--output-format', 'json'], { HOME: join(project.dir, '.claude-home'), CLAUDE_CONFIG_DIR: configDir });
-    expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
-    const bodies = project.server.requests.slice(asked).flatMap((r) => ((r.body as RequestBody | undefined)?.messages ? [r.body as RequestBody] : []));
-    const main = bodies.find((b) => JSON.stringify(b.messages.at(-1)).includes('next'));
-    expect(main, JSON.stringify(bodies.map((b) => b.messages.length))).toBeDefined();
-    const sent = conversation(main!) as Array<{ role: string; content: Array<{ type: string; text?: string }> }>;
+    const { main } = await claudeNext(id, configDir);
+    const sent = conversation(main) as Array<{ role: string; content: Array<{ type: string; text?: string }> }>;
     // The summary first; the prompt it replaced is not sent again (the exchange after it is: agentloop kept it whole).
     expect(sent[0]?.content.map((b) => b.text ?? '').join('')).toContain('The user ran echo hi; it said hi.');
     expect(sent).not.toContainEqual({ role: 'user', content: [{ type: 'text', text: 'first' }] });
