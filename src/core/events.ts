@@ -168,30 +168,28 @@ export type GateEvent =
       call?: string;
     };
 
+/** What starts a subagent's run: the parent's Agent call, the child's id, its agent, task, prompt and model. */
+export interface AgentStart {
+  toolUseId: string;
+  agentId: string;
+  agentType: string;
+  description: string;
+  prompt: string;
+  model: string;
+}
+
 /**
  * A subagent's run, a child of this one (core/agents.ts): its start, each of its events as it happens (its own
  * subagents' nested the same way), its end. `toolUseId`: the parent's Agent call; `agentId`: the child's id.
  */
 export type SubagentEvent =
-  | { type: 'agent_start'; toolUseId: string; agentId: string; agentType: string; description: string; prompt: string; model: string }
+  | ({ type: 'agent_start' } & AgentStart)
   /**
    * A resumed session takes up a child its last run cut off (run/childResume.ts): its history restored from its records
    * (`messageCount` of them recorded, `repaired` says what was added), going on at `turnCount`. With `why`, it cannot
    * go on, and its call stays answered as interrupted.
    */
-  | {
-      type: 'agent_resume';
-      toolUseId: string;
-      agentId: string;
-      agentType: string;
-      description: string;
-      prompt: string;
-      model: string;
-      turnCount: number;
-      messageCount: number;
-      repaired: string[];
-      why?: string;
-    }
+  | ({ type: 'agent_resume'; turnCount: number; messageCount: number; repaired: string[]; why?: string } & AgentStart)
   | { type: 'agent_event'; toolUseId: string; agentId: string; agentType: string; event: RunEvent }
   | {
       type: 'agent_end';

@@ -7,7 +7,7 @@
  * never run again (see resume.ts). Every record's shape is checked when a transcript is read
  * (shapes.ts): a record type added here needs its entry there.
  */
-import type { CompactBoundary, MessageOrigin } from '../core/events.js';
+import type { AgentStart, CompactBoundary, MessageOrigin } from '../core/events.js';
 import type { ExitReason, TransitionReason } from '../core/outcome.js';
 import type { MessageParam, ToolResultBlockParam, ToolUseBlock } from '../core/messages.js';
 import type { ModelRequest } from '../core/model.js';
@@ -223,15 +223,9 @@ export interface CompactBoundaryRecord extends CompactBoundary {
 }
 
 /** A subagent's run, started by the Agent call `toolUseId` (core/agents.ts); its records follow as `agent` records. */
-export interface AgentStartRecord {
+export interface AgentStartRecord extends AgentStart {
   type: 'agent_start';
   at: string;
-  toolUseId: string;
-  agentId: string;
-  agentType: string;
-  description: string;
-  prompt: string;
-  model: string;
 }
 
 /** One record of a subagent's run, as a transcript of its own would hold it (without its `at`; a nested one's wrapped again). */

@@ -14,18 +14,12 @@ import { withRunningChildren } from '../../src/durable/childView.js';
 import { SERVICE_NAME } from '../../src/durable/protocol.js';
 import { historyProblems } from '../../src/history/validate.js';
 import { startCli } from '../support/cli.js';
-import type { RequestBody } from '../support/messagesServer.js';
-import { AGENTS, childScript, senderOf, type Hold, type Script } from './childScript.js';
-import { startCluster, type Cluster, until } from './cluster.js';
+import { adminQuery, AGENTS, bodiesOf, scriptedCluster, senderOf, type Hold, type Script } from './childScript.js';
+import { type Cluster, until } from './cluster.js';
 import { restateBinary } from './restateServer.js';
 
 const binary = restateBinary();
 if ('problem' in binary) console.warn(`durable subagent tests skipped: ${binary.problem}`);
-
-async function query<Row>(cluster: Cluster, sql: string): Promise<Row[]> {
-  const answer = await fetch(new URL('/query', cluster.restate.admin), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ query: sql }) });
-  return ((await answer.json()) as { rows: Row[] }).rows;
-}
 
 describe.skipIf('problem' in binary)('subagents of a durable run under its rules', () => {
   let cluster: Cluster;
@@ -33,18 +27,13 @@ describe.skipIf('problem' in binary)('subagents of a durable run under its rules
   let hold: Hold = () => false;
 
   beforeAll(async () => {
-    cluster = await startCluster((binary as { path: string }).path);
-    script = childScript((child, point) => hold(child, point));
-    for (let i = 0; i < 100; i++) cluster.model.enqueue((body) => script.step(body));
-    for (let i = 0; i < 2; i++) await cluster.addWorker();
-    await cluster.register();
+    ({ cluster, script } = await scriptedCluster((binary as { path: string }).path, 2, 100, (child, point) => hold(child, point)));
   }, 90_000);
 
   afterAll(async () => {
     await cluster?.close();
   });
 
-  const bodiesOf = (name: string) => cluster.model.requests.map((r) => r.body as RequestBody).filter((b) => senderOf(b) === `parent ${name}` || senderOf(b).startsWith(`${name}-`));
 
   it("lists a child's call asked about under the parent's session, and runs it once approved", async () => {
     const sessionId = await cluster.submit(['-p', 'case ap: a', '--agents', JSON.stringify(AGENTS), '--permission-mode', 'default']);
@@ -82,12 +71,12 @@ describe.skipIf('problem' in binary)('subagents of a durable run under its rules
     hold = (child, point) => child.startsWith('cx-') && point === 'first request';
     const sessionId = await cluster.submit(['-p', 'case cx: a b', '--agents', JSON.stringify(AGENTS), '--allowedTools', 'Bash']);
     await script.reached(['cx-a', 'cx-b'], 'first request');
-    const [parent] = await query<{ id: string }>(cluster, `SELECT id FROM sys_invocation WHERE target_service_name = 'AgentSession' AND target_service_key = '${sessionId}' AND status <> 'completed'`);
+    const [parent] = await adminQuery<{ id: string }>(cluster, `SELECT id FROM sys_invocation WHERE target_service_name = 'AgentSession' AND target_service_key = '${sessionId}' AND status <> 'completed'`);
     const cancelled = await fetch(new URL(`/invocations/${parent?.id}/cancel`, cluster.restate.admin), { method: 'PATCH' });
     expect(cancelled.status, await cancelled.text()).toBeLessThan(300);
 
     const children = await until('both children to end', async () => {
-      const rows = await query<{ key: string; status: string }>(cluster, `SELECT target_service_key AS key, status FROM sys_invocation WHERE target_service_name = 'AgentChild' AND target_service_key LIKE '${sessionId}/%'`);
+      const rows = await adminQuery<{ key: string; status: string }>(cluster, `SELECT target_service_key AS key, status FROM sys_invocation WHERE target_service_name = 'AgentChild' AND target_service_key LIKE '${sessionId}/%'`);
       return rows.length === 2 && rows.every((r) => r.status === 'completed') ? rows : undefined;
     }, 60_000, 200);
     expect(children).toHaveLength(2);
@@ -95,6 +84,6 @@ describe.skipIf('problem' in binary)('subagents of a durable run under its rules
     expect([done.state, done.context.exitReason]).toEqual(['aborted', 'aborted']);
     for (const message of [done.context.messages]) expect(historyProblems(message)).toEqual([]);
     // The parent's first request and each child's: nothing was asked after the cancel.
-    expect(bodiesOf('cx').map(senderOf).sort()).toEqual(['cx-a', 'cx-b', 'parent cx']);
+    expect(bodiesOf(cluster, 'cx').map(senderOf).sort()).toEqual(['cx-a', 'cx-b', 'parent cx']);
   }, 120_000);
 });

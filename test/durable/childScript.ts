@@ -6,6 +6,7 @@
  * their history is, so a test counts each request sent.
  */
 import type { RequestBody, Step } from '../support/messagesServer.js';
+import { startCluster, type Cluster } from './cluster.js';
 
 export const AGENTS = { logger: { description: 'Appends to a log', prompt: 'You are the logger agent.', tools: ['Bash'] } };
 
@@ -81,3 +82,23 @@ export function childScript(hold: Hold): Script {
   };
 }
 
+
+/** Restate's admin SQL (`/query`): the rows of `sql`. */
+export async function adminQuery<Row>(cluster: Cluster, sql: string): Promise<Row[]> {
+  const answer = await fetch(new URL('/query', cluster.restate.admin), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ query: sql }) });
+  return ((await answer.json()) as { rows: Row[] }).rows;
+}
+
+/** A cluster of `workers` whose model is the script (`steps` replies queued), each child held where `hold` says. */
+export async function scriptedCluster(binaryPath: string, workers: number, steps: number, hold: Hold): Promise<{ cluster: Cluster; script: Script }> {
+  const cluster = await startCluster(binaryPath);
+  const script = childScript(hold);
+  for (let i = 0; i < steps; i++) cluster.model.enqueue((body) => script.step(body));
+  for (let i = 0; i < workers; i++) await cluster.addWorker();
+  await cluster.register();
+  return { cluster, script };
+}
+
+/** The requests of case `name`: its parent's and its children's. */
+export const bodiesOf = (cluster: Cluster, name: string): RequestBody[] =>
+  cluster.model.requests.map((r) => r.body as RequestBody).filter((b) => senderOf(b) === `parent ${name}` || senderOf(b).startsWith(`${name}-`));

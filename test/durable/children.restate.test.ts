@@ -17,19 +17,16 @@ import { runTranscript } from '../../src/durable/ingress.js';
 import { historyProblems } from '../../src/history/validate.js';
 import { INTERRUPTED_BY_WORKER } from '../../src/durable/journal.js';
 import type { RequestBody } from '../support/messagesServer.js';
-import { AGENTS, childScript, hasToolResult, senderOf, signatureOf, type Hold, type Point, type Script } from './childScript.js';
-import { startCluster, type Cluster, until } from './cluster.js';
+import { adminQuery, AGENTS, bodiesOf, hasToolResult, scriptedCluster, senderOf, signatureOf, type Hold, type Point, type Script } from './childScript.js';
+import { type Cluster, until } from './cluster.js';
 import { restateBinary } from './restateServer.js';
 
 const binary = restateBinary();
 if ('problem' in binary) console.warn(`durable subagent tests skipped: ${binary.problem}`);
 
 /** The invocations of `service` whose key starts with `prefix`, as Restate's admin API lists them. */
-async function invocations(cluster: Cluster, service: string, prefix: string): Promise<{ key: string; status: string }[]> {
-  const sql = `SELECT target_service_key AS key, status FROM sys_invocation WHERE target_service_name = '${service}' AND target_service_key LIKE '${prefix}%'`;
-  const answer = await fetch(new URL('/query', cluster.restate.admin), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ query: sql }) });
-  return ((await answer.json()) as { rows: { key: string; status: string }[] }).rows;
-}
+const invocations = (cluster: Cluster, service: string, prefix: string) =>
+  adminQuery<{ key: string; status: string }>(cluster, `SELECT target_service_key AS key, status FROM sys_invocation WHERE target_service_name = '${service}' AND target_service_key LIKE '${prefix}%'`);
 
 describe.skipIf('problem' in binary)('subagents of a durable run', () => {
   let cluster: Cluster;
@@ -37,18 +34,13 @@ describe.skipIf('problem' in binary)('subagents of a durable run', () => {
   let hold: Hold = () => false;
 
   beforeAll(async () => {
-    cluster = await startCluster((binary as { path: string }).path);
-    script = childScript((child, point) => hold(child, point));
-    for (let i = 0; i < 200; i++) cluster.model.enqueue((body) => script.step(body));
-    for (let i = 0; i < 4; i++) await cluster.addWorker();
-    await cluster.register();
+    ({ cluster, script } = await scriptedCluster((binary as { path: string }).path, 4, 200, (child, point) => hold(child, point)));
   }, 90_000);
 
   afterAll(async () => {
     await cluster?.close();
   });
 
-  const bodiesOf = (name: string) => cluster.model.requests.map((r) => r.body as RequestBody).filter((b) => senderOf(b) === `parent ${name}` || senderOf(b).startsWith(`${name}-`));
   const log = (child: string) => readFileSync(join(cluster.dir, `log-${child}`), 'utf8');
 
   /** What every case holds: the parent's last request answers both calls with the children's answers; valid histories. */
@@ -56,7 +48,7 @@ describe.skipIf('problem' in binary)('subagents of a durable run', () => {
     const done = await cluster.resultOf(sessionId, 90_000);
     expect(done.context.exitReason).toBe('completed');
     expect(done.text).toBe('the loggers are done');
-    const bodies = bodiesOf(name);
+    const bodies = bodiesOf(cluster, name);
     const last = bodies.filter((b) => senderOf(b) === `parent ${name}`).at(-1) as RequestBody;
     expect(hasToolResult(last)).toBe(true);
     const answers = (last.messages.at(-1)?.content as { type: string; tool_use_id?: string; content?: unknown; is_error?: boolean }[]).filter((b) => b.type === 'tool_result');

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { historyProblems } from '../../src/history/validate.js';
 import { isSummaryBody } from '../support/compaction.js';
 import type { RequestBody, Step } from '../support/messagesServer.js';
-import { holdPoint, startCluster } from './cluster.js';
+import { holdPoint, startCluster, type Cluster } from './cluster.js';
 import { restateBinary } from './restateServer.js';
 
 const binary = restateBinary();
@@ -20,6 +20,24 @@ const compacted = (body: RequestBody) => JSON.stringify(body.messages[0]).includ
 const firstTurn = (body: RequestBody): Step | undefined =>
   body.messages.length === 1 ? { content: [{ type: 'tool_use', id: 'toolu_c1', name: 'bash', input: { command: 'echo hi' } }], stop_reason: 'tool_use' } : undefined;
 const TOO_LONG: Step = { error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } };
+
+/**
+ * The run of 'answer briefly' on two workers whose model answers with `step`; the worker holding it killed once `held`
+ * is reached; its result, checked to be the short answer.
+ */
+async function killedWhileHeld(cluster: Cluster, step: (body: RequestBody) => Step | Promise<Step>, held: ReturnType<typeof holdPoint>) {
+  for (let i = 0; i < 20; i++) cluster.model.enqueue(step);
+  await cluster.addWorker();
+  await cluster.addWorker();
+  await cluster.register();
+  const sessionId = await cluster.submit(['-p', 'answer briefly']);
+  await held.reached;
+  expect(await cluster.killRunning(), 'the run is on one worker').toHaveLength(1);
+  const done = await cluster.resultOf(sessionId);
+  expect(done.context.exitReason).toBe('completed');
+  expect(done.text).toBe('short answer');
+  return done;
+}
 
 describe.skipIf('problem' in binary)('compaction in a durable run', () => {
   it('replays a run killed after its compaction without summarizing again', async () => {
@@ -34,16 +52,7 @@ describe.skipIf('problem' in binary)('compaction in a durable run', () => {
         if (afterBoundary === 1) return held.hold(); // under way when the worker is killed
         return { content: [{ type: 'text', text: 'short answer' }], stop_reason: 'end_turn' };
       };
-      for (let i = 0; i < 20; i++) cluster.model.enqueue(step);
-      await cluster.addWorker();
-      await cluster.addWorker();
-      await cluster.register();
-      const sessionId = await cluster.submit(['-p', 'answer briefly']);
-      await held.reached;
-      expect(await cluster.killRunning(), 'the run is on one worker').toHaveLength(1);
-      const done = await cluster.resultOf(sessionId);
-      expect(done.context.exitReason).toBe('completed');
-      expect(done.text).toBe('short answer');
+      const done = await killedWhileHeld(cluster, step, held);
       const bodies = cluster.model.requests.map((r) => r.body as RequestBody);
       // The first turn, one refused request, one summary, the compacted turn twice (the held one never answered): no
       // second summary, and neither the first turn nor the refusal asked again.
@@ -71,16 +80,7 @@ describe.skipIf('problem' in binary)('compaction in a durable run', () => {
         if (!compacted(body)) return firstTurn(body) ?? TOO_LONG;
         return { content: [{ type: 'text', text: 'short answer' }], stop_reason: 'end_turn' };
       };
-      for (let i = 0; i < 20; i++) cluster.model.enqueue(step);
-      await cluster.addWorker();
-      await cluster.addWorker();
-      await cluster.register();
-      const sessionId = await cluster.submit(['-p', 'answer briefly']);
-      await held.reached;
-      expect(await cluster.killRunning(), 'the run is on one worker').toHaveLength(1);
-      const done = await cluster.resultOf(sessionId);
-      expect(done.context.exitReason).toBe('completed');
-      expect(done.text).toBe('short answer');
+      const done = await killedWhileHeld(cluster, step, held);
       expect(summaries).toBe(2);
       const bodies = cluster.model.requests.map((r) => r.body as RequestBody);
       expect(bodies.filter((b) => !isSummaryBody(b) && !compacted(b)), 'the first turn and the refusal came from the journal').toHaveLength(2);
