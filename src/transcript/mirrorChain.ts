@@ -36,7 +36,9 @@ export interface MirrorHeld {
 
 /** What the mirror open at `fd` holds of `history`. */
 export function mirrorHeld(fd: number, history: readonly MessageParam[]): MirrorHeld {
-  const lines = readLines(fd);
+  const size = fstatSync(fd).size;
+  if (size > MAX_READ) return tailHeld(fd, size, history);
+  const lines = readLines(fd, 0, size);
   const byUuid = new Map(lines.filter((l) => typeof l.uuid === 'string').map((l) => [l.uuid, l]));
   const last = [...lines].reverse().find((l) => typeof l.leafUuid === 'string' || typeof l.uuid === 'string');
   const leaf = last?.leafUuid ?? last?.uuid;
@@ -50,10 +52,22 @@ export function mirrorHeld(fd: number, history: readonly MessageParam[]): Mirror
   return { leaf, held, ends: messages.slice(0, held).map((m) => m.end), toolLines };
 }
 
-function readLines(fd: number): ChainLine[] {
-  const size = fstatSync(fd).size;
-  const buffer = Buffer.alloc(size);
-  readSync(fd, buffer, 0, size, 0);
+/** A mirror past this size is not read whole (its chain is not walked): see tailHeld. */
+const MAX_READ = 32 * 1024 * 1024;
+
+/**
+ * A mirror too big to read whole: its last line's leaf from its last 64 KiB, and the history taken as held (what a
+ * kill left out of it stays out: Claude Code's --resume repairs a result it lacks as interrupted).
+ */
+function tailHeld(fd: number, size: number, history: readonly MessageParam[]): MirrorHeld {
+  const last = readLines(fd, size - 64 * 1024, 64 * 1024).reverse().find((l) => typeof l.leafUuid === 'string' || typeof l.uuid === 'string');
+  const leaf = last?.leafUuid ?? last?.uuid;
+  return { leaf, held: leaf ? history.length : 0, ends: leaf ? history.map(() => leaf) : [], toolLines: new Map() };
+}
+
+function readLines(fd: number, from: number, length: number): ChainLine[] {
+  const buffer = Buffer.alloc(length);
+  readSync(fd, buffer, 0, length, from);
   const lines: ChainLine[] = [];
   for (const text of buffer.toString('utf8').split('\n')) {
     try {

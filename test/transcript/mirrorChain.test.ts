@@ -3,10 +3,10 @@
  * nothing it holds is written twice, and what it lacks (a resume's repaired answer to a call a kill cut off) is
  * written after the last message it holds, so that the chain Claude Code's --resume reads is the history.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { openSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/core/events.js';
 import type { MessageParam } from '../../src/core/messages.js';
@@ -66,4 +66,16 @@ describe('a resumed mirror', () => {
     expect(held([user('work'), answer, user('more'), answer]).held).toBe(4);
     expect(lineCount() - before).toBe(3);
   });
+
+  it('a mirror too big to read whole (over 32 MiB) is not read whole: it goes on after its last line, as before', () => {
+    dir = mkdtempSync(join(tmpdir(), 'mirror-chain-'));
+    const path = mirrorPath(dir, '/p', 's');
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, `${'x'.repeat(33 * 1024 * 1024)}\n`);
+    write([], [{ type: 'message', index: 0, message: user('work'), origin: 'prompt' }, { type: 'message', index: 1, message: call, origin: 'reply' }, reply(1)] as RunEvent[]);
+    const big = held([user('work'), call, repaired]);
+    expect(big.held).toBe(3);
+    expect(big.ends.at(-1)).toBe(big.leaf);
+  });
 });
+
