@@ -4,6 +4,7 @@
  * are: `worker --model sonnet` resolves the alias as `-p` does.
  */
 import { adminUrlOf } from '../../durable/addresses.js';
+import type { RunRequest } from '../../durable/protocol.js';
 import type { PermissionMode } from '../../permissions/modes.js';
 import { restateId, UsageError } from './argValues.js';
 import { pickFlags, type ParsedLine } from './parse.js';
@@ -33,29 +34,20 @@ export type DurableOptions =
       /** The most permissive mode of its runs (`--permission-mode`). */
       permissionMode?: PermissionMode;
     }
-  | {
+  | ({
       command: 'submit';
       restate: string;
       /** Restate's admin API (`--admin`; default: the ingress's host, port 9070): `--wait` reads the run's records there. */
       admin: string;
-      prompt: string;
       wait: boolean;
       sessionId?: string;
       /** Restate starts one run per key: a submit retried with it does not start another. */
       idempotencyKey?: string;
-      model?: string;
-      maxTurns?: number;
-      maxTokens?: number;
-      maxRetries?: number;
-      appendSystemPrompt?: string;
-      permissionMode?: PermissionMode;
-      allowedTools?: string[];
-      disallowedTools?: string[];
-      /** Seconds a call asked about waits before it is denied. */
+      /** Seconds a call asked about waits before it is denied (the request carries it in ms). */
       approvalTimeout?: number;
       /** `--agents JSON`: the run's subagents (checked when parsed: cli/setup/agents.ts). */
       agents?: string;
-    }
+    } & Omit<RunRequest, 'approvalTimeoutMs' | 'agents'>)
   | {
       command: 'balancer';
       port: number;
