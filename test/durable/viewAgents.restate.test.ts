@@ -6,17 +6,17 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli } from '../support/cli.js';
 import { AGENTS, childScript, type Hold } from './childScript.js';
 import { startCluster, type Cluster, until } from './cluster.js';
 import { restateBinary } from './restateServer.js';
+import { launchChromium, showViewer } from '../support/browser.js';
 
 const binary = restateBinary();
 if ('problem' in binary) console.warn(`view --restate subagent tests skipped: ${binary.problem}`);
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 let cluster: Cluster;
 let browser: Browser;
@@ -40,7 +40,7 @@ describe.skipIf('problem' in binary)('view --restate of a durable run with subag
     for (let i = 0; i < 10; i++) cluster.model.enqueue((body) => script.step(body));
     await cluster.addWorker();
     await cluster.register();
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
@@ -60,8 +60,7 @@ describe.skipIf('problem' in binary)('view --restate of a durable run with subag
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     const url = await until('the viewer URL', () => /^http:\/\/127\.0\.0\.1:\d+\/\S+$/m.exec(view.output().stdout)?.[0], 30_000);
-    await page.goto(`${url}&lang=en`);
-    await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+    await showViewer(page, url, { lang: 'en' });
     await page.keyboard.press('Home');
     const into = page.getByTestId('step-into');
     expect(await stepUntil(page, () => into.first().isVisible())).toBe(true);

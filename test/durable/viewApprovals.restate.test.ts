@@ -7,18 +7,18 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerFromResults, bashUse, firstPrompt, lastToolResults } from '../support/agentServer.js';
 import type { Step, StepFn } from '../support/messagesServer.js';
 import { startCli } from '../support/cli.js';
 import { startCluster, type Cluster, until } from './cluster.js';
 import { restateBinary } from './restateServer.js';
+import { launchChromium, showViewer } from '../support/browser.js';
 
 const binary = restateBinary();
 if ('problem' in binary) console.warn(`view --restate approval tests skipped: ${binary.problem}`);
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 /** `do: COMMAND` runs COMMAND, then answers with what it gave. */
 const agent: StepFn = (body, index): Step => {
@@ -40,12 +40,10 @@ async function waitingRun(command: string): Promise<{ id: string; toolUseId: str
 }
 
 /** `view --restate` of session `id`, and a page on it. */
-async function viewOf(id: string, lang = 'en'): Promise<{ page: Page; close: () => Promise<void> }> {
+async function viewOf(id: string, lang: 'en' | 'zh' = 'en'): Promise<{ page: Page; close: () => Promise<void> }> {
   const view = startCli(['view', '--restate', cluster.restate.ingress, '--admin', cluster.restate.admin, '--port', '0', id], { cwd: cluster.dir, env: cluster.env });
   const url = await until('the viewer URL', () => /^http:\/\/127\.0\.0\.1:\d+\/\S+$/m.exec(view.output().stdout)?.[0], 30_000);
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.goto(`${url}&lang=${lang}`);
-  await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+  const page = await showViewer(await browser.newPage({ viewport: { width: 1280, height: 900 } }), url, { lang });
   return {
     page,
     close: async () => {
@@ -70,7 +68,7 @@ describe.skipIf('problem' in binary)('view --restate shows the call a durable ru
     for (let i = 0; i < 12; i++) cluster.model.enqueue(agent);
     await cluster.addWorker();
     await cluster.register();
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

@@ -5,14 +5,14 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MISTAKE_NAMES, type MistakeName } from '../../src/mistakes/names.js';
 import { runMistake, type MistakeRun } from '../../src/mistakes/run.js';
 import { findSession } from '../../src/transcript/store.js';
 import { cliEnv, startCli } from '../support/cli.js';
+import { launchChromium } from '../support/browser.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const SCREENSHOTS = join(process.cwd(), 'test-results');
 
 let dir: string;
@@ -46,7 +46,7 @@ beforeAll(async () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   url = new URL(viewer.output().stdout.trim().split('\n')[0] as string);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1700, height: 1000 } });
   page.on('pageerror', (e) => errors.push(e.message));
 }, 90_000);

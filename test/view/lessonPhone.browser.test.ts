@@ -7,14 +7,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultTools } from '../../src/run/defaultTools.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { DEMO_MODEL_ID, DEMO_PROMPT, demoModel } from '../../src/scripted/demo.js';
 import { startViewer, type Viewer } from '../../src/view/server/server.js';
+import { launchChromium, showViewer } from '../support/browser.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 let dir: string;
 let viewer: Viewer;
@@ -30,14 +30,11 @@ beforeAll(async () => {
   const home = join(dir, 'home');
   const { sessionId } = await runAgent(DEMO_PROMPT, { model: DEMO_MODEL_ID, modelCall: demoModel().call, cwd, tools: defaultTools({ cwd }), session: { home, label: 'demo' } });
   viewer = await startViewer({ home });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   const context = await browser.newContext({ locale: 'zh-CN', viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
   page = await context.newPage();
   page.on('pageerror', (e) => errors.push(e.message));
-  const url = new URL(viewer.url);
-  url.searchParams.set('session', sessionId);
-  await page.goto(url.toString());
-  await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+  await showViewer(page, viewer.url, { session: sessionId });
 }, 120_000);
 
 afterAll(async () => {

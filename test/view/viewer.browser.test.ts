@@ -10,7 +10,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/core/model.js';
 import { MISTAKE_NAMES, type MistakeName } from '../../src/mistakes/names.js';
@@ -28,8 +28,8 @@ import { checkStep, liveBefore } from '../support/narration.js';
 import { pageShown } from '../support/pageShown.js';
 import { shownSteps } from '../support/lessonShown.js';
 import { cut, paused, SIX_CALLS } from '../support/sixCalls.js';
+import { launchChromium, showViewer } from '../support/browser.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 /** Where the screenshots of every step of the demo are kept (git-ignored; docs/view.md names it). */
 const SHOTS = join(process.cwd(), 'test-results', 'viewer-steps');
 const SIZES = [
@@ -55,7 +55,7 @@ beforeAll(async () => {
   demoId = (await runAgent(DEMO_PROMPT, { model: DEMO_MODEL_ID, modelCall: demoModel().call, cwd: work, tools: chapterTools({ cwd: work }), session: { home, label: 'demo' } })).sessionId;
   for (const name of MISTAKE_NAMES) mistaken[name] = (await runMistake(name, { cwd: work, home })).mistaken.sessionId;
   viewer = await startViewer({ home });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -65,10 +65,7 @@ afterAll(async () => {
 });
 
 async function open(page: Page, id: string): Promise<void> {
-  const url = new URL(viewer.url);
-  url.searchParams.set('session', id);
-  await page.goto(url.toString());
-  await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+  await showViewer(page, viewer.url, { session: id });
   await page.keyboard.press('Home');
 }
 

@@ -6,15 +6,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../../src/core/model.js';
 import { runAgent } from '../../../src/run/runAgent.js';
 import { reply, scriptedModel } from '../../../src/scripted/model.js';
 import { startViewer, type Viewer } from '../../../src/view/server/server.js';
 import { echoTool } from '../../support/drive.js';
+import { launchChromium, showViewer } from '../../support/browser.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 let home: string;
 let viewer: Viewer;
 let browser: Browser;
@@ -26,7 +26,7 @@ beforeAll(async () => {
   const model = scriptedModel([reply.toolUse([{ id: 'toolu_1', name: 'echo', input: { text: 'x' } }]), tooLong, reply.text('done')], { summary: '<summary>echoed x</summary>' });
   sessionId = (await runAgent('echo x', { model: 'scripted', modelCall: model.call, tools: [echoTool()], session: { home } })).sessionId;
   viewer = await startViewer({ home });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
@@ -37,12 +37,7 @@ afterAll(async () => {
 
 describe('the viewer: a compaction boundary', () => {
   it('is a step with its card: why, kept in state vs sent, the summary', async () => {
-    const page = await browser.newPage();
-    const url = new URL(viewer.url);
-    url.searchParams.set('session', sessionId);
-    url.searchParams.set('lang', 'en');
-    await page.goto(url.toString());
-    await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+    const page = await showViewer(await browser.newPage(), viewer.url, { session: sessionId, lang: 'en' });
     await page.keyboard.press('Home');
     const card = page.getByTestId('compact-card');
     for (let i = 0; i < 20 && !(await card.isVisible()); i++) await page.keyboard.press('ArrowRight');
@@ -57,12 +52,7 @@ describe('the viewer: a compaction boundary', () => {
   }, 60_000);
 
   it('on a phone, in one column, comes after the lesson and the state card, not above them', async () => {
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
-    const url = new URL(viewer.url);
-    url.searchParams.set('session', sessionId);
-    url.searchParams.set('lang', 'en');
-    await page.goto(url.toString());
-    await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+    const page = await showViewer(await browser.newPage({ viewport: { width: 390, height: 844 } }), viewer.url, { session: sessionId, lang: 'en' });
     await page.keyboard.press('Home');
     const card = page.getByTestId('compact-card');
     for (let i = 0; i < 20 && !(await card.isVisible()); i++) await page.keyboard.press('ArrowRight');

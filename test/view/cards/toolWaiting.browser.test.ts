@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalFeed, type WaitingCallView } from '../../../src/view/server/approvals.js';
 import { startViewer, type Viewer } from '../../../src/view/server/server.js';
@@ -15,8 +15,8 @@ import { readOrder } from '../../../src/view/timeline/read.js';
 import { cardSamples, type CardSample } from '../../support/cardSamples.js';
 import { checkShown } from '../../support/lessonCheck.js';
 import { pageShown } from '../../support/pageShown.js';
+import { launchChromium, showViewer } from '../../support/browser.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 let home: string;
 let viewer: Viewer;
 let browser: Browser;
@@ -36,7 +36,7 @@ beforeAll(async () => {
   writeFileSync(join(home, 'sessions', `${id}.jsonl`), `${sample.records.map((r) => JSON.stringify(r)).join('\n')}\n`);
   feed.set([waitingCall([...sample.context.waiting][0] as string, 'waiting')]);
   viewer = await startViewer({ home, sessionId: id, live: true, approvals: feed });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
@@ -46,11 +46,7 @@ afterAll(async () => {
 });
 
 async function open(lang: 'en' | 'zh', size: { width: number; height: number }): Promise<Page> {
-  const page = await browser.newPage({ viewport: size });
-  const url = new URL(viewer.url);
-  url.searchParams.set('lang', lang);
-  await page.goto(url.toString());
-  await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+  const page = await showViewer(await browser.newPage({ viewport: size }), viewer.url, { lang });
   await page.getByTestId('approval').first().waitFor({ timeout: 10_000 });
   return page;
 }

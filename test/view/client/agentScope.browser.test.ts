@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent } from '../../../src/run/runAgent.js';
 import { defaultTools } from '../../../src/run/defaultTools.js';
@@ -16,8 +16,8 @@ import { reply, scriptedModel } from '../../../src/scripted/model.js';
 import { agentRecords, agentStarts } from '../../../src/transcript/agentRecords.js';
 import { findSession, readTranscript } from '../../../src/transcript/store.js';
 import { startViewer, type Viewer } from '../../../src/view/server/server.js';
+import { launchChromium, showViewer } from '../../support/browser.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 let home: string;
 let viewer: Viewer;
 let browser: Browser;
@@ -50,7 +50,7 @@ beforeAll(async () => {
   display = (start as { display?: string } | undefined)?.display ?? '';
   expect(display).toContain('ls');
   viewer = await startViewer({ home });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
@@ -75,11 +75,7 @@ describe('the viewer: a subagent', () => {
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    const url = new URL(viewer.url);
-    url.searchParams.set('session', sessionId);
-    url.searchParams.set('lang', 'en');
-    await page.goto(url.toString());
-    await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+    await showViewer(page, viewer.url, { session: sessionId, lang: 'en' });
     await page.keyboard.press('Home');
     const into = page.getByTestId('step-into');
     expect(await stepUntil(page, () => into.isVisible())).toBe(true);

@@ -8,7 +8,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastToolResults } from '../../support/agentServer.js';
 import { runCli } from '../../support/cli.js';
@@ -16,8 +16,8 @@ import { everything } from '../../support/mcp.js';
 import type { RequestBody } from '../../support/messagesServer.js';
 import { openCliProject, type CliProject } from '../../support/project.js';
 import { startViewer, type Viewer } from '../../../src/view/server/server.js';
+import { launchChromium, showViewer } from '../../support/browser.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 /** Where the last step's screenshot is kept (git-ignored, beside the demo's). */
 const SHOTS = join(process.cwd(), 'test-results', 'viewer-steps');
 const SIZES = [
@@ -46,7 +46,7 @@ beforeAll(async () => {
   data = image.source.data;
   viewer = await startViewer({ home: project.home });
   mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {
@@ -77,10 +77,7 @@ describe.each(SIZES)('an MCP image result in the viewer at $width×$height', (si
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    const url = new URL(viewer.url);
-    url.searchParams.set('session', sessionId);
-    await page.goto(url.toString());
-    await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+    await showViewer(page, viewer.url, { session: sessionId });
     await page.keyboard.press('Home');
     const src = `data:image/png;base64,${data}`;
     const caption = `image image/png, ${Buffer.from(data, 'base64').length} bytes`;

@@ -9,14 +9,14 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerFromResults, bashUse, startCheckedServer } from '../../support/agentServer.js';
 import { cliEnv, runCli, startCli } from '../../support/cli.js';
 import type { MessagesServer } from '../../support/messagesServer.js';
 import { waitFor } from '../../support/sessions.js';
+import { launchChromium } from '../../support/browser.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 let dir: string;
 let home: string;
@@ -29,7 +29,7 @@ beforeAll(async () => {
   home = join(dir, 'home');
   mkdirSync(join(dir, 'project'));
   writeFileSync(join(dir, 'project', 'notes.txt'), 'n');
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
   page = await context.newPage();
 }, 60_000);

@@ -9,7 +9,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStatelyInspector } from '../../../src/inspect/stately.js';
 import { reply, scriptedModel } from '../../../src/scripted/model.js';
@@ -18,8 +18,8 @@ import { startSession } from '../../../src/transcript/recorder.js';
 import { startViewer } from '../../../src/view/server/server.js';
 import { echoTool } from '../../support/drive.js';
 import { waitFor } from '../../support/sessions.js';
+import { launchChromium } from '../../support/browser.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 /**
  * Header ids that a replacement pattern, an HTML parser or a quote would take for more than text. A session is found by
@@ -54,7 +54,7 @@ beforeAll(async () => {
   const model = scriptedModel([reply.toolUse([{ id: 'toolu_1', name: 'echo', input: { text: 'x' } }]), reply.text('done')]);
   recorder.finish(await runAgent('go', { model: 'm', modelCall: model.call, tools: [echoTool()], onEvent: recorder.onEvent }));
   recorder.close();
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -1,0 +1,30 @@
+/**
+ * Debian's chromium through playwright-core, as every page test drives it: one launch with the flags that keep it
+ * quiet and offline, and a page taken to the viewer on a session and waited for until it has loaded.
+ */
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/** Debian's chromium, headless. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+export interface ViewerPage {
+  /** The session to open (`?session=`); none keeps the URL's own. */
+  session?: string;
+  lang?: 'en' | 'zh';
+  /** How long the page may take to load (ms). */
+  timeout?: number;
+}
+
+/** Takes `page` to the viewer at `viewerUrl` (on `session`, in `lang`) and waits until its body says it has loaded. */
+export async function showViewer(page: Page, viewerUrl: string, options: ViewerPage = {}): Promise<Page> {
+  const url = new URL(viewerUrl);
+  if (options.session) url.searchParams.set('session', options.session);
+  if (options.lang) url.searchParams.set('lang', options.lang);
+  await page.goto(url.toString());
+  await page.waitForSelector('body[data-loaded="true"]', { timeout: options.timeout ?? 30_000 });
+  return page;
+}
