@@ -81,8 +81,22 @@ export function redactionOrder(secrets: readonly SecretValue[]): SecretValue[] {
 }
 
 export function createRedactor(secrets: readonly SecretValue[]): Redactor {
-  const compiled = redactionOrder(secrets).map(compile);
-  if (compiled.length === 0) return noRedaction;
+  const ordered = redactionOrder(secrets);
+  if (ordered.length === 0) return noRedaction;
+  const key = ordered.map((s) => `${s.name}\0${s.value}`).join('\0');
+  const made = recent.get(key) ?? compiledRedactor(ordered.map(compile));
+  // The most recent few, the newest last: runs of one process with the same credentials share theirs (its patterns
+  // are compiled once); a redactor holds nothing of a run, so sharing it is safe.
+  recent.delete(key);
+  recent.set(key, made);
+  if (recent.size > RECENT_REDACTORS) recent.delete(recent.keys().next().value as string);
+  return made;
+}
+
+const RECENT_REDACTORS = 8;
+const recent = new Map<string, Redactor>();
+
+function compiledRedactor(compiled: Compiled[]): Redactor {
   const mightHold = (text: string) => compiled.some((c) => text.includes(c.anchor));
   const text = (input: string): string => {
     let out = input;
