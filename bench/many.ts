@@ -38,6 +38,7 @@ interface Figures {
   firstError?: string;
   wallMs: number;
   runsWallMs: number;
+  cpuMs: number;
   baseRssMb: number;
   baseHeapMb: number;
   peakRssMb: number;
@@ -96,7 +97,7 @@ function table(n: number, results: Map<Side, Figures[]>): string {
   const rows = sides.map((side) => {
     const runs = results.get(side) ?? [];
     const ok = runs.filter((r) => r.failures === 0);
-    if (ok.length === 0) return `| ${LABELS[side]} | could not run: ${(runs[0]?.firstError ?? 'no run').replace(/\|/g, '\\|')} |||||||`;
+    if (ok.length === 0) return `| ${LABELS[side]} | could not run: ${(runs[0]?.firstError ?? 'no run').replace(/\|/g, '\\|')} ||||||||`;
     const m = (f: (r: Figures) => number) => median(ok.map(f));
     const held = ok[Math.floor(ok.length / 2)]?.held.resources ?? {};
     const kinds = Object.entries(held)
@@ -104,12 +105,12 @@ function table(n: number, results: Map<Side, Figures[]>): string {
       .slice(0, 3)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
-    return `| ${LABELS[side]} | ${fmt(m((r) => kb(r.held.heapMb - r.baseHeapMb, n)), 1)} | ${fmt(m((r) => kb(r.peakRssMb - r.baseRssMb, n)), 1)} | ${fmt(m((r) => (r.n / r.runsWallMs) * 1000), 0)} | ${fmt(m((r) => r.runsWallMs / 1000), 2)} | ${fmt(m((r) => r.delayMs.p50), 1)} / ${fmt(m((r) => r.delayMs.p99), 1)} / ${fmt(m((r) => r.delayMs.max), 0)} | ${fmt(m((r) => r.peakFds), 0)} | ${kinds} | ${ok.length}/${runs.length} |`;
+    return `| ${LABELS[side]} | ${fmt(m((r) => kb(r.held.heapMb - r.baseHeapMb, n)), 1)} | ${fmt(m((r) => kb(r.peakRssMb - r.baseRssMb, n)), 1)} | ${fmt(m((r) => (r.n / r.runsWallMs) * 1000), 0)} | ${fmt(m((r) => r.cpuMs / r.n), 2)} | ${fmt(m((r) => r.runsWallMs / 1000), 2)} | ${fmt(m((r) => r.delayMs.p50), 1)} / ${fmt(m((r) => r.delayMs.p99), 1)} / ${fmt(m((r) => r.delayMs.max), 0)} | ${fmt(m((r) => r.peakFds), 0)} | ${kinds} | ${ok.length}/${runs.length} |`;
   });
   return `**${n.toLocaleString('en')} runs at once**
 
-| Side | heap held a run, KB (all first requests out, after a full GC) | peak RSS a run, KB | runs finished a second | wall, s | event-loop delay p50 / p99 / max, ms | file descriptors at the peak | handles held then (most) | rounds counted |
-|---|---|---|---|---|---|---|---|---|
+| Side | heap held a run, KB (all first requests out, after a full GC) | peak RSS a run, KB | runs finished a second | CPU a run, ms | wall, s | event-loop delay p50 / p99 / max, ms | file descriptors at the peak | handles held then (most) | rounds counted |
+|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}`;
 }
 
@@ -138,7 +139,7 @@ try {
           results.set(side, [...(results.get(side) ?? []), figures]);
           log(
             `many ×${n} round ${round + 1}/${rounds} ${side}: held ${fmt(kb(figures.held.heapMb - figures.baseHeapMb, n), 1)} KB/run, ` +
-              `rss ${fmt(kb(figures.peakRssMb - figures.baseRssMb, n), 1)} KB/run, ${fmt((n / figures.runsWallMs) * 1000, 0)} runs/s, ` +
+              `rss ${fmt(kb(figures.peakRssMb - figures.baseRssMb, n), 1)} KB/run, ${fmt((n / figures.runsWallMs) * 1000, 0)} runs/s, ${fmt(figures.cpuMs / n, 2)} ms CPU/run, ` +
               `delay p99 ${fmt(figures.delayMs.p99, 1)} ms, fds ${figures.peakFds}, failures ${figures.failures}${figures.firstError ? ` (${figures.firstError})` : ''}, ` +
               `all in flight at ${fmt(figures.held.atMs, 0)} ms, load ${fmt(os.loadavg()[0] as number, 1)}`,
           );
@@ -168,7 +169,8 @@ runs and a full collection: **heap held a run**, once every run's first request 
 run's first reply until then: [bench/manyTask.ts](bench/manyTask.ts), so that all N are in flight however long a
 loaded machine takes to start them), after a full collection, less the baseline, ÷ N; **peak RSS a run**, the largest resident set sampled every
 50 ms less the baseline's, ÷ N; **runs finished a second**, N ÷ the wall from the start of the runs to the end of the
-last, less the pause for that measurement (${(2 * REPLY_DELAY_MS) / 1000} s of it the server's delays); **event-loop delay**, \`perf_hooks.monitorEventLoopDelay\` (1 ms resolution)
+last, less the pause for that measurement (${(2 * REPLY_DELAY_MS) / 1000} s of it the server's delays); **CPU a run**, the process's CPU time (user and system,
+\`process.cpuUsage()\`) over the runs less the measurement's, ÷ N: what the wall is on an idle machine, less moved by the load; **event-loop delay**, \`perf_hooks.monitorEventLoopDelay\` (1 ms resolution)
 over the runs, the collection left out; **file descriptors** at the peak (/proc/self/fd) and the handles the process held
 once every first request was out (\`process.getActiveResourcesInfo()\`, by kind): what grows with N.
 

@@ -113,6 +113,7 @@ let peakRss = base.rss;
 let peakHeap = base.heapUsed;
 let peakFds = baseFds;
 let held;
+let measureCpuMs = 0;
 const sample = setInterval(() => {
   const m = process.memoryUsage();
   peakRss = Math.max(peakRss, m.rss);
@@ -121,6 +122,7 @@ const sample = setInterval(() => {
 }, 50);
 
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 let finished = 0;
 let failures = 0;
 let firstError;
@@ -143,6 +145,7 @@ process.send?.({ type: 'started' });
 const measured = new Promise((resolve) => {
   process.once('message', () => {
     const allOut = performance.now();
+    const cpuAt = process.cpuUsage();
     delay.disable(); // the collection below is the benchmark's, not the loop's
     globalThis.gc?.();
     const retained = process.memoryUsage();
@@ -151,12 +154,15 @@ const measured = new Promise((resolve) => {
     held = { heapMb: retained.heapUsed / 2 ** 20, rssMb: retained.rss / 2 ** 20, fds: fds(), resources, atMs: allOut - t0 };
     delay.enable();
     process.send?.({ type: 'held' });
+    const spent = process.cpuUsage(cpuAt);
+    measureCpuMs = (spent.user + spent.system) / 1000;
     resolve(performance.now() - allOut);
   });
 });
 await all;
 const wallMs = performance.now() - t0;
 const pausedMs = await measured;
+const cpu = process.cpuUsage(cpu0);
 delay.disable();
 clearInterval(sample);
 process.stdout.write(
@@ -169,6 +175,8 @@ process.stdout.write(
     wallMs,
     // The wall less the pause for the measurement (the gate opened once it was done).
     runsWallMs: wallMs - pausedMs,
+    // CPU time of the process over the runs (user + system, all threads), the measurement's own left out.
+    cpuMs: (cpu.user + cpu.system) / 1000 - measureCpuMs,
     baseRssMb: base.rss / 2 ** 20,
     baseHeapMb: base.heapUsed / 2 ** 20,
     peakRssMb: peakRss / 2 ** 20,
