@@ -5,7 +5,9 @@
  * recorder is its cases and nothing else.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMessagesServer, type MessagesServer } from './messagesServer.js';
 
@@ -56,6 +58,20 @@ export function runToEnd(program: string, args: readonly string[], options: { cw
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** A working folder (its real path, as Claude Code prints it) and a HOME of their own for one run, and their removal. */
+export function claudeCodeScratch(prefix: string): { cwd: string; home: string; remove(): void } {
+  const cwd = realpathSync(mkdtempSync(join(tmpdir(), `${prefix}-`)));
+  const home = mkdtempSync(join(tmpdir(), `${prefix}-home-`));
+  return {
+    cwd,
+    home,
+    remove: () => {
+      rmSync(cwd, { recursive: true, force: true });
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
 }
 
 /** One case of a recorder, run against a local Messages API server of its own. */

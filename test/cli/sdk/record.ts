@@ -7,10 +7,8 @@
  *
  * With scenario names, only those are recorded (a new scenario, say); the others keep their recording.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { claudeCodeBinary, claudeCodeEnv } from '../../support/claudeCode.js';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { claudeCodeBinary, claudeCodeEnv, claudeCodeScratch } from '../../support/claudeCode.js';
 import { startMessagesServer } from '../../support/messagesServer.js';
 import { keysOf, SCENARIOS, sequenceOf, type Scenario } from './scenarios.js';
 
@@ -28,8 +26,7 @@ export const FIXTURE = new URL('./claudeCode.json', import.meta.url);
 async function record(scenario: Scenario, executable: string): Promise<Recorded> {
   const server = await startMessagesServer();
   server.enqueue(...scenario.replies);
-  const cwd = mkdtempSync(join(tmpdir(), 'cc-record-'));
-  const home = mkdtempSync(join(tmpdir(), 'cc-home-'));
+  const { cwd, home, remove } = claudeCodeScratch('cc-record');
   const env = claudeCodeEnv(home, server.url);
   try {
     const messages = await scenario.program({ executable, env, cwd });
@@ -39,8 +36,7 @@ async function record(scenario: Scenario, executable: string): Promise<Recorded>
     return { sequence: sequenceOf(messages), keys: keysOf(messages), models, ...(facts === undefined ? {} : { facts }) };
   } finally {
     await server.close();
-    rmSync(cwd, { recursive: true, force: true });
-    rmSync(home, { recursive: true, force: true });
+    remove();
   }
 }
 

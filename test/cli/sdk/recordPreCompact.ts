@@ -7,11 +7,8 @@
  *   npx tsx test/cli/sdk/recordPreCompact.ts
  */
 import { query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { claudeCodeBinary, claudeCodeEnv, claudeCodeVersion } from '../../support/claudeCode.js';
-import { startMessagesServer, type RequestBody } from '../../support/messagesServer.js';
+import { claudeCodeEnv, claudeCodeScratch, recordCases, type CaseRun } from '../../support/claudeCode.js';
+import type { RequestBody } from '../../support/messagesServer.js';
 
 export const FIXTURE = new URL('./claudePreCompact.json', import.meta.url);
 
@@ -35,11 +32,9 @@ export function shapeOf(m: SDKMessage): Record<string, unknown> {
   return picked;
 }
 
-async function recordOne(executable: string, prompt: string, answer: Record<string, unknown>) {
-  const server = await startMessagesServer();
+async function recordOne(answer: { prompt: string; answer: Record<string, unknown> }, { executable, server }: CaseRun) {
   for (let i = 0; i < 20; i++) server.enqueue((body) => ({ content: [{ type: 'text', text: /summary/i.test(lastUserText(body)) ? '<summary>S</summary>' : 'ok' }], stop_reason: 'end_turn' }));
-  const cwd = mkdtempSync(join(tmpdir(), 'cc-precompact-'));
-  const home = mkdtempSync(join(tmpdir(), 'cc-precompact-home-'));
+  const { cwd, home, remove } = claudeCodeScratch('cc-precompact');
   const base = { pathToClaudeCodeExecutable: executable, cwd, env: claudeCodeEnv(home, server.url), model: 'claude-sonnet-4-5-20250929' };
   try {
     let session = '';
@@ -48,26 +43,23 @@ async function recordOne(executable: string, prompt: string, answer: Record<stri
     }
     const before = server.requests.length;
     const lines: Record<string, unknown>[] = [];
-    const hooks = { PreCompact: [{ hooks: [async () => answer] }] };
-    for await (const m of query({ prompt, options: { ...base, resume: session, hooks } })) if (m.type !== 'system' || m.subtype !== 'init') lines.push(shapeOf(m));
+    const hooks = { PreCompact: [{ hooks: [async () => answer.answer] }] };
+    for await (const m of query({ prompt: answer.prompt, options: { ...base, resume: session, hooks } })) if (m.type !== 'system' || m.subtype !== 'init') lines.push(shapeOf(m));
     const asked = server.requests.slice(before).find((r) => /summary/i.test(lastUserText(r.body)));
     const instructions = asked ? /Additional Instructions:\\n([\s\S]*?)\\n\\nREMINDER/.exec(lastUserText(asked.body))?.[1] ?? null : null;
     return { summaryAsked: asked !== undefined, instructions: instructions === null ? null : (JSON.parse(`"${instructions}"`) as string), lines: lines.filter((l) => l.type !== 'user' || JSON.stringify(l.content).includes('local-command-stdout')) };
   } finally {
-    await server.close();
-    rmSync(cwd, { recursive: true, force: true });
-    rmSync(home, { recursive: true, force: true });
+    remove();
   }
 }
 
 async function main(): Promise<void> {
-  const executable = claudeCodeBinary();
-  const cases: Record<string, unknown> = {};
-  for (const [name, { prompt, answer }] of Object.entries(ANSWERS)) {
-    cases[name] = await recordOne(executable, prompt, answer);
-    process.stdout.write(`${name}: ${JSON.stringify(cases[name]).slice(0, 300)}\n`);
-  }
-  writeFileSync(FIXTURE, `${JSON.stringify({ recordedWith: claudeCodeVersion(executable), command: 'npx tsx test/cli/sdk/recordPreCompact.ts', cases }, null, 1)}\n`);
+  await recordCases({
+    fixture: FIXTURE,
+    command: 'npx tsx test/cli/sdk/recordPreCompact.ts',
+    cases: Object.entries(ANSWERS).map(([name, answer]) => ({ name, ...answer })),
+    record: (c, run) => recordOne(c, run),
+  });
 }
 
 if (process.argv[1]?.endsWith('recordPreCompact.ts')) await main();

@@ -6,10 +6,8 @@
  *
  *   npx tsx test/tools/fileAccess/record.ts      (or CLAUDE_CODE=/path/to/claude)
  */
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CLAUDE_CODE_BIN, claudeCodeEnv, runToEnd } from '../../support/claudeCode.js';
+import { writeFileSync } from 'node:fs';
+import { CLAUDE_CODE_BIN, claudeCodeEnv, claudeCodeScratch, runToEnd } from '../../support/claudeCode.js';
 import { startMessagesServer } from '../../support/messagesServer.js';
 import { CASES, callsInTurn, setUpCase, withCwd, type FileCase } from './cases.js';
 
@@ -22,8 +20,7 @@ export interface RecordedResult {
 }
 
 async function recordCase(fileCase: FileCase, claude: string): Promise<{ results: RecordedResult[]; tools: unknown[] }> {
-  const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'cc-files-')));
-  const home = mkdtempSync(join(tmpdir(), 'cc-home-'));
+  const { cwd, home, remove } = claudeCodeScratch('cc-files');
   setUpCase(cwd, fileCase);
   const server = await startMessagesServer();
   const step = callsInTurn(fileCase, cwd);
@@ -33,8 +30,7 @@ async function recordCase(fileCase: FileCase, claude: string): Promise<{ results
   process.stderr.write(stderr);
   const tools = (server.requests.find((r) => r.body?.tools?.length)?.body?.tools ?? []) as { name: string }[];
   await server.close();
-  rmSync(cwd, { recursive: true, force: true });
-  rmSync(home, { recursive: true, force: true });
+  remove();
   const results: RecordedResult[] = [];
   for (const result of toolResultsOf(stdout)) results.push(withCwd(result, cwd, '$CWD'));
   return { results, tools: tools.filter((t) => ['Read', 'Write', 'Edit', 'Glob', 'Grep'].includes(t.name)) };
