@@ -7,8 +7,7 @@
  * MCP server prints its environment (server-everything's get-env), the model echoes them all. Each credential still
  * reaches where it is for: the collector gets its header and its query.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bashUse } from '../support/agentServer.js';
@@ -16,8 +15,9 @@ import { cliEnv, RUN_EVERYTHING } from '../support/cli.js';
 import { everything } from '../support/mcp.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlpReceiver.js';
 import { cliProjectFor } from '../support/project.js';
-import { FORMS } from '../support/secretForms.js';
+import { FORMS, textUnder } from '../support/secretForms.js';
 import { runCliAs, testUsers } from '../support/users.js';
+import { closedPort } from '../support/closedPort.js';
 
 /** The credentials, by kind: none has a name or a shape that made it a secret before. */
 const SECRET = {
@@ -31,30 +31,12 @@ const SECRET = {
 } as const;
 type Kind = keyof typeof SECRET;
 
-/** Every file under `dir`, read as text. */
-function filesUnder(dir: string): string {
-  let out = '';
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    out += statSync(path).isDirectory() ? filesUnder(path) : `${readFileSync(path, 'utf8')}\n`;
-  }
-  return out;
-}
-
 /** `kind in output` for each credential found in an output, in any form (raw, JSON, URL, HTML). */
 function leaks(outputs: Record<string, string>): string[] {
   const found: string[] = [];
   for (const [output, text] of Object.entries(outputs))
     for (const kind of Object.keys(SECRET) as Kind[]) if (Object.values(FORMS).some((form) => text.includes(form(SECRET[kind])))) found.push(`${kind} in ${output}`);
   return found;
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 let receiver: OtlpReceiver;
@@ -116,7 +98,7 @@ describe.each(testUsers())('the credentials agentloop is given, as $name', (user
     const outputs = {
       'the command environment': readFileSync(join(p.cwd, 'env.txt'), 'utf8'),
       'the model': model,
-      'the transcript': filesUnder(p.home),
+      'the transcript': textUnder(p.home),
       'the spans': JSON.stringify(spans, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
       'the OTLP bodies': receiver.bodies.slice(from.bodies).map((b) => b.toString('latin1')).join('\n'),
       stderr: run.stderr,

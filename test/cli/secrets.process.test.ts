@@ -7,7 +7,7 @@
  * a key read from `.env` (the transcript and its copy in Claude Code's place, transcript/claudeMirror.ts), and the viewer's API over a transcript written before redaction. As this user and again as
  * an unprivileged one (nobody) when this one is root.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ import { runCliAs, testUsers } from '../support/users.js';
 import type { RecordedRequest, Step } from '../support/messagesServer.js';
 import { cliProjectFor } from '../support/project.js';
 import { waitFor } from '../support/sessions.js';
-import { expectNoSecret as expectNone, FORMS, PASSWORD } from '../support/secretForms.js';
+import { expectNoSecret as expectNone, FORMS, PASSWORD, textUnder } from '../support/secretForms.js';
 
 const KEY = 'sk-ant-api03-CLIsecretKEY_0123456789-abcdefghijkl';
 const TOKEN = 'gw-token-CLIsecretTOKEN-5566778899';
@@ -50,16 +50,6 @@ const FAULTS: Record<string, Step[]> = {
 };
 const MODES: Record<string, string[]> = { text: ['--verbose'], json: ['--output-format', 'json'], 'stream-json': ['--output-format', 'stream-json', '--verbose'] };
 
-
-/** Every file under `dir`, read as text. */
-function filesUnder(dir: string): string {
-  let out = '';
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    out += statSync(path).isDirectory() ? filesUnder(path) : `${readFileSync(path, 'utf8')}\n`;
-  }
-  return out;
-}
 
 function expectNoSecret(where: string, text: string, secrets = [KEY, TOKEN, PASSWORD]): void {
   expectNone(where, text, secrets);
@@ -93,10 +83,10 @@ describe.each(testUsers())('the CLI as $name', (user) => {
           expect(run.code, run.stderr).toBe(1);
           expectNoSecret('stdout', run.stdout);
           expectNoSecret('stderr', run.stderr);
-          expectNoSecret('the transcript', filesUnder(p.home));
+          expectNoSecret('the transcript', textUnder(p.home));
           const said = mode === 'text' ? run.stderr : run.stdout;
           expect(said).toContain(`[redacted ${'ANTHROPIC_API_KEY' in auth ? 'ANTHROPIC_API_KEY' : 'ANTHROPIC_AUTH_TOKEN'}]`);
-          if (fault === '529 retried') expect(filesUnder(p.home).match(/"type":"retry"/g)).toHaveLength(2);
+          if (fault === '529 retried') expect(textUnder(p.home).match(/"type":"retry"/g)).toHaveLength(2);
         }
       });
     }
@@ -109,9 +99,9 @@ describe.each(testUsers())('the CLI as $name', (user) => {
       const run = await cli(['-p', `remember ${KEY}`, ...flags], p.cwd, p.env);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain('Your key is [redacted ANTHROPIC_API_KEY] and the password [redacted DB_PASSWORD].');
-      for (const [where, text] of [['stdout', run.stdout], ['stderr', run.stderr], ['the transcript', filesUnder(p.home)]] as const) expectNoSecret(where, text);
+      for (const [where, text] of [['stdout', run.stdout], ['stderr', run.stderr], ['the transcript', textUnder(p.home)]] as const) expectNoSecret(where, text);
       // The copy in Claude Code's place was written, redacted as the transcript is.
-      expect(filesUnder(join(p.home, 'claude', 'projects'))).toContain('Your key is [redacted ANTHROPIC_API_KEY]');
+      expect(textUnder(join(p.home, 'claude', 'projects'))).toContain('Your key is [redacted ANTHROPIC_API_KEY]');
     }
   });
 
@@ -139,7 +129,7 @@ describe.each(testUsers())('the CLI as $name', (user) => {
         expect(result).toContain('"DB_PASSWORD": "[redacted DB_PASSWORD]"');
         expect(run.stderr + run.stdout).toMatch(/MCP server "gate" failed to start|"name":"gate","status":"failed"/);
         if (flags.length === 1) expect(run.stderr).toContain('Bearer [redacted ANTHROPIC_API_KEY]');
-        for (const [where, text] of [['stdout', run.stdout], ['stderr', run.stderr], ['the transcript', filesUnder(p.home)], ['the model', JSON.stringify(sent)]] as const) {
+        for (const [where, text] of [['stdout', run.stdout], ['stderr', run.stderr], ['the transcript', textUnder(p.home)], ['the model', JSON.stringify(sent)]] as const) {
           expectNoSecret(where, text, [KEY, PASSWORD]);
         }
       }
@@ -154,7 +144,7 @@ describe.each(testUsers())('the CLI as $name', (user) => {
     const run = await cli(['-p', 'hello', '--output-format', 'json', '--max-retries', '0'], p.cwd, p.env);
     expect(JSON.parse(run.stdout).error).toContain('invalid x-api-key: [redacted ANTHROPIC_API_KEY]');
     expectNoSecret('stdout', run.stdout);
-    expectNoSecret('the transcript', filesUnder(p.home));
+    expectNoSecret('the transcript', textUnder(p.home));
   });
 });
 

@@ -3,7 +3,6 @@
  * exporters sending OTLP over HTTP (protobuf and JSON) to a receiver on 127.0.0.1 (test/support/otlpReceiver.ts).
  */
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bashUse } from '../support/agentServer.js';
@@ -13,6 +12,7 @@ import { probe } from '../support/mcp.js';
 import { distFilesLoaded } from '../support/moduleLog.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
+import { closedPort } from '../support/closedPort.js';
 
 let project: CliProject;
 let receiver: OtlpReceiver;
@@ -45,15 +45,6 @@ async function startSilentCollector() {
       server.close(() => resolve());
     }),
   };
-}
-
-/** A port nothing listens on: taken from the OS, then let go. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('agentloop -p with OTEL_EXPORTER_OTLP_ENDPOINT', () => {

@@ -7,22 +7,13 @@
  * for a bad command line.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv } from '../../support/cli.js';
 import { EVERYTHING, everything, processesMarked, waitFor } from '../../support/mcp.js';
 import { cliProjectFor } from '../../support/project.js';
 import { runCliAs, testUsers } from '../../support/users.js';
-
-/** A port on 127.0.0.1 that nothing listens on (the OS gave it, then it was closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { closedPort } from '../../support/closedPort.js';
 
 describe.each(testUsers())('mcp list and get, the CLI as $name', (user) => {
   const { skip } = user;
