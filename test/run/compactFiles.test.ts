@@ -15,18 +15,10 @@ import { compactConversation } from '../../src/run/compactConversation.js';
 import { runAgent } from '../../src/run/runAgent.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
 import { createFileTools } from '../../src/tools/fileAccess/fileTools.js';
-import { defineTool } from '../../src/tools/define.js';
 import { journalledModel, journalledTools, journalTimers } from '../../src/durable/journal.js';
 import { invocation, type Attempt } from '../durable/memoryJournal.js';
-import { s } from '../../src/tools/schema.js';
+import { print, PRINT_WINDOW, printUses } from '../support/compaction.js';
 
-const WINDOW = 4000;
-const print = defineTool({
-  name: 'print',
-  description: 'Prints a chunk',
-  input: s.object({ n: s.number() }),
-  run: async ({ n }) => ({ content: `chunk ${n}: ${'x'.repeat(6000)}`, isError: false }),
-});
 let dir = '';
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -47,12 +39,12 @@ describe('files read, attached after a compaction', () => {
     const model = scriptedModel(
       [
         reply.toolUse([{ id: 'toolu_r', name: 'Read', input: { file_path: join(cwd, 'notes.txt') } }]),
-        ...[1, 2, 3, 4, 5].map((n) => reply.toolUse([{ id: `toolu_${n}`, name: 'print', input: { n } }])),
+        ...printUses(),
         reply.text('printed'),
       ],
-      { contextWindow: WINDOW },
+      { contextWindow: PRINT_WINDOW },
     );
-    const run = await runAgent('read notes, print five chunks', { model: 'scripted', modelCall: model.call, tools: [Read, print], cwd, contextWindow: WINDOW });
+    const run = await runAgent('read notes, print five chunks', { model: 'scripted', modelCall: model.call, tools: [Read, print], cwd, contextWindow: PRINT_WINDOW });
     expect(run.context.exitReason).toBe('completed');
     const at = model.requests.findIndex(isCompactRequest);
     expect(at).toBeGreaterThan(0);
@@ -67,18 +59,18 @@ describe('files read, attached after a compaction', () => {
     const { Read } = createFileTools({ cwd });
     const steps = () => [
       reply.toolUse([{ id: 'toolu_r', name: 'Read', input: { file_path: join(cwd, 'notes.txt') } }]),
-      ...[1, 2, 3, 4, 5].map((n) => reply.toolUse([{ id: `toolu_${n}`, name: 'print', input: { n } }])),
+      ...printUses(),
       reply.text('printed'),
     ];
     const go = (a: Attempt) =>
       Promise.race([
         runAgent('read notes, print five chunks', {
           model: 'scripted',
-          modelCall: journalledModel(a.steps, scriptedModel(steps(), { contextWindow: WINDOW }).call),
+          modelCall: journalledModel(a.steps, scriptedModel(steps(), { contextWindow: PRINT_WINDOW }).call),
           tools: journalledTools(a.steps, [Read, print]),
           clock: journalTimers(a.journal),
           cwd,
-          contextWindow: WINDOW,
+          contextWindow: PRINT_WINDOW,
           seed: 1,
         }),
         a.mismatch,

@@ -13,19 +13,11 @@ import { isCompactRequest } from '../../src/history/compact.js';
 import { jsonTokens } from '../../src/history/tokens.js';
 import { historyProblems } from '../../src/history/validate.js';
 import { reply, scriptedModel } from '../../src/scripted/model.js';
-import { defineTool } from '../../src/tools/define.js';
-import { s } from '../../src/tools/schema.js';
 import { resumeSession } from '../../src/transcript/open.js';
 import { findSession, readTranscript } from '../../src/transcript/store.js';
+import { print, PRINT_WINDOW, printUses } from '../support/compaction.js';
 
-const WINDOW = 4000;
-const print = defineTool({
-  name: 'print',
-  description: 'Prints a chunk',
-  input: s.object({ n: s.number() }),
-  run: async ({ n }) => ({ content: `chunk ${n}: ${'x'.repeat(6000)}`, isError: false }),
-});
-const uses = [1, 2, 3, 4, 5].map((n) => reply.toolUse([{ id: `toolu_${n}`, name: 'print', input: { n } }]));
+const uses = printUses();
 let home: string | undefined;
 afterEach(() => {
   if (home) rmSync(home, { recursive: true, force: true });
@@ -35,13 +27,13 @@ afterEach(() => {
 describe('compaction in runAgent', () => {
   it('runs an agent past the window with the scripted model, and its session resumes from the boundary', async () => {
     home = mkdtempSync(join(tmpdir(), 'agentloop-compact-'));
-    const model = scriptedModel([...uses, reply.text('printed')], { contextWindow: WINDOW });
-    const run = await runAgent('print five chunks', { model: 'scripted', modelCall: model.call, tools: [print], contextWindow: WINDOW, session: { home } });
+    const model = scriptedModel([...uses, reply.text('printed')], { contextWindow: PRINT_WINDOW });
+    const run = await runAgent('print five chunks', { model: 'scripted', modelCall: model.call, tools: [print], contextWindow: PRINT_WINDOW, session: { home } });
     expect(run.context.exitReason).toBe('completed');
     expect(run.text).toBe('printed');
     expect(model.requests.filter(isCompactRequest).length).toBeGreaterThan(0);
     for (const request of model.requests) {
-      expect(jsonTokens(request.system) + jsonTokens(request.tools) + jsonTokens(request.messages)).toBeLessThanOrEqual(WINDOW);
+      expect(jsonTokens(request.system) + jsonTokens(request.tools) + jsonTokens(request.messages)).toBeLessThanOrEqual(PRINT_WINDOW);
       expect(historyProblems(request.messages)).toEqual([]);
     }
     const records = readTranscript(findSession(home, run.sessionId)).records;
@@ -59,7 +51,7 @@ describe('compaction in runAgent', () => {
   });
 
   it("with compaction 'off', a request past the window ends the run with prompt_too_long", async () => {
-    const model = scriptedModel([...uses, reply.text('printed')], { contextWindow: WINDOW });
+    const model = scriptedModel([...uses, reply.text('printed')], { contextWindow: PRINT_WINDOW });
     const run = await runAgent('print five chunks', { model: 'scripted', modelCall: model.call, tools: [print], compaction: 'off' });
     expect(run.context.exitReason).toBe('prompt_too_long');
   });

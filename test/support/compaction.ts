@@ -1,10 +1,14 @@
 /**
  * A task whose tools print more than the context window holds, as the local Messages API server plays it: the model
  * runs `chunks` commands that each print `chars` characters, then answers; a summary request (history/compact.ts)
- * is answered with a summary. Refused requests (the server's `contextWindow`) take no step.
+ * is answered with a summary. Refused requests (the server's `contextWindow`) take no step. And the same task in
+ * process, for a scripted model: the `print` tool and its five calls, too large together for `PRINT_WINDOW`.
  */
 import { isCompactRequest } from '../../src/history/compact.js';
 import type { MessageParam } from '../../src/core/messages.js';
+import { reply } from '../../src/scripted/model.js';
+import { defineTool } from '../../src/tools/define.js';
+import { s } from '../../src/tools/schema.js';
 import type { MessagesServer, ReplyStep, RequestBody } from './messagesServer.js';
 
 export const SUMMARY = 'The user asked to print the chunks one by one; some are printed, the rest are to print.';
@@ -29,3 +33,17 @@ export function printingTask(server: MessagesServer, { chunks, chars }: { chunks
 
 /** The tokens the server counts for a request (its default `inputTokens`: the JSON body's length / 4). */
 export const serverTokens = (body: RequestBody | undefined): number => Math.max(1, Math.ceil(JSON.stringify(body).length / 4));
+
+/** A context window (tokens) that five of `print`'s chunks overflow. */
+export const PRINT_WINDOW = 4000;
+
+/** A tool that prints a chunk of 6,000 characters: `chunk N: xxx…`. */
+export const print = defineTool({
+  name: 'print',
+  description: 'Prints a chunk',
+  input: s.object({ n: s.number() }),
+  run: async ({ n }) => ({ content: `chunk ${n}: ${'x'.repeat(6000)}`, isError: false }),
+});
+
+/** Five replies of a scripted model, each calling `print` with 1 … 5. */
+export const printUses = () => [1, 2, 3, 4, 5].map((n) => reply.toolUse([{ id: `toolu_${n}`, name: 'print', input: { n } }]));
