@@ -2,13 +2,30 @@
  * Debian's chromium through playwright-core, as every page test drives it: one launch with the flags that keep it
  * quiet and offline, and a page taken to the viewer on a session and waited for until it has loaded.
  */
+import { rmSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { startViewer, type Viewer, type ViewerOptions } from '../../src/view/server/server.js';
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 /** Debian's chromium, headless. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+/** A viewer on `options.home` and a chromium to look at it; `close` closes both and removes the home. */
+export async function viewerInChromium(options: ViewerOptions & { home: string }): Promise<{ viewer: Viewer; browser: Browser; close(): Promise<void> }> {
+  const viewer = await startViewer(options);
+  const browser = await launchChromium();
+  return {
+    viewer,
+    browser,
+    close: async () => {
+      await browser.close();
+      await viewer.close();
+      rmSync(options.home, { recursive: true, force: true });
+    },
+  };
 }
 
 export interface ViewerPage {

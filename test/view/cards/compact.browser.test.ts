@@ -3,7 +3,7 @@
  * the loop's state (the transcript) and what is sent from then on, with the summary; the lesson names the step. On a
  * phone (one column) the card comes after the lesson, not above it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -11,13 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../../src/core/model.js';
 import { runAgent } from '../../../src/run/runAgent.js';
 import { reply, scriptedModel } from '../../../src/scripted/model.js';
-import { startViewer, type Viewer } from '../../../src/view/server/server.js';
+import type { Viewer } from '../../../src/view/server/server.js';
 import { echoTool } from '../../support/drive.js';
-import { launchChromium, showViewer } from '../../support/browser.js';
+import { showViewer, viewerInChromium } from '../../support/browser.js';
 
 let home: string;
 let viewer: Viewer;
 let browser: Browser;
+let close: (() => Promise<void>) | undefined;
 let sessionId: string;
 
 beforeAll(async () => {
@@ -25,15 +26,10 @@ beforeAll(async () => {
   const tooLong = { error: new ModelError('prompt_too_long', 'prompt is too long: 9000 tokens > 8000 maximum', { status: 400 }) };
   const model = scriptedModel([reply.toolUse([{ id: 'toolu_1', name: 'echo', input: { text: 'x' } }]), tooLong, reply.text('done')], { summary: '<summary>echoed x</summary>' });
   sessionId = (await runAgent('echo x', { model: 'scripted', modelCall: model.call, tools: [echoTool()], session: { home } })).sessionId;
-  viewer = await startViewer({ home });
-  browser = await launchChromium();
+  ({ viewer, browser, close } = await viewerInChromium({ home }));
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await viewer?.close();
-  if (home) rmSync(home, { recursive: true, force: true });
-});
+afterAll(() => close?.());
 
 describe('the viewer: a compaction boundary', () => {
   it('is a step with its card: why, kept in state vs sent, the summary', async () => {

@@ -4,22 +4,23 @@
  * window), every card line the page shows agrees with the records (test/support/lessonCheck.ts), and once the feed
  * no longer lists the call as waiting, the card says it runs.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalFeed, type WaitingCallView } from '../../../src/view/server/approvals.js';
-import { startViewer, type Viewer } from '../../../src/view/server/server.js';
+import type { Viewer } from '../../../src/view/server/server.js';
 import { readOrder } from '../../../src/view/timeline/read.js';
 import { cardSamples, type CardSample } from '../../support/cardSamples.js';
 import { checkShown } from '../../support/lessonCheck.js';
 import { pageShown } from '../../support/pageShown.js';
-import { launchChromium, showViewer } from '../../support/browser.js';
+import { showViewer, viewerInChromium } from '../../support/browser.js';
 
 let home: string;
 let viewer: Viewer;
 let browser: Browser;
+let close: (() => Promise<void>) | undefined;
 let sample: CardSample;
 const feed = approvalFeed();
 
@@ -35,15 +36,10 @@ beforeAll(async () => {
   const id = sample.timeline.header?.id as string;
   writeFileSync(join(home, 'sessions', `${id}.jsonl`), `${sample.records.map((r) => JSON.stringify(r)).join('\n')}\n`);
   feed.set([waitingCall([...sample.context.waiting][0] as string, 'waiting')]);
-  viewer = await startViewer({ home, sessionId: id, live: true, approvals: feed });
-  browser = await launchChromium();
+  ({ viewer, browser, close } = await viewerInChromium({ home, sessionId: id, live: true, approvals: feed }));
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await viewer?.close();
-  if (home) rmSync(home, { recursive: true, force: true });
-});
+afterAll(() => close?.());
 
 async function open(lang: 'en' | 'zh', size: { width: number; height: number }): Promise<Page> {
   const page = await showViewer(await browser.newPage({ viewport: size }), viewer.url, { lang });

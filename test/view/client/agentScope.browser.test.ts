@@ -5,7 +5,7 @@
  * whose sentence names its call by the call's display line; the hash keeps where the page is across a reload; the bar
  * steps back to the parent's step it came from; the texts are in English and Chinese.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -15,12 +15,13 @@ import { defaultTools } from '../../../src/run/defaultTools.js';
 import { reply, scriptedModel } from '../../../src/scripted/model.js';
 import { agentRecords, agentStarts } from '../../../src/transcript/agentRecords.js';
 import { findSession, readTranscript } from '../../../src/transcript/store.js';
-import { startViewer, type Viewer } from '../../../src/view/server/server.js';
-import { launchChromium, showViewer } from '../../support/browser.js';
+import type { Viewer } from '../../../src/view/server/server.js';
+import { showViewer, viewerInChromium } from '../../support/browser.js';
 
 let home: string;
 let viewer: Viewer;
 let browser: Browser;
+let close: (() => Promise<void>) | undefined;
 let sessionId: string;
 /** The child's bash call as its contract shows it (recorded on its tool_start). */
 let display: string;
@@ -49,15 +50,10 @@ beforeAll(async () => {
   const start = agentRecords(records, agentStarts(records)[0]!.agentId).find((r) => r.type === 'tool_start');
   display = (start as { display?: string } | undefined)?.display ?? '';
   expect(display).toContain('ls');
-  viewer = await startViewer({ home });
-  browser = await launchChromium();
+  ({ viewer, browser, close } = await viewerInChromium({ home }));
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await viewer?.close();
-  if (home) rmSync(home, { recursive: true, force: true });
-});
+afterAll(() => close?.());
 
 const text = async (page: Page, id: string) => (await page.getByTestId(id).first().textContent()) ?? '';
 
