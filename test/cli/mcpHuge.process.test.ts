@@ -19,7 +19,6 @@ let project: CliProject;
 cliProjectPerTest('mcp-huge', (p) => (project = p), { noViolations: true });
 
 const MB = 1024 * 1024;
-const use = (id: string, tool: string) => ({ type: 'tool_use' as const, id, name: `mcp__junk__${tool}`, input: {} });
 
 /** A process's memory figure in kB (`VmRSS`, `VmHWM`) from /proc. */
 function memoryOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
@@ -27,9 +26,14 @@ function memoryOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(/(\d+)/.exec(line ?? '')?.[1] ?? Number.NaN);
 }
 
-/** Runs the CLI on a model that calls `tool`, then `ok`, then ends; the results the model got and the agent's memory growth. */
-async function callHuge(tool: string) {
+/**
+ * Runs the CLI on a model that calls `tool`, then `ok`, then ends, with the MCP server `mcp` (default: the stdio garbage
+ * server, waited for to be gone after); the results the model got and the agent's memory growth.
+ */
+async function callHuge(tool: string, mcp?: { name: string; config: unknown }) {
   const marker = `huge-${tool}-${process.pid}`;
+  const { name, config } = mcp ?? { name: 'junk', config: garbage(marker) };
+  const use = (id: string, called: string) => ({ type: 'tool_use' as const, id, name: `mcp__${name}__${called}`, input: {} });
   let pid = 0;
   const memory = { before: 0, peak: 0 };
   const measured = (when: 'before' | 'peak', step: Step): Step => (body, index, request) => {
@@ -41,14 +45,14 @@ async function callHuge(tool: string) {
     { content: [use('toolu_ok', 'ok')], stop_reason: 'tool_use' },
     measured('peak', { content: [{ type: 'text', text: 'went on' }], stop_reason: 'end_turn' }),
   );
-  const json = JSON.stringify({ mcpServers: { junk: garbage(marker) } });
-  const cli = startCli(['-p', '--mcp-config', json, '--output-format', 'json', 'go', '--allowedTools', 'mcp__junk'], { cwd: project.dir, env: { ...project.env, MCP_TOOL_TIMEOUT: '60000' } });
+  const json = JSON.stringify({ mcpServers: { [name]: config } });
+  const cli = startCli(['-p', '--mcp-config', json, '--output-format', 'json', 'go', '--allowedTools', `mcp__${name}`], { cwd: project.dir, env: { ...project.env, MCP_TOOL_TIMEOUT: '60000' } });
   pid = cli.child.pid ?? 0;
   const run = await cli.done;
   const results = [1, 2].map((i) => lastToolResults(project.server.requests[i]?.body as RequestBody)[0]);
-  await waitFor(() => processesMarked(marker).length === 0);
+  if (!mcp) await waitFor(() => processesMarked(marker).length === 0);
   const growthMb = (memory.peak - memory.before) / 1024;
-  process.stderr.write(`${tool}: the agent's peak RSS grew by ${growthMb.toFixed(1)} MB\n`);
+  process.stderr.write(`${name} ${tool}: the agent's peak RSS grew by ${growthMb.toFixed(1)} MB\n`);
   return { run, huge: results[0], ok: results[1], growthMb };
 }
 
@@ -144,26 +148,11 @@ describe('an MCP http server sending answers over the bound', () => {
   ])('%s (%s): the call answered with why, the next call right, memory bounded', async (tool) => {
     const http = await startHugeHttp();
     try {
-      let pid = 0;
-      const memory = { before: 0, peak: 0 };
-      const use2 = (id: string, name: string) => ({ type: 'tool_use' as const, id, name: `mcp__big__${name}`, input: {} });
-      project.server.enqueue(
-        () => ((memory.before = memoryOf(pid, 'VmRSS')), { content: [use2('toolu_huge', tool)], stop_reason: 'tool_use' }),
-        { content: [use2('toolu_ok', 'ok')], stop_reason: 'tool_use' },
-        () => ((memory.peak = memoryOf(pid, 'VmHWM')), { content: [{ type: 'text', text: 'went on' }], stop_reason: 'end_turn' }),
-      );
-      const json = JSON.stringify({ mcpServers: { big: { type: 'http', url: http.url } } });
-      const cli = startCli(['-p', '--mcp-config', json, '--output-format', 'json', 'go', '--allowedTools', 'mcp__big'], { cwd: project.dir, env: { ...project.env, MCP_TOOL_TIMEOUT: '60000' } });
-      pid = cli.child.pid ?? 0;
-      const run = await cli.done;
+      const { run, huge, ok, growthMb } = await callHuge(tool, { name: 'big', config: { type: 'http', url: http.url } });
       expect(run.code, run.stderr).toBe(0);
-      const [huge] = lastToolResults(project.server.requests[1]?.body as RequestBody);
-      const [ok] = lastToolResults(project.server.requests[2]?.body as RequestBody);
       expect(huge?.is_error).toBe(true);
       expect(resultText(huge!)).toMatch(/the server's answer was cut: its answer was over the 16 MB agentloop reads of one MCP message; ask the tool for less/);
       expect(resultText(ok!)).toBe('ok');
-      const growthMb = (memory.peak - memory.before) / 1024;
-      process.stderr.write(`http ${tool}: the agent's peak RSS grew by ${growthMb.toFixed(1)} MB\n`);
       expect(growthMb).toBeLessThan(75);
     } finally {
       await http.close();
@@ -216,29 +205,14 @@ describe('an MCP sse server sending an event over the bound', () => {
   it('one event of 50 MB: the call answered with why and its two ends, the next call right, memory bounded', async () => {
     const sse = await startHugeSse();
     try {
-      let pid = 0;
-      const memory = { before: 0, peak: 0 };
-      const use3 = (id: string, name: string) => ({ type: 'tool_use' as const, id, name: `mcp__big__${name}`, input: {} });
-      project.server.enqueue(
-        () => ((memory.before = memoryOf(pid, 'VmRSS')), { content: [use3('toolu_huge', 'sse')], stop_reason: 'tool_use' }),
-        { content: [use3('toolu_ok', 'ok')], stop_reason: 'tool_use' },
-        () => ((memory.peak = memoryOf(pid, 'VmHWM')), { content: [{ type: 'text', text: 'went on' }], stop_reason: 'end_turn' }),
-      );
-      const json = JSON.stringify({ mcpServers: { big: { type: 'sse', url: sse.url } } });
-      const cli = startCli(['-p', '--mcp-config', json, '--output-format', 'json', 'go', '--allowedTools', 'mcp__big'], { cwd: project.dir, env: { ...project.env, MCP_TOOL_TIMEOUT: '60000' } });
-      pid = cli.child.pid ?? 0;
-      const run = await cli.done;
+      const { run, huge, ok, growthMb } = await callHuge('sse', { name: 'big', config: { type: 'sse', url: sse.url } });
       expect(run.code, run.stderr).toBe(0);
-      const [huge] = lastToolResults(project.server.requests[1]?.body as RequestBody);
-      const [ok] = lastToolResults(project.server.requests[2]?.body as RequestBody);
       expect(huge?.is_error).toBe(true);
       const text = resultText(huge!);
       expect(text).toMatch(/^The server's answer was 50\.0 MB \(\d+ bytes\), over the 16\.0 MB agentloop reads of one MCP message, so it was not read\. Ask the tool for less/);
       expect(text).toMatch(/aaaaa"}]},"jsonrpc":"2.0","id":\d+}\s*$/);
       expect(text.length).toBeLessThan(5000);
       expect(resultText(ok!)).toBe('ok');
-      const growthMb = (memory.peak - memory.before) / 1024;
-      process.stderr.write(`sse: the agent's peak RSS grew by ${growthMb.toFixed(1)} MB\n`);
       expect(growthMb).toBeLessThan(75);
     } finally {
       await sse.close();
