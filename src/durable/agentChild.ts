@@ -18,6 +18,18 @@ import { redactedState, RUN_RETRIES, RUN_TIMEOUTS, type WorkerSettings } from '.
 import { CHILD_SERVICE, childModel, type ChildRequest, type ChildResult } from './children.js';
 import { durableRunOptions, requestMaxTurns } from './durableRun.js';
 import { openRecords, readRecords } from './records.js';
+import type { RunTracing } from '../otel/runSpans.js';
+import { durableIds } from './traceIds.js';
+
+/**
+ * The child's trace: its `invoke_agent` span, named for its agent, under the parent's Agent call (the trace context
+ * its request carries, the same in every attempt: children.ts journals it), else a trace of its own.
+ */
+async function childTracing(tracing: Omit<RunTracing, 'parent'>, invocationId: string, request: ChildRequest): Promise<RunTracing> {
+  const { parentOf } = await import('../otel/traceContext.js');
+  const { parent } = await parentOf(request.trace ? [request.trace] : []);
+  return { ...tracing, parent, agentName: request.call.agentType, ids: durableIds(invocationId) };
+}
 
 /** The `run` handler: the child's run, to its end; its result and records go back to the parent's call. */
 async function runChild(settings: WorkerSettings, ctx: restate.ObjectContext, request: ChildRequest): Promise<ChildResult> {
@@ -48,8 +60,11 @@ async function runChild(settings: WorkerSettings, ctx: restate.ObjectContext, re
     maxTurns: agent.maxTurns ?? requestMaxTurns(request.run),
     offered: (tools: Tool[]) => agentTools(agent, tools),
     system: agentSystemPrompt(agent, settings.cwd),
+    trace: request.trace,
   };
-  const run = await runAgent(redactor.text(call.prompt), durableRunOptions(ctx, settings, request.run, setup, clock));
+  const options = durableRunOptions(ctx, settings, request.run, setup, clock);
+  const tracing = settings.tracing && (await childTracing(settings.tracing, ctx.request().id, request));
+  const run = await runAgent(redactor.text(call.prompt), { ...options, ...(tracing ? { tracing } : {}) });
   records.flush();
   const { context } = run;
   // Redacted as the session's result is: the parent's journal and records get it as it is.

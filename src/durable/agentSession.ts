@@ -20,6 +20,8 @@ import { durableRunOptions, requestMaxTurns } from './durableRun.js';
 import { openRecords, readRecords, type DurableRecorder, type RecordState } from './records.js';
 import { redactedState, RUN_RETRIES, RUN_TIMEOUTS, type WorkerSettings } from './workerSettings.js';
 import { runPermissions } from './permissions.js';
+import { firstValid } from '../otel/traceContext.js';
+import { durableIds, requestTrace } from './traceIds.js';
 import { checkRootRule } from '../permissions/root.js';
 import { requestProblem, SERVICE_NAME, toDurableResult, type DurableRunResult, type RunRequest, type RunStatus } from './protocol.js';
 
@@ -28,8 +30,6 @@ export { RUN_TIMEOUTS, type WorkerSettings } from './workerSettings.js';
 /** A read through the ingress that no worker answers gives up (`agentloop result` reads the state through the admin API). */
 const READ_RETRIES = { initialInterval: 200, maxAttempts: 3, onMaxAttempts: 'kill' as const };
 
-const headerValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
-
 /**
  * The parent of a run's `invoke_agent` span: the trace context of this attempt, which Restate sends when its own
  * tracing is on (its span of the attempt), else the `traceparent` the run was submitted with (`agentloop submit`
@@ -37,11 +37,7 @@ const headerValue = (value: string | string[] | undefined) => (Array.isArray(val
  */
 export async function runParent(tracing: Omit<RunTracing, 'parent'>, request: restate.Request): Promise<RunTracing> {
   const { parentOf } = await import('../otel/traceContext.js');
-  const carrier = (headers: ReadonlyMap<string, string | string[] | undefined>) => ({
-    traceparent: headerValue(headers.get('traceparent')),
-    tracestate: headerValue(headers.get('tracestate')),
-  });
-  const { parent } = await parentOf([carrier(request.attemptHeaders), carrier(request.headers)]);
+  const { parent } = await parentOf(requestTrace(request));
   return { ...tracing, parent };
 }
 
@@ -84,11 +80,13 @@ async function runOptions(ctx: restate.ObjectContext, settings: WorkerSettings, 
     seed: Math.floor(ctx.rand.random() * 2 ** 32),
     maxTurns: requestMaxTurns(request),
     offered: (tools: Tool[]) => tools,
+    trace: firstValid(requestTrace(ctx.request())),
   };
   return {
     ...durableRunOptions(ctx, settings, request, setup, clock),
     sessionId: ctx.key,
-    ...(settings.tracing ? { tracing: await runParent(settings.tracing, ctx.request()) } : {}),
+    // Its spans' ids that its children hang under are the same in each attempt (traceIds.ts).
+    ...(settings.tracing ? { tracing: { ...(await runParent(settings.tracing, ctx.request())), ids: durableIds(ctx.request().id) } } : {}),
     ...(request.appendSystemPrompt !== undefined ? { appendSystemPrompt: run.redactor.text(request.appendSystemPrompt) } : {}),
   };
 }

@@ -28,7 +28,9 @@ import { inputProblem, type JsonSchema } from '../tools/schema.js';
 import type { SessionRecord } from '../transcript/records.js';
 import type { DurableRecorder } from './records.js';
 import type { Journal } from './steps.js';
+import type { TraceCarrier } from '../otel/traceContext.js';
 import { CHILD_SERVICE, type RunRequest } from './protocol.js';
+import { childTrace } from './traceIds.js';
 
 export { CHILD_SERVICE };
 
@@ -43,6 +45,8 @@ export interface ChildRequest {
   /** The parent's model: the child's when neither the call nor the agent names one. */
   model: string;
   seed: number;
+  /** The trace context the child's run hangs under: its Agent call's `execute_tool` span (traceIds.ts), journalled in the parent. */
+  trace?: TraceCarrier;
 }
 
 /** What `AgentChild/<key>/run` answers: how the child ended, and its records (each stamped with its own journal's time). */
@@ -59,7 +63,9 @@ export function childModel(call: SubagentCall, agents: AgentDefinitions, parentM
 
 interface Parent {
   agents: AgentDefinitions;
-  parent: Omit<ChildRequest, 'call'>;
+  parent: Omit<ChildRequest, 'call' | 'trace'>;
+  /** The trace context the run came with: its children's when the run does not trace itself. */
+  trace: TraceCarrier | undefined;
   /** The run's gate (its decisions journalled once: permissions.ts), absent when every call runs. */
   gate: PermissionGate | undefined;
   /** The run's latest reply: its Agent calls are started together. */
@@ -104,21 +110,25 @@ function callOf(block: ToolUseBlock, agents: AgentDefinitions, schema: JsonSchem
 export function durableAgentTool(ctx: restate.ObjectContext, run: Parent): Tool {
   const agent = createAgentTool(run.agents);
   const started = new Map<string, restate.InvocationPromise<ChildResult>>();
-  const launch = (call: SubagentCall) => {
-    const request: ChildRequest = { ...run.parent, call, seed: childSeed(run.parent.seed, call.toolUseId) };
+  // The Agent call that runs: its span's trace context (ToolContext.env) names the trace its children join.
+  let running: { id: string; env?: Readonly<Record<string, string>> | undefined } = { id: '' };
+  const launch = async (call: SubagentCall) => {
+    // Journalled: a span's id differs in each attempt, and the call's request must be the same in every replay.
+    const trace = await run.journal.run(`trace of ${call.toolUseId}`, async () => childTrace(ctx.request().id, call.toolUseId, running, run.trace) ?? null);
+    const request: ChildRequest = { ...run.parent, call, seed: childSeed(run.parent.seed, call.toolUseId), ...(trace ? { trace } : {}) };
     const key = `${ctx.key}/${agentIdOf(call.toolUseId)}`;
     started.set(call.toolUseId, ctx.genericCall<ChildRequest, ChildResult>({ service: CHILD_SERVICE, method: 'run', key, parameter: request, inputSerde: restate.serde.json, outputSerde: restate.serde.json }));
   };
   // This call's child, and those of the later Agent calls of the same reply that the gate allows, started now.
   const launchFrom = async (call: SubagentCall, signal: AbortSignal) => {
-    if (!started.has(call.toolUseId)) launch(call);
+    if (!started.has(call.toolUseId)) await launch(call);
     const blocks = (run.lastReply()?.content ?? []).filter((b): b is ToolUseBlock => b.type === 'tool_use' && b.name === AGENT_TOOL_NAME);
     const later = blocks.slice(blocks.findIndex((b) => b.id === call.toolUseId) + 1);
     for (const block of later) {
       const next = callOf(block, run.agents, agent.inputSchema as JsonSchema);
       if (!next || started.has(block.id)) continue;
       const decision = run.gate ? await run.gate.decide({ block, tool: agent, signal }) : { behavior: 'allow' };
-      if (decision.behavior === 'allow') launch(next);
+      if (decision.behavior === 'allow') await launch(next);
     }
   };
   const host = {
@@ -146,6 +156,7 @@ export function durableAgentTool(ctx: restate.ObjectContext, run: Parent): Tool 
     ...agent,
     isConcurrencySafe: () => false,
     async run(input, context) {
+      running = { id: context.toolUseId ?? '', env: context.env };
       const output = await agent.run(input, { ...context, subagents: host });
       // Journalled: the output says how long the call took by this attempt's clock, and a replay must read the same.
       return run.journal.run(`tool ${AGENT_TOOL_NAME} ends`, async () => output);

@@ -20,6 +20,7 @@ import { askDurably } from './approvals.js';
 import { durableGate, runPermissions } from './permissions.js';
 import { durableAgentTool } from './children.js';
 import type { RunRequest } from './protocol.js';
+import type { TraceCarrier } from '../otel/traceContext.js';
 import type { WorkerSettings } from './workerSettings.js';
 
 export function journalOf(ctx: restate.ObjectContext): Journal {
@@ -52,6 +53,8 @@ export interface RunSetup {
   offered(tools: Tool[]): Tool[];
   /** Its system prompt (a subagent's); default: the CLI's. */
   system?: string;
+  /** The trace context the run came with (traceIds.ts): its children's when the run does not trace itself. */
+  trace?: TraceCarrier | undefined;
 }
 
 /** The session's tools, and the Agent tool of `agents` after them (a stray Agent tool of the worker's is dropped). */
@@ -79,7 +82,7 @@ export function durableRunOptions(ctx: restate.ObjectContext, settings: WorkerSe
   const tools = offered.map((tool) => {
     if (tool.name !== AGENT_TOOL_NAME || !agents) return tool;
     const parent = { sessionId: setup.sessionId, run: request, model: setup.model, seed: setup.seed };
-    return durableAgentTool(ctx, { agents, parent, gate, lastReply: () => lastReply, records: setup.records, journal, cancelled: () => cancel.abort() });
+    return durableAgentTool(ctx, { agents, parent, trace: setup.trace, gate, lastReply: () => lastReply, records: setup.records, journal, cancelled: () => cancel.abort() });
   });
   return {
     ...(gate ? { permissions: gate } : {}),

@@ -14,6 +14,7 @@ import type { Redactor } from '../core/redact.js';
 import type { Usage } from '../core/usage.js';
 import { AGENT_NAME, conventionsFromEnv, providerKey, PROVIDER, type GenAiConventions } from './conventions.js';
 import { inputMessages, outputMessages, systemInstructions, toolContent } from './content.js';
+import { withIds, type StableIds } from './ids.js';
 
 /** What a run is given to trace itself (`runAgent({ tracing })`). */
 export interface RunTracing {
@@ -25,6 +26,8 @@ export interface RunTracing {
   conventions?: GenAiConventions;
   /** The agent the run's `invoke_agent` span names (`gen_ai.agent.name`); default `agentloop`. A subagent's run: its name. */
   agentName?: string;
+  /** Ids some spans take instead of random ones (./ids.ts): a durable run's, the same on every attempt. */
+  ids?: StableIds;
 }
 
 /** What the run's span is told when it starts. */
@@ -68,15 +71,14 @@ function serverOf(baseURL: string | undefined): Attributes {
   if (!baseURL) return {};
   try {
     const url = new URL(baseURL);
-    const port = url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : 443;
-    return { 'server.address': url.hostname, 'server.port': port };
+    return { 'server.address': url.hostname, 'server.port': url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : 443 };
   } catch {
     return {};
   }
 }
 
 /** A W3C `traceparent` for a span, as a process's `TRACEPARENT` carries it. */
-export function traceparentOf(span: Span): string {
+function traceparentOf(span: Span): string {
   const { traceId, spanId, traceFlags } = span.spanContext();
   return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, '0')}`;
 }
@@ -104,13 +106,11 @@ export class RunSpans {
     conventions: GenAiConventions,
     private readonly facts: RunFacts,
     agentName = AGENT_NAME,
+    private readonly ids: StableIds = {},
   ) {
     this.conventions = conventions;
-    this.run = tracer.startSpan(
-      `invoke_agent ${agentName}`,
-      { kind: SpanKind.INTERNAL, attributes: { ...this.common('invoke_agent'), 'gen_ai.agent.name': agentName, 'gen_ai.request.model': facts.model } },
-      parent,
-    );
+    const attributes = { ...this.common('invoke_agent'), 'gen_ai.agent.name': agentName, 'gen_ai.request.model': facts.model };
+    this.run = withIds({ traceId: ids.traceId }, () => tracer.startSpan(`invoke_agent ${agentName}`, { kind: SpanKind.INTERNAL, attributes }, parent));
     this.runContext = trace.setSpan(parent, this.run);
   }
 
@@ -225,7 +225,7 @@ export class RunSpans {
       ...this.facts.toolAttributes?.(block.name),
       ...(this.conventions.captureContent && this.conventions.latest ? { 'gen_ai.tool.call.arguments': toolContent(block.input, this.facts.redactor) } : {}),
     };
-    this.tools.set(block.id, this.tracer.startSpan(`execute_tool ${name}`, { kind: SpanKind.INTERNAL, attributes }, this.runContext));
+    this.tools.set(block.id, withIds({ spanId: this.ids.toolSpanId?.(block) }, () => this.tracer.startSpan(`execute_tool ${name}`, { kind: SpanKind.INTERNAL, attributes }, this.runContext)));
   }
 
   private endTool(block: ToolUseBlock, isError: boolean, content: unknown): void {
@@ -296,5 +296,5 @@ export class RunSpans {
 
 /** Starts a run's spans; the parent is the given context, else the active one. */
 export function startRunSpans(tracing: RunTracing, facts: RunFacts): RunSpans {
-  return new RunSpans(tracing.tracer, tracing.parent ?? contextApi.active(), tracing.conventions ?? conventionsFromEnv(process.env), facts, tracing.agentName);
+  return new RunSpans(tracing.tracer, tracing.parent ?? contextApi.active(), tracing.conventions ?? conventionsFromEnv(process.env), facts, tracing.agentName, tracing.ids);
 }

@@ -37,3 +37,12 @@ export async function parentOf(carriers: TraceCarrier[]): Promise<{ parent: Cont
   }
   return { parent: ROOT_CONTEXT, found: false };
 }
+
+const TRACEPARENT = /^(?!ff)[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** The first carrier whose `traceparent` is well formed (W3C's form; read without loading OpenTelemetry), with its own `tracestate`. */
+export function firstValid(carriers: TraceCarrier[]): { traceparent: string; tracestate?: string } | undefined {
+  const found = carriers.find((c) => c.traceparent !== undefined && TRACEPARENT.test(c.traceparent.trim().toLowerCase()));
+  if (!found?.traceparent) return undefined;
+  return { traceparent: found.traceparent.trim().toLowerCase(), ...(found.tracestate ? { tracestate: found.tracestate } : {}) };
+}

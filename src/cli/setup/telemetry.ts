@@ -16,6 +16,7 @@ import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { RunTracing } from '../../otel/runSpans.js';
 import { load, parentOf } from '../../otel/traceContext.js';
+import { chosenIds } from '../../otel/ids.js';
 import { createRedactor } from '../../core/redact.js';
 import { secretValues } from '../../tools/bash/judge/secrets.js';
 
@@ -131,7 +132,7 @@ export async function startTelemetry(env: Env, version: string, warnLine: (line:
     warn(`agentloop: no traces: ${choice.why}`);
     return undefined;
   }
-  const [{ BasicTracerProvider, BatchSpanProcessor }, { resourceFromAttributes, detectResources, envDetector }] = await Promise.all([
+  const [{ BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator }, { resourceFromAttributes, detectResources, envDetector }] = await Promise.all([
     load(import('@opentelemetry/sdk-trace-base'), 'BasicTracerProvider'),
     load(import('@opentelemetry/resources'), 'resourceFromAttributes'),
   ]);
@@ -140,7 +141,8 @@ export async function startTelemetry(env: Env, version: string, warnLine: (line:
     failure ??= error?.message ?? 'the export failed';
   });
   const resource = resourceFromAttributes({ 'service.name': 'agentloop', 'service.version': version }).merge(detectResources({ detectors: [envDetector] }));
-  const provider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
+  // Random ids, but those a durable run chooses for the spans its child invocations hang under (otel/ids.ts).
+  const provider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)], idGenerator: chosenIds(new RandomIdGenerator()) });
   const tracing: RunTracing = { tracer: provider.getTracer('agentloop', version), parent: await parentFrom(env, warn) };
   return {
     tracing,
