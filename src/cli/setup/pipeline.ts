@@ -60,10 +60,9 @@ export function localStart(options: CliOptions): string | number {
  * MCP server's configuration is bad (1 when a prompt cannot be read).
  */
 export async function setUp(given: CliOptions, cwd: string, version: string): Promise<Prepared | number> {
-  // The bash tool's shell parser loads while the loop and the SDK do: a reply that opens with a read-only command can
-  // start it mid-stream only once the parser is ready (about 0.1 s after it starts loading; the tool's own prepare()
-  // starts it only when the first reply begins).
-  import('../../tools/bash/judge/shell/load.js').then((m) => m.loadShellParser()).catch(() => undefined);
+  // No shell parser on the way to the first request (its load was 25-60 ms of it, and a Mark-Compact for its WebAssembly
+  // memory): the bash tool loads it while the model thinks, or when a command that is not plain words needs it
+  // (tools/bash/ahead.ts).
   const model = modelOf(given, cwd);
   if (typeof model === 'number') return model;
   const options = await withPipedPrompt(given);

@@ -1,7 +1,8 @@
 /**
- * What the bash tool does ahead of its first command (`prepare`), and the count of commands on their way to their
- * spawn, to which those warm-ups give way: in a fresh process they would otherwise sit on the path of the first command.
+ * What the bash tool does ahead of its first command (`prepare`), and the count of commands called, to which those
+ * warm-ups give way: in a fresh process they would otherwise sit on the path of the first command.
  */
+import { performance } from 'node:perf_hooks';
 import type { ToolPrepare } from '../../core/tool.js';
 import { isSafeAlongside } from './judge/checks.js';
 import { loadShellParser } from './judge/shell/load.js';
@@ -20,11 +21,12 @@ export interface Ahead {
  * runner (a bwrap probe, unless an earlier process kept its verdict); then, told of its run (`run`: its folder and its
  * end), the runner's own start ahead (the contained way starts the whole chain of the run's first command, all but the
  * command: run/spare.ts), else a warm-up `true` run; one check through the plain reader, so that later checks run
- * compiled code; and the parser's load (the CLI starts it earlier: run.ts), after the runner and after the spawn of any
- * command on its way (plain words need no parser). A command on its way to its spawn is the warm-up: another run before
- * it would only delay it. No warm-up parse: the parser's first parse compiles its WebAssembly, ~20 ms of CPU (V8's
- * tiers) that a process whose commands are all plain words never needs (bench/engine.ts: 9a), and that the first
- * command needing the parser pays instead (its first check, ~8 ms later). Nothing is started ahead once a command came.
+ * compiled code; and the parser's load, only while the model is still thinking (`whileModelThinks`): plain words need no
+ * parser, and its load (25-60 ms of CPU, its WebAssembly memory, a Mark-Compact) would otherwise sit on the path of a
+ * reply that comes at once. A command that needs the parser before then loads it (its check waits: ~0.1 s once). No
+ * warm-up parse: the parser's first parse compiles its WebAssembly, ~20 ms of CPU (V8's tiers) that a process whose
+ * commands are all plain words never needs (bench/engine.ts: 9a), and that the first command needing the parser pays
+ * instead (its first check, ~8 ms later). Nothing is started ahead once a command came.
  */
 export function prepare(tool: Ahead, run: ToolPrepare | undefined): void {
   prepareFifos();
@@ -44,46 +46,45 @@ export function prepare(tool: Ahead, run: ToolPrepare | undefined): void {
   });
   isSafeAlongside(plainReader, 'ls -A');
   const warmParser = () => void loadShellParser().catch(() => undefined);
-  runnerReady.then(() => setImmediate(() => whenNoCommandStarting(warmParser)), warmParser);
+  const thinking = whileModelThinks(warmParser, run?.signal);
+  runnerReady.then(thinking, thinking);
 }
 
+/** How often `whileModelThinks` looks whether the process has been waiting, ms. */
+const THINKING_MS = 50;
+/** The most of that time the event loop may have been busy for it to count as waiting (the model thinks). */
+const IDLE_SHARE = 0.25;
+
 /**
- * Commands called and not yet spawned. The warm-ups of `prepare` (a `true` run, a parse) give way to them: in a fresh
- * process they would sit on the path of the first command.
+ * Started (the function it returns), calls `warm` once the event loop has been mostly idle for `THINKING_MS` with no
+ * command called since `whileModelThinks` was: the model has not answered yet (a real model takes 0.5-2 s to its first
+ * token). A command called first, or the run's end, calls it off: a reply that came at once is being handled, and what
+ * its commands need they load themselves. Busy (the reply streaming in), it looks again later.
  */
-let commandsStarting = 0;
-/** Commands called in this process: after the first, the path is warm (no warm-up run). */
+function whileModelThinks(warm: () => void, ended: AbortSignal | undefined): () => void {
+  const before = commandsCalled;
+  let since = performance.eventLoopUtilization();
+  const look = () => {
+    if (commandsCalled !== before || ended?.aborted) return;
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, since).utilization;
+    since = now;
+    if (busy <= IDLE_SHARE) warm();
+    else setTimeout(look, THINKING_MS).unref();
+  };
+  return () => {
+    since = performance.eventLoopUtilization();
+    setTimeout(look, THINKING_MS).unref();
+  };
+}
+
+/** Commands called in this process: after the first, the path is warm (no warm-up run, no parser load ahead). */
 let commandsCalled = 0;
-let afterStart: Array<() => void> = [];
 /** How long after the reply begins the warm-up run may start. */
 const WARM_UP_AFTER_MS = 100;
 
-/** Runs `start`, counted among the commands starting until it calls `spawned` (or ends). */
-export async function whileStarting<T>(start: (spawned: () => void) => Promise<T>): Promise<T> {
-  commandsStarting++;
+/** Runs `command`, counted among the commands called (what `prepare` starts ahead gives way to them). */
+export function called<T>(command: () => Promise<T>): Promise<T> {
   commandsCalled++;
-  let starting = true;
-  const spawned = () => {
-    if (!starting) return;
-    starting = false;
-    commandStarted();
-  };
-  try {
-    return await start(spawned);
-  } finally {
-    spawned();
-  }
-}
-
-function whenNoCommandStarting(warm: () => void): void {
-  if (commandsStarting === 0) warm();
-  else afterStart.push(warm);
-}
-
-function commandStarted(): void {
-  commandsStarting--;
-  if (commandsStarting > 0 || afterStart.length === 0) return;
-  const waiting = afterStart;
-  afterStart = [];
-  setImmediate(() => waiting.forEach((warm) => warm()));
+  return command();
 }

@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { isSafeAlongside, refusal } from './judge/checks.js';
-import { prepare, whileStarting } from './ahead.js';
+import { called, prepare } from './ahead.js';
 import { redact, type SecretValue } from './judge/secrets.js';
 import { checkNow, checkSoon } from './judge/shell/reader.js';
 import { chooseRunner } from './run/choose.js';
@@ -136,7 +136,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
     prepare: (run) => prepare({ runner: tool.runner, commandEnv: () => tool.environment.read(tool.env(), tool.secrets).env }, run),
     async run(parsed, context) {
       if (parsed.command.trim() === '') return { isError: true, content: 'Invalid input for bash: "command" is empty.' };
-      return whileStarting((spawned) => runCommand(tool, parsed, context, spawned));
+      return called(() => runCommand(tool, parsed, context));
     },
   });
 }
@@ -175,7 +175,7 @@ function checkedSettings(options: BashToolOptions): typeof DEFAULTS {
   return settings;
 }
 
-async function runCommand(tool: BashState, parsed: { command: string; timeout?: number | undefined }, context: ToolContext, spawned: () => void): Promise<ToolOutput> {
+async function runCommand(tool: BashState, parsed: { command: string; timeout?: number | undefined }, context: ToolContext): Promise<ToolOutput> {
   let refused: string | null;
   try {
     refused = await checkSoon((read) => refusal(read, parsed.command));
@@ -198,7 +198,6 @@ async function runCommand(tool: BashState, parsed: { command: string; timeout?: 
     timeoutMs,
     signal: context.signal,
     onData: (chunk) => output.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
-    onSpawned: spawned,
   });
   // The working directory is checked only when the spawn fails: a stat before each command would cost a round trip to
   // the thread pool.

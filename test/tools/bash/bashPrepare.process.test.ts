@@ -1,7 +1,8 @@
 /**
  * The bash tool's warm-ups (`prepare`: a `true` run through the runner, the parser's load) give way to a command on its
  * way to the runner: in a fresh process they would otherwise sit on the path of the first command. prepare() loads the
- * parser but parses nothing: a first parse compiles its WebAssembly, CPU that a run of plain-words commands never needs.
+ * parser only while the model thinks (no command called yet, the process waiting), and parses nothing: a first parse
+ * compiles its WebAssembly, CPU that a run of plain-words commands never needs.
  */
 import { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -57,6 +58,24 @@ describe('bash tool: prepare', () => {
     expect(await first).toMatchObject({ content: 'first', isError: false });
     expect(spawned).toContain('bash -c echo "first"');
     expect(spawned).not.toContain('true');
+  });
+
+  it('loads the parser while the model thinks: no command called, the event loop idle', async () => {
+    const tool = await freshTool();
+    const load = await import('../../../src/tools/bash/judge/shell/load.js');
+    tool.prepare?.();
+    expect(load.loadedShellParser()).toBeNull();
+    await vi.waitFor(() => expect(load.loadedShellParser()).not.toBeNull(), { timeout: 10_000 });
+  });
+
+  it('loads no parser ahead once a command of plain words came (a reply that came at once)', async () => {
+    const tool = await freshTool();
+    const load = await import('../../../src/tools/bash/judge/shell/load.js');
+    tool.prepare?.();
+    expect(await tool.run({ command: 'echo plain' }, context)).toMatchObject({ content: 'plain', isError: false });
+    // Longer than prepare's look (50 ms) and its warm-up run (100 ms): neither loads the parser now.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(load.loadedShellParser()).toBeNull();
   });
 
   it('loads the parser but parses nothing', async () => {
