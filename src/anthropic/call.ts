@@ -1,4 +1,4 @@
-import { clientOptions, MessagesClient, type ClientSettings, type MessagesApi } from './client.js';
+import { sharedClient, type ClientSettings, type MessagesApi } from './client.js';
 import { assertValidHistory, InvalidHistoryError } from '../history/validate.js';
 import { withCacheBreakpoints } from './cache.js';
 import { toModelError } from './errors.js';
@@ -8,7 +8,7 @@ import { ModelError } from '../core/model.js';
 import { thinkingProblem } from '../core/thinking.js';
 
 export interface AnthropicModelOptions extends ClientSettings {
-  /** A ready client (an `Anthropic`, or anything with its `messages.create`); otherwise one is built from `apiKey` / `authToken` / `baseURL`. */
+  /** A ready client (an `Anthropic`, or anything with its `messages.create`); otherwise the process's client for `apiKey` / `authToken` / `baseURL` (client.ts `sharedClient`). */
   client?: MessagesApi;
   /** A stream that sends nothing for this long is given up as broken (default 90 s). */
   idleTimeoutMs?: number;
@@ -23,7 +23,7 @@ export interface AnthropicModelOptions extends ClientSettings {
  * input may be incomplete, so it must never run.
  */
 export function createAnthropicModel(options: AnthropicModelOptions): ModelCall {
-  const client = options.client ?? new MessagesClient(clientOptions(options));
+  const client = options.client ?? sharedClient(options);
   const idleTimeoutMs = options.idleTimeoutMs ?? 90_000;
   const prepare = options.promptCaching === false ? (r: ModelRequest) => r : withCacheBreakpoints;
 
