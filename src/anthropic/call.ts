@@ -2,6 +2,7 @@ import { sharedClient, type ClientSettings, type MessagesApi } from './client.js
 import { assertValidHistory, InvalidHistoryError } from '../history/validate.js';
 import { withCacheBreakpoints } from './cache.js';
 import { toModelError } from './errors.js';
+import { idleWatch } from './idleWatch.js';
 import { ReplyBuilder, StreamProtocolError } from './stream.js';
 import type { ModelCall, ModelReply, ModelRequest } from '../core/model.js';
 import { ModelError } from '../core/model.js';
@@ -76,32 +77,6 @@ function refuseInvalidHistory(request: ModelRequest): void {
     const problems = error instanceof InvalidHistoryError ? error.message : String(error);
     throw new ModelError('invalid_request', `agentloop refused to send an ${problems}`);
   }
-}
-
-/**
- * Gives up a stream that sends nothing for `idleTimeoutMs` (aborts `local`). The timer is set once; each event only
- * notes the time (`note`), and the timer, when it fires, waits again for what is left (re-arming a timer on every
- * event costs more than the event).
- */
-function idleWatch(idleTimeoutMs: number, local: AbortController) {
-  let lastEventAt = performance.now();
-  let idle: NodeJS.Timeout | undefined;
-  const watch = {
-    stalled: false,
-    note: () => void (lastEventAt = performance.now()),
-    stop: () => clearTimeout(idle),
-  };
-  const checkIdle = () => {
-    const quiet = performance.now() - lastEventAt;
-    if (quiet < idleTimeoutMs) {
-      idle = setTimeout(checkIdle, idleTimeoutMs - quiet);
-      return;
-    }
-    watch.stalled = true;
-    local.abort(new Error('stalled'));
-  };
-  idle = setTimeout(checkIdle, idleTimeoutMs);
-  return watch;
 }
 
 type CallInput = Parameters<ModelCall>[0];
