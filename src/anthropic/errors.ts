@@ -1,3 +1,4 @@
+import { outOfFiles } from '../core/openFiles.js';
 import { AnthropicError, APIConnectionError, APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk/core/error';
 import { ModelError, type ModelErrorKind } from '../core/model.js';
 
@@ -74,6 +75,8 @@ export function toModelError(error: unknown, midStream: boolean, reading = false
 }
 
 function causeOf(error: Error): string {
+  const files = outOfFiles(error);
+  if (files) return `out of file descriptors: ${files}`;
   const cause = error.cause instanceof Error ? error.cause.message : undefined;
   return cause && cause !== error.message ? `${error.message} (${cause})` : error.message;
 }

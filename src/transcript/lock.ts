@@ -18,6 +18,7 @@
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { outOfFiles } from '../core/openFiles.js';
 import { holderAlive, holderOf, parseHolder, procStartOf, type LockHolder } from './holder.js';
 import { openSessionFile, UnsafeSessionFileError } from './sessionFile.js';
 
@@ -128,7 +129,7 @@ function openLockFile(transcript: string, path: string): number {
     return openSessionFile(path, 'lock');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== undefined && code !== 'EACCES') throw new UnsafeSessionFileError(`cannot open the session's lock file ${path} (${code}): ${fixFor(code)}`);
+    if (code !== undefined && code !== 'EACCES') throw new UnsafeSessionFileError(`cannot open the session's lock file ${path} (${code}): ${outOfFiles(error) ?? fixFor(code)}`);
     if (code !== 'EACCES') throw error;
     const stat = statSync(path);
     if (kernelLockOn(stat)) throw new SessionBusyError(transcript, undefined);

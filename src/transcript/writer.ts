@@ -8,6 +8,7 @@
  * goes into one write.
  */
 import { closeSync, fstatSync, fsync, fsyncSync, mkdirSync, statSync, writeSync } from 'node:fs';
+import { outOfFiles } from '../core/openFiles.js';
 import { noRedaction, type Redactor } from '../core/redact.js';
 import { crashPointOf, pauseForever, type CrashPoint } from './crashPoint.js';
 import { endsWithNewline, openSessionFile } from './sessionFile.js';
@@ -98,8 +99,10 @@ export class TranscriptWriter {
     try {
       fd = openSessionFile(path, 'create');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new SessionExistsError(`session ${header.id} exists already (${path})`);
-      throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') throw new SessionExistsError(`session ${header.id} exists already (${path})`);
+      const files = outOfFiles(error);
+      throw files ? new Error(`cannot open the transcript ${path} (${code}): ${files}`, { cause: error }) : error;
     }
     const writer = new TranscriptWriter(path, fd, options);
     writer.write(header, ...first);
