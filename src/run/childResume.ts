@@ -6,6 +6,8 @@
  * Its answer replaces the "interrupted" result of its Agent call, so the parent's history stays valid and the new
  * prompt goes on from there. A child that cannot go on (no such agent in this run, damaged records) is said in an
  * `agent_resume` event with `why`, and its call keeps the interrupted result: nothing is lost, nothing runs twice.
+ * An Agent call cut before its child started (nothing of the child ran) runs now, as the machine runs a call: its hooks
+ * and the permission gate judge it again (their first verdict was never recorded), then its child runs from its prompt.
  */
 import type { RunEvent } from '../core/events.js';
 import type { SubagentCall, SubagentResult } from '../core/agents.js';
@@ -13,9 +15,11 @@ import type { ContentBlock, MessageParam, ToolResultBlockParam, ToolUseBlock } f
 import { zeroUsage } from '../core/usage.js';
 import { appendUserText, textOf } from '../history/messages.js';
 import { outputOf } from '../tools/agent/agentTool.js';
-import { toToolResult } from '../tools/executor.js';
+import { runOne, toToolResult } from '../tools/executor.js';
+import type { Tool, ToolOutput } from '../core/tool.js';
+import type { RunHooks } from '../core/hooks.js';
 import { standIn, type CutAgent } from '../transcript/cutAgents.js';
-import type { AgentEndRecord } from '../transcript/records.js';
+import type { AgentEndRecord, AgentStartRecord } from '../transcript/records.js';
 import { recordedMessages, restoreConversation, type RestoredConversation } from '../transcript/resume.js';
 import type { ChildResume, RunSubagents } from './subagents.js';
 
@@ -23,6 +27,10 @@ export interface Resuming {
   host: RunSubagents | undefined;
   emit: ((event: RunEvent) => void) | undefined;
   signal: AbortSignal | undefined;
+  /** The run's tools (its Agent tool among them), working directory and hooks (the gate's verdict in them): a call cut before its child started runs with them. */
+  tools: readonly Tool[];
+  cwd: string;
+  hooks: RunHooks | undefined;
 }
 
 /**
@@ -57,15 +65,26 @@ function toolUsesBefore(history: readonly MessageParam[]): Map<string, ToolUseBl
   return new Map(blocks.flatMap((b) => (b.type === 'tool_use' ? [[b.id, b] as const] : [])));
 }
 
-/** The Agent call's result once its child has gone on to its end (or had ended), or undefined when it cannot. */
+/** The Agent call's result once its child has gone on to its end (or had ended, or ran from its start), or undefined when it cannot. */
 async function answerOf(cut: CutAgent, block: ToolUseBlock, resuming: Resuming): Promise<ToolResultBlockParam | undefined> {
-  const { start } = cut;
-  const result = cut.end ? endedResult(cut.end, start.model) : await goOn(cut, resuming);
-  if (!result) return undefined;
-  const output = outputOf(result, { prompt: start.prompt, agentType: start.agentType, durationMs: result.durationMs });
+  const output = cut.start ? await outputAfter(cut, cut.start, resuming) : await runCall(block, resuming);
+  if (!output) return undefined;
   const answer = toToolResult(block.id, output);
   resuming.emit?.({ type: 'tool_result', block, result: answer, ...(output.data !== undefined ? { data: output.data } : {}) });
   return answer;
+}
+
+/** The call's output once its child, which had started, has ended. */
+async function outputAfter(cut: CutAgent, start: AgentStartRecord, resuming: Resuming): Promise<ToolOutput | undefined> {
+  const result = cut.end ? endedResult(cut.end, start.model) : await goOn(cut, start, resuming);
+  return result && outputOf(result, { prompt: start.prompt, agentType: start.agentType, durationMs: result.durationMs });
+}
+
+/** An Agent call cut before its child started, run now as the machine runs a call (tools/executor.ts runOne); undefined in a run without agents. */
+async function runCall(block: ToolUseBlock, { host, tools, cwd, hooks, signal }: Resuming): Promise<ToolOutput | undefined> {
+  if (!host) return undefined;
+  const context = { cwd, signal: signal ?? new AbortController().signal, toolUseId: block.id, subagents: host };
+  return runOne(new Map(tools.map((tool) => [tool.name, tool])), block, context, hooks);
 }
 
 /** A child that ended before its call's result was written: its end record says what it gave. */
@@ -75,8 +94,8 @@ function endedResult(end: AgentEndRecord, model: string): SubagentResult {
 }
 
 /** Why the child of `cut` cannot go on in this run, if it cannot. */
-function cannotGoOn(cut: CutAgent, restored: RestoredConversation, host: RunSubagents | undefined): string | undefined {
-  const { agentType } = cut.start;
+function cannotGoOn(cut: CutAgent, start: AgentStartRecord, restored: RestoredConversation, host: RunSubagents | undefined): string | undefined {
+  const { agentType } = start;
   if (!host || !Object.hasOwn(host.agents, agentType)) return `this run has no agent "${agentType}"`;
   if (recordedMessages(cut.records).gap !== undefined) return 'its records are damaged (a message is missing)';
   if (restored.problems.length > 0) return `its records are damaged (${restored.problems[0]})`;
@@ -84,11 +103,10 @@ function cannotGoOn(cut: CutAgent, restored: RestoredConversation, host: RunSuba
 }
 
 /** Restores the child's history and runs it on to its end; undefined (said in `agent_resume`) when it cannot. */
-async function goOn(cut: CutAgent, { host, emit, signal }: Resuming): Promise<SubagentResult | undefined> {
-  const { start } = cut;
+async function goOn(cut: CutAgent, start: AgentStartRecord, { host, emit, signal }: Resuming): Promise<SubagentResult | undefined> {
   const named = { toolUseId: cut.toolUseId, agentId: start.agentId, agentType: start.agentType, description: start.description, prompt: start.prompt, model: start.model };
   const restored = withPrompt(restoreConversation(cut.records), start.prompt);
-  const why = cannotGoOn(cut, restored, host);
+  const why = cannotGoOn(cut, start, restored, host);
   if (why !== undefined || !host) {
     emit?.({ type: 'agent_resume', ...named, turnCount: restored.turnCount, messageCount: restored.recordedCount, repaired: [], why: why ?? 'no agents' });
     return undefined;
@@ -99,7 +117,7 @@ async function goOn(cut: CutAgent, { host, emit, signal }: Resuming): Promise<Su
     const origin = i === 0 && recordedCount === 0 ? 'prompt' : 'interrupted';
     emit?.({ type: 'agent_event', toolUseId: cut.toolUseId, agentId: start.agentId, agentType: start.agentType, event: { type: 'message', index: recordedCount + i, message, origin } });
   });
-  if (!restored.awaitsModel) return answered(cut, restored, emit);
+  if (!restored.awaitsModel) return answered(cut, start, restored, emit);
   const call: SubagentCall = { toolUseId: cut.toolUseId, agentType: start.agentType, description: start.description, prompt: start.prompt };
   return host.resume(call, { ...before(cut), messages, turnCount: restored.turnCount, cutAgents: restored.cutAgents, model: start.model }, signal ?? new AbortController().signal);
 }
@@ -122,8 +140,7 @@ function before(cut: CutAgent): Pick<ChildResume, 'toolUses' | 'usage'> {
 }
 
 /** A child whose last reply, its answer, was recorded but not its end: that reply is its result. */
-function answered(cut: CutAgent, restored: RestoredConversation, emit: Resuming['emit']): SubagentResult {
-  const { start } = cut;
+function answered(cut: CutAgent, start: AgentStartRecord, restored: RestoredConversation, emit: Resuming['emit']): SubagentResult {
   const last = restored.messages[restored.messages.length - 1] as MessageParam;
   const { toolUses, usage } = before(cut);
   const result: SubagentResult = { agentId: start.agentId, state: 'done', exitReason: 'completed', text: textOf(last.content), model: start.model, usage, toolUses, durationMs: 0, turnCount: restored.turnCount };

@@ -68,7 +68,7 @@ export async function runAgent(question: Question | null, options: RunAgentOptio
   const emit = listenerOf(options.onEvent, recorder, spans, ahead, describedEvents(tools));
   const hooks = gate ? gatedHooks(options.hooks, gate, emit) : options.hooks;
   const subagents = subagentHost({ options, cwd, tools, modelCall, gate, redactor, spans, emit, runAgent }); // the Agent tool's children (./subagents.ts)
-  if (options.cutAgents?.length) startMessages = withPrompt(await resumeCutAgents(options.cutAgents, options.messages ?? [], { host: subagents, emit, signal: options.signal }), prompt); // a resumed session's cut-off children first (./childResume.ts)
+  if (options.cutAgents?.length) startMessages = withPrompt(await resumeCutAgents(options.cutAgents, options.messages ?? [], { host: subagents, emit, signal: options.signal, tools, cwd, hooks }), prompt); // a resumed session's cut-off children first (./childResume.ts)
   const ended = tools.some((tool) => tool.prepare) ? new AbortController() : undefined; // what tools start ahead (Tool.prepare) stops at the run's end
   const actor = actorOf(options, { cwd, tools, modelCall, spans, emit, ahead: emit ? ahead : undefined, redactor, startMessages, hooks, denyRules: gate && denyRulesOf(gate.current), subagents, runSignal: ended?.signal });
   if (emit && prompt) emitPrompt(emit, startMessages);

@@ -10,7 +10,8 @@
  * - an assistant message with tool_use blocks whose results were never appended (the process
  *   died while the tools ran): each is answered with the result it produced, if its
  *   `tool_result` record was written, or with an `is_error` result saying it was interrupted.
- *   A tool is never run again: it may have had effects;
+ *   A tool is never run again: it may have had effects. A subagent cut off (an Agent call) is taken up by the
+ *   resumed run instead (./cutAgents.ts): where it stopped, or from its start when nothing of it ran;
  * - an assistant message without tool_use: the conversation is complete; it goes on only with
  *   a new prompt;
  * - a `prompt` record and no message after it (the process died before the run wrote the
@@ -27,6 +28,7 @@ import type { PromptBlock, SessionRecord } from './records.js';
 import { plural } from '../core/plural.js';
 import { INTERRUPTED_TOOL_RESULT } from '../core/prompts.js';
 import { cutAgents, type CutAgent } from './cutAgents.js';
+import { AGENT_TOOL_NAME } from '../tools/agent/agentTool.js';
 
 export { INTERRUPTED_TOOL_RESULT } from '../core/prompts.js';
 
@@ -163,10 +165,14 @@ export function restoreConversation(records: readonly SessionRecord[]): Restored
       const interrupted = uses.filter((u) => !finished.has(u.id));
       messages = appendUser(messages, results);
       const children = new Set(records.flatMap((r) => (r.type === 'agent_start' ? [r.toolUseId] : [])));
-      const cut = interrupted.filter((u) => !children.has(u.id));
-      if (cut.length > 0) repaired.push(`answered ${cut.map((u) => `${u.name} ${u.id}`).join(', ')} as interrupted (not run again)`);
+      const named = (uses: ToolUseBlock[]) => uses.map((u) => `${u.name} ${u.id}`).join(', ');
+      const cut = interrupted.filter((u) => !children.has(u.id) && u.name !== AGENT_TOOL_NAME);
+      if (cut.length > 0) repaired.push(`answered ${named(cut)} as interrupted (not run again)`);
       const cutChildren = interrupted.filter((u) => children.has(u.id));
-      if (cutChildren.length > 0) repaired.push(`${cutChildren.map((u) => `${u.name} ${u.id}`).join(', ')} had a subagent running: it goes on where it stopped (answered as interrupted if it cannot)`);
+      if (cutChildren.length > 0) repaired.push(`${named(cutChildren)} had a subagent running: it goes on where it stopped (answered as interrupted if it cannot)`);
+      // Nothing of the child ran (no start record: no request, no tool): the call runs (./cutAgents.ts).
+      const unstarted = interrupted.filter((u) => !children.has(u.id) && u.name === AGENT_TOOL_NAME);
+      if (unstarted.length > 0) repaired.push(`${named(unstarted)} was cut before its subagent started: it runs now (answered as interrupted if it cannot)`);
       if (finished.size > 0) repaired.push(`added the ${plural(finished.size, 'tool result')} that had finished`);
     }
   }

@@ -10,7 +10,7 @@
 import { closeSync, fstatSync, fsync, fsyncSync, mkdirSync, statSync, writeSync } from 'node:fs';
 import { outOfFiles } from '../core/openFiles.js';
 import { noRedaction, type Redactor } from '../core/redact.js';
-import { crashPointOf, pauseForever, type CrashPoint } from './crashPoint.js';
+import { crashPointOf, pauseForever, pauseIndex, type CrashPoint } from './crashPoint.js';
 import { endsWithNewline, openSessionFile } from './sessionFile.js';
 import { sessionsDir, transcriptPath } from './paths.js';
 import type { SessionHeader, SessionRecord } from './records.js';
@@ -131,8 +131,8 @@ export class TranscriptWriter {
     const point = this.crashPoint;
     const before = this.written;
     this.written += lines.length;
-    if (point && before < point.record && this.written >= point.record) {
-      const cut = point.record - before - 1;
+    const cut = point && pauseIndex(point, before, lines);
+    if (point && cut !== undefined) {
       const torn = lines[cut] as string;
       writeSync(this.fd, point.torn ? lines.slice(0, cut).join('') + torn.slice(0, Math.floor(torn.length / 2)) : lines.join(''));
       pauseForever(point);

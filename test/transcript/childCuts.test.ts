@@ -3,9 +3,10 @@
  * prefix of a real recorded run (a parent whose Agent call runs a child that calls two tools; and the same one level
  * deeper, a child whose Agent call runs the worker) is resumed as the CLI and the library resume it (restoreConversation,
  * then runAgent with its `cutAgents`). For every cut: each tool's effect happens at most once over both runs (a tool
- * whose start was recorded is never run again), exactly once unless an Agent call was cut before its child started, the run ends with the parent's answer, every request's history is
- * valid, and once the child had started, the parent's last request carries the child's answer, not "interrupted" (an
- * Agent call cut before its child started is a cut tool like any other: interrupted, not run again).
+ * whose start was recorded is never run again), exactly once unless the child's reply that asked for it was recorded
+ * and its start was not (answered as interrupted, as resume.ts answers any), the run ends with the parent's answer,
+ * every request's history is valid, and the parent's last request carries the child's answer, not "interrupted": an
+ * Agent call cut before its child started runs its child at resume, as one cut midway goes on.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import { resumeSession } from '../../src/transcript/open.js';
 import { startSession } from '../../src/transcript/recorder.js';
 import { readTranscript } from '../../src/transcript/store.js';
 import { runAgent } from '../../src/run/runAgent.js';
+import { INTERRUPTED_TOOL_RESULT } from '../../src/transcript/resume.js';
 
 let home: string;
 beforeAll(() => void (home = mkdtempSync(join(tmpdir(), 'agentloop-childcuts-'))));
@@ -97,18 +99,49 @@ describe.each([false, true])('a session with a subagent (nested: %s), cut after 
       const where = `cut after line ${cut}: ${prefix.at(-1)?.slice(0, 120)}`;
       expect(run.state, where).toBe('done');
       expect(run.text, where).toBe('Parent done.');
-      // A call the model asked for and whose result was not recorded is answered as interrupted, as resume.ts answers
-      // any: an Agent call cut before its child started too (its child never runs), a tool cut before it started.
+      // A tool the model asked for and whose start was not recorded is answered as interrupted, as resume.ts answers
+      // any; an Agent call cut before its child started runs its child (nothing of it had run).
       const asked = (id: string) => prefix.some((l) => l.includes(`"type":"tool_use","id":"${id}"`));
-      const childStarted = (id: string) => prefix.some((l) => l.includes('"type":"agent_start"') && l.includes(`"toolUseId":"${id}"`));
-      const childless = (asked('a1') && !childStarted('a1')) || (nested && asked('b1') && !childStarted('b1'));
       for (const id of ['c1', 'c2']) {
-        const times = started.includes(id) ? 1 : childless || asked(id) ? 0 : 1;
+        const times = started.includes(id) ? 1 : asked(id) ? 0 : 1;
         expect(started.filter((s) => s === id).length + log.filter((l) => l === id).length, `${where}: ${id}`).toBe(times);
       }
       for (const request of requests) expect(historyProblems(request.messages), where).toEqual([]);
-      const answer = nested ? (childStarted('b1') ? 'Outer: Child done.' : 'Outer: ') : 'Child done.';
-      if (childStarted('a1')) expect(JSON.stringify(requests.at(-1)?.messages), where).toContain(answer);
+      expect(JSON.stringify(requests.at(-1)?.messages), where).toContain(nested ? 'Outer: Child done.' : 'Child done.');
+      expect(JSON.stringify(requests.at(-1)?.messages), where).not.toContain(INTERRUPTED_TOOL_RESULT.slice(0, 40));
     }
+  });
+});
+
+describe('an Agent call cut before its child started', () => {
+  it('is taken up with no start record, said so, and run as the machine runs a call: its child from its prompt, the gate judging it again', async () => {
+    const lines = await recorded(false);
+    const at = lines.findIndex((l) => l.includes('"type":"tool_start"') && l.includes('"id":"a1"'));
+    expect(lines.slice(0, at + 1).some((l) => l.includes('"type":"agent_start"'))).toBe(false);
+    const path = join(home, 'sessions', 'unstarted.jsonl');
+    writeFileSync(path, `${lines.slice(0, at + 1).join('\n')}\n`);
+    const resumed = await resumeSession(path);
+    const { conversation } = resumed;
+    expect(conversation.cutAgents).toEqual([{ toolUseId: 'a1', start: undefined, end: undefined, records: [] }]);
+    expect(conversation.repaired).toContain('Agent a1 was cut before its subagent started: it runs now (answered as interrupted if it cannot)');
+    resumed.recorder.close();
+
+    // The gate denies it this time: its child never runs, the call gets the denial.
+    const log: string[] = [];
+    const requests: ModelRequest[] = [];
+    const run = await runAgent(null, { ...runOf(false, log, requests), permissions: { mode: 'default', deny: ['Agent'] }, messages: conversation.messages, turnCount: conversation.turnCount, cutAgents: conversation.cutAgents });
+    expect(run.text).toBe('Parent done.');
+    expect(log).toEqual([]);
+    expect(requests.map((r) => JSON.stringify(r.system ?? ''))).not.toContainEqual(expect.stringContaining('You work.'));
+    const asked = JSON.stringify(requests.map((r) => r.messages));
+    expect(asked).toContain('"content":"Not run: denied by rule Agent","is_error":true');
+    expect(asked).not.toContain(INTERRUPTED_TOOL_RESULT.slice(0, 40));
+
+    // In a run without agents, it cannot run: the call stays answered as interrupted.
+    const bareRequests: ModelRequest[] = [];
+    const bare = await runAgent(null, { ...runOf(false, log, bareRequests), agents: {}, messages: conversation.messages, turnCount: conversation.turnCount, cutAgents: conversation.cutAgents });
+    expect(bare.text).toBe('Parent done.');
+    expect(JSON.stringify(bareRequests.map((r) => r.messages))).toContain(INTERRUPTED_TOOL_RESULT.slice(0, 40));
+    expect(log).toEqual([]);
   });
 });

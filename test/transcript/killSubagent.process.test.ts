@@ -6,7 +6,8 @@
  * run again, its cut-off tool is answered as interrupted (and said so), it runs on to its end, and its answer is the
  * parent's Agent call's result, which the parent's next request carries. Every side effect happens once; every request
  * history is valid. Without the agent's definition, the child cannot go on: one line says so, and the call is
- * answered as interrupted, as before.
+ * answered as interrupted, as before. Killed after the parent recorded its Agent call and before the child wrote
+ * anything, each host runs the child from its prompt (nothing of it had run).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,9 +53,9 @@ const parentRequests = () => server.requests.map((r) => r.body as RequestBody).f
 const resultFor = (bodies: RequestBody[], id: string) => lastToolResults(bodies.at(-1) as RequestBody).find((r) => r.tool_use_id === id);
 
 /** Starts `-p` with `agents`, waits for `cut`, kills the CLI with SIGKILL; gives the session's id. */
-async function killedAt(agents: string, cut: () => boolean): Promise<string> {
-  const run = startCli(['-p', 'work', RUN_EVERYTHING, '--agents', agents], { cwd: dir, env: project.env });
-  await waitFor('the point to kill at', () => cut() || run.output().stderr.includes('Error'), 30_000);
+async function killedAt(agents: string, cut: (stderr: string) => boolean, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const run = startCli(['-p', 'work', RUN_EVERYTHING, '--agents', agents], { cwd: dir, env: { ...project.env, ...env } });
+  await waitFor('the point to kill at', () => cut(run.output().stderr) || run.output().stderr.includes('Error'), 30_000);
   run.child.kill('SIGKILL');
   expect((await run.done).signal, run.output().stderr).toBe('SIGKILL');
   const [name] = [...transcripts(home).keys()];
@@ -217,5 +218,93 @@ describe('kill -9 inside a subagent, then resume: the child goes on where it sto
     expect(events.slice(0, 2)).toEqual(['agent_resume', 'agent_event']);
     expect(resultText(resultFor(parentRequests(), 'toolu_A1')!)).toContain('Child done.');
     expectOnceAndValid();
+  });
+});
+
+/**
+ * Killed after the parent recorded its Agent call (its tool_start on disk) and before the child wrote anything (no
+ * agent_start, no request of its own): the crash point of transcript/crashPoint.ts stops the process right after that
+ * write. Nothing of the child ran, so the resume runs it from its prompt, on every host that resumes.
+ */
+async function killedBeforeChild(): Promise<string> {
+  server.enqueue(agentCall('toolu_A1', 'worker'));
+  const pause = { AGENTLOOP_TEST_PAUSE_AT_RECORD: 'after:"type":"tool_start","block":{"type":"tool_use","id":"toolu_A1"' };
+  const id = await killedAt(AGENTS, (stderr) => stderr.includes('paused at record after:'), pause);
+  const cut = records(transcripts(home).get(`${id}.jsonl`) as string);
+  expect(cut.filter((r) => r.type === 'tool_start').map((r) => (r.block as { id: string }).id)).toEqual(['toolu_A1']);
+  expect(cut.filter((r) => r.type === 'agent_start' || r.type === 'agent')).toEqual([]);
+  expect(requestsOf('You work.')).toEqual([]);
+  server.enqueue(bash('toolu_C1', 'echo ran >> once.log'), text('Child done.'), text('Parent done.'));
+  return id;
+}
+
+/** What every host gives: the child asked its prompt once, ran its tool once, and its answer is the call's result. */
+function expectChildRan(): void {
+  expect(requestsOf('You work.').map((body) => body.messages.length)).toEqual([1, 3]);
+  const answer = parentRequests().flatMap((body) => lastToolResults(body)).find((r) => r.tool_use_id === 'toolu_A1');
+  expect(answer?.is_error).toBeFalsy();
+  expect(resultText(answer!)).toContain('Child done.');
+  expectOnceAndValid();
+}
+
+describe('kill -9 after the Agent call was recorded, before its child started, then resume: the child runs', () => {
+  it('-p --continue: said on stderr, the child runs from its prompt, its answer is the call\'s result', async () => {
+    await killedBeforeChild();
+    const again = await runCli(['--continue', '-p', '--output-format', 'stream-json', '--verbose', RUN_EVERYTHING, '--agents', AGENTS], { cwd: dir, env: project.env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('Agent toolu_A1 was cut before its subagent started: it runs now');
+    const lines = again.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; subtype?: string; tool_use_id?: string; result?: string });
+    // The child is a task of the resumed run, as a child that runs is: started, its tool's progress, its end.
+    expect(lines.filter((l) => l.subtype?.startsWith('task_')).map((l) => l.subtype)).toEqual(['task_started', 'task_progress', 'task_updated', 'task_notification']);
+    expect(lines.find((l) => l.subtype === 'task_started')?.tool_use_id).toBe('toolu_A1');
+    expect(lines.at(-1)).toMatchObject({ type: 'result', result: 'Parent done.' });
+    expectChildRan();
+  });
+
+  it('--resume ID with a new prompt: the child runs first, the prompt follows its answer', async () => {
+    const id = await killedBeforeChild();
+    const again = await runCli(['--resume', id, '-p', RUN_EVERYTHING, '--agents', AGENTS, 'and then?'], { cwd: dir, env: project.env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.stringify(parentRequests().at(-1)?.messages.at(-1))).toContain('and then?');
+    expectChildRan();
+  });
+
+  it("the REPL's --continue", async () => {
+    await killedBeforeChild();
+    server.enqueue(text('Nothing more.'));
+    const repl = await runCli(['--continue', RUN_EVERYTHING, '--agents', AGENTS], { cwd: dir, env: project.env, input: 'and then?\n/exit\n' });
+    expect(repl.code, repl.stderr).toBe(0);
+    expect(repl.stdout).toContain('Nothing more.');
+    expectChildRan();
+  });
+
+  it("the Agent SDK's resume", async () => {
+    const id = await killedBeforeChild();
+    const { messages, thrown } = await collectSdk(project, 'and then?', { resume: id, agents: { worker: WORKER }, allowedTools: ['Bash'] });
+    expect(thrown).toBeUndefined();
+    expect(messages.find((m) => m.type === 'result')).toMatchObject({ subtype: 'success', result: 'Parent done.' });
+    expect(JSON.stringify(parentRequests().at(-1)?.messages.at(-1))).toContain('and then?');
+    expectChildRan();
+  });
+
+  it("the library: resumeSession's cutAgents given to runAgent", async () => {
+    const id = await killedBeforeChild();
+    const resumed = await resumeSession(join(home, 'sessions', `${id}.jsonl`));
+    const { conversation } = resumed;
+    expect(conversation.cutAgents).toEqual([{ toolUseId: 'toolu_A1', start: undefined, end: undefined, records: [] }]);
+    const run = await runAgent(null, {
+      model: 'claude-test',
+      client: { apiKey: 'sk-test', baseURL: server.url },
+      tools: defaultTools({ cwd: dir }),
+      cwd: dir,
+      agents: { worker: WORKER },
+      messages: conversation.messages,
+      turnCount: conversation.turnCount,
+      cutAgents: conversation.cutAgents,
+      session: resumed.recorder,
+    });
+    resumed.recorder.close();
+    expect(run.text).toBe('Parent done.');
+    expectChildRan();
   });
 });
