@@ -1,6 +1,7 @@
 import { sharedClient, type ClientSettings, type MessagesApi } from './client.js';
 import { assertValidHistory, InvalidHistoryError } from '../history/validate.js';
 import { withCacheBreakpoints } from './cache.js';
+import { APIConnectionTimeoutError } from '@anthropic-ai/sdk/core/error';
 import { toModelError } from './errors.js';
 import { idleWatch } from './idleWatch.js';
 import { ReplyBuilder, StreamProtocolError } from './stream.js';
@@ -27,32 +28,50 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelCall 
   const client = options.client ?? sharedClient(options);
   const idleTimeoutMs = options.idleTimeoutMs ?? 90_000;
   const prepare = options.promptCaching === false ? (r: ModelRequest) => r : withCacheBreakpoints;
+  // The process's own SDK client is cut with the SDK's own means: its request timeout bounds the wait for the
+  // response (the idle bound, or the client's timeout if shorter), and its stream's controller stops the reading.
+  // A client given by the caller may have neither: its request goes with a controller of the call's own.
+  const headersMs = options.client ? undefined : Math.min(idleTimeoutMs, options.timeoutMs ?? SDK_TIMEOUT_MS);
 
   return async (input, signal) => {
     refuseInvalidHistory(input.request);
     // Raw events (`stream: true`) rather than the SDK's MessageStream: the reply is built here
     // once, without a snapshot per event or partial JSON parsing of tool input on every delta.
-    const local = new AbortController();
-    const forward = () => local.abort(signal.reason);
-    if (signal.aborted) forward();
-    else signal.addEventListener('abort', forward, { once: true });
+    const local = headersMs === undefined ? linked(signal) : undefined;
+    let idle = local && idleWatch(idleTimeoutMs, local.controller);
+    let cut: AbortController | undefined = local?.controller;
     const reply = new ReplyBuilder();
-    const idle = idleWatch(idleTimeoutMs, local);
     let reading = false;
     try {
       const body = prepare(input.request);
       input.onRequest?.(body);
-      const answer = await withRequestId(client.messages.create({ ...body, stream: true }, { signal: local.signal }));
+      const sent = local ? { signal: local.controller.signal } : { signal, timeout: headersMs };
+      const answer = await withRequestId(client.messages.create({ ...body, stream: true }, sent));
       reading = true;
+      cut ??= (answer.data as { controller?: AbortController }).controller;
+      if (cut) idle ??= idleWatch(idleTimeoutMs, cut);
       input.onResponse?.();
-      return await readReply(answer.data, reply, input, idle, local.signal, answer.request_id ?? undefined);
+      return await readReply(answer.data, reply, input, idle, [signal, cut?.signal], answer.request_id ?? undefined);
     } catch (error) {
-      throw failureOf(error, { stalled: idle.stalled, idleTimeoutMs, aborted: signal.aborted, local, reply, reading });
+      const quiet = idle?.stalled === true || (!reading && headersMs === idleTimeoutMs && error instanceof APIConnectionTimeoutError);
+      throw failureOf(error, { stalled: quiet, idleTimeoutMs, aborted: signal.aborted, cut, reply, reading });
     } finally {
-      idle.stop();
-      signal.removeEventListener('abort', forward);
+      idle?.stop();
+      local?.unlink();
     }
   };
+}
+
+/** The SDK's request timeout when none is given (`BaseAnthropic.DEFAULT_TIMEOUT`): ten minutes. */
+const SDK_TIMEOUT_MS = 600_000;
+
+/** A controller of the call's own, aborted with `signal` (`unlink` when the call is over). */
+function linked(signal: AbortSignal) {
+  const controller = new AbortController();
+  const forward = () => controller.abort(signal.reason);
+  if (signal.aborted) forward();
+  else signal.addEventListener('abort', forward, { once: true });
+  return { controller, unlink: () => signal.removeEventListener('abort', forward) };
 }
 
 /**
@@ -86,12 +105,12 @@ async function readReply(
   stream: AsyncIterable<Parameters<ReplyBuilder['add']>[0]>,
   reply: ReplyBuilder,
   input: Pick<CallInput, 'onToolUse' | 'onText' | 'onThinking' | 'onStreamEvent'>,
-  idle: { note(): void },
-  signal: AbortSignal,
+  idle: { note(): void } | undefined,
+  signals: readonly (AbortSignal | undefined)[],
   requestId: string | undefined,
 ): Promise<ModelReply> {
   for await (const event of stream) {
-    idle.note();
+    idle?.note();
     input.onStreamEvent?.(event, requestId);
     const out = reply.add(event);
     if (input.onThinking) thinkingPiece(event, input.onThinking);
@@ -99,8 +118,8 @@ async function readReply(
     if (typeof out === 'string') input.onText?.(out);
     else input.onToolUse(out);
   }
-  // The SDK ends the iteration quietly when the request is aborted.
-  if (signal.aborted) throw signal.reason;
+  // The SDK ends the iteration quietly when the request is aborted: the caller's reason first, then the call's own.
+  for (const signal of signals) signal?.throwIfAborted();
   if (!reply.stopped) {
     throw new ModelError('connection', 'the API stream broke off: it ended before message_stop', { midStream: reply.started });
   }
@@ -128,14 +147,14 @@ function thinkingPiece(raw: unknown, onThinking: NonNullable<CallInput['onThinki
 /** What a failed call throws: a stall as a timeout, the caller's abort as it came, a broken protocol as a bad reply. */
 function failureOf(
   error: unknown,
-  at: { stalled: boolean; idleTimeoutMs: number; aborted: boolean; local: AbortController; reply: ReplyBuilder; reading: boolean },
+  at: { stalled: boolean; idleTimeoutMs: number; aborted: boolean; cut: AbortController | undefined; reply: ReplyBuilder; reading: boolean },
 ): unknown {
   const midStream = at.reply.started;
   if (at.stalled) return new ModelError('timeout', `the API stream sent nothing for ${at.idleTimeoutMs} ms`, { midStream });
   if (at.aborted) return error;
   if (error instanceof StreamProtocolError) {
     // Refused like a reply that would break the history: never appended, retried.
-    at.local.abort(error);
+    at.cut?.abort(error);
     return new ModelError('invalid_reply', `the API stream broke the protocol: ${error.message}`, { midStream });
   }
   return toModelError(error, midStream, at.reading);

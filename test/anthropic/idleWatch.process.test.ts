@@ -60,4 +60,24 @@ describe('one idle watch for all the streams of a process', () => {
     stopPatient.abort(new Error('the test is over'));
     expect((await waiting).end).not.toBe('timeout');
   });
+
+  it('a request answered with nothing at all, not even its headers, is cut at the idle bound, and said so', async () => {
+    server.enqueue({ fault: 'no-response' });
+    const model = createAnthropicModel({ apiKey: 'sk-test', baseURL: server.url, idleTimeoutMs: 300 });
+    const call = model({ request: request('unanswered'), turnCount: 1, onToolUse: () => {} }, new AbortController().signal);
+    await expect(call).rejects.toMatchObject({ kind: 'timeout', message: 'the API stream sent nothing for 300 ms' });
+  });
+
+  it("the caller's abort while the request waits, and while the stream is read, rejects with the caller's reason or the SDK's abort, never a timeout", async () => {
+    server.enqueue({ fault: 'no-response' }, steady);
+    const model = createAnthropicModel({ apiKey: 'sk-test', baseURL: server.url, idleTimeoutMs: 60_000 });
+    const waiting = new AbortController();
+    const first = model({ request: request('waiting'), turnCount: 1, onToolUse: () => {} }, waiting.signal);
+    setTimeout(() => waiting.abort(new Error('stop waiting')), 100);
+    await expect(first).rejects.not.toBeInstanceOf(ModelError);
+    const reading = new AbortController();
+    const reason = new Error('stop reading');
+    const second = model({ request: request('reading'), turnCount: 1, onToolUse: () => {}, onText: () => reading.abort(reason) }, reading.signal);
+    await expect(second).rejects.toBe(reason);
+  });
 });
