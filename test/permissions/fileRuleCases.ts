@@ -12,7 +12,7 @@ import type { RequestBody, Step } from '../support/messagesServer.js';
 export interface FileRuleCase {
   name: string;
   args: string[];
-  tool: 'Write' | 'Glob' | 'Grep';
+  tool: 'Write' | 'Read' | 'Glob' | 'Grep';
   input: (dir: string) => Record<string, unknown>;
   /** The file whose presence says whether a Write ran. */
   made?: string;

@@ -3,11 +3,14 @@
  * is gitignore-style (the `ignore` package, the gitignore implementation eslint and others use) and rooted by its
  * prefix: `//abs/x` from the file system's root, `~/x` from the home, `/x` from the project root (the working
  * directory: the first of `dirs`), `./x` and a bare `x` from the working directory (a bare name, as in a .gitignore,
- * matches at any depth: `Read(.env)` covers every `.env` below it). A path outside the pattern's root never matches.
+ * matches at any depth: `Read(.env)` covers every `.env` below it). A path outside the pattern's root never matches. The
+ * root counts as given and as its real path: with the working directory reached through a link, `Read(secret/**)`
+ * covers `secret/key` named by either path (a deny rule named through the real path was passed by, before).
  */
 import ignore from 'ignore';
 import { homedir } from 'node:os';
 import { isAbsolute, relative, sep } from 'node:path';
+import { realPathOf } from '../bash/run/protect.js';
 
 export interface RootedPattern {
   root: string;
@@ -32,11 +35,13 @@ export function patternCovers(rooted: RootedPattern, path: string): boolean {
 export function coverTest(rooted: RootedPattern): (path: string) => boolean {
   const rules = ignore().add(rooted.pattern);
   const everything = rooted.pattern === '/**' || rooted.pattern === '**';
-  return (path) => {
-    const rel = relative(rooted.root, path);
+  const roots = [...new Set([rooted.root, realPathOf(rooted.root)])];
+  const covers = (root: string, path: string) => {
+    const rel = relative(root, path);
     if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return everything;
     return rules.ignores(rel.split(sep).join('/'));
   };
+  return (path) => roots.some((root) => covers(root, path));
 }
 
 /** Throws a one-line error when `specifier` cannot be a path rule. */
