@@ -3,6 +3,7 @@
  * dependencies load later still, when a run starts.
  */
 import type { MessageParam } from '../../core/messages.js';
+import type { Tool } from '../../core/tool.js';
 import type { RunResult } from '../../run/runAgent.js';
 import type { Question } from '../../transcript/records.js';
 import type { CliOptions } from '../commandLine/args.js';
@@ -34,6 +35,25 @@ async function keepServing(pages: { serving: boolean; close(): Promise<void> }):
     await (await loadPages()).waitForInterrupt();
   }
   await pages.close();
+}
+
+/**
+ * What the run's tools start ahead for it (the bash tool's contained shell: tools/bash/run/spare.ts) starts now, not when
+ * its first request goes: that chain of processes (the lifeline's watcher, bubblewrap, its namespace) comes up beside
+ * the main thread while the loop loads, so that a reply that comes at once finds it ready (on a busy machine it came up
+ * after the reply's handling, and the first command waited for it). The run's own `prepare` at its first request finds
+ * it started. Aborting the controller stops it.
+ */
+function startAhead(tools: readonly Tool[], cwd: string): AbortController {
+  const ahead = new AbortController();
+  for (const tool of tools) {
+    try {
+      tool.prepare?.({ cwd, signal: ahead.signal });
+    } catch {
+      // only a head start
+    }
+  }
+  return ahead;
 }
 
 /** One run (`-p`, `--demo`): its session, its pages (--view, --inspect), the question asked, printed as its format says. */
@@ -73,6 +93,7 @@ async function runOnce(base: RunSetup): Promise<number> {
   const printer = printerOf(setup, (line) => stdout.write(line));
   const signal = structured ? structured.signal(controller.signal) : controller.signal;
   const once = (q: Question | null, history: MessageParam[], turnCount: number | undefined) => ask(setup, q, history, { signal, onEvent: printer.onEvent, turnCount });
+  const ahead = startAhead(setup.tools, cwd);
   let result: RunResult;
   try {
     result = structured
@@ -82,6 +103,7 @@ async function runOnce(base: RunSetup): Promise<number> {
     await pages.close();
     throw error;
   } finally {
+    ahead.abort();
     session.recorder?.close();
     signals.stop();
     // A stepped run is over: its page says so (nothing waits, nothing will).

@@ -42,16 +42,30 @@ async function load(): Promise<TsParser> {
   return parser;
 }
 
+/** Set by `baselineWasmOnly`: every module of the process compiles with Liftoff alone. */
+let wholeProcess = false;
+
+/**
+ * From now on every WebAssembly module of the process compiles with V8's baseline compiler (Liftoff) alone: the CLI's
+ * (main.ts). Besides the grammar, that is undici's HTTP parser (llhttp), which V8 otherwise tiers up with TurboFan as
+ * the first replies are parsed: a compile on another thread that took ~25 MB more of peak RSS (the peers benchmark's
+ * (a): 98 MB against 70) and CPU the first tool waits for on a busy machine.
+ */
+export async function baselineWasmOnly(): Promise<void> {
+  (await import('node:v8')).setFlagsFromString('--liftoff-only');
+  wholeProcess = true;
+}
+
 /**
  * Compiles WebAssembly with V8's baseline compiler (Liftoff) only. The grammar's lexer and parse
  * tables are a few huge functions: once they are hot, V8 tiers them up with TurboFan in the
  * background, and the main thread was then seen to stop for seconds at its next module load
  * (5.4 s here on a busy machine, bench/guard.ts). Baseline code parses a command 2-3 times slower,
  * still well under a millisecond. The flag is read when a module is compiled: it is set for the
- * grammar alone and put back (unless the process was started with it).
+ * grammar alone and put back (unless the process was started with it, or set it for all: `baselineWasmOnly`).
  */
 async function baselineOnly<T>(compile: () => Promise<T>): Promise<T> {
-  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => a.includes('--liftoff-only'));
+  const given = wholeProcess || [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => a.includes('--liftoff-only'));
   if (given) return compile();
   const v8 = await import('node:v8');
   v8.setFlagsFromString('--liftoff-only');
