@@ -36,7 +36,7 @@ const sides = {
       const result = await runAgent(prompt(i), {
         model: MODEL,
         client: { apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL }, // as the README writes it
-        systemPrompt: SYSTEM,
+        system: SYSTEM,
         tools: [tool],
         cwd: '/',
         ...(home ? { session: { home } } : {}),
