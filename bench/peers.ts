@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from './machine.js';
 import { clockCheck, commandTimes, measureScenario, summarize, type SideResult } from './peersMeasure.js';
-import { renderPeers, replaceSection } from './peersReport.js';
+import { keptSectionB, renderPeers, replaceSection } from './peersReport.js';
 import { PEERS_DIR, prepareBench, SIDE_NAMES, type SideName } from './peersSides.js';
 import { commandsOf, makeWorkspace, scenarioA, scenarioB, startTaskServer } from './peersTask.js';
 import { profileFirstTool, type FirstToolProfile } from './peersProfile.js';
@@ -92,7 +92,10 @@ try {
   });
   if (out) {
     const path = out;
-    writeFileSync(path, replaceSection(existsSync(path) ? readFileSync(path, 'utf8') : '', report));
+    const file = existsSync(path) ? readFileSync(path, 'utf8') : '';
+    // A run of (a) alone keeps the file's (b) as it was, saying which run it comes from.
+    const keptB = results.b ? '' : keptSectionB(file);
+    writeFileSync(path, replaceSection(file, keptB ? `${report}\n\n${keptB}` : report));
     log(`wrote ${path}`);
   }
   process.stdout.write(`${report}\n`);

@@ -18,6 +18,21 @@ export function replaceSection(file: string, section: string): string {
   return `${file.slice(0, start)}${block}${file.slice(end + END.length).replace(/^\n/, '')}`;
 }
 
+/**
+ * Section (b) of the peers section of `file` (its heading to the section's end), for a run that measured (a) only: kept
+ * as it was, with a line saying which run it comes from (the file's, or the line it had already). '' when it has none.
+ */
+export function keptSectionB(file: string): string {
+  const section = peersSection(file);
+  const at = section.indexOf('### (b)');
+  if (at < 0) return '';
+  const b = section.slice(at, section.indexOf(END)).trim();
+  if (b.includes('\n*Kept from ')) return b;
+  const from = /on (\S+), commit (\S+),/.exec(section);
+  const heading = b.indexOf('\n');
+  return `${b.slice(0, heading)}\n\n*Kept from the run of ${from?.[1] ?? 'an earlier run'}${from ? `, commit ${from[2]}` : ''} (later runs measured (a) only).*${b.slice(heading)}`;
+}
+
 /** The peers section of `file`, markers included, or '' (what `npm run bench` keeps when it rewrites the file). */
 export function peersSection(file: string): string {
   const start = file.indexOf(BEGIN);
@@ -136,7 +151,7 @@ and exec on the main thread: the FIFO batch, the bwrap probe, the command), ${fm
 everything else on the path (undici's response, the SDK's stream, the machine, the tool's checks, the transcript), and
 ${fmt(idleMs, 1)} ms idle. Most self time: ${top}.
 
-${p.spawnToExecMs < 0.05 ? 'The command ran in the shell started ahead (src/tools/bash/run/spare.ts: no spawn in the window, which ends at the exec of the command\'s shell): what is left is' : 'What is left besides the spawn is'} the first, cold run of the path on the main thread (the SSE events of the reply, the machine's step, the tool's checks and its record), and on a busy machine the core it waits for: a profile's self times then include the time the thread was not running. The first request sets off the bash tool's \`prepare\` (called once the request is handed to the client, not when the response begins: with the server answering at once, the first reply's tool_use comes a few ms after the response's start), which starts that shell; a real model leaves it the time to its first token (${realPaceMs === undefined ? 'section (b)' : `section (b): the first tool of a fresh process starts ${fmt(realPaceMs, 1)} ms after its block`}).`;
+${p.spawnToExecMs < 0.05 ? 'The command ran in the shell started ahead (src/tools/bash/run/spare.ts: no spawn in the window, which ends at the exec of the command\'s shell): what is left is' : 'What is left besides the spawn is'} the first, cold run of the path on the main thread (the SSE events of the reply, the machine's step, the tool's checks and its record), and on a busy machine the core it waits for: a profile's self times then include the time the thread was not running. A \`-p\` run starts that shell (the lifeline's watcher, bubblewrap, its namespace, the reader) once its session's tools are set up, before the loop loads (src/cli/commands/run.ts \`startAhead\`): with the server answering at once, the first reply's tool_use comes ~1 ms after the request, and a shell started with the request came up after the reply had been handled (on a busy machine the first command waited for it). A library run's tools prepare once its first request is handed to the client; a real model leaves that the time to its first token (${realPaceMs === undefined ? 'section (b)' : `section (b): the first tool of a fresh process starts ${fmt(realPaceMs, 1)} ms after its block`}).`;
 }
 
 function tableB(rows: SideSummary[]): string {
