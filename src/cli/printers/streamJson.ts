@@ -265,19 +265,25 @@ export function runMeter(now: () => number = () => performance.now(), maxTokens?
     if (event.type === 'tool_start') running += 1;
     else if (event.type === 'tool_result') running = Math.max(0, running - 1);
   };
+  // The model calls are summed when the facts are asked for, not as each reply ends: a fresh process's first reply
+  // would otherwise run the price table's code for the first time between its tool call and the tool's start.
+  const calls: Array<{ model: string; usage: Parameters<typeof costOf>[0] }> = [];
   const count = (event: RunEvent): void => {
     // A subagent's model calls count in the usage per model, as Claude Code's modelUsage counts them.
     if (event.type === 'agent_event') return count(event.event);
     // A compaction's summary call counts too.
     const call = event.type === 'reply' ? event : event.type === 'compact_boundary' && event.boundary.usage ? { model: event.boundary.model ?? '', usage: event.boundary.usage } : undefined;
-    if (!call) return;
-    const usage = call.usage;
-    const sum = (modelUsage[call.model] ??= emptyModelUsage(maxOutputTokens));
-    sum.inputTokens += usage.input_tokens;
-    sum.outputTokens += usage.output_tokens;
-    sum.cacheReadInputTokens += usage.cache_read_input_tokens;
-    sum.cacheCreationInputTokens += usage.cache_creation_input_tokens;
-    sum.costUSD += costOf(usage, call.model);
+    if (call) calls.push({ model: call.model, usage: call.usage });
+  };
+  const tally = (): void => {
+    for (const { model, usage } of calls.splice(0)) {
+      const sum = (modelUsage[model] ??= emptyModelUsage(maxOutputTokens));
+      sum.inputTokens += usage.input_tokens;
+      sum.outputTokens += usage.output_tokens;
+      sum.cacheReadInputTokens += usage.cache_read_input_tokens;
+      sum.cacheCreationInputTokens += usage.cache_creation_input_tokens;
+      sum.costUSD += costOf(usage, model);
+    }
   };
   return {
     onEvent(event: RunEvent): void {
@@ -287,6 +293,7 @@ export function runMeter(now: () => number = () => performance.now(), maxTokens?
     },
     facts(): RunFacts {
       endCall();
+      tally();
       const timing = firstRequest === undefined ? {} : { timeToRequestMs: Math.round(firstRequest - started), ...(firstContent === undefined ? {} : { ttftMs: Math.round(firstContent - firstRequest) }) };
       const turns = firstTurn === undefined ? {} : { turnsBefore: firstTurn - 1 };
       return { durationApiMs: Math.round(apiMs), modelUsage, duringTool: running > 0, ...timing, ...turns };
