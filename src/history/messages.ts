@@ -50,17 +50,20 @@ export function textOf(content: readonly ContentBlock[] | MessageParam['content'
 }
 
 /**
- * One result per tool_use, in tool_use order: the result that arrived, or an `is_error`
- * result saying why there is none.
+ * One result per tool_use: those that arrived, in the order they arrived (`arrived` keeps it: its keys are tool_use
+ * ids, `toolu_…`, which an object keeps in insertion order, not being integer-like), as Claude Code 2.1.197 puts them in the next request (concurrency-safe calls that ran
+ * at once, test/cli/printers/claudeConcurrentTools.json); then, in tool_use order, an `is_error` result saying why
+ * there is none for each that has no result.
  */
 export function completeResults(
   toolUses: readonly ToolUseBlock[],
   arrived: Readonly<Record<string, ToolResultBlockParam>>,
   missingReason: string,
 ): ToolResultBlockParam[] {
-  return toolUses.map(
-    (use) => arrived[use.id] ?? { type: 'tool_result', tool_use_id: use.id, content: missingReason, is_error: true },
-  );
+  const ids = new Set(toolUses.map((use) => use.id));
+  const results = Object.keys(arrived).flatMap((id) => (ids.has(id) ? [arrived[id] as ToolResultBlockParam] : []));
+  const missing = toolUses.filter((use) => arrived[use.id] === undefined);
+  return [...results, ...missing.map((use): ToolResultBlockParam => ({ type: 'tool_result', tool_use_id: use.id, content: missingReason, is_error: true }))];
 }
 
 /**

@@ -34,7 +34,11 @@ export interface ExecutorListener {
    * (ToolOutput.data), if it gave one.
    */
   onResult(result: ToolResultBlockParam, block: ToolUseBlock, completesAll: boolean, data?: unknown): void;
-  /** Every tool_use given to `finish` has a result; `results` are in tool_use order. */
+  /**
+   * Every tool_use given to `finish` has a result; `results` are in the order the calls ended (as Claude Code 2.1.197
+   * puts them in the next request: test/cli/printers/claudeConcurrentTools.json), which is tool_use order but for
+   * concurrency-safe calls that ran at once.
+   */
   onAllDone(results: ToolResultBlockParam[]): void;
 }
 
@@ -54,11 +58,13 @@ interface Entry {
  *   starts at once (bounded by `maxConcurrency`); an unsafe one waits for the end of the stream.
  * - `finish` gives the final list of complete blocks; from then on unsafe tools run too, each
  *   alone, after everything before it has finished.
- * - Results are reported in tool_use order by `onAllDone`, once, after `finish`.
+ * - Results are reported in the order the calls ended by `onAllDone`, once, after `finish`.
  * - `cancel` aborts every running tool; no callback fires after it.
  */
 export class ToolExecutor {
   private readonly entries: Entry[] = [];
+  /** The entries in the order their calls ended. */
+  private readonly ended: Entry[] = [];
   /** Made when the first tool starts: most turns run one tool, or none. */
   private controller: AbortController | undefined;
   private finished = false;
@@ -152,7 +158,8 @@ export class ToolExecutor {
       return;
     }
     if (this.allDone()) {
-      this.listener.onAllDone(this.entries.map((e) => e.result as ToolResultBlockParam));
+      // A block the final message dropped (started while the reply streamed) gives no result.
+      this.listener.onAllDone(this.ended.filter((e) => this.entries.includes(e)).map((e) => e.result as ToolResultBlockParam));
     }
   }
 
@@ -171,6 +178,7 @@ export class ToolExecutor {
         if (this.cancelled || output === undefined) return;
         entry.status = 'done';
         entry.result = toToolResult(entry.block.id, output);
+        this.ended.push(entry);
         this.listener.onResult(entry.result, entry.block, this.allDone(), output.data);
         this.schedule();
       });

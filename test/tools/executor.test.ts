@@ -80,7 +80,7 @@ describe('ToolExecutor', () => {
     expect(t.log.at(-1)).toBe('result r2 (last)');
   });
 
-  it('runs safe tools in parallel up to the bound and reports results in tool_use order', async () => {
+  it('runs safe tools in parallel up to the bound and reports results in the order they ended, as Claude Code does', async () => {
     const { tools, finish } = controlledTools();
     const t = start(tools, 2);
     const blocks = ['a', 'b', 'c'].map((id) => block(id, 'read'));
@@ -91,7 +91,8 @@ describe('ToolExecutor', () => {
     expect(t.log).toEqual(['start a', 'start b', 'result b', 'start c']);
     await finish('c');
     await finish('a');
-    expect((await t.done).map((r) => r.content)).toEqual(['read:a', 'read:b', 'read:c']);
+    // Claude Code 2.1.197's next request too (test/cli/printers/claudeConcurrentTools.json).
+    expect((await t.done).map((r) => r.content)).toEqual(['read:b', 'read:c', 'read:a']);
   });
 
   it('aborts running tools on cancel and reports nothing after it', async () => {
