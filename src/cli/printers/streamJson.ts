@@ -265,13 +265,11 @@ export function runMeter(now: () => number = () => performance.now(), maxTokens?
     if (event.type === 'tool_start') running += 1;
     else if (event.type === 'tool_result') running = Math.max(0, running - 1);
   };
-  // The model calls are summed when the facts are asked for, not as each reply ends: a fresh process's first reply
-  // would otherwise run the price table's code for the first time between its tool call and the tool's start.
+  // Summed when the facts are asked for: not between a fresh process's first tool call and the tool's start.
   const calls: Array<{ model: string; usage: Parameters<typeof costOf>[0] }> = [];
   const count = (event: RunEvent): void => {
-    // A subagent's model calls count in the usage per model, as Claude Code's modelUsage counts them.
+    // A subagent's model calls count in the usage per model, as Claude Code's modelUsage counts them; a compaction's too.
     if (event.type === 'agent_event') return count(event.event);
-    // A compaction's summary call counts too.
     const call = event.type === 'reply' ? event : event.type === 'compact_boundary' && event.boundary.usage ? { model: event.boundary.model ?? '', usage: event.boundary.usage } : undefined;
     if (call) calls.push({ model: call.model, usage: call.usage });
   };
