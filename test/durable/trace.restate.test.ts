@@ -202,6 +202,7 @@ describe.skipIf('problem' in binary)('durable runs in the submitter’s trace', 
     const known = new Set(spans.map((s) => s.spanId));
     const orphans = spans.filter((s) => s.parentSpanId !== spanId && !known.has(s.parentSpanId));
     expect(orphans.map((s) => s.name).filter((n) => n !== 'chat claude-test')).toEqual([]);
-    expect(orphans.length).toBeLessThanOrEqual(Math.min(killed.length, 2));
+    expect(killed.length).toBeGreaterThan(0);
+    expect(orphans.length).toBeLessThanOrEqual(2);
   }, 180_000);
 });
