@@ -7,11 +7,14 @@
  *   other resources (beta, organization, files...: over a megabyte of the bundle). Which files of dist/ it loaded come
  *   from a module hook (test/support/moduleLog.ts); a file holds a module's code when esbuild's `// node_modules/...`
  *   comment is in it.
+ * - none of the file tools' packages (minimatch, ignore, diff: src/tools/fileAccess/packages.ts requires each at its
+ *   first use; they were ~100 kB of the 1.2 MB compiled before the first request), and under 1.15 MB of dist/ in all
+ *   (1.09 MB with them off the path). A run that uses them still works from the bundle.
  * - the session lock's addon by its prebuilt binary (src/transcript/lock.ts), without the package's resolver packages
  *   (require-addon and bare-*): the lock is still the kernel's (/proc/locks lists it while the run holds it).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +54,41 @@ describe('a -p run loads of the Anthropic SDK only what it calls', () => {
     // Each resource of the SDK is a class over APIResource (142 of them in the whole client, beta's and models' among them).
     const resources = [...code.matchAll(/(?:class (\w+)|var (\w+) = class) extends APIResource\b/g)].map((m) => (m[1] ?? m[2] ?? '').replace(/\d+$/, ''));
     expect(resources.sort()).toEqual(['Batches', 'Messages']);
+  });
+});
+
+const PACKAGES = ['minimatch', 'brace-expansion', 'ignore', 'diff'];
+const packagesIn = (code: string) => PACKAGES.filter((name) => code.includes(`node_modules/${name}/`));
+
+describe("a -p run loads the file tools' packages only when a file tool needs them", () => {
+  it('a run without a file tool loads none of them, and less than 1.15 MB of dist/ in all', async () => {
+    answer();
+    const code = await distCodeLoaded({ cwd: project.dir, env: project.env, args: ['-p', 'hi'] });
+    expect(packagesIn(code)).toEqual([]);
+    expect(code).toContain('node_modules/@anthropic-ai/sdk/client.mjs');
+    expect(Buffer.byteLength(code)).toBeLessThan(1_150_000);
+  });
+
+  it('Glob (minimatch) and Grep over an ignore file (ignore) answer from the bundle as before', async () => {
+    mkdirSync(join(project.dir, 'sub', 'deep'), { recursive: true });
+    writeFileSync(join(project.dir, 'sub', 'deep', 'a.txt'), 'needle\n');
+    writeFileSync(join(project.dir, 'sub', 'hidden.txt'), 'needle\n');
+    writeFileSync(join(project.dir, '.ignore'), 'hidden.txt\n');
+    project.server.enqueue({
+      content: [
+        { type: 'tool_use', id: 'toolu_glob_1', name: 'Glob', input: { pattern: 'sub/**/*.txt' } },
+        { type: 'tool_use', id: 'toolu_grep_1', name: 'Grep', input: { pattern: 'needle', output_mode: 'files_with_matches' } },
+      ],
+      stop_reason: 'tool_use',
+    });
+    answer();
+    const code = await distCodeLoaded({ cwd: project.dir, env: project.env, args: ['-p', 'hi', '--allowedTools', 'Glob,Grep'] });
+    expect(packagesIn(code)).toEqual([]); // required from node_modules, not bundled
+    const results = JSON.stringify(project.server.requests[1]?.body?.messages.at(-1));
+    expect(results).not.toContain('"is_error":true');
+    expect(results).toContain('sub/deep/a.txt');
+    expect(results).toContain('sub/hidden.txt'); // Glob lists it (no ignore files) ...
+    expect(results.split('hidden.txt').length - 1).toBe(1); // ... Grep honours .ignore
   });
 });
 

@@ -3,7 +3,7 @@
  * matches a name at any depth (`*.md` finds `docs/guide.md`), one with a slash matches the path from the search root
  * (a leading `/` anchors it there), `!` makes it an exclusion. minimatch (npm's own glob matcher) does the matching.
  */
-import { Minimatch } from 'minimatch';
+import { minimatch } from './packages.js';
 
 export interface GlobList {
   /** What the list says of a path relative to the search root. */
@@ -45,7 +45,7 @@ function matcherOf(body: string, anchored: boolean): { match(rel: string): boole
     const tail = body.slice(1);
     return { match: (rel) => name(rel).endsWith(tail) };
   }
-  return new Minimatch(body, { dot: true, matchBase: !anchored, nocomment: true, nonegate: true });
+  return minimatch(body, { dot: true, matchBase: !anchored, nocomment: true, nonegate: true });
 }
 
 /** Claude Code's split of Grep's `glob` field: on spaces, and on commas outside braces (`*.{ts,tsx}` stays whole). */

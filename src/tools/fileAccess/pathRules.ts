@@ -7,10 +7,10 @@
  * root counts as given and as its real path: with the working directory reached through a link, `Read(secret/**)`
  * covers `secret/key` named by either path (a deny rule named through the real path was passed by, before).
  */
-import ignore from 'ignore';
 import { homedir } from 'node:os';
 import { isAbsolute, relative, sep } from 'node:path';
 import { realPathOf } from '../bash/run/protect.js';
+import { ignore } from './packages.js';
 
 export interface RootedPattern {
   root: string;

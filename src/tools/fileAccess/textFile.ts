@@ -5,7 +5,7 @@
  */
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { structuredPatch } from 'diff';
+import { structuredPatch } from './packages.js';
 
 export interface TextFile {
   /** The content with `\r\n` read as `\n`. */
@@ -39,6 +39,6 @@ export interface Hunk {
 
 /** The hunks from `before` to `after`, as Claude Code's `structuredPatch` field holds them. */
 export function patchOf(path: string, before: string, after: string): Hunk[] {
-  const patch = structuredPatch(path, path, before, after, undefined, undefined, { context: 3 });
+  const patch = structuredPatch(path, before, after, { context: 3 });
   return patch.hunks.map(({ oldStart, oldLines, newStart, newLines, lines }) => ({ oldStart, oldLines, newStart, newLines, lines }));
 }

@@ -8,7 +8,8 @@
 import { existsSync, type Dirent } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import type { Ignore } from 'ignore';
+import { ignore } from './packages.js';
 
 export interface WalkOptions {
   root: string;
