@@ -66,10 +66,12 @@ function runChild(side: Side, n: number, server: RemoteServer): Promise<Figures>
     });
     let out = '';
     let err = '';
+    let failed = 0;
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
     child.on('message', (message: { type: string }) => {
-      if (message.type === 'started') void waitForAll(n, server).then(() => child.connected && child.send('measure'));
+      if (message.type === 'failed') failed++;
+      if (message.type === 'started') void waitForAll(n, server, () => failed).then(() => child.connected && child.send('measure'));
       if (message.type === 'held') void server.open();
     });
     child.on('close', (code) => {
@@ -85,10 +87,10 @@ function runChild(side: Side, n: number, server: RemoteServer): Promise<Figures>
   });
 }
 
-/** Until the server has seen the first request of each of the `n` runs (or five minutes went by). */
-async function waitForAll(n: number, server: RemoteServer): Promise<void> {
+/** Until the server has seen the first request of each of the `n` runs but those that failed (or five minutes went by). */
+async function waitForAll(n: number, server: RemoteServer, failed: () => number): Promise<void> {
   const end = Date.now() + 300_000;
-  while ((await server.stats()).gated < n && Date.now() < end) await sleep(50);
+  while ((await server.stats()).gated + failed() < n && Date.now() < end) await sleep(50);
 }
 
 const kb = (mb: number, n: number) => (mb * 1024) / n;
@@ -97,7 +99,8 @@ function table(n: number, results: Map<Side, Figures[]>): string {
   const rows = sides.map((side) => {
     const runs = results.get(side) ?? [];
     const ok = runs.filter((r) => r.failures === 0);
-    if (ok.length === 0) return `| ${LABELS[side]} | could not run: ${(runs[0]?.firstError ?? 'no run').replace(/\|/g, '\\|')} ||||||||`;
+    const failed = runs[0]?.finished !== undefined ? `${runs[0].failures.toLocaleString('en')} of ${n.toLocaleString('en')} runs failed, at ${runs[0].peakFds.toLocaleString('en')} file descriptors: ` : '';
+    if (ok.length === 0) return `| ${LABELS[side]} | could not run: ${failed}${(runs[0]?.firstError ?? 'no run').replace(/\|/g, '\\|')} ||||||||`;
     const m = (f: (r: Figures) => number) => median(ok.map(f));
     const held = ok[Math.floor(ok.length / 2)]?.held.resources ?? {};
     const kinds = Object.entries(held)

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
 
 const [side, countText] = process.argv.slice(2);
@@ -105,6 +106,14 @@ const runOne = await make();
 await Promise.all(Array.from({ length: 4 }, (_, i) => runOne(-1 - i)));
 globalThis.gc?.();
 const base = process.memoryUsage();
+// Reading the resident set (/proc/self/stat) takes a descriptor: at the limit it fails, and the heap alone is read.
+const memory = () => {
+  try {
+    return process.memoryUsage();
+  } catch {
+    return { rss: -1, heapUsed: v8.getHeapStatistics().used_heap_size };
+  }
+};
 // Reading the folder takes a descriptor: at the limit it fails, and the sample is skipped (-1), not the process.
 const fds = () => {
   try {
@@ -122,7 +131,7 @@ let peakFds = baseFds;
 let held;
 let measureCpuMs = 0;
 const sample = setInterval(() => {
-  const m = process.memoryUsage();
+  const m = memory();
   peakRss = Math.max(peakRss, m.rss);
   peakHeap = Math.max(peakHeap, m.heapUsed);
   peakFds = Math.max(peakFds, fds());
@@ -141,6 +150,7 @@ const all = Promise.all(
       (error) => {
         failures++;
         firstError ??= String(error?.message ?? error).slice(0, 300);
+        process.send?.({ type: 'failed' }); // a run that ended before its first request: the benchmark waits for it no more
       },
     ),
   ),
@@ -155,7 +165,7 @@ const measured = new Promise((resolve) => {
     const cpuAt = process.cpuUsage();
     delay.disable(); // the collection below is the benchmark's, not the loop's
     globalThis.gc?.();
-    const retained = process.memoryUsage();
+    const retained = memory();
     const resources = {};
     for (const kind of process.getActiveResourcesInfo()) resources[kind] = (resources[kind] ?? 0) + 1;
     held = { heapMb: retained.heapUsed / 2 ** 20, rssMb: retained.rss / 2 ** 20, fds: fds(), resources, atMs: allOut - t0 };
