@@ -5,6 +5,7 @@
  * files of their own at run time, so the CLI bundle leaves them outside (scripts/build-cli.mjs).
  */
 import { createRequire } from 'node:module';
+import v8 from 'node:v8';
 import type { Parser as TsParser } from 'web-tree-sitter';
 
 export type { Node as SyntaxNode, Parser as TsParser } from 'web-tree-sitter';
@@ -46,14 +47,37 @@ async function load(): Promise<TsParser> {
 let wholeProcess = false;
 
 /**
- * From now on every WebAssembly module of the process compiles with V8's baseline compiler (Liftoff) alone: the CLI's
- * (main.ts). Besides the grammar, that is undici's HTTP parser (llhttp), which V8 otherwise tiers up with TurboFan as
- * the first replies are parsed: a compile on another thread that took ~25 MB more of peak RSS (the peers benchmark's
- * (a): 98 MB against 70) and CPU the first tool waits for on a busy machine.
+ * Every WebAssembly module the process compiles from its first `fetch` on (the first request's) compiles with V8's
+ * baseline compiler (Liftoff) alone: the CLI's (main.ts). Besides the grammar, that is undici's HTTP parser (llhttp),
+ * which V8 otherwise tiers up with TurboFan as the first replies are parsed: a compile on another thread that took ~25 MB
+ * more of peak RSS (the peers benchmark's (a): 98 MB against 70) and CPU the first tool waits for on a busy machine.
+ * Not at the process's start: V8 refuses the code cache Node's own modules are compiled from once its flags changed
+ * (their hash is part of the cache), and every internal module loaded after compiled about twice as slowly (undici's
+ * alone, loaded before the first request: ~20 ms more of start → first request). At the first fetch undici's
+ * JavaScript is loaded (the SDK's headers load it) and llhttp not compiled yet: its compile starts after the call.
  */
-export async function baselineWasmOnly(): Promise<void> {
-  (await import('node:v8')).setFlagsFromString('--liftoff-only');
-  wholeProcess = true;
+export function baselineWasmOnly(): void {
+  afterFirstCall(globalThis, 'fetch', () => {
+    v8.setFlagsFromString('--liftoff-only');
+    wholeProcess = true;
+  });
+}
+
+/**
+ * Calls `then` once, synchronously, just after the first call of `owner[name]` has returned (whoever holds the function
+ * by then, as the SDK's client holds `fetch` from its construction, holds this wrapper: later calls pass through).
+ */
+export function afterFirstCall<K extends string>(owner: { [key in K]: (...args: never[]) => unknown }, name: K, then: () => void): void {
+  const original = owner[name];
+  let done = false;
+  owner[name] = function (this: unknown, ...args: never[]) {
+    const value = original.apply(this, args);
+    if (!done) {
+      done = true;
+      then();
+    }
+    return value;
+  } as (typeof owner)[K];
 }
 
 /**
@@ -67,11 +91,11 @@ export async function baselineWasmOnly(): Promise<void> {
 async function baselineOnly<T>(compile: () => Promise<T>): Promise<T> {
   const given = wholeProcess || [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => a.includes('--liftoff-only'));
   if (given) return compile();
-  const v8 = await import('node:v8');
   v8.setFlagsFromString('--liftoff-only');
   try {
     return await compile();
   } finally {
-    v8.setFlagsFromString('--no-liftoff-only');
+    // Unless the first request came meanwhile (`baselineWasmOnly`).
+    if (!wholeProcess) v8.setFlagsFromString('--no-liftoff-only');
   }
 }
