@@ -25,7 +25,7 @@ import { benchOverhead, SIDES, type ModeFigures, type OverheadFigures, type Over
 import { benchParallel, benchStreaming, type ParallelFigures, type StreamingFigures } from './parallel.js';
 import { peersSection } from './peersReport.js';
 import { markedSection } from './marked.js';
-import { mergeReport } from './merge.js';
+import { mergeReport, partMark } from './merge.js';
 import { benchPersistence, persistenceSection, type PersistenceFigures } from './persistence.js';
 import { benchDurable, durableSection, type DurableFigures } from './durable.js';
 import { benchSessions, sessionsSection, type SessionsFigures } from './sessions.js';
@@ -475,7 +475,9 @@ ${table}${rssText}`;
 }
 
 function parallelSection(p: ParallelFigures | undefined, s: StreamingFigures | undefined, f: FreshFigures | undefined): string {
+  // Two benchmarks write it (--only=parallel the first two parts, --only=startup the last): parts, for --update.
   const parts: string[] = ['## 4. Parallel and streaming tools'];
+  if (p || s) parts.push(partMark('parallel'));
   if (p) {
     parts.push(`Through \`runAgent\`, the SDK and the local server: one reply with four bash tool_use blocks,
 each \`sleep 0.5\` (concurrency-safe), then a final text. Sequential side: the same run with the
@@ -507,6 +509,6 @@ Processes spawned per command: ${s.spawnsPerCommand}${s.helpers.length > 0 ? `: 
 finished before the stream ended in ${s.finishedWhileStreaming} of ${s.runs} runs. These times come from agentloop's own
 callbacks in a process that has run tools before: they show where a tool start goes, not what a user sees first.`);
   }
-  if (f) parts.push(toolStartRows(f));
+  if (f) parts.push(partMark('startup'), toolStartRows(f));
   return parts.join('\n\n');
 }
