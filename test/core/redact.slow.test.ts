@@ -49,6 +49,15 @@ const encoded = (value: string, picks: number[]) => [...value].map((c, i) => {
   return forms[(picks[i] ?? 0) % forms.length] as string;
 }).join('');
 
+const escapeRegExp = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, (c) => `\\${c}`);
+
+/**
+ * Whether `text` holds `value` in some mix of its promised forms: a near miss may spell it so by chance (the piece
+ * `aaaa a ` then `+7` is `aaaa a  7` with its second space form-encoded), and then it is no near miss.
+ */
+const holdsAnyForm = (text: string, value: string) =>
+  new RegExp([...value].map((c) => `(?:${charForms(c).map(escapeRegExp).join('|')})`).join('')).test(text);
+
 /** Filler around the secret: any text, also one rich in the same characters. */
 const filler = fc.oneof(fc.string({ maxLength: 30 }), fc.array(secretChar, { maxLength: 12 }).map((cs) => cs.join('')));
 
@@ -73,7 +82,7 @@ describe('createRedactor', () => {
       fc.property(secret, filler, filler, fc.nat(), (value, before, after, cut) => {
         const piece = value.slice(0, MIN_SECRET_LENGTH - 1 + (cut % (value.length - MIN_SECRET_LENGTH + 1)));
         const text = `${before}${piece}${after}`;
-        fc.pre(!text.includes(value));
+        fc.pre(!holdsAnyForm(text, value));
         expect(createRedactor([{ name: NAME, value }]).text(text)).toBe(text);
       }),
       { numRuns: 1000 },
