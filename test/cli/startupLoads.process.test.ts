@@ -9,7 +9,8 @@
  *   comment is in it.
  * - none of the file tools' packages (minimatch, ignore, diff: src/tools/fileAccess/packages.ts requires each at its
  *   first use; they were ~100 kB of the 1.2 MB compiled before the first request), and under 1.15 MB of dist/ in all
- *   (1.09 MB with them off the path). A run that uses them still works from the bundle.
+ *   (1.09 MB with them off the path). A run that uses them still works from the bundle. They are required while the
+ *   model thinks (tools/modelThinks.ts), not when a reply that comes at once has called a tool first.
  * - the session lock's addon by its prebuilt binary (src/transcript/lock.ts), without the package's resolver packages
  *   (require-addon and bare-*): the lock is still the kernel's (/proc/locks lists it while the run holds it).
  */
@@ -20,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { CLI } from '../support/cli.js';
 import { distCodeLoaded } from '../support/moduleLog.js';
 import { cliProjectPerTest, type CliProject } from '../support/project.js';
 
@@ -89,6 +91,44 @@ describe("a -p run loads the file tools' packages only when a file tool needs th
     expect(results).toContain('sub/deep/a.txt');
     expect(results).toContain('sub/hidden.txt'); // Glob lists it (no ignore files) ...
     expect(results.split('hidden.txt').length - 1).toBe(1); // ... Grep honours .ignore
+  });
+});
+
+/** The packages of node_modules a CLI run had required at its first fetch and when it exited (Node's require cache). */
+async function packagesRequired(args: string[]): Promise<{ atRequest: string[]; atExit: string[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentloop-required-'));
+  try {
+    const preload = join(dir, 'preload.mjs');
+    writeFileSync(
+      preload,
+      `import { createRequire } from 'node:module';
+const cache = createRequire(import.meta.url).cache;
+const fetchOf = globalThis.fetch;
+let atRequest;
+globalThis.fetch = function (...args) { atRequest ??= Object.keys(cache); return fetchOf.apply(this, args); };
+process.on('exit', () => process.stderr.write('REQUIRED ' + JSON.stringify({ atRequest, atExit: Object.keys(cache) }) + '\\n'));
+`,
+    );
+    const child = spawn(process.execPath, ['--import', pathToFileURL(preload).href, CLI, ...args], { cwd: project.dir, env: project.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise<number | null>((resolve) => child.on('close', resolve))).toBe(0);
+    const line = stderr.split('\n').find((l) => l.startsWith('REQUIRED ')) as string;
+    const seen = JSON.parse(line.slice('REQUIRED '.length)) as { atRequest: string[]; atExit: string[] };
+    const of = (files: string[]) => PACKAGES.filter((name) => files.some((file) => file.includes(`/node_modules/${name}/`))).sort();
+    return { atRequest: of(seen.atRequest), atExit: of(seen.atExit) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("the file tools' packages load while the model thinks", () => {
+  it('none before the first request; all while a first reply takes 600 ms, with no file tool called', async () => {
+    project.server.enqueue(() => new Promise((resolve) => setTimeout(() => resolve({ content: [{ type: 'text', text: 'hello' }], stop_reason: 'end_turn' }), 600)));
+    project.server.enqueue({ content: [{ type: "text", text: "x" }], stop_reason: "end_turn" });
+    const required = await packagesRequired(['-p', 'hi']);
+    expect(required.atRequest).toEqual([]);
+    expect(required.atExit).toEqual([...PACKAGES].sort());
   });
 });
 

@@ -44,9 +44,12 @@ async function keepServing(pages: { serving: boolean; close(): Promise<void> }):
  * after the reply's handling, and the first command waited for it). The run's own `prepare` at its first request finds
  * it started. Aborting the controller stops it.
  */
-function startAhead(tools: readonly Tool[], cwd: string): AbortController {
+async function startAhead(tools: readonly Tool[], cwd: string): Promise<AbortController> {
   const ahead = new AbortController();
-  for (const tool of tools) {
+  // Not the file tools': theirs loads their packages while the model thinks, from the run's own call on (after the
+  // request), never beside the start-up (../../tools/fileAccess/fileTools.ts; loaded already with the tools).
+  const { isFileTool } = await import('../../tools/fileAccess/fileTools.js');
+  for (const tool of tools.filter((t) => !isFileTool(t))) {
     try {
       tool.prepare?.({ cwd, signal: ahead.signal });
     } catch {
@@ -93,7 +96,7 @@ async function runOnce(base: RunSetup): Promise<number> {
   const printer = printerOf(setup, (line) => stdout.write(line));
   const signal = structured ? structured.signal(controller.signal) : controller.signal;
   const once = (q: Question | null, history: MessageParam[], turnCount: number | undefined) => ask(setup, q, history, { signal, onEvent: printer.onEvent, turnCount });
-  const ahead = startAhead(setup.tools, cwd);
+  const ahead = await startAhead(setup.tools, cwd);
   let result: RunResult;
   try {
     result = structured

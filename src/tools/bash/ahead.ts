@@ -2,8 +2,8 @@
  * What the bash tool does ahead of its first command (`prepare`), and the count of commands called, to which those
  * warm-ups give way: in a fresh process they would otherwise sit on the path of the first command.
  */
-import { performance } from 'node:perf_hooks';
 import type { ToolPrepare } from '../../core/tool.js';
+import { toolCalled, whileModelThinks } from '../modelThinks.js';
 import { isSafeAlongside } from './judge/checks.js';
 import { loadShellParser } from './judge/shell/load.js';
 import { plainReader } from './judge/shell/reader.js';
@@ -21,7 +21,7 @@ export interface Ahead {
  * runner (a bwrap probe, unless an earlier process kept its verdict); then, told of its run (`run`: its folder and its
  * end), the runner's own start ahead (the contained way starts the whole chain of the run's first command, all but the
  * command: run/spare.ts), else a warm-up `true` run; one check through the plain reader, so that later checks run
- * compiled code; and the parser's load, only while the model is still thinking (`whileModelThinks`): plain words need no
+ * compiled code; and the parser's load, only while the model is still thinking (../modelThinks.ts): plain words need no
  * parser, and its load (25-60 ms of CPU, its WebAssembly memory, a Mark-Compact) would otherwise sit on the path of a
  * reply that comes at once. A command that needs the parser before then loads it (its check waits: ~0.1 s once). No
  * warm-up parse: the parser's first parse compiles its WebAssembly, ~20 ms of CPU (V8's tiers) that a process whose
@@ -50,34 +50,6 @@ export function prepare(tool: Ahead, run: ToolPrepare | undefined): void {
   runnerReady.then(thinking, thinking);
 }
 
-/** How often `whileModelThinks` looks whether the process has been waiting, ms. */
-const THINKING_MS = 50;
-/** The most of that time the event loop may have been busy for it to count as waiting (the model thinks). */
-const IDLE_SHARE = 0.25;
-
-/**
- * Started (the function it returns), calls `warm` once the event loop has been mostly idle for `THINKING_MS` with no
- * command called since `whileModelThinks` was: the model has not answered yet (a real model takes 0.5-2 s to its first
- * token). A command called first, or the run's end, calls it off: a reply that came at once is being handled, and what
- * its commands need they load themselves. Busy (the reply streaming in), it looks again later.
- */
-function whileModelThinks(warm: () => void, ended: AbortSignal | undefined): () => void {
-  const before = commandsCalled;
-  let since = performance.eventLoopUtilization();
-  const look = () => {
-    if (commandsCalled !== before || ended?.aborted) return;
-    const now = performance.eventLoopUtilization();
-    const busy = performance.eventLoopUtilization(now, since).utilization;
-    since = now;
-    if (busy <= IDLE_SHARE) warm();
-    else setTimeout(look, THINKING_MS).unref();
-  };
-  return () => {
-    since = performance.eventLoopUtilization();
-    setTimeout(look, THINKING_MS).unref();
-  };
-}
-
 /** Commands called in this process: after the first, the path is warm (no warm-up run, no parser load ahead). */
 let commandsCalled = 0;
 /** How long after the reply begins the warm-up run may start. */
@@ -86,5 +58,6 @@ const WARM_UP_AFTER_MS = 100;
 /** Runs `command`, counted among the commands called (what `prepare` starts ahead gives way to them). */
 export function called<T>(command: () => Promise<T>): Promise<T> {
   commandsCalled++;
+  toolCalled();
   return command();
 }

@@ -11,7 +11,9 @@ import { createReadTool } from '../read/readTool.js';
 import { createWriteTool } from '../write/writeTool.js';
 import { FileState } from './fileState.js';
 import { FileGuard, type FileGuardOptions } from './guard.js';
-import type { Tool } from '../../core/tool.js';
+import type { Tool, ToolPrepare } from '../../core/tool.js';
+import { toolCalled, whileModelThinks } from '../modelThinks.js';
+import { loadFilePackages } from './packages.js';
 import { resolvePath } from './paths.js';
 
 export interface FileToolsOptions extends FileGuardOptions {
@@ -34,11 +36,32 @@ export function createFileTools(options: FileToolsOptions = {}): Record<FileTool
     Glob: createGlobTool(shared),
     Grep: createGrepTool(shared),
   };
-  for (const tool of Object.values(tools)) statesOf.set(tool, { state: shared.state, home });
+  for (const tool of Object.values(tools)) {
+    statesOf.set(tool, { state: shared.state, home });
+    const run = tool.run.bind(tool);
+    tool.run = (input, context) => (toolCalled(), run(input, context));
+    tool.prepare = preparePackages;
+  }
   return tools;
 }
 
+/** The runs (by their signal) whose file tools were prepared: five tools, one look. */
+const prepared = new WeakSet<object>();
+
+/** Their packages loaded while the run's first model call is under way (../modelThinks.ts); a no-op once loaded. */
+function preparePackages(run?: ToolPrepare): void {
+  const key = run?.signal ?? preparePackages;
+  if (prepared.has(key)) return;
+  prepared.add(key);
+  whileModelThinks(loadFilePackages, run?.signal)();
+}
+
 const statesOf = new WeakMap<Tool, { state: FileState; home: string }>();
+
+/** Whether `tool` is one of the five (their `prepare` waits for the run's own: the CLI starts no head start of theirs). */
+export function isFileTool(tool: Tool): boolean {
+  return statesOf.has(tool);
+}
 
 /**
  * A resumed run's history given to the file tools among `tools` (if any): the files it shows read count as read

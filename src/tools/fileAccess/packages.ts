@@ -3,7 +3,8 @@
  * `minimatch` (Glob's and Grep's globs) and `diff` (Write's and Edit's patches), about 100 kB of code. A run that calls
  * no file tool and has no path rule never loads them, and a fresh CLI process does not compile them before its first
  * request (test/cli/startupLoads.process.test.ts keeps them off that path). Synchronous, as their callers are: each is
- * required once, by its CommonJS build, from where this module lies (so the CLI's bundle leaves them out).
+ * required once, by its CommonJS build, from where this module lies (so the CLI's bundle leaves them out). Their
+ * require (~14 ms) is done while the run's first model call is under way, unless a tool is called first.
  */
 import { createRequire } from 'node:module';
 import type { Ignore, Options as IgnoreOptions } from 'ignore';
@@ -29,4 +30,11 @@ export function minimatch(pattern: string, options: MinimatchOptions): Minimatch
 export function structuredPatch(path: string, before: string, after: string, options: StructuredPatchOptionsNonabortable): StructuredPatch {
   packages.diff ??= load('diff') as typeof import('diff');
   return packages.diff.structuredPatch(path, path, before, after, undefined, undefined, options);
+}
+
+/** All three loaded now (`prepare` of the file tools, while the model thinks: ./fileTools.ts). */
+export function loadFilePackages(): void {
+  packages.ignore ??= (load('ignore') as { default: (options?: IgnoreOptions) => Ignore }).default;
+  packages.minimatch ??= (load('minimatch') as typeof import('minimatch')).Minimatch;
+  packages.diff ??= load('diff') as typeof import('diff');
 }
