@@ -8,14 +8,14 @@
  * already real; a library run given a link is linkedCwd.process.test.ts). As root and as nobody.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startCheckedServer } from '../support/agentServer.js';
 import { cliEnv, startCli } from '../support/cli.js';
 import { testUsers } from '../support/users.js';
 import { argsOf, CASES, outcomeOf, setUp, stepsFor, type FileRuleCase, type Outcome } from './fileRuleCases.js';
+import { openScratchDir } from '../support/scratch.js';
 
 const recorded = JSON.parse(readFileSync(new URL('./claudeFileRules.json', import.meta.url), 'utf8')) as { cases: Record<string, Outcome> };
 
@@ -27,14 +27,9 @@ const recorded = JSON.parse(readFileSync(new URL('./claudeFileRules.json', impor
 const OWN_WORDS = new Set(['allow Edit(*.txt), Write a.md', 'deny Edit(secret/**), Write secret/b.txt in acceptEdits', 'deny Read(secret/**), Grep hush in secret']);
 
 let scratch: string;
-beforeAll(() => {
-  // Outside /tmp (a contained command's /tmp is its own): /var/cache as root (nobody goes through it), else the home's .cache.
-  const base = process.getuid?.() === 0 ? '/var/cache/agentloop-tests' : join(homedir(), '.cache', 'agentloop-tests');
-  mkdirSync(base, { recursive: true, mode: 0o755 });
-  scratch = mkdtempSync(join(base, 'file-rules-'));
-  chmodSync(scratch, 0o755);
-});
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let cleanup: () => void;
+beforeAll(() => void ({ dir: scratch, cleanup } = openScratchDir('file-rules-')));
+afterAll(() => cleanup());
 
 /** Runs a case; `linked`: from a link to the project folder, the call naming paths by the real folder. */
 async function runCase(c: FileRuleCase, prefix: string[], linked = false) {

@@ -7,12 +7,12 @@
  * allow rule allowed nothing named through the link). As root and as nobody, the run in a process of its own.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from '../support/cli.js';
 import { runAs, testUsers, type TestUser } from '../support/users.js';
+import { openScratchDir } from '../support/scratch.js';
 
 const LIBRARY = join(dirname(CLI), '..', 'index.js');
 
@@ -28,14 +28,9 @@ process.stdout.write(JSON.stringify(blocks.find((b) => b.type === 'tool_result')
 `;
 
 let scratch: string;
-beforeAll(() => {
-  // Outside /tmp, and open to nobody: /var/cache as root, else the home's .cache.
-  const base = process.getuid?.() === 0 ? '/var/cache/agentloop-tests' : join(homedir(), '.cache', 'agentloop-tests');
-  mkdirSync(base, { recursive: true, mode: 0o755 });
-  scratch = mkdtempSync(join(base, 'linked-cwd-'));
-  chmodSync(scratch, 0o755);
-});
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let cleanup: () => void;
+beforeAll(() => void ({ dir: scratch, cleanup } = openScratchDir('linked-cwd-')));
+afterAll(() => cleanup());
 
 /** A project (notes.txt, secret/key.txt, out.txt: a link to a file outside it) and a link to it, for `user`. */
 function project(user: TestUser): { real: string; link: string } {

@@ -8,14 +8,14 @@
  * the rest holds the same.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startCheckedServer } from '../support/agentServer.js';
 import { cliEnv, startCli } from '../support/cli.js';
 import { testUsers } from '../support/users.js';
 import { argsOf, CASES, firstLine, outcomeOf, setUp, stepsFor, type Outcome, type SettingsCase } from './settingsCases.js';
+import { openScratchDir } from '../support/scratch.js';
 
 const recorded = JSON.parse(readFileSync(new URL('./claudeSettings.json', import.meta.url), 'utf8')) as {
   asRoot: boolean;
@@ -24,15 +24,7 @@ const recorded = JSON.parse(readFileSync(new URL('./claudeSettings.json', import
 
 let scratch: string;
 let cleanup: () => void;
-beforeAll(async () => {
-  // Outside /tmp (a contained command's /tmp is its own) and outside any git repository (whose top folder would be
-  // the project's key in ~/.claude.json): /var/cache as root (nobody goes through it), else the home's .cache.
-  const base = process.getuid?.() === 0 ? '/var/cache/agentloop-tests' : join(homedir(), '.cache', 'agentloop-tests');
-  mkdirSync(base, { recursive: true, mode: 0o755 });
-  scratch = mkdtempSync(join(base, 'settings-'));
-  chmodSync(scratch, 0o755);
-  cleanup = () => rmSync(scratch, { recursive: true, force: true });
-});
+beforeAll(() => void ({ dir: scratch, cleanup } = openScratchDir('settings-')));
 afterAll(() => cleanup());
 
 async function runCase(c: SettingsCase, prefix: string[]) {

@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,19 @@ export function scratchDir(prefix = 'agentloop-test-'): { dir: string; cleanup: 
   const root = scratchRoot();
   mkdirSync(root, { recursive: true });
   const dir = mkdtempSync(join(root, prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh directory that nobody (uid 65534) may enter, outside /tmp (a contained command's /tmp is its own) and outside
+ * any git repository (whose top folder would be the project's key in ~/.claude.json): under /var/cache as root (nobody
+ * goes through it), else under the home's .cache. Removed by the returned cleanup.
+ */
+export function openScratchDir(prefix: string): { dir: string; cleanup: () => void } {
+  const base = process.getuid?.() === 0 ? '/var/cache/agentloop-tests' : join(homedir(), '.cache', 'agentloop-tests');
+  mkdirSync(base, { recursive: true, mode: 0o755 });
+  const dir = mkdtempSync(join(base, prefix));
+  chmodSync(dir, 0o755);
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

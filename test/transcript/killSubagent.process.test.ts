@@ -75,6 +75,27 @@ function expectOnceAndValid(): void {
   expect(parentRequests().filter((body) => body.messages.length === 1)).toHaveLength(1);
 }
 
+
+/** Session `id` taken up by the library: resumeSession, then runAgent with its messages and cutAgents. */
+async function resumeInLibrary(id: string, onEvent?: (event: { type: string }) => void) {
+  const resumed = await resumeSession(join(home, 'sessions', `${id}.jsonl`));
+  const { conversation } = resumed;
+  const run = await runAgent(null, {
+    model: 'claude-test',
+    client: { apiKey: 'sk-test', baseURL: server.url },
+    tools: defaultTools({ cwd: dir }),
+    cwd: dir,
+    agents: { worker: WORKER },
+    messages: conversation.messages,
+    turnCount: conversation.turnCount,
+    cutAgents: conversation.cutAgents,
+    session: resumed.recorder,
+    ...(onEvent ? { onEvent } : {}),
+  });
+  resumed.recorder.close();
+  return { run, cutAgents: conversation.cutAgents };
+}
+
 describe('kill -9 inside a subagent, then resume: the child goes on where it stopped', () => {
   it('before its first model reply: --continue asks its first question again, and it runs on to its end', async () => {
     server.enqueue(agentCall('toolu_A1', 'worker'), { fault: 'no-response' });
@@ -196,23 +217,9 @@ describe('kill -9 inside a subagent, then resume: the child goes on where it sto
   it("the library: resumeSession's cutAgents given to runAgent", async () => {
     const id = await killedDuringSecondTool();
     server.enqueue(text('Child done.'), text('Parent done.'));
-    const resumed = await resumeSession(join(home, 'sessions', `${id}.jsonl`));
-    const { conversation } = resumed;
-    expect(conversation.cutAgents.map((c) => c.toolUseId)).toEqual(['toolu_A1']);
     const events: string[] = [];
-    const run = await runAgent(null, {
-      model: 'claude-test',
-      client: { apiKey: 'sk-test', baseURL: server.url },
-      tools: defaultTools({ cwd: dir }),
-      cwd: dir,
-      agents: { worker: WORKER },
-      messages: conversation.messages,
-      turnCount: conversation.turnCount,
-      cutAgents: conversation.cutAgents,
-      session: resumed.recorder,
-      onEvent: (event) => events.push(event.type),
-    });
-    resumed.recorder.close();
+    const { run, cutAgents } = await resumeInLibrary(id, (event) => events.push(event.type));
+    expect(cutAgents.map((c) => c.toolUseId)).toEqual(['toolu_A1']);
     expect(run.state).toBe('done');
     expect(run.text).toBe('Parent done.');
     expect(events.slice(0, 2)).toEqual(['agent_resume', 'agent_event']);
@@ -289,21 +296,8 @@ describe('kill -9 after the Agent call was recorded, before its child started, t
 
   it("the library: resumeSession's cutAgents given to runAgent", async () => {
     const id = await killedBeforeChild();
-    const resumed = await resumeSession(join(home, 'sessions', `${id}.jsonl`));
-    const { conversation } = resumed;
-    expect(conversation.cutAgents).toEqual([{ toolUseId: 'toolu_A1', start: undefined, end: undefined, records: [] }]);
-    const run = await runAgent(null, {
-      model: 'claude-test',
-      client: { apiKey: 'sk-test', baseURL: server.url },
-      tools: defaultTools({ cwd: dir }),
-      cwd: dir,
-      agents: { worker: WORKER },
-      messages: conversation.messages,
-      turnCount: conversation.turnCount,
-      cutAgents: conversation.cutAgents,
-      session: resumed.recorder,
-    });
-    resumed.recorder.close();
+    const { run, cutAgents } = await resumeInLibrary(id);
+    expect(cutAgents).toEqual([{ toolUseId: 'toolu_A1', start: undefined, end: undefined, records: [] }]);
     expect(run.text).toBe('Parent done.');
     expectChildRan();
   });
