@@ -13,11 +13,19 @@ export function startCheckedServer(options: Omit<ServerOptions, 'validate'> = {}
   });
 }
 
-/** The tool_result blocks of the newest user message of a request. */
+/**
+ * The tool_result blocks of the newest user message of a request, in the order of the tool_use blocks they answer.
+ * The request itself carries the results of concurrency-safe calls in the order the calls ended (as Claude Code's does),
+ * which varies from run to run; a test of that order reads the message itself (test/cli/printers/concurrentTools.ts).
+ */
 export function lastToolResults(body: RequestBody): Anthropic.ToolResultBlockParam[] {
   const last = body.messages[body.messages.length - 1];
   if (!last || typeof last.content === 'string') return [];
-  return last.content.flatMap((b) => (b.type === 'tool_result' ? [b] : []));
+  const results = last.content.flatMap((b) => (b.type === 'tool_result' ? [b] : []));
+  const asked = body.messages[body.messages.length - 2]?.content;
+  const ids = typeof asked === 'string' || !asked ? [] : asked.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
+  const at = (id: string) => (ids.includes(id) ? ids.indexOf(id) : ids.length);
+  return results.sort((a, b) => at(a.tool_use_id) - at(b.tool_use_id));
 }
 
 export function resultText(result: Anthropic.ToolResultBlockParam): string {
