@@ -14,27 +14,28 @@ import type { StructuredPatchOptionsNonabortable, StructuredPatch } from 'diff';
 const load = createRequire(import.meta.url);
 const packages: { ignore?: (options?: IgnoreOptions) => Ignore; minimatch?: typeof Minimatch; diff?: typeof import('diff') } = {};
 
+const ignorePackage = () => (packages.ignore ??= (load('ignore') as { default: (options?: IgnoreOptions) => Ignore }).default);
+const minimatchPackage = () => (packages.minimatch ??= (load('minimatch') as typeof import('minimatch')).Minimatch);
+const diffPackage = () => (packages.diff ??= load('diff') as typeof import('diff'));
+
 /** A new gitignore matcher (the `ignore` package). */
 export function ignore(options?: IgnoreOptions): Ignore {
-  packages.ignore ??= (load('ignore') as { default: (options?: IgnoreOptions) => Ignore }).default;
-  return packages.ignore(options);
+  return ignorePackage()(options);
 }
 
 /** A compiled glob (minimatch's `Minimatch`). */
 export function minimatch(pattern: string, options: MinimatchOptions): Minimatch {
-  packages.minimatch ??= (load('minimatch') as typeof import('minimatch')).Minimatch;
-  return new packages.minimatch(pattern, options);
+  return new (minimatchPackage())(pattern, options);
 }
 
 /** The hunks from `before` to `after` (diff's `structuredPatch`). */
 export function structuredPatch(path: string, before: string, after: string, options: StructuredPatchOptionsNonabortable): StructuredPatch {
-  packages.diff ??= load('diff') as typeof import('diff');
-  return packages.diff.structuredPatch(path, path, before, after, undefined, undefined, options);
+  return diffPackage().structuredPatch(path, path, before, after, undefined, undefined, options);
 }
 
 /** All three loaded now (`prepare` of the file tools, while the model thinks: ./fileTools.ts). */
 export function loadFilePackages(): void {
-  packages.ignore ??= (load('ignore') as { default: (options?: IgnoreOptions) => Ignore }).default;
-  packages.minimatch ??= (load('minimatch') as typeof import('minimatch')).Minimatch;
-  packages.diff ??= load('diff') as typeof import('diff');
+  ignorePackage();
+  minimatchPackage();
+  diffPackage();
 }
