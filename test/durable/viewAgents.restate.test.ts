@@ -12,7 +12,7 @@ import { startCli } from '../support/cli.js';
 import { AGENTS, childScript, type Hold } from './childScript.js';
 import { startCluster, type Cluster, until } from './cluster.js';
 import { restateBinary } from './restateServer.js';
-import { launchChromium, showViewer } from '../support/browser.js';
+import { launchChromium, showViewer, stepUntil, testIdText } from '../support/browser.js';
 
 const binary = restateBinary();
 if ('problem' in binary) console.warn(`view --restate subagent tests skipped: ${binary.problem}`);
@@ -22,16 +22,7 @@ let cluster: Cluster;
 let browser: Browser;
 let hold: Hold = () => false;
 
-const text = async (page: Page, id: string) => (await page.getByTestId(id).first().textContent()) ?? '';
-
-/** Steps on (→) until `until` holds, at most `max` times. */
-async function stepUntil(page: Page, until: () => Promise<boolean>, max = 40): Promise<boolean> {
-  for (let i = 0; i < max; i++) {
-    if (await until()) return true;
-    await page.keyboard.press('ArrowRight');
-  }
-  return until();
-}
+const text = testIdText;
 
 describe.skipIf('problem' in binary)('view --restate of a durable run with subagents', () => {
   beforeAll(async () => {

@@ -45,3 +45,15 @@ export async function showViewer(page: Page, viewerUrl: string, options: ViewerP
   await page.waitForSelector('body[data-loaded="true"]', { timeout: options.timeout ?? 30_000 });
   return page;
 }
+
+/** The text of the first element with test id `id` ('' if none). */
+export const testIdText = async (page: Page, id: string): Promise<string> => (await page.getByTestId(id).first().textContent()) ?? '';
+
+/** Steps the viewer on (→) until `until` holds, at most `max` times; whether it held. */
+export async function stepUntil(page: Page, until: () => Promise<boolean>, max = 40): Promise<boolean> {
+  for (let i = 0; i < max; i++) {
+    if (await until()) return true;
+    await page.keyboard.press('ArrowRight');
+  }
+  return until();
+}

@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent } from '../../../src/run/runAgent.js';
 import { defaultTools } from '../../../src/run/defaultTools.js';
@@ -16,7 +16,7 @@ import { reply, scriptedModel } from '../../../src/scripted/model.js';
 import { agentRecords, agentStarts } from '../../../src/transcript/agentRecords.js';
 import { findSession, readTranscript } from '../../../src/transcript/store.js';
 import type { Viewer } from '../../../src/view/server/server.js';
-import { showViewer, viewerInChromium } from '../../support/browser.js';
+import { showViewer, stepUntil, testIdText, viewerInChromium } from '../../support/browser.js';
 
 let home: string;
 let viewer: Viewer;
@@ -55,16 +55,7 @@ beforeAll(async () => {
 
 afterAll(() => close?.());
 
-const text = async (page: Page, id: string) => (await page.getByTestId(id).first().textContent()) ?? '';
-
-/** Steps on (→) until `until` holds, at most `max` times. */
-async function stepUntil(page: Page, until: () => Promise<boolean>, max = 30): Promise<boolean> {
-  for (let i = 0; i < max; i++) {
-    if (await until()) return true;
-    await page.keyboard.press('ArrowRight');
-  }
-  return until();
-}
+const text = testIdText;
 
 describe('the viewer: a subagent', () => {
   it("steps into the child's run from the Agent call's card and back to the parent's step, the hash keeping where it is", async () => {
