@@ -88,9 +88,12 @@ describe('a stdio MCP server', () => {
     expect(seen(structured)).toEqual(['toolu_1', false, '{"city":"Oslo","celsius":21.5}']);
     // server-everything sends the same object as text and as structured content: the text, once.
     expect(seen(both)).toEqual(['toolu_2', false, '{"temperature":36,"conditions":"Light rain / drizzle","humidity":82}']);
-    // One user line per tool result, as Claude Code writes them.
+    // One user line per tool result, as Claude Code writes them: each as its call ends (both are read-only and run at
+    // once, so in either order; here taken in the calls' order).
     const userLines = jsonLines(run.stdout).filter((line) => line.type === 'user');
-    expect(userLines.map((line) => line.message?.content)).toMatchObject([[{ tool_use_id: 'toolu_1', content: '{"city":"Oslo","celsius":21.5}', is_error: false }], [{ tool_use_id: 'toolu_2' }]]);
+    const idOf = (content: unknown) => String((content as { tool_use_id?: string }[] | undefined)?.[0]?.tool_use_id);
+    const contents = userLines.map((line) => line.message?.content).sort((a, b) => idOf(a).localeCompare(idOf(b)));
+    expect(contents).toMatchObject([[{ tool_use_id: 'toolu_1', content: '{"city":"Oslo","celsius":21.5}', is_error: false }], [{ tool_use_id: 'toolu_2' }]]);
   }, 120_000);
 
   it("starts a readOnlyHint tool's call while the reply still streams, and another tool's only once the reply is whole", async () => {
