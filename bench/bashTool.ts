@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { createBashTool } from '../src/tools/bash/bashTool.js';
 import { containedArgv } from '../src/tools/bash/run/contained.js';
 import { lifeline, watched, withLifeline } from '../src/tools/bash/run/lifeline.js';
-import { findExecutable } from '../src/tools/bash/run/programs.js';
+import { backstopPrograms, findExecutable } from '../src/tools/bash/run/programs.js';
 import { median, now } from './stats.js';
 
 export const BASH_COMMANDS = ['true', 'echo hello', 'ls -la /usr/bin | wc -l'];
@@ -81,7 +81,7 @@ export async function benchBashCommands(pairs = 40, log: (line: string) => void 
     };
     const bwrap = findExecutable('bwrap', process.env.PATH);
     const line = await lifeline();
-    const direct = (command: string) => containedArgv(bwrap as string, findExecutable('timeout', process.env.PATH), cwd, command, 60_000);
+    const direct = (command: string) => containedArgv(bwrap as string, backstopPrograms(process.env.PATH), cwd, command, 60_000);
     const sides: Record<string, (command: string) => Promise<unknown>> = {
       tool: (command: string) => runTool(tool, command),
       uncontained: (command: string) => runTool(uncontained, command),

@@ -37,14 +37,14 @@ import { plainRunner } from ${run('plain')};
 import { containedRunner } from ${run('contained')};
 import { unshareRunner } from ${run('unshare')};
 import { sandboxRunner } from ${run('sandbox')};
-import { findExecutable } from ${run('programs')};
+import { backstopPrograms, findExecutable } from ${run('programs')};
 const path = process.env.PATH;
 const [bwrap, timeout, unshare, setpriv] = ['bwrap', 'timeout', 'unshare', 'setpriv'].map((p) => findExecutable(p, path));
 const runners = {
   plain: () => plainRunner(timeout, setpriv),
-  contained: () => containedRunner(bwrap, timeout),
+  contained: () => containedRunner(bwrap, backstopPrograms(path)),
   unshare: () => unshareRunner({ unshare, setpriv, timeout }),
-  sandboxed: () => sandboxRunner({ bwrap, timeout, env: () => process.env, reveal: () => [] }),
+  sandboxed: () => sandboxRunner({ bwrap, backstop: backstopPrograms(path), env: () => process.env, reveal: () => [] }),
 };
 const runner = runners[process.argv[1]]();
 const seen = (start) => readdirSync('/proc').some((p) => {

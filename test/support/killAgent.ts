@@ -37,7 +37,7 @@ import { plainRunner } from ${dist('tools/bash/run/plain')};
 import { containedRunner } from ${dist('tools/bash/run/contained')};
 import { unshareRunner } from ${dist('tools/bash/run/unshare')};
 import { sandboxRunner } from ${dist('tools/bash/run/sandbox')};
-import { findExecutable } from ${dist('tools/bash/run/programs')};
+import { backstopPrograms, findExecutable } from ${dist('tools/bash/run/programs')};
 import { startMcpServers } from ${dist('tools/mcp/servers')};
 const { way, command, cwd, at } = JSON.parse(process.argv[1]);
 const path = process.env.PATH;
@@ -66,10 +66,10 @@ if (way.startsWith('mcp-')) {
   const [bwrap, timeout, unshare, setpriv] = ['bwrap', 'timeout', 'unshare', 'setpriv'].map((p) => findExecutable(p, path));
   const runner = {
     plain: () => plainRunner(timeout, setpriv),
-    contained: () => containedRunner(bwrap, timeout),
-    'contained-spare': () => containedRunner(bwrap, timeout),
+    contained: () => containedRunner(bwrap, backstopPrograms(path)),
+    'contained-spare': () => containedRunner(bwrap, backstopPrograms(path)),
     unshare: () => unshareRunner({ unshare, setpriv, timeout }),
-    sandboxed: () => sandboxRunner({ bwrap, timeout, env: () => process.env, reveal: () => [] }),
+    sandboxed: () => sandboxRunner({ bwrap, backstop: backstopPrograms(path), env: () => process.env, reveal: () => [] }),
   }[way]();
   const where = way === 'contained-spare' ? join(cwd, command.split(' ')[1]) : cwd;
   if (way === 'contained-spare') {

@@ -152,7 +152,7 @@ interface BashState {
   runner(): Promise<CommandRunner>;
 }
 
-function sandboxSettings(bwrap: string, options: BashToolOptions, env: BashState['env'], spill: SpillSpace): Omit<SandboxSettings, 'timeout'> {
+function sandboxSettings(bwrap: string, options: BashToolOptions, env: BashState['env'], spill: SpillSpace): Omit<SandboxSettings, 'backstop'> {
   return {
     bwrap,
     env,

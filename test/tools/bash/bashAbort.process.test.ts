@@ -3,7 +3,8 @@
  * command's life: before its spawn, as it is spawned, while bubblewrap or unshare still sets its namespace up, while
  * it runs, while its output streams. For every runner, as root and as nobody (test/support/users.ts): the runner runs
  * in an agent process of the user's own (test/support/abortAgent.ts), and what is left is looked for in /proc by the
- * command's unique marker (every process of the command has it on its command line: bwrap, timeout, bash, sleep).
+ * command's unique marker (every process of the command has it on its command line: bwrap, the shell that becomes bash,
+ * the backstop's sleeper's shell, the command's own; the sleeper's `sleep` has not: bashContain.process.test.ts looks for it).
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { startAbortAgent, type AbortPoint, type RunnerName } from '../../support/abortAgent.js';

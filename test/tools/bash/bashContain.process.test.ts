@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { bashToolAs, handTo } from '../../support/bashAs.js';
 import { testUsers, type TestUser } from '../../support/users.js';
-import { bashScratchPerTest, context, liveWithMarker, waitFor, waitUntilEmpty } from './bashHelpers.js';
+import { bashScratchPerTest, context, liveWithMarker, uniqueBackstop, waitFor, waitUntilEmpty } from './bashHelpers.js';
 
 let dir: string;
 const { marked } = bashScratchPerTest((d) => (dir = d));
@@ -54,7 +54,14 @@ describe.each(testUsers())('as $name', { timeout: 90_000 }, (user) => {
       const names = r.content.trim().split('\n').map((l) => l.trim().split(/\s+/)[1]);
       expect(names).not.toContain('node');
       expect(names).toContain('ps');
-      expect(names.length).toBeLessThanOrEqual(5); // bwrap's init, timeout, bash, ps
+      expect(names.length).toBeLessThanOrEqual(5); // bwrap's init, bash, the backstop's sleeper (sh, sleep), ps
+    });
+
+    it("the backstop's sleeper runs beside the command and ends with it", async () => {
+      const { timeout, sleepers, waitCommand } = uniqueBackstop();
+      const r = await tool.run({ command: waitCommand, timeout }, context(dir));
+      expect(r, r.content).toMatchObject({ isError: false, content: 'seen' });
+      expect(await waitUntilEmpty(sleepers)).toEqual([]);
     });
   });
 

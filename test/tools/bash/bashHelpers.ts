@@ -44,6 +44,21 @@ export async function waitFor(predicate: () => boolean, deadlineMs = 5000): Prom
   }
 }
 
+/**
+ * A timeout of the bash tool unique to one test, and its backstop's sleepers (src/tools/bash/run/programs.ts
+ * namespaceBackstop: `sleep SECONDS` in the command's namespace), found by their command line; `waitCommand`, a
+ * command that ends once its own namespace shows its sleeper.
+ */
+export function uniqueBackstop(): { timeout: number; sleepers: () => ProcInfo[]; waitCommand: string } {
+  const timeout = 200_000 + Math.floor(Math.random() * 100_000);
+  const line = `sleep ${(timeout + 1000) / 1000}s`;
+  return {
+    timeout,
+    sleepers: () => processes().filter((p) => p.state !== 'Z' && p.cmdline.endsWith(line)),
+    waitCommand: `until ps -e -o args= | grep -q '${line}$'; do sleep 0.05; done; echo seen`,
+  };
+}
+
 /** A marker unique to one test, to find its processes by command line. */
 export function uniqueSleep(): string {
   return `${1000 + Math.floor(Math.random() * 1000)}.${process.pid}${Math.floor(Math.random() * 1e6)}`;

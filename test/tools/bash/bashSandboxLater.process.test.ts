@@ -132,7 +132,7 @@ describe.each(testUsers())('as $name', (user) => {
       const script = [
         `import { sandboxRunner } from ${JSON.stringify(DIST_SANDBOX)};`,
         "import { spawnSync } from 'node:child_process';",
-        `const runner = sandboxRunner({ bwrap: ${JSON.stringify(findExecutable('bwrap', process.env.PATH) ?? 'bwrap')}, timeout: undefined, env: () => process.env, reveal: () => [] });`,
+        `const runner = sandboxRunner({ bwrap: ${JSON.stringify(findExecutable('bwrap', process.env.PATH) ?? 'bwrap')}, backstop: {}, env: () => process.env, reveal: () => [] });`,
         "const argv = runner.wrap(['bash', '-c', process.argv[1]], process.cwd());",
         "const run = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8' });",
         'process.stdout.write(run.stdout); process.stderr.write(run.stderr);',

@@ -8,14 +8,14 @@
  * (A kill -9 of the agent with a spare up, or at any point of its take: killAgent.process.test.ts, `contained-spare`.)
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handTo } from '../../support/bashAs.js';
 import { testUsers } from '../../support/users.js';
-import { bashScratchPerTest, liveWithMarker, processes, waitFor, waitUntilEmpty } from './bashHelpers.js';
+import { bashScratchPerTest, liveWithMarker, processes, uniqueBackstop, waitFor, waitUntilEmpty } from './bashHelpers.js';
 
 const DIST_BASH = JSON.stringify(fileURLToPath(new URL('../../../dist/tools/bash/bashTool.js', import.meta.url)));
 
@@ -72,6 +72,7 @@ function startAgent(prefix: string[]) {
       child.stdin.write(`${JSON.stringify(request)}\n`, (error) => error && reject(new Error(`${error.message}: ${stderr}`)));
     });
   return {
+    child,
     prepare: (cwd: string) => ask<object>({ op: 'prepare', cwd }),
     end: () => ask<object>({ op: 'end' }),
     run: (command: string, cwd: string, timeout?: number) => ask<Answer>({ op: 'run', command, cwd, timeout }),
@@ -110,7 +111,8 @@ describe.each(testUsers())('the spare shell, as $name', { timeout: 60_000 }, (us
     expect(first).toMatchObject({ isError: false });
     // The same output: the namespace's first processes (pid, parent, program), the environment, the bytes.
     expect(first.content).toBe(second.content);
-    expect(first.content).toMatch(/^a {2}b\\c\n[0-9a-f]{32} {2}-\n +1 +0 bwrap\n +2 +1 timeout\n +3 +2 bash\nx\n?$/);
+    // bubblewrap's init, the command's shell, the backstop's sleeper (its fork, before the shell's exec).
+    expect(first.content).toMatch(/^a {2}b\\c\n[0-9a-f]{32} {2}-\n +1 +0 bwrap\n +2 +1 bash\n +3 +2 sh\nx\n?$/);
     expect(await waitUntilEmpty(() => liveWithMarker(marker))).toEqual([]);
     expect(sparesIn(work)).toEqual([]);
   });
@@ -122,6 +124,32 @@ describe.each(testUsers())('the spare shell, as $name', { timeout: 60_000 }, (us
     // Longer than the backstop of a 1 s timeout (2 s): started with the spare, it would have killed it (then the command spawns).
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(await agent.run('sleep 0.3; echo in-time', work, 1_000)).toMatchObject({ content: 'in-time', isError: false, spawned: [] });
+  });
+
+  it("the backstop's sleeper of the command in the spare runs beside it and ends with it", async () => {
+    const agent = startAgent(user.prefix);
+    const { timeout, sleepers, waitCommand } = uniqueBackstop();
+    await agent.prepare(work);
+    await spareUp(work);
+    expect(await agent.run(waitCommand, work, timeout)).toMatchObject({ content: 'seen', isError: false, spawned: [] });
+    expect(await waitUntilEmpty(sleepers)).toEqual([]);
+  });
+
+  it("a stopped agent's command in the spare is killed at its timeout by the backstop", async () => {
+    const agent = startAgent(user.prefix);
+    const marker = marked();
+    await agent.prepare(work);
+    await spareUp(work);
+    void agent.run(`touch started; sleep ${marker}; touch late`, work, 5_000).catch(() => undefined);
+    const sleeping = () => liveWithMarker(marker).filter((p) => p.cmdline.startsWith('sleep '));
+    await waitFor(() => existsSync(join(work, 'started')) && sleeping().length === 1, 20_000);
+    // In the spare: the command's shell is the child of the spare's bubblewrap (its command line holds the reader's).
+    const shell = processes().find((p) => p.cmdline === `bash -c touch started; sleep ${marker}; touch late`);
+    expect(processes().find((p) => p.pid === shell?.ppid)?.cmdline).toContain('agentloop_s');
+    agent.child.kill('SIGSTOP');
+    // The agent's timer cannot fire; the sleeper in the namespace fires a second after it would have.
+    expect(await waitUntilEmpty(sleeping, 30_000)).toEqual([]);
+    expect(existsSync(join(work, 'late'))).toBe(false);
   });
 
   it('a command it does not fit (another folder, over 4 KB) kills the spare and starts as always', async () => {

@@ -32,7 +32,7 @@ import { containedArgv } from ${DIST('contained.js')};
 import { findExecutable } from ${DIST('programs.js')};
 import { verdictKey, keepVerdict } from ${DIST('verdict.js')};
 const bwrap = findExecutable('bwrap', process.env.PATH);
-keepVerdict(verdictKey(containedArgv(bwrap, undefined, '/', 'true', 10000)));`;
+keepVerdict(verdictKey(containedArgv(bwrap, {}, '/', 'true', 10000)));`;
 
 interface Seen {
   kind: string;

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { containedArgv, containedRunner } from './contained.js';
 import { plainRunner } from './plain.js';
-import { findExecutable } from './programs.js';
+import { backstopPrograms, findExecutable } from './programs.js';
 import type { CommandRunner } from './runner.js';
 import { sandboxRunner, type SandboxSettings } from './sandbox.js';
 import { unshareArgv, unshareRunner } from './unshare.js';
@@ -15,7 +15,7 @@ import { keepVerdict, keptVerdict, verdictKey } from './verdict.js';
 
 export interface RunnerWanted {
   /** The sandbox's settings when `--sandbox` is on (bubblewrap was found at creation). */
-  sandbox?: Omit<SandboxSettings, 'timeout'>;
+  sandbox?: Omit<SandboxSettings, 'backstop'>;
   /** Contain commands in a PID namespace when not sandboxed. */
   contain: boolean;
   /** Where the programs are looked up: the PATH commands get. */
@@ -23,8 +23,7 @@ export interface RunnerWanted {
 }
 
 export function chooseRunner(wanted: RunnerWanted): Promise<CommandRunner> {
-  const timeout = findExecutable('timeout', wanted.pathVar);
-  if (wanted.sandbox !== undefined) return Promise.resolve(sandboxRunner({ ...wanted.sandbox, timeout }));
+  if (wanted.sandbox !== undefined) return Promise.resolve(sandboxRunner({ ...wanted.sandbox, backstop: backstopPrograms(wanted.pathVar) }));
   if (!wanted.contain) return Promise.resolve(plainRunner(undefined, findExecutable('setpriv', wanted.pathVar)));
   return containment(wanted.pathVar);
 }
@@ -43,18 +42,19 @@ function containment(pathVar: string | undefined): Promise<CommandRunner> {
 }
 
 async function probeContainment(pathVar: string | undefined): Promise<CommandRunner> {
-  const timeout = findExecutable('timeout', pathVar);
+  const backstop = backstopPrograms(pathVar);
+  const { timeout } = backstop;
   const why: string[] = [];
   const bwrap = findExecutable('bwrap', pathVar);
   if (bwrap === undefined) why.push("'bwrap' was not found on PATH (Debian/Ubuntu: apt-get install bubblewrap)");
   else {
-    const probe = containedArgv(bwrap, undefined, '/', 'true', 10_000);
+    const probe = containedArgv(bwrap, {}, '/', 'true', 10_000);
     const key = verdictKey(probe);
-    if (keptVerdict(key)) return containedRunner(bwrap, timeout);
+    if (keptVerdict(key)) return containedRunner(bwrap, backstop);
     const refused = await refusal(probe);
     if (refused === null) {
       keepVerdict(key);
-      return containedRunner(bwrap, timeout);
+      return containedRunner(bwrap, backstop);
     }
     why.push(`bwrap cannot make a PID namespace here: ${refused}`);
   }

@@ -9,7 +9,7 @@
  * - when the agent dies by any signal, SIGKILL included, at any moment, the namespace goes with it: the lifeline's
  *   watcher kills the group bwrap was spawned in (lifeline.ts); `--die-with-parent` (PR_SET_PDEATHSIG) alone left a
  *   gap after the spawn and during bubblewrap's setup;
- * - `timeout -s KILL` inside the namespace enforces the timeout even when the agent cannot (programs.ts);
+ * - a sleeper inside the namespace enforces the timeout even when the agent cannot (programs.ts namespaceBackstop);
  * - a /proc of its own shows only its processes; root keeps only the capabilities of ordinary root work (kernel.ts:
  *   no CAP_SYS_ADMIN, so it cannot unmount that /proc to see the host's under it, the agent's environment, command line
  *   and open files; no CAP_NET_RAW, so it cannot capture the host's loopback traffic);
@@ -31,13 +31,13 @@
  */
 import { hostDevices } from './devices.js';
 import { procReadOnlyArgs, rootCapabilityArgs } from './kernel.js';
-import { backstop, isRoot } from './programs.js';
+import { isRoot, namespaceBackstop, type BackstopPrograms } from './programs.js';
 import { launch, type CommandRunner } from './runner.js';
 import { runInSpare, startSpare, type SpareShape } from './spare.js';
 
-/** The argv of `command` contained, working in `cwd` (`timeoutBin`: coreutils' timeout, for the backstop). */
-export function containedArgv(bwrap: string, timeoutBin: string | undefined, cwd: string, command: string, timeoutMs: number): [string, ...string[]] {
-  return [...containedPrefix(bwrap, cwd), ...backstop(timeoutBin, timeoutMs), 'bash', '-c', command];
+/** The argv of `command` contained, working in `cwd` (`backstop`: what the backstop is made of; none when empty). */
+export function containedArgv(bwrap: string, backstop: BackstopPrograms, cwd: string, command: string, timeoutMs: number): [string, ...string[]] {
+  return [...containedPrefix(bwrap, cwd), ...namespaceBackstop(backstop, timeoutMs), 'bash', '-c', command];
 }
 
 /** bubblewrap's part of the argv, up to the program it runs contained; its caller starts it detached (see the header). */
@@ -58,17 +58,19 @@ function containedPrefix(bwrap: string, cwd: string): [string, ...string[]] {
   ];
 }
 
-export function containedRunner(bwrap: string, timeoutBin: string | undefined): CommandRunner {
-  const shape = (cwd: string, env: Record<string, string>, timeout: string): SpareShape => ({ prefix: containedPrefix(bwrap, cwd), cwd, env, timeoutBin: timeout });
+export function containedRunner(bwrap: string, backstop: BackstopPrograms): CommandRunner {
+  const { sleep } = backstop;
+  const shape = (cwd: string, env: Record<string, string>, sleepBin: string): SpareShape => ({ prefix: containedPrefix(bwrap, cwd), cwd, env, sleepBin });
   return {
     kind: 'contained',
     run: (run) => {
       const { command, ...options } = run;
-      const inSpare = timeoutBin === undefined ? undefined : runInSpare(shape(run.cwd, run.env, timeoutBin), command, options);
-      return inSpare ?? launch(containedArgv(bwrap, timeoutBin, run.cwd, run.command, run.timeoutMs), run);
+      const inSpare = sleep === undefined ? undefined : runInSpare(shape(run.cwd, run.env, sleep), command, options);
+      return inSpare ?? launch(containedArgv(bwrap, backstop, run.cwd, run.command, run.timeoutMs), run);
     },
     wrap: (argv, cwd) => [...containedPrefix(bwrap, cwd), ...argv],
     // The run's first command, started ahead (spare.ts): as it would be started, but for the command, read from a pipe.
-    ...(timeoutBin === undefined ? {} : { prepare: ({ cwd, env, signal }) => startSpare(shape(cwd, env, timeoutBin), signal) }),
+    // Only with the sleeper for its backstop: `timeout`'s clock would start with the spare, not with the command.
+    ...(sleep === undefined ? {} : { prepare: ({ cwd, env, signal }) => startSpare(shape(cwd, env, sleep), signal) }),
   };
 }

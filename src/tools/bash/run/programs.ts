@@ -11,12 +11,7 @@ export function findExecutable(name: string, pathVar: string | undefined): strin
   for (const dir of (pathVar ?? '').split(delimiter)) {
     if (dir === '') continue;
     const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
+    if (isExecutable(candidate)) return candidate;
   }
   return undefined;
 }
@@ -24,14 +19,63 @@ export function findExecutable(name: string, pathVar: string | undefined): strin
 /** The backstop fires this long after the agent's own timer should have. */
 const BACKSTOP_GRACE_MS = 1000;
 
+/** The backstop's delay for a command's timeout, as `timeout` and `sleep` read it (`121s`). */
+export function backstopSeconds(timeoutMs: number): string {
+  return `${(timeoutMs + BACKSTOP_GRACE_MS) / 1000}s`;
+}
+
 /**
- * `timeout -s KILL SECONDS`, to go before the shell inside a namespace: the kernel's clock kills the command a second
- * after its timeout even when the agent cannot (stopped, its event loop blocked). Nothing when coreutils' timeout is
- * not on the PATH.
+ * `timeout -s KILL SECONDS`, to go before the shell: the kernel's clock kills the command a second after its timeout
+ * even when the agent cannot (stopped, its event loop blocked). Nothing when coreutils' timeout is not on the PATH.
  */
 export function backstop(timeoutBin: string | undefined, timeoutMs: number): string[] {
   if (timeoutBin === undefined) return [];
-  return [timeoutBin, '-s', 'KILL', `${(timeoutMs + BACKSTOP_GRACE_MS) / 1000}s`];
+  return [timeoutBin, '-s', 'KILL', backstopSeconds(timeoutMs)];
+}
+
+/** What a backstop can be made of, looked up on the PATH the commands get: coreutils' `timeout`, and its `sleep`. */
+export interface BackstopPrograms {
+  timeout?: string | undefined;
+  /** Only where /bin/sh is too: the sleeper is a shell's. */
+  sleep?: string | undefined;
+}
+
+export function backstopPrograms(pathVar: string | undefined): BackstopPrograms {
+  const sleep = isExecutable(SH) ? findExecutable('sleep', pathVar) : undefined;
+  return { timeout: findExecutable('timeout', pathVar), ...(sleep === undefined ? {} : { sleep }) };
+}
+
+const SH = '/bin/sh';
+
+/**
+ * The sleeper: forked by the shell that then becomes the command (exec), it sleeps the backstop's time and kills that
+ * shell. `$1`: sleep, `$2`: the seconds; the command's argv follows. Its output goes nowhere, so it holds no pipe of
+ * the command's.
+ */
+export const SLEEPER = '{ "$1" "$2" && kill -KILL $$; } </dev/null >/dev/null 2>&1 & shift 2; exec "$@"';
+
+/**
+ * The backstop of a command in a bubblewrap PID namespace, to go before its shell, with no process of its own on the
+ * command's path: `/bin/sh -c SLEEPER sh SLEEP SECONDS`. The shell forks the sleeper and becomes the command's shell,
+ * the namespace's second process (bubblewrap's init is its first). When that shell exits, bubblewrap's init exits and
+ * the kernel kills everything left in the namespace, the sleeper with it; when it runs past the backstop, the sleeper
+ * kills it, and the namespace goes the same way. `timeout` (exec'd, then a fork and the shell's exec under it) put its
+ * own exec on every command's path: 0.3-0.5 ms at idle, more on a busy machine (BENCHMARKS.md, peers (a)). Not for the
+ * unshare way: there the command's shell is the namespace's first process, which a SIGKILL from inside does not kill.
+ * `timeout` where there is no sleeper; nothing where neither is.
+ */
+export function namespaceBackstop(programs: BackstopPrograms, timeoutMs: number): string[] {
+  if (programs.sleep === undefined) return backstop(programs.timeout, timeoutMs);
+  return [SH, '-c', SLEEPER, 'sh', programs.sleep, backstopSeconds(timeoutMs)];
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether this process runs as root (then a command would have root's capabilities unless they are dropped). */

@@ -16,7 +16,7 @@ import { hiddenPaths, isDotEnvName, planMounts, PRIVATE_DIRS, socketPaths, type 
 import { procReadOnlyArgs } from './kernel.js';
 import { existingProtection, prepareProtection } from './placeholders.js';
 import { protectedPaths } from './protect.js';
-import { backstop, findExecutable, programFolders } from './programs.js';
+import { findExecutable, namespaceBackstop, programFolders, type BackstopPrograms } from './programs.js';
 import { launch, type CommandRunner, type RunEnding } from './runner.js';
 
 export class SandboxUnavailableError extends Error {
@@ -51,7 +51,7 @@ export interface SandboxView {
 
 /**
  * The argv that runs `command` with bash inside the sandbox, working in `cwd` (a real path);
- * `before` goes before bash (the timeout backstop). Looks at the disk now: what to hide is what
+ * `before` goes before bash (the backstop: programs.ts namespaceBackstop). Looks at the disk now: what to hide is what
  * exists when the command starts.
  */
 export function sandboxArgv(
@@ -86,8 +86,8 @@ function sandboxPrefix(bwrap: string, cwd: string, view: SandboxView): [string, 
 /** What the sandboxed way is made of; the environment and the folders to show are read at each command. */
 export interface SandboxSettings {
   bwrap: string;
-  /** coreutils' timeout, for the backstop (programs.ts). */
-  timeout: string | undefined;
+  /** What the backstop is made of (programs.ts namespaceBackstop). */
+  backstop: BackstopPrograms;
   /** The environment the tool starts from (read at each command: the caller may load a .env file later). */
   env(): Readonly<Record<string, string | undefined>>;
   /** More paths to hide (the session store the agent writes to). */
@@ -109,7 +109,7 @@ export function sandboxRunner(settings: SandboxSettings): CommandRunner {
       const protection = prepareProtection(protectedPaths(cwd, homeFolders(env), settings.allowWrite ?? []), cwd);
       try {
         const view: SandboxView = { env, reveal: settings.reveal(), protect: protection, ...(settings.hide ? { hide: settings.hide } : {}) };
-        const argv = sandboxArgv(settings.bwrap, cwd, run.command, backstop(settings.timeout, run.timeoutMs), view);
+        const argv = sandboxArgv(settings.bwrap, cwd, run.command, namespaceBackstop(settings.backstop, run.timeoutMs), view);
         return await launch(argv, { ...run, cwd });
       } finally {
         protection.release();

@@ -2,17 +2,18 @@
  * The contained shell of a run's first command, started ahead (issue 40): while the run's first model call is under
  * way, the contained way (contained.ts) starts the whole chain a command starts with (the lifeline's watcher,
  * bubblewrap and its PID namespace) with a small reader at its end, `/bin/sh` (dash) reading the command from a pipe.
- * The command, when it comes, is written to that pipe, and the reader becomes `timeout -s KILL … bash -c COMMAND` by
- * exec: the command's processes are those it would have had, in the namespace, process group and session it would have
- * had, with the same argv, working directory and environment. What the first command no longer waits for: the spawn's
+ * The command, when it comes, is written to that pipe, and the reader does what the shell before a command does
+ * (programs.ts namespaceBackstop): it forks the backstop's sleeper and becomes `bash -c COMMAND` by exec. The command's
+ * processes are those it would have had, in the namespace, process group and session it would have had, with the same
+ * argv, working directory and environment. What the first command no longer waits for: the spawn's
  * fork and exec on the main thread, and bubblewrap setting its namespace up (BENCHMARKS.md, peers (a)).
  *
  * What holds (test/tools/bash/bashSpare.process.test.ts, as root and as nobody):
  * - a spare serves one command: it is taken (forgotten here) before the command is written, and its reader execs;
  * - a command is given a spare only when everything it would be started with is the spare's: bubblewrap's argv (and
- *   so the working directory), the environment, the timeout program; else the spare is killed and the command started
+ *   so the working directory), the environment, the sleep program; else the spare is killed and the command started
  *   as always. A command over PIPE_BUF bytes (one atomic write) or with a NUL byte is started as always;
- * - the command's timeout starts when the command is written (the agent's timer, and `timeout` is exec'd then);
+ * - the command's timeout starts when the command is written (the agent's timer, and the sleeper is forked then);
  * - an unused spare is killed at the end of the run that made it (`signal`), when this process exits, and by the
  *   lifeline's watcher when it dies; a spare whose chain ended early (bubblewrap refused) is dropped, never used;
  * - one spare at a time in a process: runs at once do not each start one.
@@ -20,7 +21,7 @@
 import { closeSync, writeSync } from 'node:fs';
 import { lifeline, watched } from './lifeline.js';
 import { openLifelinePipe, openOutputPipe } from './pipe.js';
-import { backstop } from './programs.js';
+import { backstopSeconds, SLEEPER } from './programs.js';
 import { killGroup, spawnDetached, trackGroup, untrackGroup, watchStarted, type RunEnding, type RunOptions, type ShellProcess } from './process.js';
 
 /** What a spare is started with: bubblewrap's argv up to its `--`, the working directory, the environment. */
@@ -28,13 +29,14 @@ export interface SpareShape {
   prefix: [string, ...string[]];
   cwd: string;
   env: Record<string, string>;
-  /** coreutils' timeout, exec'd by the reader before bash. */
-  timeoutBin: string;
+  /** coreutils' sleep, the backstop's sleeper's. */
+  sleepBin: string;
 }
 
 /**
  * The reader (dash, no process of its own on the way): the backstop's seconds, the number of lines, the lines, from
- * fd 4; then fd 4 closed and the command started as the contained way starts it. Its variables are not exported: a
+ * fd 4; then fd 4 closed and the command started as the contained way starts it (the sleeper's script itself, with the
+ * arguments it is given there). Its variables are not exported: a
  * spare is refused for an environment that holds one of their names (`READER_NAMES`).
  */
 const READER = [
@@ -47,7 +49,8 @@ const READER = [
   '  agentloop_i=$((agentloop_i + 1))',
   'done',
   'exec 4<&-',
-  'exec "$1" -s KILL "$agentloop_s" bash -c "$agentloop_c"',
+  'set -- "$1" "$agentloop_s" bash -c "$agentloop_c"',
+  SLEEPER,
 ].join('\n');
 const READER_NAMES = ['agentloop_s', 'agentloop_n', 'agentloop_c', 'agentloop_i', 'agentloop_l', 'IFS'];
 /** The most a command may be to be written in one atomic write (PIPE_BUF). */
@@ -101,7 +104,7 @@ function closePipe(pipe: { readFd: number; writeFd: number }): void {
 }
 
 function spawnSpare(shape: SpareShape, output: { readFd: number; writeFd: number }, channel: { readFd: number; writeFd: number }, line: number): Spare | undefined {
-  const argv = watched([...shape.prefix, '/bin/sh', '-c', READER, 'sh', shape.timeoutBin], line, shape.env.PATH);
+  const argv = watched([...shape.prefix, '/bin/sh', '-c', READER, 'sh', shape.sleepBin], line, shape.env.PATH);
   if (argv[0] !== '/bin/sh') return undefined; // no watcher: no spare (the command starts as always)
   let child: ShellProcess;
   try {
@@ -141,7 +144,7 @@ export function runInSpare(shape: SpareShape, command: string, options: Omit<Run
   const spare = current;
   starting = undefined; // one on its way comes too late for this command, and would wait for none
   if (spare === undefined) return undefined;
-  const message = Buffer.from(`${backstop(shape.timeoutBin, options.timeoutMs)[3]}\n${linesOf(command)}`);
+  const message = Buffer.from(`${backstopSeconds(options.timeoutMs)}\n${linesOf(command)}`);
   if (spare.ended || !sameShape(spare.shape, shape) || command.includes('\0') || message.length > MAX_BYTES || options.signal.aborted) {
     drop(spare);
     return undefined;
@@ -171,7 +174,7 @@ function linesOf(command: string): string {
 }
 
 function sameShape(a: SpareShape, b: SpareShape): boolean {
-  if (a.cwd !== b.cwd || a.timeoutBin !== b.timeoutBin || a.prefix.length !== b.prefix.length) return false;
+  if (a.cwd !== b.cwd || a.sleepBin !== b.sleepBin || a.prefix.length !== b.prefix.length) return false;
   if (a.prefix.some((arg, i) => arg !== b.prefix[i])) return false;
   const keys = Object.keys(a.env);
   return keys.length === Object.keys(b.env).length && keys.every((key) => Object.hasOwn(b.env, key) && a.env[key] === b.env[key]);
