@@ -8,6 +8,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { BaseAnthropic, type ClientOptions } from '@anthropic-ai/sdk/client';
 import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
+import { httpFetch } from './httpFetch.js';
 
 /** What the loop needs of a client: `messages.create`. An `Anthropic` client is one. */
 export type MessagesApi = Pick<Anthropic, 'messages'>;
@@ -28,7 +29,7 @@ export interface ClientSettings {
 
 /**
  * The SDK client's options for the loop. The SDK's own retries are off: the machine's retry state is the one retry
- * policy, so attempts never multiply.
+ * policy, so attempts never multiply. Its requests go through Node's `http` (httpFetch.ts), not the global fetch.
  */
 export function clientOptions(settings: ClientSettings): ClientOptions {
   return {
@@ -38,6 +39,7 @@ export function clientOptions(settings: ClientSettings): ClientOptions {
     ...(settings.timeoutMs ? { timeout: settings.timeoutMs } : {}),
     maxRetries: 0,
     logLevel: 'off',
+    fetch: httpFetch,
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * Out of file descriptors (core/openFiles.ts): a run that cannot open its session's lock or its connection to the
  * API says so in one line with the process's limit, not with the system call's error. A process of its own, started
- * with `ulimit -n 512`, holds descriptors until none is left, then starts a run with a session and one without.
+ * with `ulimit -n 512`, holds descriptors until none is left, then starts a run with a session and one without. The
+ * runs out of descriptors call a server the warm-up run did not: its connection, kept alive, would need none.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,14 +14,17 @@ import { startMessagesServer, type MessagesServer } from '../support/messagesSer
 
 const DIST = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 let server: MessagesServer;
+let cold: MessagesServer;
 let home: string;
 
 beforeAll(async () => {
   server = await startMessagesServer();
+  cold = await startMessagesServer();
   home = mkdtempSync(join(tmpdir(), 'agentloop-files-'));
 });
 afterAll(async () => {
   await server.close();
+  await cold.close();
   rmSync(home, { recursive: true, force: true });
 });
 
@@ -33,8 +37,9 @@ const outcome = (p) => p.then((r) => r.state + ': ' + (r.context.error?.message 
 await runAgent('warm up', { ...settings, session: { home: process.env.SESSIONS } }); // the code a run loads, loaded
 const held = [];
 try { for (;;) held.push(openSync('/dev/null', 'r')); } catch {}
-const withSession = await outcome(runAgent('hello', { ...settings, session: { home: process.env.SESSIONS } }));
-const without = await outcome(runAgent('hello', settings));
+const cold = { ...settings, client: { ...settings.client, baseURL: process.env.COLD } };
+const withSession = await outcome(runAgent('hello', { ...cold, session: { home: process.env.SESSIONS } }));
+const without = await outcome(runAgent('hello', cold));
 process.stdout.write(JSON.stringify({ withSession, without }));
 `;
 
@@ -42,7 +47,7 @@ describe('a run out of file descriptors', () => {
   it('says so in one line: its session lock, its connection to the API', async () => {
     server.enqueue({ content: [{ type: 'text', text: 'warm' }], stop_reason: 'end_turn' });
     const child = spawn('bash', ['-c', 'ulimit -n 512 && exec "$0" --input-type=module -e "$1"', process.execPath, SCRIPT], {
-      env: { PATH: process.env.PATH, HOME: home, SERVER: server.url, SESSIONS: home },
+      env: { PATH: process.env.PATH, HOME: home, SERVER: server.url, COLD: cold.url, SESSIONS: home },
     });
     let [stdout, stderr] = ['', ''];
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
