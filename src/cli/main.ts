@@ -107,9 +107,6 @@ export async function main(argv: string[]): Promise<number> {
     print(2, taken.map((flag) => `agentloop: --${flag}: ${TAKEN[flag]}\n`).join(''));
   }
   const cli = options as CliOptions;
-  // WebAssembly (undici's HTTP parser, the shell grammar) compiled with Liftoff alone from the first request on: no
-  // TurboFan tier-up beside the first replies (../tools/bash/judge/shell/load.ts).
-  (await import('../tools/bash/judge/shell/load.js')).baselineWasmOnly();
   // Claude Code's settings files' env and model, before anything reads the environment (./setup/settingsEnv.ts).
   const { withClaudeSettings } = await import('./setup/settingsEnv.js');
   return local(cli.command === 'run' ? withClaudeSettings(cli, cli.cwd ?? process.cwd(), process.env, (line) => print(2, `${line}\n`)) : cli);

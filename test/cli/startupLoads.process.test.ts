@@ -94,18 +94,21 @@ describe("a -p run loads the file tools' packages only when a file tool needs th
   });
 });
 
-/** The packages of node_modules a CLI run had required at its first fetch and when it exited (Node's require cache). */
+/** The packages of node_modules a CLI run had required at its first request (node:http's, as its client sends: anthropic/httpFetch.ts) and when it exited (Node's require cache). */
 async function packagesRequired(args: string[]): Promise<{ atRequest: string[]; atExit: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'agentloop-required-'));
   try {
     const preload = join(dir, 'preload.mjs');
     writeFileSync(
       preload,
-      `import { createRequire } from 'node:module';
-const cache = createRequire(import.meta.url).cache;
-const fetchOf = globalThis.fetch;
+      `import { createRequire, syncBuiltinESMExports } from 'node:module';
+const require = createRequire(import.meta.url);
+const cache = require.cache;
+const http = require('node:http');
+const requestOf = http.request;
 let atRequest;
-globalThis.fetch = function (...args) { atRequest ??= Object.keys(cache); return fetchOf.apply(this, args); };
+http.request = function (...args) { atRequest ??= Object.keys(cache); return requestOf.apply(this, args); };
+syncBuiltinESMExports();
 process.on('exit', () => process.stderr.write('REQUIRED ' + JSON.stringify({ atRequest, atExit: Object.keys(cache) }) + '\\n'));
 `,
     );

@@ -43,59 +43,22 @@ async function load(): Promise<TsParser> {
   return parser;
 }
 
-/** Set by `baselineWasmOnly`: every module of the process compiles with Liftoff alone. */
-let wholeProcess = false;
-
-/**
- * Every WebAssembly module the process compiles from its first `fetch` on (the first request's) compiles with V8's
- * baseline compiler (Liftoff) alone: the CLI's (main.ts). Besides the grammar, that is undici's HTTP parser (llhttp),
- * which V8 otherwise tiers up with TurboFan as the first replies are parsed: a compile on another thread that took ~25 MB
- * more of peak RSS (the peers benchmark's (a): 98 MB against 70) and CPU the first tool waits for on a busy machine.
- * Not at the process's start: V8 refuses the code cache Node's own modules are compiled from once its flags changed
- * (their hash is part of the cache), and every internal module loaded after compiled about twice as slowly (undici's
- * alone, loaded before the first request: ~20 ms more of start → first request). At the first fetch undici's
- * JavaScript is loaded (the SDK's headers load it) and llhttp not compiled yet: its compile starts after the call.
- */
-export function baselineWasmOnly(): void {
-  afterFirstCall(globalThis, 'fetch', () => {
-    v8.setFlagsFromString('--liftoff-only');
-    wholeProcess = true;
-  });
-}
-
-/**
- * Calls `then` once, synchronously, just after the first call of `owner[name]` has returned (whoever holds the function
- * by then, as the SDK's client holds `fetch` from its construction, holds this wrapper: later calls pass through).
- */
-export function afterFirstCall<K extends string>(owner: { [key in K]: (...args: never[]) => unknown }, name: K, then: () => void): void {
-  const original = owner[name];
-  let done = false;
-  owner[name] = function (this: unknown, ...args: never[]) {
-    const value = original.apply(this, args);
-    if (!done) {
-      done = true;
-      then();
-    }
-    return value;
-  } as (typeof owner)[K];
-}
-
 /**
  * Compiles WebAssembly with V8's baseline compiler (Liftoff) only. The grammar's lexer and parse
  * tables are a few huge functions: once they are hot, V8 tiers them up with TurboFan in the
  * background, and the main thread was then seen to stop for seconds at its next module load
  * (5.4 s here on a busy machine, bench/guard.ts). Baseline code parses a command 2-3 times slower,
  * still well under a millisecond. The flag is read when a module is compiled: it is set for the
- * grammar alone and put back (unless the process was started with it, or set it for all: `baselineWasmOnly`).
+ * grammar alone and put back (unless the process was started with it). The loop's requests load no WebAssembly of
+ * their own (the SDK's client sends through Node's http, whose parser is native: anthropic/httpFetch.ts).
  */
 async function baselineOnly<T>(compile: () => Promise<T>): Promise<T> {
-  const given = wholeProcess || [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => a.includes('--liftoff-only'));
+  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => a.includes('--liftoff-only'));
   if (given) return compile();
   v8.setFlagsFromString('--liftoff-only');
   try {
     return await compile();
   } finally {
-    // Unless the first request came meanwhile (`baselineWasmOnly`).
-    if (!wholeProcess) v8.setFlagsFromString('--no-liftoff-only');
+    v8.setFlagsFromString('--no-liftoff-only');
   }
 }
