@@ -9,6 +9,8 @@
  * less per request (BENCHMARKS.md, peers (a) and "many at once"). Why not node-fetch, the library that does this: its
  * import takes 26 ms (it polyfills Blob and FormData), over twice what it would save on the first reply.
  *
+ * Its headers are FetchHeaders (headers.ts), not undici's: the loop's requests load nothing of undici.
+ *
  * What it keeps of fetch, as the SDK relies on it: the request's method, headers and body; the status, headers and
  * URL of the response; `text()` and `json()`; keep-alive connections (an agent per protocol); the signal, which aborts
  * the request, or the body being read, with the signal's reason (an AbortError: the SDK's timeouts and its stream's
@@ -17,6 +19,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { FetchHeaders } from './headers.js';
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -42,7 +45,7 @@ function send(url: URL, init: RequestInit, body: string | Uint8Array | undefined
   const signal = init.signal ?? undefined;
   return new Promise<Response>((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
-    const headers = new Headers(init.headers);
+    const headers = new FetchHeaders(init.headers as ConstructorParameters<typeof FetchHeaders>[0]);
     if (body !== undefined && !headers.has('content-length')) headers.set('content-length', String(Buffer.byteLength(body)));
     const secure = url.protocol === 'https:';
     let request: ReturnType<typeof httpRequest>;
@@ -90,7 +93,7 @@ function abortReason(signal: AbortSignal): unknown {
 
 /** The parts of a `Response` the SDK reads, over the Node stream of the body. */
 function responseOf(url: URL, incoming: IncomingMessage, signal: AbortSignal | undefined): Response {
-  const headers = new Headers();
+  const headers = new FetchHeaders();
   const raw = incoming.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
   const status = incoming.statusCode ?? 0;

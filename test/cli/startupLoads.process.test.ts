@@ -59,6 +59,31 @@ describe('a -p run loads of the Anthropic SDK only what it calls', () => {
   });
 });
 
+describe('a -p run loads nothing of undici', () => {
+  it("its requests go through node:http and the SDK's headers are FetchHeaders (src/anthropic/headers.ts): a command run, the answer sent back", async () => {
+    project.server.enqueue((body) => ({
+      content: [{ type: 'tool_use', id: 'toolu_undici_1', name: (body.tools?.[0] as { name: string }).name, input: { command: 'echo seen' } }],
+      stop_reason: 'tool_use',
+    }));
+    answer();
+    const dir = mkdtempSync(join(tmpdir(), 'agentloop-undici-'));
+    try {
+      const preload = join(dir, 'preload.mjs');
+      writeFileSync(preload, "process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(process.moduleLoadList.filter((m) => m.includes('undici'))) + '\\n'));\n");
+      const child = spawn(process.execPath, ['--import', pathToFileURL(preload).href, CLI, '-p', 'hi', '--allowedTools', 'Bash'], { cwd: project.dir, env: project.env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      expect(await new Promise<number | null>((resolve) => child.on('close', resolve))).toBe(0);
+      const line = stderr.split('\n').find((l) => l.startsWith('LOADED ')) as string;
+      expect(JSON.parse(line.slice('LOADED '.length))).toEqual([]);
+      expect(project.server.requests).toHaveLength(2);
+      expect(JSON.stringify(project.server.requests[1]?.body?.messages.at(-1))).toContain('seen');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 const PACKAGES = ['minimatch', 'brace-expansion', 'ignore', 'diff'];
 const packagesIn = (code: string) => PACKAGES.filter((name) => code.includes(`node_modules/${name}/`));
 
