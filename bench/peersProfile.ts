@@ -43,7 +43,7 @@ export interface FirstToolProfile {
   evaluatedHold: string[];
   /** The window's length (block end → the command's spawn returns, mean ms a run) and how much of it was busy. */
   windowMs: number;
-  /** The spawn's return → the exec of the tool's shell (bwrap, `timeout`, the shim starting), mean ms a run. */
+  /** The spawn's return → the exec of the tool's shell (bwrap, the backstop's sleeper forked, the shim starting), mean ms a run. */
   spawnToExecMs: number;
   busyMs: number;
   /** The sampling interval, µs. */

@@ -136,7 +136,7 @@ function firstToolSection(p: FirstToolProfile, unprofiledMs: number | undefined,
 times under \`node --cpu-prof\` (a sample every ${p.intervalUs} µs, which slows it: its first tool took ${fmt(p.toolMs, 1)} ms there,
 against ${unprofiledMs === undefined ? '–' : fmt(unprofiledMs, 1)} ms above). What its main thread did between the server's write of the tool_use block's
 \`content_block_stop\` and the return of the command's spawn, or the exec of its shell where nothing was spawned (${fmt(p.windowMs, 1)} ms, busy ${fmt(Math.min(p.busyMs, p.windowMs), 1)}; from there
-${fmt(p.spawnToExecMs, 1)} ms more to the exec of the tool's shell: bwrap, its namespace, \`timeout\` and the shim starting), mean ms a
+${fmt(p.spawnToExecMs, 1)} ms more to the exec of the tool's shell: bwrap, its namespace, the backstop's sleeper forked and the shim starting), mean ms a
 run, by where the code lives (in the bundle, by esbuild's module comments):
 
 | Main thread | ms |
@@ -148,7 +148,7 @@ ${p.evaluatedHold.length === 0 ? 'No chunk of the bundle was imported in that wi
 Grouped: **${fmt(runnerMs, 1)} ms importing the process runner and running its code for the first
 time** (Node's module loader, the chunk's evaluation, the packages it holds), ${fmt(spawnMs, 1)} ms starting processes (each a fork
 and exec on the main thread: the FIFO batch, the bwrap probe, the command), ${fmt(restMs, 1)} ms the first run of
-everything else on the path (undici's response, the SDK's stream, the machine, the tool's checks, the transcript), and
+everything else on the path (node:http's response, the SDK's stream, the machine, the tool's checks, the transcript), and
 ${fmt(idleMs, 1)} ms idle. Most self time: ${top}.
 
 ${p.spawnToExecMs < 0.05 ? 'The command ran in the shell started ahead (src/tools/bash/run/spare.ts: no spawn in the window, which ends at the exec of the command\'s shell): what is left is' : 'What is left besides the spawn is'} the first, cold run of the path on the main thread (the SSE events of the reply, the machine's step, the tool's checks and its record), and on a busy machine the core it waits for: a profile's self times then include the time the thread was not running. A \`-p\` run starts that shell (the lifeline's watcher, bubblewrap, its namespace, the reader) once its session's tools are set up, before the loop loads (src/cli/commands/run.ts \`startAhead\`): with the server answering at once, the first reply's tool_use comes ~1 ms after the request, and a shell started with the request came up after the reply had been handled (on a busy machine the first command waited for it). A library run's tools prepare once its first request is handed to the client; a real model leaves that the time to its first token (${realPaceMs === undefined ? 'section (b)' : `section (b): the first tool of a fresh process starts ${fmt(realPaceMs, 1)} ms after its block`}).`;

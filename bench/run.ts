@@ -375,9 +375,10 @@ measured process's own user + system time, the client's work without the wait fo
 Two servers, identical but for how a streamed reply leaves them. **One write per reply**: the
 whole SSE body in one write, as a model with zero latency would have it ready at once; this isolates
 what the client does. **One write per SSE event**: the client reads each event on its own, as it
-does from the real API, where events come apart in time; each read goes through undici, a web
-stream and the SDK's SSE decoder, which is the cost of streaming itself, paid by any streaming
-loop. A \`messages.create\` reply is one write either way.
+does from the real API, where events come apart in time; each read goes through the HTTP client
+(every side's is the loop's SDK client, src/anthropic/client.ts: Node's http, httpFetch.ts) and the SDK's SSE
+decoder, which is the cost of streaming itself, paid by any streaming loop. A \`messages.create\` reply
+is one write either way.
 
 **One write per reply**
 
@@ -460,10 +461,11 @@ in ${fmt(rss.ms / 1000, 1)} s (a raw spawn that discards the same output: ${fmt(
   return `## 3. Bash tool overhead
 
 Per command, five sides in the same process, rotating which goes first: \`createBashTool().run\`
-as shipped (the command in a PID namespace of its own: the lifeline's watcher, bwrap, \`timeout\`, then bash), the
+as shipped (the command in a PID namespace of its own: the lifeline's watcher, bwrap, the shell that forks the
+backstop's sleeper and becomes bash), the
 same tool with \`contain: false\` (a process group only, under the lifeline's watcher too), a raw
 \`child_process.spawn('bash', ['-c', cmd])\` that collects stdout and stderr, and the contained command's argv
-(bwrap, \`timeout\`, bash) spawned by itself and under the lifeline's watcher (\`/bin/sh -c WATCH sh …\` with the
+(bwrap, that shell, bash) spawned by itself and under the lifeline's watcher (\`/bin/sh -c WATCH sh …\` with the
 lifeline as fd 3: src/tools/bash/run/lifeline.ts, which kills the command's group when the agent dies, kill -9 too),
 spawn to exit, output discarded. Containment costs a namespace per command (made and torn down by the kernel, plus
 two more execs); the ratio columns compare the uncontained tool with the raw spawn (what the tool's own code adds);
