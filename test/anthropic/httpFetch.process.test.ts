@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clientOptions, MessagesClient } from '../../src/anthropic/client.js';
 import { httpFetch } from '../../src/anthropic/httpFetch.js';
@@ -88,6 +89,20 @@ describe('httpFetch gives what fetch gives', () => {
       next?.();
     }
     expect(got).toEqual(['event: one\n\n', 'event: two\n\n']);
+  });
+
+  it('a body the server compressed anyway (gzip, deflate, br) reads decompressed, as from fetch', async () => {
+    const text = JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'ünïcode ✓ '.repeat(50) } });
+    const encoders: Record<string, (b: Buffer) => Buffer> = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
+    const { url } = await serve((req, res) => {
+      const encoding = (req.url ?? '/').slice(1);
+      res.writeHead(529, { 'content-type': 'application/json', 'content-encoding': encoding });
+      res.end((encoders[encoding] as (b: Buffer) => Buffer)(Buffer.from(text)));
+    });
+    for (const encoding of Object.keys(encoders)) {
+      expect(await (await httpFetch(`${url}/${encoding}`)).text()).toBe(text);
+      expect(await (await fetch(`${url}/${encoding}`)).text()).toBe(text);
+    }
   });
 
   it('keeps the connection alive: two requests one after the other share a socket', async () => {
