@@ -16,12 +16,10 @@
  * namespace dies with its first process. The cost is one exec of /bin/sh (dash) and one fork per command; without
  * /bin/sh, commands start as before.
  */
-import { accessSync, constants } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { openLifelinePipe } from './pipe.js';
-import { findExecutable } from './programs.js';
+import { findExecutable, isExecutable, SH } from './programs.js';
 
-const SH = '/bin/sh';
 /** The watcher, then the program with fd 3 closed. Builtins only: `read` and `kill` run in the shell itself. */
 const WATCH = '{ read -r _ <&3; kill -KILL 0; } </dev/null >/dev/null 2>&1 & exec "$@" 3<&-';
 
@@ -29,7 +27,7 @@ let line: Promise<number | undefined> | undefined;
 
 /** The read end of this process's lifeline (opened once), or undefined where it cannot be made or watched. */
 export function lifeline(): Promise<number | undefined> {
-  line ??= hasShell()
+  line ??= isExecutable(SH)
     ? openLifelinePipe().then(
         ({ readFd }) => readFd, // the write end stays open, unused, until this process ends
         () => undefined,
@@ -50,13 +48,4 @@ export function watched(argv: [string, ...string[]], fd: number | undefined, pat
 /** The stdio of a spawn: `io`, and the lifeline as fd 3 when there is one. */
 export function withLifeline<T>(io: T[], fd: number | undefined): (T | number)[] {
   return fd === undefined ? io : [...io, fd];
-}
-
-function hasShell(): boolean {
-  try {
-    accessSync(SH, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -45,7 +45,8 @@ export function backstopPrograms(pathVar: string | undefined): BackstopPrograms 
   return { timeout: findExecutable('timeout', pathVar), ...(sleep === undefined ? {} : { sleep }) };
 }
 
-const SH = '/bin/sh';
+/** The shell the lifeline's watcher and the backstop's sleeper are scripts of (dash on Debian). */
+export const SH = '/bin/sh';
 
 /**
  * The sleeper: forked by the shell that then becomes the command (exec), it sleeps the backstop's time and kills that
@@ -69,7 +70,7 @@ export function namespaceBackstop(programs: BackstopPrograms, timeoutMs: number)
   return [SH, '-c', SLEEPER, 'sh', programs.sleep, backstopSeconds(timeoutMs)];
 }
 
-function isExecutable(path: string): boolean {
+export function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;

@@ -21,7 +21,7 @@
 import { closeSync, writeSync } from 'node:fs';
 import { lifeline, watched } from './lifeline.js';
 import { openLifelinePipe, openOutputPipe } from './pipe.js';
-import { backstopSeconds, SLEEPER } from './programs.js';
+import { backstopSeconds, SH, SLEEPER } from './programs.js';
 import { killGroup, spawnDetached, trackGroup, untrackGroup, watchStarted, type RunEnding, type RunOptions, type ShellProcess } from './process.js';
 
 /** What a spare is started with: bubblewrap's argv up to its `--`, the working directory, the environment. */
@@ -104,8 +104,8 @@ function closePipe(pipe: { readFd: number; writeFd: number }): void {
 }
 
 function spawnSpare(shape: SpareShape, output: { readFd: number; writeFd: number }, channel: { readFd: number; writeFd: number }, line: number): Spare | undefined {
-  const argv = watched([...shape.prefix, '/bin/sh', '-c', READER, 'sh', shape.sleepBin], line, shape.env.PATH);
-  if (argv[0] !== '/bin/sh') return undefined; // no watcher: no spare (the command starts as always)
+  const argv = watched([...shape.prefix, SH, '-c', READER, 'sh', shape.sleepBin], line, shape.env.PATH);
+  if (argv[0] !== SH) return undefined; // no watcher: no spare (the command starts as always)
   let child: ShellProcess;
   try {
     child = spawnDetached(argv[0], argv.slice(1), shape.cwd, shape.env, output.writeFd, line, [channel.readFd]).child;
