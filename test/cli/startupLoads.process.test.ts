@@ -66,21 +66,10 @@ describe('a -p run loads nothing of undici', () => {
       stop_reason: 'tool_use',
     }));
     answer();
-    const dir = mkdtempSync(join(tmpdir(), 'agentloop-undici-'));
-    try {
-      const preload = join(dir, 'preload.mjs');
-      writeFileSync(preload, "process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(process.moduleLoadList.filter((m) => m.includes('undici'))) + '\\n'));\n");
-      const child = spawn(process.execPath, ['--import', pathToFileURL(preload).href, CLI, '-p', 'hi', '--allowedTools', 'Bash'], { cwd: project.dir, env: project.env, stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      expect(await new Promise<number | null>((resolve) => child.on('close', resolve))).toBe(0);
-      const line = stderr.split('\n').find((l) => l.startsWith('LOADED ')) as string;
-      expect(JSON.parse(line.slice('LOADED '.length))).toEqual([]);
-      expect(project.server.requests).toHaveLength(2);
-      expect(JSON.stringify(project.server.requests[1]?.body?.messages.at(-1))).toContain('seen');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const loaded = await preloadedRun("process.on('exit', () => process.stderr.write('SEEN ' + JSON.stringify(process.moduleLoadList.filter((m) => m.includes('undici'))) + '\\n'));\n", ['-p', 'hi', '--allowedTools', 'Bash']);
+    expect(loaded).toEqual([]);
+    expect(project.server.requests).toHaveLength(2);
+    expect(JSON.stringify(project.server.requests[1]?.body?.messages.at(-1))).toContain('seen');
   });
 });
 
@@ -119,14 +108,30 @@ describe("a -p run loads the file tools' packages only when a file tool needs th
   });
 });
 
-/** The packages of node_modules a CLI run had required at its first request (node:http's, as its client sends: anthropic/httpFetch.ts) and when it exited (Node's require cache). */
-async function packagesRequired(args: string[]): Promise<{ atRequest: string[]; atExit: string[] }> {
-  const dir = mkdtempSync(join(tmpdir(), 'agentloop-required-'));
+/**
+ * What a CLI run with `args` said from a preload module (`source`, loaded with --import): the JSON after `SEEN ` on a
+ * line of its stderr. The run must exit 0.
+ */
+async function preloadedRun(source: string, args: string[]): Promise<unknown> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentloop-preloaded-'));
   try {
     const preload = join(dir, 'preload.mjs');
-    writeFileSync(
-      preload,
-      `import { createRequire, syncBuiltinESMExports } from 'node:module';
+    writeFileSync(preload, source);
+    const child = spawn(process.execPath, ['--import', pathToFileURL(preload).href, CLI, ...args], { cwd: project.dir, env: project.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise<number | null>((resolve) => child.on('close', resolve)), stderr).toBe(0);
+    const line = stderr.split('\n').find((l) => l.startsWith('SEEN ')) as string;
+    return JSON.parse(line.slice('SEEN '.length));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The packages of node_modules a CLI run had required at its first request (node:http's, as its client sends: anthropic/httpFetch.ts) and when it exited (Node's require cache). */
+async function packagesRequired(args: string[]): Promise<{ atRequest: string[]; atExit: string[] }> {
+  const seen = (await preloadedRun(
+    `import { createRequire, syncBuiltinESMExports } from 'node:module';
 const require = createRequire(import.meta.url);
 const cache = require.cache;
 const http = require('node:http');
@@ -134,20 +139,12 @@ const requestOf = http.request;
 let atRequest;
 http.request = function (...args) { atRequest ??= Object.keys(cache); return requestOf.apply(this, args); };
 syncBuiltinESMExports();
-process.on('exit', () => process.stderr.write('REQUIRED ' + JSON.stringify({ atRequest, atExit: Object.keys(cache) }) + '\\n'));
+process.on('exit', () => process.stderr.write('SEEN ' + JSON.stringify({ atRequest, atExit: Object.keys(cache) }) + '\\n'));
 `,
-    );
-    const child = spawn(process.execPath, ['--import', pathToFileURL(preload).href, CLI, ...args], { cwd: project.dir, env: project.env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    expect(await new Promise<number | null>((resolve) => child.on('close', resolve))).toBe(0);
-    const line = stderr.split('\n').find((l) => l.startsWith('REQUIRED ')) as string;
-    const seen = JSON.parse(line.slice('REQUIRED '.length)) as { atRequest: string[]; atExit: string[] };
-    const of = (files: string[]) => PACKAGES.filter((name) => files.some((file) => file.includes(`/node_modules/${name}/`))).sort();
-    return { atRequest: of(seen.atRequest), atExit: of(seen.atExit) };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    args,
+  )) as { atRequest: string[]; atExit: string[] };
+  const of = (files: string[]) => PACKAGES.filter((name) => files.some((file) => file.includes(`/node_modules/${name}/`))).sort();
+  return { atRequest: of(seen.atRequest), atExit: of(seen.atExit) };
 }
 
 describe("the file tools' packages load while the model thinks", () => {
