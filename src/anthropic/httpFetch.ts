@@ -26,6 +26,8 @@ import { FetchHeaders } from './headers.js';
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** The most of a body `text()` and `json()` read (a streamed one is read as it comes, by the SDK's SSE decoder). */
+const MAX_WHOLE_BODY = 64 * 2 ** 20;
 
 /** `fetch` over `http`/`https` for a string or bytes body (or none); the global fetch for anything else. */
 export function httpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
@@ -105,7 +107,17 @@ function responseOf(url: URL, incoming: IncomingMessage, signal: AbortSignal | u
   const text = async (): Promise<string> => {
     used = true;
     const chunks: Buffer[] = [];
-    for await (const chunk of body) chunks.push(chunk);
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      // A body read whole (an error's, a reply not streamed) of the Messages API is kilobytes; a server that sends on
+      // and on is cut, not held (fetch would hold it all).
+      if (size > MAX_WHOLE_BODY) {
+        incoming.destroy();
+        throw new TypeError('terminated', { cause: new Error(`the response body passed ${MAX_WHOLE_BODY / 2 ** 20} MB; it was cut`) });
+      }
+      chunks.push(chunk);
+    }
     return Buffer.concat(chunks).toString('utf8');
   };
   const response = {

@@ -105,6 +105,25 @@ describe('httpFetch gives what fetch gives', () => {
     }
   });
 
+  it('an error body that never ends: text() is cut past 64 MB with "terminated", its cause saying why; the SDK says the status', async () => {
+    const { url } = await serve((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(1 << 20, 'x');
+      const more = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', more);
+      };
+      more();
+    });
+    const before = process.memoryUsage().rss;
+    const cut = await failureOf((await httpFetch(url)).text());
+    expect(cut).toEqual({ name: 'TypeError', message: 'terminated', cause: 'the response body passed 64 MB; it was cut' });
+    expect(process.memoryUsage().rss - before).toBeLessThan(200 * 2 ** 20);
+    const client = new MessagesClient(clientOptions({ apiKey: 'sk-test', baseURL: url }));
+    const failed = await failureOf(client.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }));
+    expect(failed.message).toMatch(/^500 /);
+  });
+
   it('keeps the connection alive: two requests one after the other share a socket', async () => {
     const { url, ports } = await serve((_req, res) => res.end('ok'));
     await (await httpFetch(url)).text();
